@@ -1,0 +1,2 @@
+/** Evaluation: accuracy, macro-F1, confusion matrix, repeated stratified k-fold cross-validation. */
+package dev.helmet.core.eval;

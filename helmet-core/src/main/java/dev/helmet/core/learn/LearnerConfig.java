@@ -1,0 +1,49 @@
+package dev.helmet.core.learn;
+
+import dev.helmet.core.util.Checks;
+
+/**
+ * Hyperparameters of a local learner (SPEC 1.2).
+ *
+ * @param kind softmax, SVM or logistic regression
+ * @param lambda Lambda, the strong-convexity (L2 regularisation) parameter
+ * @param radius R, the L2 radius the model is projected onto (per class for one-vs-rest)
+ * @param epochs passes over the local data
+ * @param batchSize mini-batch size (the last batch of an epoch may be smaller)
+ * @param smoothness which smoothness constant sets the step size
+ * @param huberH the Huber relaxation h of the SVM loss (the papers use 0.1); ignored otherwise
+ */
+public record LearnerConfig(
+    LearnerKind kind,
+    double lambda,
+    double radius,
+    int epochs,
+    int batchSize,
+    SmoothnessBound smoothness,
+    double huberH) {
+
+  /** The papers' Huber relaxation. */
+  public static final double DEFAULT_HUBER_H = 0.1;
+
+  public LearnerConfig {
+    Checks.notNull("learner", kind);
+    Checks.positive("lambda", lambda);
+    Checks.positive("radius", radius);
+    Checks.positive("epochs", epochs);
+    Checks.positive("batch-size", batchSize);
+    Checks.notNull("smoothness", smoothness);
+    Checks.positive("huber h", huberH);
+  }
+
+  public LearnerConfig withLambda(double l) {
+    return new LearnerConfig(kind, l, radius, epochs, batchSize, smoothness, huberH);
+  }
+
+  public LearnerConfig withRadius(double r) {
+    return new LearnerConfig(kind, lambda, r, epochs, batchSize, smoothness, huberH);
+  }
+
+  public LearnerConfig withEpochs(int e) {
+    return new LearnerConfig(kind, lambda, radius, e, batchSize, smoothness, huberH);
+  }
+}

@@ -1,0 +1,55 @@
+package dev.helmet.core.partition;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Which rows of a data set each party holds: party {@code i} holds rows {@code indices(i)}. The
+ * parties' rows are disjoint.
+ *
+ * @param parties one array of row indices per party
+ * @param description how the partition was made, for reports and provenance
+ */
+public record Partition(List<int[]> parties, String description) {
+  public Partition {
+    parties = List.copyOf(parties);
+    if (parties.isEmpty()) {
+      throw new IllegalArgumentException("a partition needs at least one party");
+    }
+  }
+
+  /** Number of parties W. */
+  public int count() {
+    return parties.size();
+  }
+
+  /** Row indices of party {@code i} (a copy). */
+  public int[] indices(int i) {
+    return parties.get(i).clone();
+  }
+
+  /** Number of rows party {@code i} holds. */
+  public int size(int i) {
+    return parties.get(i).length;
+  }
+
+  /** The largest local data size. */
+  public int maxSize() {
+    return parties.stream().mapToInt(p -> p.length).max().orElse(0);
+  }
+
+  /** The smallest local data size. */
+  public int minSize() {
+    return parties.stream().mapToInt(p -> p.length).min().orElse(0);
+  }
+
+  /** Total rows over all parties. */
+  public long totalSize() {
+    return parties.stream().mapToLong(p -> p.length).sum();
+  }
+
+  /** All rows of all parties, party by party: the pooled data of a centralized reference. */
+  public int[] pooled() {
+    return parties.stream().flatMapToInt(Arrays::stream).toArray();
+  }
+}

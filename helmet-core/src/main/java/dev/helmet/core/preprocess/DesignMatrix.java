@@ -1,0 +1,167 @@
+package dev.helmet.core.preprocess;
+
+import java.util.Arrays;
+
+/**
+ * Preprocessed learner inputs: {@code rows()} inputs of length {@code cols()} (intercept first)
+ * with their class indices. Stored dense (row-major) or, when most values are zero (raw pixels),
+ * in compressed sparse rows; the learners only use {@link #dot} and {@link #axpy}, so both run
+ * the same code, and the sparse form does work proportional to the non-zeros only.
+ */
+public final class DesignMatrix {
+  /** Below this fraction of non-zeros the sparse form is faster (measured: see BenchCommand). */
+  static final double SPARSE_BELOW = 0.5;
+
+  private final int rows;
+  private final int cols;
+  private final int numClasses;
+  private final int[] y;
+  private final double[] dense;
+  private final int[] rowStart;
+  private final int[] index;
+  private final double[] values;
+
+  private DesignMatrix(int rows, int cols, int numClasses, int[] y, double[] dense, int[] rowStart,
+      int[] index, double[] values) {
+    this.rows = rows;
+    this.cols = cols;
+    this.numClasses = numClasses;
+    this.y = y;
+    this.dense = dense;
+    this.rowStart = rowStart;
+    this.index = index;
+    this.values = values;
+  }
+
+  /** A dense matrix over row-major {@code x}. */
+  public static DesignMatrix dense(double[] x, int[] y, int rows, int cols, int numClasses) {
+    if (x.length != rows * cols || y.length != rows) {
+      throw new IllegalArgumentException("design matrix shape mismatch");
+    }
+    return new DesignMatrix(rows, cols, numClasses, y, x, null, null, null);
+  }
+
+  /** Builds row by row, choosing the dense or sparse form at the end. */
+  static final class Builder {
+    private final int rows;
+    private final int cols;
+    private final int numClasses;
+    private final int[] y;
+    private final int[] rowStart;
+    private int[] index;
+    private double[] values;
+    private int nnz;
+    private int added;
+
+    Builder(int rows, int cols, int numClasses) {
+      this.rows = rows;
+      this.cols = cols;
+      this.numClasses = numClasses;
+      this.y = new int[rows];
+      this.rowStart = new int[rows + 1];
+      int guess = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(16L, (long) rows * cols / 4));
+      this.index = new int[guess];
+      this.values = new double[guess];
+    }
+
+    void add(double[] row, int label) {
+      for (int j = 0; j < cols; j++) {
+        double v = row[j];
+        if (v != 0) {
+          if (nnz == index.length) {
+            int cap = (int) Math.min(Integer.MAX_VALUE - 8, 2L * index.length);
+            index = Arrays.copyOf(index, cap);
+            values = Arrays.copyOf(values, cap);
+          }
+          index[nnz] = j;
+          values[nnz++] = v;
+        }
+      }
+      y[added++] = label;
+      rowStart[added] = nnz;
+    }
+
+    DesignMatrix build(boolean allowSparse) {
+      if (allowSparse && (double) nnz < SPARSE_BELOW * rows * (double) cols) {
+        return new DesignMatrix(rows, cols, numClasses, y, null, rowStart,
+            Arrays.copyOf(index, nnz), Arrays.copyOf(values, nnz));
+      }
+      double[] x = new double[rows * cols];
+      for (int i = 0; i < rows; i++) {
+        for (int p = rowStart[i]; p < rowStart[i + 1]; p++) {
+          x[i * cols + index[p]] = values[p];
+        }
+      }
+      return dense(x, y, rows, cols, numClasses);
+    }
+  }
+
+  public int rows() {
+    return rows;
+  }
+
+  public int cols() {
+    return cols;
+  }
+
+  public int numClasses() {
+    return numClasses;
+  }
+
+  /** The class of row {@code i}. */
+  public int label(int i) {
+    return y[i];
+  }
+
+  /** A copy of all classes. */
+  public int[] labels() {
+    return y.clone();
+  }
+
+  /** Whether the sparse form is in use. */
+  public boolean isSparse() {
+    return dense == null;
+  }
+
+  /** {@code x_i . w[off .. off + cols)}. */
+  public double dot(int i, double[] w, int off) {
+    if (dense != null) {
+      return Kernels.dot(dense, i * cols, w, off, cols);
+    }
+    double s0 = 0;
+    double s1 = 0;
+    int p = rowStart[i];
+    int end = rowStart[i + 1];
+    for (; p + 1 < end; p += 2) {
+      s0 += values[p] * w[off + index[p]];
+      s1 += values[p + 1] * w[off + index[p + 1]];
+    }
+    if (p < end) {
+      s0 += values[p] * w[off + index[p]];
+    }
+    return s0 + s1;
+  }
+
+  /** {@code w[off .. off + cols) += alpha x_i}. */
+  public void axpy(int i, double alpha, double[] w, int off) {
+    if (dense != null) {
+      Kernels.axpy(alpha, dense, i * cols, w, off, cols);
+      return;
+    }
+    for (int p = rowStart[i]; p < rowStart[i + 1]; p++) {
+      w[off + index[p]] += alpha * values[p];
+    }
+  }
+
+  /** Row {@code i} written densely into {@code dest[0 .. cols)}. */
+  public void copyRow(int i, double[] dest) {
+    if (dense != null) {
+      System.arraycopy(dense, i * cols, dest, 0, cols);
+      return;
+    }
+    Arrays.fill(dest, 0, cols, 0.0);
+    for (int p = rowStart[i]; p < rowStart[i + 1]; p++) {
+      dest[index[p]] = values[p];
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package dev.helmet.core.preprocess;
+
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.util.Checks;
+
+/**
+ * The fixed, public transformation from a data row {@code x} (p features) to a learner input
+ * {@code [1, x']} (p+1 values, the leading 1 is the intercept), SPEC 1.1:
+ *
+ * <ul>
+ *   <li>clip: {@code x' = c x / max(c, ||x||_2)}, so {@code ||x'|| <= c}; or, with
+ *       {@code normalise}, {@code x' = c x / ||x||} (every row has norm exactly c; a zero row stays
+ *       zero). Both act on one row alone, so they do not depend on other records.
+ *   <li>intercept: {@code [1, x']}, whose norm is at most {@code c' = sqrt(1 + c^2)}; every bound
+ *       (Lipschitz, smoothness, sensitivity) uses c', not c.
+ * </ul>
+ *
+ * <p>The clip bound c must be public: a constant, or computed on public data, never on the private
+ * data. The same record is stored in the model and replayed at prediction.
+ *
+ * @param clipBound c, the public L2 bound of a row before the intercept
+ * @param normalise scale every row to norm c instead of only clipping long rows
+ */
+public record Preprocessing(double clipBound, boolean normalise) {
+  public Preprocessing {
+    Checks.positive("clip bound c", clipBound);
+  }
+
+  /** The bound on the norm of a learner input {@code [1, x']}: {@code c' = sqrt(1 + c^2)}. */
+  public double inputNormBound() {
+    return Math.sqrt(1 + clipBound * clipBound);
+  }
+
+  /** The length of a learner input: the data dimension plus the intercept. */
+  public static int inputDimension(int dataDimension) {
+    return dataDimension + 1;
+  }
+
+  /**
+   * Writes the learner input of {@code data} row {@code row} into
+   * {@code dest[offset .. offset + dimension + 1)}.
+   */
+  public void apply(Dataset data, int row, double[] dest, int offset) {
+    int p = data.dimension();
+    dest[offset] = 1.0;
+    data.copyRow(row, dest, offset + 1);
+    double sq = 0;
+    for (int j = 1; j <= p; j++) {
+      double v = dest[offset + j];
+      sq += v * v;
+    }
+    double norm = Math.sqrt(sq);
+    double scale;
+    if (normalise) {
+      scale = norm > 0 ? clipBound / norm : 1.0;
+    } else {
+      scale = clipBound / Math.max(clipBound, norm);
+    }
+    if (scale != 1.0) {
+      for (int j = 1; j <= p; j++) {
+        dest[offset + j] *= scale;
+      }
+    }
+    // Rounding in the scaling above can leave the norm a few ulps above c; shrink once more so
+    // that ||x'|| <= c holds exactly in floating point, as the sensitivity proof assumes.
+    double sq2 = 0;
+    for (int j = 1; j <= p; j++) {
+      sq2 += dest[offset + j] * dest[offset + j];
+    }
+    if (sq2 > clipBound * clipBound) {
+      double s = Math.nextDown(clipBound / Math.sqrt(sq2));
+      for (int j = 1; j <= p; j++) {
+        dest[offset + j] *= s;
+      }
+    }
+  }
+
+  /** The learner inputs of the given rows, as a design matrix (sparse if mostly zeros). */
+  public DesignMatrix design(Dataset data, int[] rows) {
+    return design(data, rows, true);
+  }
+
+  /** As {@link #design(Dataset, int[])}; {@code allowSparse = false} forces the dense form. */
+  public DesignMatrix design(Dataset data, int[] rows, boolean allowSparse) {
+    int d = inputDimension(data.dimension());
+    DesignMatrix.Builder b = new DesignMatrix.Builder(rows.length, d, data.numClasses());
+    double[] row = new double[d];
+    for (int row_ : rows) {
+      apply(data, row_, row, 0);
+      b.add(row, data.label(row_));
+    }
+    return b.build(allowSparse);
+  }
+
+  /** The learner inputs of all rows. */
+  public DesignMatrix design(Dataset data) {
+    int[] all = new int[data.size()];
+    for (int i = 0; i < all.length; i++) {
+      all[i] = i;
+    }
+    return design(data, all);
+  }
+}
