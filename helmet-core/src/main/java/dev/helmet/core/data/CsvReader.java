@@ -19,8 +19,12 @@ import org.apache.commons.csv.CSVRecord;
 final class CsvReader {
   private CsvReader() {}
 
+  /** The label-column value meaning "no labels": every column is a feature, every row labelled "?". */
+  static final String NO_LABELS = "none";
+
   static Dataset read(Path path, char delimiter, ReadOptions options) {
     String source = path.getFileName().toString();
+    boolean unlabelled = NO_LABELS.equals(options.labelColumn());
     CSVFormat format =
         CSVFormat.DEFAULT.builder()
             .setDelimiter(delimiter)
@@ -31,12 +35,15 @@ final class CsvReader {
     try (Reader in = DataReader.openText(path);
         CSVParser parser = CSVParser.parse(in, format)) {
       Iterator<CSVRecord> it = parser.iterator();
+      for (int i = 0; i < options.skipRows() && it.hasNext(); i++) {
+        it.next();
+      }
       if (!it.hasNext()) {
         throw new DataFormatException(source + ": the file is empty");
       }
       CSVRecord first = it.next();
       int columns = first.size();
-      if (columns < 2) {
+      if (columns < (unlabelled ? 1 : 2)) {
         throw new DataFormatException(source + " line " + first.getParser().getCurrentLineNumber()
             + ": expected at least 2 columns (features and a label), found " + columns
             + "; is the delimiter '" + printable(delimiter) + "' right?");
@@ -48,19 +55,22 @@ final class CsvReader {
       if (options.header() != null) {
         header = options.header();
       } else {
-        // A header is a first row whose would-be feature fields are not all numbers.
-        int guessLabel = resolveColumn(options.labelColumn(), null, columns, source, "label", columns - 1);
-        int guessParty =
-            options.partyColumn() == null ? -1 : resolveColumnOrMinusOne(options.partyColumn(), columns);
-        header = false;
-        for (int j = 0; j < columns; j++) {
-          if (j != guessLabel && j != guessParty && !isNumber(first.get(j))) {
-            header = true;
-            break;
+        // A label or party column given by name needs a header; otherwise a header is a first row
+        // whose would-be feature fields are not all numbers.
+        boolean byName = (!unlabelled && options.labelColumn() != null && !isInteger(options.labelColumn()))
+            || (options.partyColumn() != null && !isInteger(options.partyColumn()));
+        header = byName;
+        if (!byName) {
+          int guessLabel = unlabelled ? -1
+              : resolveColumn(options.labelColumn(), null, columns, source, "label", columns - 1);
+          int guessParty =
+              options.partyColumn() == null ? -1 : resolveColumnOrMinusOne(options.partyColumn(), columns);
+          for (int j = 0; j < columns; j++) {
+            if (j != guessLabel && j != guessParty && !isNumber(first.get(j))) {
+              header = true;
+              break;
+            }
           }
-        }
-        if (!header && options.labelColumn() != null && !isInteger(options.labelColumn())) {
-          header = true; // a label column given by name needs a header
         }
       }
       if (header) {
@@ -69,19 +79,20 @@ final class CsvReader {
           headerNames.add(s.trim());
         }
       }
-      labelCol = resolveColumn(options.labelColumn(), headerNames, columns, source, "label", columns - 1);
+      labelCol = unlabelled ? -1
+          : resolveColumn(options.labelColumn(), headerNames, columns, source, "label", columns - 1);
       partyCol =
           options.partyColumn() == null
               ? -1
               : resolveColumn(options.partyColumn(), headerNames, columns, source, "party", -1);
-      if (partyCol == labelCol) {
+      if (partyCol >= 0 && partyCol == labelCol) {
         throw new DataFormatException(source + ": the party column and the label column are the same");
       }
-      int featureCount = columns - 1 - (partyCol >= 0 ? 1 : 0);
+      int featureCount = columns - (labelCol >= 0 ? 1 : 0) - (partyCol >= 0 ? 1 : 0);
       if (featureCount < 1) {
         throw new DataFormatException(source + ": no feature columns remain after the label and party columns");
       }
-      RowCollector rows = new RowCollector(source, options.labelSet(), partyCol >= 0);
+      RowCollector rows = new RowCollector(source, unlabelled ? null : options.labelSet(), partyCol >= 0);
       if (!header) {
         addRecord(rows, first, columns, labelCol, partyCol, featureCount, source);
       }
@@ -112,7 +123,7 @@ final class CsvReader {
       }
       x[k++] = parseFeature(r.get(j), source, where, j);
     }
-    rows.add(x, r.get(labelCol), partyCol >= 0 ? r.get(partyCol).trim() : null, where);
+    rows.add(x, labelCol >= 0 ? r.get(labelCol) : "?", partyCol >= 0 ? r.get(partyCol).trim() : null, where);
   }
 
   static float parseFeature(String s, String source, String where, int column) {

@@ -8,13 +8,16 @@ import java.nio.file.Path;
  * @param format the format, or null to guess from the file name (then from the content)
  * @param labels a separate label file (NPY, IDX), or null
  * @param labelColumn CSV/TSV label column: a header name or a 0-based index (negative counts from
- *     the end); null means the last column
+ *     the end); null means the last column; {@code "none"} means the file has no labels (every
+ *     row is labelled "?", for prediction)
  * @param header CSV/TSV header row: true, false, or null to detect (a first row with a
  *     non-numeric feature field is a header)
  * @param partyColumn CSV/TSV column with a party id per row (natural partition), or null
  * @param dimension LIBSVM feature count, or 0 to use the largest index seen
  * @param labelSet the classes to map labels into (test data, prediction); null learns them from
  *     the file
+ * @param skipRows CSV/TSV lines to skip before the data (and before any header), e.g. the metadata
+ *     line of scikit-learn's bundled CSV files
  */
 public record ReadOptions(
     DataFormat format,
@@ -23,38 +26,49 @@ public record ReadOptions(
     Boolean header,
     String partyColumn,
     int dimension,
-    LabelSet labelSet) {
+    LabelSet labelSet,
+    int skipRows) {
+
+  public ReadOptions {
+    if (skipRows < 0) {
+      throw new IllegalArgumentException("skip rows must be >= 0. Provided value: " + skipRows);
+    }
+  }
 
   /** Defaults: guess everything. */
   public static ReadOptions defaults() {
-    return new ReadOptions(null, null, null, null, null, 0, null);
+    return new ReadOptions(null, null, null, null, null, 0, null, 0);
   }
 
   public ReadOptions withFormat(DataFormat f) {
-    return new ReadOptions(f, labels, labelColumn, header, partyColumn, dimension, labelSet);
+    return new ReadOptions(f, labels, labelColumn, header, partyColumn, dimension, labelSet, skipRows);
   }
 
   public ReadOptions withLabels(Path l) {
-    return new ReadOptions(format, l, labelColumn, header, partyColumn, dimension, labelSet);
+    return new ReadOptions(format, l, labelColumn, header, partyColumn, dimension, labelSet, skipRows);
   }
 
   public ReadOptions withLabelColumn(String c) {
-    return new ReadOptions(format, labels, c, header, partyColumn, dimension, labelSet);
+    return new ReadOptions(format, labels, c, header, partyColumn, dimension, labelSet, skipRows);
   }
 
   public ReadOptions withHeader(Boolean h) {
-    return new ReadOptions(format, labels, labelColumn, h, partyColumn, dimension, labelSet);
+    return new ReadOptions(format, labels, labelColumn, h, partyColumn, dimension, labelSet, skipRows);
   }
 
   public ReadOptions withPartyColumn(String c) {
-    return new ReadOptions(format, labels, labelColumn, header, c, dimension, labelSet);
+    return new ReadOptions(format, labels, labelColumn, header, c, dimension, labelSet, skipRows);
   }
 
   public ReadOptions withDimension(int d) {
-    return new ReadOptions(format, labels, labelColumn, header, partyColumn, d, labelSet);
+    return new ReadOptions(format, labels, labelColumn, header, partyColumn, d, labelSet, skipRows);
+  }
+
+  public ReadOptions withSkipRows(int n) {
+    return new ReadOptions(format, labels, labelColumn, header, partyColumn, dimension, labelSet, n);
   }
 
   public ReadOptions withLabelSet(LabelSet s) {
-    return new ReadOptions(format, labels, labelColumn, header, partyColumn, dimension, s);
+    return new ReadOptions(format, labels, labelColumn, header, partyColumn, dimension, s, skipRows);
   }
 }

@@ -1,0 +1,94 @@
+package dev.helmet.cli;
+
+import dev.helmet.core.util.Progress;
+import java.io.PrintStream;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Renders {@link Progress} on stderr: a bar with rate and ETA redrawn in place on a terminal, a
+ * start and an end line otherwise (logs stay readable). Thread-safe.
+ */
+final class ConsoleProgress implements Progress {
+  private static final int WIDTH = 30;
+  private final PrintStream out;
+  private final boolean interactive;
+  private final boolean enabled;
+  private final AtomicLong done = new AtomicLong();
+  private volatile String task = "";
+  private volatile long total;
+  private volatile long startNanos;
+  private volatile long lastDraw;
+
+  ConsoleProgress(PrintStream out, boolean enabled) {
+    this.out = out;
+    this.enabled = enabled;
+    this.interactive = System.console() != null && !"dumb".equals(System.getenv("TERM"));
+  }
+
+  @Override
+  public synchronized void start(String task, long total) {
+    this.task = task;
+    this.total = Math.max(1, total);
+    this.done.set(0);
+    this.startNanos = System.nanoTime();
+    this.lastDraw = 0;
+    if (!enabled) {
+      return;
+    }
+    if (interactive) {
+      draw();
+    } else {
+      out.println(task + " ...");
+    }
+  }
+
+  @Override
+  public void advance(long steps) {
+    long d = done.addAndGet(steps);
+    if (!enabled || !interactive) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (now - lastDraw > 100_000_000L || d >= total) {
+      synchronized (this) {
+        lastDraw = now;
+        draw();
+      }
+    }
+  }
+
+  @Override
+  public synchronized void finish() {
+    if (!enabled) {
+      return;
+    }
+    double secs = (System.nanoTime() - startNanos) / 1e9;
+    if (interactive) {
+      draw();
+      out.print("\n");
+    } else {
+      out.printf("%s: done in %.1f s%n", task, secs);
+    }
+    out.flush();
+  }
+
+  private void draw() {
+    long d = Math.min(done.get(), total);
+    double frac = (double) d / total;
+    int filled = (int) Math.round(frac * WIDTH);
+    double secs = (System.nanoTime() - startNanos) / 1e9;
+    String eta = d > 0 && d < total ? String.format(" ETA %s", duration(secs / d * (total - d))) : "";
+    out.printf("\r%-40s [%s%s] %d/%d %3.0f%% %s%s   ", truncate(task), "=".repeat(filled),
+        " ".repeat(WIDTH - filled), d, total, 100 * frac, duration(secs), eta);
+    out.flush();
+  }
+
+  private static String truncate(String s) {
+    return s.length() <= 40 ? s : s.substring(0, 37) + "...";
+  }
+
+  private static String duration(double secs) {
+    long s = Math.round(secs);
+    return s >= 60 ? String.format("%dm%02ds", s / 60, s % 60) : String.format("%.1fs", secs);
+  }
+}

@@ -1,0 +1,97 @@
+package dev.helmet.cli;
+
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.data.DataFormat;
+import dev.helmet.core.data.DataReader;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.data.ReadOptions;
+import dev.helmet.core.eval.StratifiedKFold;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import picocli.CommandLine.Option;
+
+/** Where the data comes from: a built-in data set or files. */
+final class DataOptions {
+  @Option(names = "--dataset", paramLabel = "NAME|FILE", defaultValue = "mnist",
+      description = "mnist, fashion-mnist (fetched and checksum-verified on first use), or a data file: "
+          + "CSV, TSV, LIBSVM, .npy (with --labels), .npz (arrays x, y) or IDX (with --labels). "
+          + "Default: ${DEFAULT-VALUE}.")
+  String dataset;
+
+  @Option(names = "--labels", paramLabel = "FILE",
+      description = "Label file for a .npy or IDX feature file (a .npy integer vector or an IDX label file).")
+  Path labels;
+
+  @Option(names = "--test", paramLabel = "FILE",
+      description = "Test data file, read like --dataset. Default: the built-in test split, or for a file a "
+          + "stratified holdout of --test-fraction of it.")
+  Path test;
+
+  @Option(names = "--test-labels", paramLabel = "FILE", description = "Label file for a .npy or IDX --test file.")
+  Path testLabels;
+
+  @Option(names = "--test-fraction", defaultValue = "0.2",
+      description = "Fraction held out as test data when a data file comes without --test. Default: ${DEFAULT-VALUE}.")
+  double testFraction;
+
+  @Option(names = "--format", paramLabel = "FMT",
+      description = "File format: csv, tsv, libsvm, npy, npz, idx. Default: from the file name or content.")
+  String format;
+
+  @Option(names = "--label-column", paramLabel = "COL",
+      description = "CSV/TSV label column: a header name or a 0-based index (negative from the end). "
+          + "Default: the last column.")
+  String labelColumn;
+
+  @Option(names = "--header", paramLabel = "auto|yes|no", defaultValue = "auto",
+      description = "Whether the CSV/TSV file has a header row. Default: ${DEFAULT-VALUE} (a first row with "
+          + "non-numeric features is a header).")
+  String header;
+
+  @Option(names = "--skip-rows", paramLabel = "N", defaultValue = "0",
+      description = "CSV/TSV lines to skip before the data or header (e.g. 1 for scikit-learn's bundled CSV "
+          + "files). Default: ${DEFAULT-VALUE}.")
+  int skipRows;
+
+  @Option(names = "--party-column", paramLabel = "COL",
+      description = "CSV/TSV column with a party id per row, for --partition natural.")
+  String partyColumn;
+
+  @Option(names = "--cache-dir", paramLabel = "DIR",
+      description = "Where built-in data sets are kept. Default: $HELMET_CACHE or ~/.cache/helmet.")
+  Path cacheDir;
+
+  /** The training and test data. */
+  BuiltinDataset.TrainTest load(long seed) {
+    BuiltinDataset builtin = BuiltinDataset.byId(dataset);
+    if (builtin != null) {
+      if (test != null) {
+        throw new IllegalArgumentException("--test cannot be combined with the built-in data set " + dataset);
+      }
+      return builtin.load(cacheDir != null ? cacheDir : BuiltinDataset.defaultCache());
+    }
+    ReadOptions opts = readOptions().withLabels(labels);
+    Dataset train = DataReader.read(Path.of(dataset), opts);
+    if (test != null) {
+      Dataset t = DataReader.read(test, readOptions().withLabels(testLabels)
+          .withLabelSet(train.labelSet()).withDimension(train.dimension()));
+      return new BuiltinDataset.TrainTest(train, t);
+    }
+    StratifiedKFold.Fold split = StratifiedKFold.holdout(train.labels(), train.numClasses(), testFraction,
+        new SplittableRandom(seed ^ 0x5DEECE66DL));
+    return new BuiltinDataset.TrainTest(train.subset(split.train(), train.name() + " (train part)"),
+        train.subset(split.test(), train.name() + " (held-out " + testFraction + ")"));
+  }
+
+  ReadOptions readOptions() {
+    Boolean h = switch (header.toLowerCase(Locale.ROOT)) {
+      case "auto" -> null;
+      case "yes", "true" -> Boolean.TRUE;
+      case "no", "false" -> Boolean.FALSE;
+      default -> throw new IllegalArgumentException("header must be auto, yes or no. Provided value: " + header);
+    };
+    return new ReadOptions(format == null ? null : DataFormat.parse(format), null, labelColumn, h, partyColumn, 0,
+        null, skipRows);
+  }
+}

@@ -1,0 +1,108 @@
+package dev.helmet.cli;
+
+import dev.helmet.core.data.DataUnavailableException;
+import dev.helmet.core.util.Version;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code helmet} command. Exit codes: 0 success; 1 internal error; 2 invalid input (a bad
+ * option value, a malformed data or model file); 3 a built-in data set is unavailable.
+ */
+@Command(
+    name = "helmet",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.VersionProvider.class,
+    description = "Differentially private distributed learning by blind averaging (Distributed DP-Helmet).",
+    subcommands = {
+      DemoCommand.class,
+      TrainCommand.class,
+      PredictCommand.class,
+      PrivacyCommand.class,
+      BenchCommand.class,
+      DataCommand.class,
+      CommandLine.HelpCommand.class
+    },
+    footer = {
+      "",
+      "Exit codes: 0 success, 1 internal error, 2 invalid input, 3 data set unavailable."
+    })
+public final class Main implements Runnable {
+  /** Success. */
+  public static final int OK = 0;
+  /** A bug or an unexpected environment problem. */
+  public static final int INTERNAL = 1;
+  /** Invalid options, data or model files. */
+  public static final int INVALID_INPUT = 2;
+  /** A built-in data set is neither cached nor fetchable. */
+  public static final int DATA_UNAVAILABLE = 3;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /** Runs the command line and returns its exit code (tests call this). */
+  public static int run(String... args) {
+    return newCommandLine().execute(args);
+  }
+
+  /** The configured command line. */
+  public static CommandLine newCommandLine() {
+    CommandLine cl = new CommandLine(new Main());
+    cl.setExecutionExceptionHandler(Main::handle);
+    cl.setParameterExceptionHandler(Main::handleParameter);
+    return cl;
+  }
+
+  private static int handle(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
+    PrintWriter err = cl.getErr();
+    if (e instanceof DataUnavailableException) {
+      err.println("helmet: error: " + e.getMessage());
+      return DATA_UNAVAILABLE;
+    }
+    if (e instanceof IllegalArgumentException || e instanceof java.io.UncheckedIOException
+        || e instanceof java.io.IOException) {
+      err.println("helmet: error: " + oneLine(e.getMessage()));
+      return INVALID_INPUT;
+    }
+    if (e instanceof IllegalStateException && e.getMessage() != null) {
+      err.println("helmet: error: " + oneLine(e.getMessage()));
+      return INTERNAL;
+    }
+    err.println("helmet: internal error: " + e);
+    e.printStackTrace(err);
+    return INTERNAL;
+  }
+
+  private static int handleParameter(CommandLine.ParameterException e, String[] args) {
+    CommandLine cl = e.getCommandLine();
+    PrintWriter err = cl.getErr();
+    Throwable cause = e.getCause();
+    String msg = cause instanceof IllegalArgumentException && cause.getMessage() != null
+        ? cause.getMessage() : e.getMessage();
+    err.println("helmet: error: " + oneLine(msg));
+    err.println("Try '" + cl.getCommandSpec().qualifiedName() + " --help' for more information.");
+    return INVALID_INPUT;
+  }
+
+  private static String oneLine(String s) {
+    return s == null ? "(no message)" : s.replace('\n', ' ');
+  }
+
+  /** Prints the version from the build. */
+  public static final class VersionProvider implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"helmet " + Version.get()};
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package dev.helmet.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.data.DataFormat;
+import dev.helmet.core.data.DataReader;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.data.ReadOptions;
+import dev.helmet.core.eval.Evaluation;
+import dev.helmet.protocols.model.ModelFile;
+import dev.helmet.protocols.model.ReleasedModel;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code helmet predict}: apply a released model to new data, replaying its preprocessing. */
+@Command(
+    name = "predict",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = "Predict a label for every row of a data file with a released model. Prints one label per "
+        + "line (or writes them to --output); when the file has labels, also reports accuracy.")
+final class PredictCommand implements Callable<Integer> {
+  @Option(names = "--model", paramLabel = "FILE", required = true, description = "A model written by train or demo.")
+  Path model;
+
+  @Option(names = "--data", paramLabel = "FILE", required = true,
+      description = "Data file (CSV, TSV, LIBSVM, .npy with --labels, .npz, IDX with --labels).")
+  Path data;
+
+  @Option(names = "--labels", paramLabel = "FILE", description = "Label file for .npy or IDX data.")
+  Path labels;
+
+  @Option(names = "--format", paramLabel = "FMT", description = "File format; default from the name or content.")
+  String format;
+
+  @Option(names = "--label-column", paramLabel = "COL",
+      description = "CSV/TSV label column (name or 0-based index), or 'none' for a file without labels. "
+          + "Default: the last column.")
+  String labelColumn;
+
+  @Option(names = "--skip-rows", paramLabel = "N", defaultValue = "0",
+      description = "CSV/TSV lines to skip before the data or header. Default: ${DEFAULT-VALUE}.")
+  int skipRows;
+
+  @Option(names = "--output", paramLabel = "FILE", description = "Write the predicted labels here, one per line.")
+  Path output;
+
+  @Option(names = "--json", description = "Print one JSON object with predictions and, if labelled, accuracy.")
+  boolean json;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    ReleasedModel m = ModelFile.read(model);
+    boolean unlabelled = "none".equals(labelColumn);
+    ReadOptions opts = new ReadOptions(format == null ? null : DataFormat.parse(format), labels, labelColumn, null,
+        null, 0, unlabelled ? null : m.labels(), skipRows);
+    Dataset d = DataReader.read(data, opts);
+    int[] pred = m.predict(d);
+    PrintWriter out = spec.commandLine().getOut();
+    Evaluation eval = unlabelled ? null : Evaluation.of(d.labels(), pred, m.labels().size());
+    if (output != null) {
+      StringBuilder sb = new StringBuilder();
+      for (int p : pred) {
+        sb.append(m.labels().name(p)).append('\n');
+      }
+      try {
+        Files.writeString(output, sb, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write " + output + ": " + e.getMessage(), e);
+      }
+    }
+    if (json) {
+      ObjectNode j = Json.object();
+      j.put("model", model.toString());
+      j.put("rows", pred.length);
+      if (eval != null) {
+        j.put("accuracy", eval.accuracy());
+        j.put("macro_f1", eval.macroF1());
+      }
+      if (output == null) {
+        ArrayNode a = j.putArray("predictions");
+        for (int p : pred) {
+          a.add(m.labels().name(p));
+        }
+      } else {
+        j.put("output", output.toString());
+      }
+      out.println(Json.print(j));
+    } else {
+      if (output == null) {
+        for (int p : pred) {
+          out.println(m.labels().name(p));
+        }
+      }
+      PrintWriter err = spec.commandLine().getErr();
+      err.printf("predicted %d rows%s%n", pred.length,
+          eval == null ? "" : String.format("; accuracy %.2f %% (macro-F1 %.3f)", 100 * eval.accuracy(), eval.macroF1()));
+      err.flush();
+    }
+    out.flush();
+    return Main.OK;
+  }
+}

@@ -1,0 +1,125 @@
+package dev.helmet.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.util.Checks;
+import dev.helmet.protocols.helmet.HelmetAccounting;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code helmet privacy}: the Gaussian accountant and calibration on their own. */
+@Command(
+    name = "privacy",
+    mixinStandardHelpOptions = true,
+    description = "Privacy arithmetic of K_comp Gaussian releases (tight: Sommer et al. 2019 Thm 5, the analytic "
+        + "Gaussian).",
+    subcommands = {PrivacyCommand.Epsilon.class, PrivacyCommand.Noise.class})
+final class PrivacyCommand implements Runnable {
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** eps from sigma. */
+  @Command(name = "epsilon", mixinStandardHelpOptions = true,
+      description = "The epsilon of K_comp Gaussian releases with noise multiplier S at delta D (JSON key epsilon).")
+  static final class Epsilon implements Callable<Integer> {
+    @Option(names = "--noise-multiplier", paramLabel = "S", required = true,
+        description = "Noise standard deviation divided by the L2 sensitivity.")
+    double sigma;
+
+    @Option(names = "--compositions", paramLabel = "K", defaultValue = "1",
+        description = "Number of Gaussian releases K_comp (K for one-vs-rest, 1 for softmax). Default: ${DEFAULT-VALUE}.")
+    int compositions;
+
+    @Option(names = "--delta", paramLabel = "D", required = true, description = "Target delta.")
+    double delta;
+
+    @Option(names = "--group-size", paramLabel = "G", defaultValue = "1",
+        description = "Protect groups of G records: the same formula with sensitivity G (noise multiplier S/G; "
+            + "delta is not multiplied). Default: ${DEFAULT-VALUE}.")
+    int groupSize;
+
+    @Option(names = "--json", description = "Print JSON.")
+    boolean json;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      Checks.positive("noise multiplier", sigma);
+      Checks.positive("compositions", compositions);
+      Checks.openUnit("delta", delta);
+      Checks.positive("group size", groupSize);
+      double eps = HelmetAccounting.epsilon(sigma / groupSize, compositions, delta);
+      if (json) {
+        ObjectNode j = Json.object();
+        Json.put(j, "epsilon", eps);
+        j.put("delta", delta);
+        j.put("noise_multiplier", sigma);
+        j.put("compositions", compositions);
+        j.put("group_size", groupSize);
+        j.put("accountant", "gaussian-exact");
+        spec.commandLine().getOut().println(Json.print(j));
+      } else {
+        spec.commandLine().getOut().printf(
+            "epsilon = %.6f at delta = %s for %d Gaussian release(s) with noise multiplier %s%s%n", eps,
+            Trainer.fmt(delta), compositions, Trainer.fmt(sigma), groupSize > 1 ? " (groups of " + groupSize + ")" : "");
+      }
+      return Main.OK;
+    }
+  }
+
+  /** sigma from eps. */
+  @Command(name = "noise", mixinStandardHelpOptions = true,
+      description = "The smallest noise multiplier (rounded up: the epsilon it gives never exceeds the target) "
+          + "for K_comp Gaussian releases at (E, D) (JSON key noise_multiplier).")
+  static final class Noise implements Callable<Integer> {
+    @Option(names = "--epsilon", paramLabel = "E", required = true, description = "Target epsilon.")
+    double epsilon;
+
+    @Option(names = "--compositions", paramLabel = "K", defaultValue = "1",
+        description = "Number of Gaussian releases K_comp. Default: ${DEFAULT-VALUE}.")
+    int compositions;
+
+    @Option(names = "--delta", paramLabel = "D", required = true, description = "Target delta.")
+    double delta;
+
+    @Option(names = "--group-size", paramLabel = "G", defaultValue = "1",
+        description = "Protect groups of G records (the multiplier is G times larger). Default: ${DEFAULT-VALUE}.")
+    int groupSize;
+
+    @Option(names = "--json", description = "Print JSON.")
+    boolean json;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      Checks.positive("epsilon", epsilon);
+      Checks.positive("compositions", compositions);
+      Checks.openUnit("delta", delta);
+      Checks.positive("group size", groupSize);
+      double sigma = groupSize * HelmetAccounting.noiseMultiplier(epsilon, delta, compositions);
+      if (json) {
+        ObjectNode j = Json.object();
+        j.put("noise_multiplier", sigma);
+        j.put("epsilon", epsilon);
+        j.put("delta", delta);
+        j.put("compositions", compositions);
+        j.put("group_size", groupSize);
+        j.put("accountant", "gaussian-exact");
+        spec.commandLine().getOut().println(Json.print(j));
+      } else {
+        spec.commandLine().getOut().printf(
+            "noise multiplier = %.6f for epsilon = %s, delta = %s over %d Gaussian release(s)%s%n", sigma,
+            Trainer.fmt(epsilon), Trainer.fmt(delta), compositions,
+            groupSize > 1 ? " (groups of " + groupSize + ")" : "");
+      }
+      return Main.OK;
+    }
+  }
+}

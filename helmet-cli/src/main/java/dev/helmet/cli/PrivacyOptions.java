@@ -1,0 +1,39 @@
+package dev.helmet.cli;
+
+import dev.helmet.protocols.helmet.HelmetPrivacy;
+import dev.helmet.protocols.helmet.Protection;
+import picocli.CommandLine.Option;
+
+/** The privacy target. */
+final class PrivacyOptions {
+  @Option(names = "--epsilon", paramLabel = "E", defaultValue = "0.5",
+      description = "Target epsilon. Default: ${DEFAULT-VALUE}.")
+  double epsilon;
+
+  @Option(names = "--delta", paramLabel = "D", defaultValue = "1e-5",
+      description = "Target delta. Default: ${DEFAULT-VALUE}.")
+  double delta;
+
+  @Option(names = "--honest-fraction", paramLabel = "T", defaultValue = "0.5",
+      description = "Fraction t of parties trusted to add their noise, in (0, 1]. Default: ${DEFAULT-VALUE}.")
+  double honestFraction;
+
+  @Option(names = "--group-size", paramLabel = "G", defaultValue = "1",
+      description = "Protect groups of G records of one party (group privacy). Default: ${DEFAULT-VALUE}.")
+  int groupSize;
+
+  @Option(names = "--user-level",
+      description = "Protect each party's whole data set (sensitivity 2R) instead of single records.")
+  boolean userLevel;
+
+  HelmetPrivacy privacy() {
+    if (userLevel && groupSize != 1) {
+      throw new IllegalArgumentException("--user-level and --group-size cannot be combined");
+    }
+    if (groupSize < 1) {
+      throw new IllegalArgumentException("group size must be >= 1. Provided value: " + groupSize);
+    }
+    Protection p = userLevel ? Protection.user() : Protection.group(groupSize);
+    return new HelmetPrivacy(epsilon, delta, honestFraction, p, 0);
+  }
+}

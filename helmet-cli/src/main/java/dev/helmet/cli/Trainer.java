@@ -1,0 +1,243 @@
+package dev.helmet.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.eval.Evaluation;
+import dev.helmet.core.eval.StratifiedKFold;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.partition.PartitionStrategy;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.helmet.HelmetJob;
+import dev.helmet.protocols.helmet.HelmetPrivacy;
+import dev.helmet.protocols.helmet.HelmetRun;
+import dev.helmet.protocols.model.ModelFile;
+import dev.helmet.protocols.model.ReleasedModel;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/** The shared engine of {@code helmet train} and {@code helmet demo}: build a job, run it, report. */
+final class Trainer {
+  private Trainer() {}
+
+  /** What to run. */
+  record Spec(
+      DataOptions data,
+      PartitionStrategy partition,
+      ModelOptions model,
+      HelmetPrivacy privacy,
+      RunOptions run,
+      int perPartyRequested,
+      String title) {}
+
+  static ObjectNode train(Spec spec, PrintWriter out, PrintWriter err) {
+    long start = System.nanoTime();
+    ConsoleProgress progress = new ConsoleProgress(System.err, !spec.run().quiet);
+    if (!spec.run().quiet) {
+      err.println("loading " + spec.data().dataset + " ...");
+      err.flush();
+    }
+    BuiltinDataset.TrainTest data = spec.data().load(spec.run().seed);
+    LearnerConfig learner = spec.model().learnerConfig();
+    HelmetJob job = new HelmetJob(data.train(), data.test(), spec.partition(), spec.model().preprocessing(), learner,
+        spec.privacy(), spec.run().summation(), spec.run().ringBits, spec.run().seed, spec.run().threads(),
+        spec.run().reference);
+    HelmetRun.Report report = HelmetRun.run(job, NoiseFactory.secure(), progress);
+    double wall = (System.nanoTime() - start) / 1e9;
+    if (spec.run().modelOut != null) {
+      write(report.model(), spec.run().modelOut);
+    }
+    ObjectNode json = summary(spec, report, wall);
+    if (spec.run().json) {
+      out.println(Json.print(json));
+    } else {
+      printHuman(spec, report, wall, out);
+    }
+    out.flush();
+    return json;
+  }
+
+  private static void write(ReleasedModel m, Path p) {
+    try {
+      ModelFile.write(m, p);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the model to " + p + ": " + e.getMessage(), e);
+    }
+  }
+
+  static ObjectNode summary(Spec spec, HelmetRun.Report r, double wall) {
+    ObjectNode j = Json.object();
+    Map<String, Object> d = r.model().privacy().details();
+    j.put("dataset", spec.data().dataset);
+    j.put("learner", r.model().learner().kind().id());
+    j.put("protocol", String.valueOf(d.get("summation")));
+    j.put("in_the_clear", spec.run().summation().revealsInputs());
+    j.put("parties", r.partition().count());
+    j.put("per_party", spec.perPartyRequested() > 0 ? spec.perPartyRequested()
+        : (double) r.partition().totalSize() / r.partition().count());
+    j.put("partition", r.partition().description());
+    j.put("test_accuracy", r.test().accuracy());
+    j.put("test_macro_f1", r.test().macroF1());
+    if (r.reference() != null) {
+      j.put("reference_accuracy", r.reference().accuracy());
+      j.put("reference_macro_f1", r.reference().macroF1());
+    }
+    Json.put(j, "epsilon", r.model().privacy().epsilon());
+    j.put("delta", r.model().privacy().delta());
+    j.put("target_epsilon", spec.privacy().epsilon());
+    j.put("noise_multiplier", r.release().noiseMultiplier());
+    j.put("sensitivity", r.release().sensitivity());
+    j.put("scaled_sensitivity", r.release().scaledSensitivity());
+    j.put("releases", ((Number) d.get("releases")).intValue());
+    j.put("honest_fraction", spec.privacy().honestFraction());
+    j.put("protection", spec.privacy().protection().describe());
+    LearnerConfig c = r.model().learner();
+    j.put("lambda", c.lambda());
+    j.put("radius", c.radius());
+    j.put("epochs", c.epochs());
+    j.put("batch_size", c.batchSize());
+    j.put("clip", r.model().preprocessing().clipBound());
+    j.put("normalise", r.model().preprocessing().normalise());
+    j.put("seed", spec.run().seed);
+    j.put("ring_bits", r.release().encoding().ringBits());
+    j.put("bytes_per_party", r.release().summation().bytesPerParty());
+    j.put("server_bytes", r.release().summation().serverBytes());
+    j.put("wall_seconds", wall);
+    ObjectNode t = j.putObject("timings");
+    t.put("partition", r.timings().partition());
+    t.put("local_training", r.timings().training());
+    t.put("release", r.timings().release());
+    t.put("reference", r.timings().reference());
+    t.put("evaluation", r.timings().evaluation());
+    if (spec.run().modelOut != null) {
+      j.put("model", spec.run().modelOut.toString());
+    }
+    ArrayNode cm = j.putArray("confusion_matrix");
+    for (long[] row : r.test().confusion()) {
+      ArrayNode a = cm.addArray();
+      for (long v : row) {
+        a.add(v);
+      }
+    }
+    j.set("privacy", ModelFile.ledgerToJson(r.model().privacy()));
+    return j;
+  }
+
+  private static void printHuman(Spec spec, HelmetRun.Report r, double wall, PrintWriter out) {
+    Map<String, Object> d = r.model().privacy().details();
+    String protocol = spec.run().summation().revealsInputs()
+        ? spec.run().protocol + " summation (IN THE CLEAR: the server sees every party's noised model; for "
+            + "comparison only)"
+        : spec.run().protocol;
+    out.println(spec.title());
+    out.printf("  data              %s; %s%n", spec.data().dataset, r.partition().description());
+    out.printf("  learner           %s, Lambda %s, R %s, %d epochs, batch %d, clip c=%s%s%n",
+        r.model().learner().kind().id(), fmt(r.model().learner().lambda()), fmt(r.model().learner().radius()),
+        r.model().learner().epochs(), r.model().learner().batchSize(), fmt(r.model().preprocessing().clipBound()),
+        r.model().preprocessing().normalise() ? " (rows normalised)" : "");
+    out.printf("  test accuracy     %.2f %%  (macro-F1 %.3f)%n", 100 * r.test().accuracy(), r.test().macroF1());
+    if (r.reference() != null) {
+      out.printf("  reference         %.2f %%  non-private centralized, same objective on the pooled data%n",
+          100 * r.reference().accuracy());
+    }
+    out.printf("  privacy           (eps = %s, delta = %s) per %s; honest fraction %s%n",
+        fmt(r.model().privacy().epsilon()), fmt(r.model().privacy().delta()), spec.privacy().protection().describe(),
+        fmt(spec.privacy().honestFraction()));
+    out.printf("  noise multiplier  %.4f over %s release(s); sensitivity %.4g per party and release%n",
+        r.release().noiseMultiplier(), d.get("releases"), r.release().sensitivity());
+    out.printf("  protocol          %s; %d B per party%n", protocol, r.release().summation().bytesPerParty());
+    out.printf("  wall time         %.1f s (local training %.1f s, noise and summation %.1f s, reference %.1f s)%n",
+        wall, r.timings().training(), r.timings().release(), r.timings().reference());
+    if (spec.run().modelOut != null) {
+      out.printf("  model             %s%n", spec.run().modelOut);
+    }
+  }
+
+  /** Cross-validation: repeats x folds runs on the training data; reports mean and spread. */
+  static ObjectNode crossValidate(Spec spec, int folds, int repeats, PrintWriter out, PrintWriter err) {
+    long start = System.nanoTime();
+    ConsoleProgress progress = new ConsoleProgress(System.err, !spec.run().quiet);
+    BuiltinDataset.TrainTest data = spec.data().load(spec.run().seed);
+    Dataset all = data.train();
+    List<StratifiedKFold.Fold> splits = StratifiedKFold.split(all.labels(), all.numClasses(), folds, repeats,
+        new SplittableRandom(spec.run().seed));
+    List<Double> acc = new ArrayList<>();
+    List<Double> f1 = new ArrayList<>();
+    List<Double> ref = new ArrayList<>();
+    HelmetRun.Report last = null;
+    for (StratifiedKFold.Fold f : splits) {
+      Dataset tr = all.subset(f.train(), all.name() + " fold " + f.fold() + " train");
+      Dataset te = all.subset(f.test(), all.name() + " fold " + f.fold() + " test");
+      HelmetJob job = new HelmetJob(tr, te, spec.partition(), spec.model().preprocessing(),
+          spec.model().learnerConfig(), spec.privacy(), spec.run().summation(), spec.run().ringBits,
+          spec.run().seed + 31L * f.repeat() + f.fold(), spec.run().threads(), spec.run().reference);
+      last = HelmetRun.run(job, NoiseFactory.secure(), progress);
+      acc.add(last.test().accuracy());
+      f1.add(last.test().macroF1());
+      if (last.reference() != null) {
+        ref.add(last.reference().accuracy());
+      }
+    }
+    double wall = (System.nanoTime() - start) / 1e9;
+    ObjectNode j = summary(spec, last, wall);
+    j.put("folds", folds);
+    j.put("repeats", repeats);
+    j.put("test_accuracy", mean(acc));
+    j.put("test_accuracy_std", std(acc));
+    j.put("test_macro_f1", mean(f1));
+    if (!ref.isEmpty()) {
+      j.put("reference_accuracy", mean(ref));
+    }
+    ArrayNode per = j.putArray("fold_accuracies");
+    acc.forEach(per::add);
+    j.remove("confusion_matrix");
+    if (spec.run().json) {
+      out.println(Json.print(j));
+    } else {
+      out.println(spec.title() + " -- " + repeats + " x " + folds + "-fold stratified cross-validation");
+      out.printf("  accuracy          %.2f %% +- %.2f (mean +- std over %d runs)%n", 100 * mean(acc), 100 * std(acc),
+          acc.size());
+      if (!ref.isEmpty()) {
+        out.printf("  reference         %.2f %%  non-private centralized%n", 100 * mean(ref));
+      }
+      out.printf("  privacy           (eps = %s, delta = %s) per %s%n", fmt(last.model().privacy().epsilon()),
+          fmt(last.model().privacy().delta()), spec.privacy().protection().describe());
+      out.printf("  noise multiplier  %.4f%n", last.release().noiseMultiplier());
+      out.printf("  wall time         %.1f s%n", wall);
+    }
+    out.flush();
+    return j;
+  }
+
+  static double mean(List<Double> v) {
+    return v.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+  }
+
+  static double std(List<Double> v) {
+    double m = mean(v);
+    if (v.size() < 2) {
+      return 0;
+    }
+    double s = v.stream().mapToDouble(x -> (x - m) * (x - m)).sum();
+    return Math.sqrt(s / (v.size() - 1));
+  }
+
+  static String fmt(double v) {
+    if (!Double.isFinite(v)) {
+      return v > 0 ? "infinity" : String.valueOf(v);
+    }
+    if (v != 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e6)) {
+      return String.format("%.3g", v);
+    }
+    String s = String.format("%.4f", v);
+    s = s.replaceAll("0+$", "");
+    return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+  }
+}

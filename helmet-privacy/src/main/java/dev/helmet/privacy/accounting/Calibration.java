@@ -1,0 +1,73 @@
+package dev.helmet.privacy.accounting;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.privacy.event.DpEvent;
+import java.util.function.DoubleFunction;
+import java.util.function.Supplier;
+
+/**
+ * One calibration routine for every mechanism and accountant: the smallest noise multiplier whose
+ * event meets a target (eps, delta). It needs only that more noise never costs more privacy.
+ */
+public final class Calibration {
+  private Calibration() {}
+
+  /**
+   * The noise multiplier sigma for which {@code eventForSigma.apply(sigma)} is (eps, delta)-DP
+   * according to a fresh accountant from {@code accountants}.
+   *
+   * <p>Bisection on log sigma, keeping the invariant that the upper end meets the target; the upper
+   * end is returned, so the result never overshoots: {@code delta(eps) <= delta} holds for the
+   * returned sigma as computed, and the returned sigma exceeds the exact answer by at most 1e-10
+   * relative.
+   *
+   * @throws IllegalArgumentException if no sigma up to 1e9 reaches the target
+   */
+  public static double noiseMultiplier(
+      DoubleFunction<DpEvent> eventForSigma, Supplier<PrivacyAccountant> accountants, double epsilon, double delta) {
+    Checks.positive("epsilon", epsilon);
+    Checks.openUnit("delta", delta);
+    double hi = 1;
+    double lo;
+    if (meets(eventForSigma, accountants, hi, epsilon, delta)) {
+      lo = hi;
+      do {
+        hi = lo;
+        lo = hi / 2;
+        if (lo < 1e-9) {
+          return hi;
+        }
+      } while (meets(eventForSigma, accountants, lo, epsilon, delta));
+    } else {
+      do {
+        lo = hi;
+        hi = lo * 2;
+        if (hi > 1e9) {
+          throw new IllegalArgumentException("no noise multiplier up to 1e9 gives epsilon " + epsilon
+              + " at delta " + delta);
+        }
+      } while (!meets(eventForSigma, accountants, hi, epsilon, delta));
+    }
+    while (hi / lo - 1 > 1e-10) {
+      double mid = Math.sqrt(lo * hi);
+      if (meets(eventForSigma, accountants, mid, epsilon, delta)) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    return hi;
+  }
+
+  private static boolean meets(
+      DoubleFunction<DpEvent> eventForSigma, Supplier<PrivacyAccountant> accountants, double sigma,
+      double epsilon, double delta) {
+    PrivacyAccountant a = accountants.get().compose(eventForSigma.apply(sigma));
+    return a.delta(epsilon) <= delta;
+  }
+
+  /** The eps at {@code delta} of {@code event} according to a fresh accountant. */
+  public static double epsilon(DpEvent event, Supplier<PrivacyAccountant> accountants, double delta) {
+    return accountants.get().compose(event).epsilon(delta);
+  }
+}

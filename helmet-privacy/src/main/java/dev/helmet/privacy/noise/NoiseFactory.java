@@ -1,0 +1,44 @@
+package dev.helmet.privacy.noise;
+
+/**
+ * Gives each party its own noise sampler. {@link #secure()} is the only factory for real use;
+ * {@link #seededForTesting} makes runs repeatable in tests and says so in every ledger.
+ */
+public interface NoiseFactory {
+
+  /** The Gaussian sampler of party {@code party}. */
+  GaussianNoise gaussian(int party);
+
+  /** Whether the samplers draw from a cryptographically secure source. */
+  boolean isSecure();
+
+  /** A fresh SecureRandom DRBG per party. */
+  static NoiseFactory secure() {
+    return new NoiseFactory() {
+      @Override
+      public GaussianNoise gaussian(int party) {
+        return GaussianNoise.secure();
+      }
+
+      @Override
+      public boolean isSecure() {
+        return true;
+      }
+    };
+  }
+
+  /** Predictable samplers derived from {@code seed}: NOT private, for tests only. */
+  static NoiseFactory seededForTesting(long seed) {
+    return new NoiseFactory() {
+      @Override
+      public GaussianNoise gaussian(int party) {
+        return new GaussianNoise(RandomBits.insecureForTesting(seed * 1_000_003L + party));
+      }
+
+      @Override
+      public boolean isSecure() {
+        return false;
+      }
+    };
+  }
+}

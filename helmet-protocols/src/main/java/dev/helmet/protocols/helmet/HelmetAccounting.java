@@ -1,0 +1,82 @@
+package dev.helmet.protocols.helmet;
+
+import dev.helmet.core.learn.Learner;
+import dev.helmet.core.util.Checks;
+import dev.helmet.privacy.accounting.Calibration;
+import dev.helmet.privacy.accounting.GaussianAccountant;
+import dev.helmet.privacy.event.DpEvent;
+import dev.helmet.privacy.event.GaussianDpEvent;
+import dev.helmet.privacy.event.SelfComposedDpEvent;
+
+/**
+ * The privacy arithmetic of blind averaging (SPEC 1.3, 1.4).
+ *
+ * <p>Party i trains {@code f_i} on n_i points, adds {@code N(0, (sigma S / (n_i sqrt(h)))^2 I)}
+ * and inputs {@code (n_i / w) f_priv} to the summation. S is the <em>scaled sensitivity</em>: a
+ * public bound on {@code n_i} times party i's per-release sensitivity. For record protection
+ * {@code n_i s_i = 2L/Lambda} whatever n_i is (Helmet: scaling by n_i makes every contribution's
+ * sensitivity independent of n_i); for groups of Upsilon records it is {@code min(Upsilon 2L/Lambda,
+ * 2R n_max)} and for a user's whole data {@code 2R n_max} (Cor. 5.4, 5.5: any output of norm <= R
+ * moves by at most 2R).
+ *
+ * <p>Every scaled input then carries noise of std {@code tau = sigma S / (w sqrt(h))} per
+ * coordinate, where {@code h = m - (1 - t) w} is the number of honest contributors guaranteed when
+ * at least m parties contribute and at most (1 - t) w are dishonest (m = w: h = t w, SPEC 1.3). The
+ * honest noise in the sum has std at least {@code sigma S / w} and one record moves the sum by at
+ * most {@code S / w}: the Gaussian mechanism with multiplier sigma, once per release ({@link
+ * Learner#releases()}: K for one-vs-rest, 1 for softmax). Dishonest parties' noise is
+ * post-processing.
+ */
+public final class HelmetAccounting {
+  private HelmetAccounting() {}
+
+  /** The scaled sensitivity S for the given learner, protection and largest local size. */
+  public static double scaledSensitivity(Learner learner, Protection protection, int maxLocalSize) {
+    double recordLevel = 2 * learner.lipschitz() / learner.config().lambda();
+    double wholeData = 2 * learner.config().radius() * maxLocalSize;
+    return switch (protection.unit()) {
+      case RECORD -> recordLevel;
+      case GROUP -> Math.min(protection.groupSize() * recordLevel, wholeData);
+      case USER -> wholeData;
+    };
+  }
+
+  /** The event of one release with noise multiplier sigma: {@code releases} Gaussians. */
+  public static DpEvent event(double sigma, int releases) {
+    DpEvent one = new GaussianDpEvent(sigma);
+    return releases == 1 ? one : new SelfComposedDpEvent(one, releases);
+  }
+
+  /** The smallest sigma (rounded up) that gives (eps, delta) for {@code releases} Gaussians. */
+  public static double noiseMultiplier(double epsilon, double delta, int releases) {
+    return Calibration.noiseMultiplier(s -> event(s, releases), GaussianAccountant::new, epsilon, delta);
+  }
+
+  /** The eps at delta of {@code releases} Gaussians with multiplier sigma. */
+  public static double epsilon(double sigma, int releases, double delta) {
+    return new GaussianAccountant().compose(event(sigma, releases)).epsilon(delta);
+  }
+
+  /**
+   * Honest contributors guaranteed when {@code contributors} of {@code parties} take part and at
+   * most {@code (1 - t) parties} are dishonest: {@code contributors - (1 - t) parties}. Not
+   * rounded: (1-t)w itself is the bound, which is conservative when it is not an integer.
+   */
+  public static double honestContributors(int contributors, int parties, double honestFraction) {
+    return contributors - (1 - honestFraction) * parties;
+  }
+
+  /**
+   * The noise multiplier actually achieved when the noise was calibrated for {@code planned}
+   * honest contributors and {@code actual} are guaranteed: {@code sigma sqrt(actual / planned)}
+   * (each honest contributor adds the same variance); 0 when no honest contributor is guaranteed
+   * (then there is no guarantee).
+   */
+  public static double achievedNoiseMultiplier(double sigma, double plannedHonest, double actualHonest) {
+    Checks.positive("planned honest contributors", plannedHonest);
+    if (actualHonest <= 0) {
+      return 0;
+    }
+    return sigma * Math.sqrt(actualHonest / plannedHonest);
+  }
+}

@@ -1,0 +1,286 @@
+package dev.helmet.protocols.model;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.data.LabelSet;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.learn.SmoothnessBound;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.privacy.ledger.PrivacyLedger;
+import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The JSON model file ({@code "format": "helmet-model", "version": 1}). Written atomically (a
+ * temporary file renamed into place), so a crash never leaves half a model. Reading checks every
+ * field and names the first one that is missing or wrong.
+ */
+public final class ModelFile {
+  /** The format tag. */
+  public static final String FORMAT = "helmet-model";
+  /** The current format version; readers accept this and older versions. */
+  public static final int VERSION = 1;
+
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private ModelFile() {}
+
+  /** The model as a JSON tree. */
+  public static ObjectNode toJson(ReleasedModel m) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("format", FORMAT);
+    root.put("version", VERSION);
+    LearnerConfig c = m.learner();
+    ObjectNode learner = root.putObject("learner");
+    learner.put("kind", c.kind().id());
+    learner.put("lambda", c.lambda());
+    learner.put("radius", c.radius());
+    learner.put("epochs", c.epochs());
+    learner.put("batch_size", c.batchSize());
+    learner.put("smoothness", c.smoothness().name().toLowerCase(Locale.ROOT));
+    learner.put("huber_h", c.huberH());
+    ObjectNode pre = root.putObject("preprocessing");
+    pre.put("clip_bound", m.preprocessing().clipBound());
+    pre.put("normalise", m.preprocessing().normalise());
+    pre.put("intercept", true);
+    ArrayNode labels = root.putArray("labels");
+    m.labels().names().forEach(labels::add);
+    root.put("features", m.features());
+    ObjectNode w = root.putObject("weights");
+    w.put("rows", m.weights().rows());
+    w.put("cols", m.weights().cols());
+    ArrayNode values = w.putArray("values");
+    for (double v : m.weights().weights()) {
+      values.add(v);
+    }
+    if (m.privacy() != null) {
+      root.set("privacy", ledgerToJson(m.privacy()));
+    } else {
+      root.putNull("privacy");
+    }
+    root.set("provenance", JSON.valueToTree(m.provenance()));
+    return root;
+  }
+
+  /** The ledger as JSON (also printed by the CLI). */
+  public static ObjectNode ledgerToJson(PrivacyLedger l) {
+    ObjectNode p = JSON.createObjectNode();
+    p.put("mechanism", l.mechanism());
+    p.put("neighbours", l.neighbours());
+    p.put("unit", l.unit());
+    p.put("event", l.event());
+    p.put("accountant", l.accountant());
+    putNumber(p, "epsilon", l.epsilon());
+    p.put("delta", l.delta());
+    ObjectNode d = p.putObject("details");
+    for (Map.Entry<String, Object> e : l.details().entrySet()) {
+      d.set(e.getKey(), JSON.valueToTree(e.getValue()));
+    }
+    return p;
+  }
+
+  private static void putNumber(ObjectNode n, String key, double v) {
+    if (Double.isFinite(v)) {
+      n.put(key, v);
+    } else {
+      n.put(key, v > 0 ? "Infinity" : "NaN");
+    }
+  }
+
+  /** Writes the model to {@code path} atomically. */
+  public static void write(ReleasedModel m, Path path) throws IOException {
+    Path abs = path.toAbsolutePath();
+    Path dir = abs.getParent();
+    if (dir != null) {
+      Files.createDirectories(dir);
+    }
+    Path tmp = Files.createTempFile(dir, "." + abs.getFileName(), ".tmp");
+    try {
+      JSON.writeValue(tmp.toFile(), toJson(m));
+      try {
+        Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+  }
+
+  /**
+   * Reads a model file.
+   *
+   * @throws ModelFormatException naming the file and the first bad field
+   */
+  public static ReleasedModel read(Path path) {
+    if (!Files.isRegularFile(path)) {
+      throw new ModelFormatException(path + ": no such model file");
+    }
+    JsonNode root;
+    try {
+      root = JSON.readTree(path.toFile());
+    } catch (JsonProcessingException e) {
+      throw new ModelFormatException(path.getFileName() + ": not valid JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new ModelFormatException(path + ": cannot read: " + e.getMessage());
+    }
+    return fromJson(root, path.getFileName().toString());
+  }
+
+  /** Parses a model from its JSON tree. */
+  public static ReleasedModel fromJson(JsonNode root, String source) {
+    Reader r = new Reader(source);
+    if (root == null || !root.isObject()) {
+      throw new ModelFormatException(source + ": a model file is a JSON object");
+    }
+    String format = r.text(root, "format");
+    if (!FORMAT.equals(format)) {
+      throw new ModelFormatException(source + ": format is '" + format + "', expected '" + FORMAT + "'");
+    }
+    int version = r.integer(root, "version");
+    if (version < 1 || version > VERSION) {
+      throw new ModelFormatException(source + ": model format version " + version + " is not supported (this "
+          + "Helmet reads versions 1 to " + VERSION + ")");
+    }
+    JsonNode l = r.object(root, "learner");
+    LearnerConfig learner;
+    try {
+      learner = new LearnerConfig(
+          LearnerKind.parse(r.text(l, "kind")),
+          r.number(l, "lambda"),
+          r.number(l, "radius"),
+          r.integer(l, "epochs"),
+          r.integer(l, "batch_size"),
+          SmoothnessBound.valueOf(r.text(l, "smoothness").toUpperCase(Locale.ROOT)),
+          r.number(l, "huber_h"));
+    } catch (IllegalArgumentException e) {
+      throw new ModelFormatException(source + ": learner: " + e.getMessage());
+    }
+    JsonNode p = r.object(root, "preprocessing");
+    Preprocessing pre;
+    try {
+      pre = new Preprocessing(r.number(p, "clip_bound"), r.bool(p, "normalise"));
+    } catch (IllegalArgumentException e) {
+      throw new ModelFormatException(source + ": preprocessing: " + e.getMessage());
+    }
+    JsonNode labelsNode = root.get("labels");
+    if (labelsNode == null || !labelsNode.isArray() || labelsNode.isEmpty()) {
+      throw new ModelFormatException(source + ": 'labels' must be a non-empty array");
+    }
+    List<String> names = new ArrayList<>();
+    labelsNode.forEach(n -> names.add(n.asText()));
+    int features = r.integer(root, "features");
+    JsonNode w = r.object(root, "weights");
+    int rows = r.integer(w, "rows");
+    int cols = r.integer(w, "cols");
+    JsonNode values = w.get("values");
+    if (values == null || !values.isArray()) {
+      throw new ModelFormatException(source + ": 'weights.values' must be an array");
+    }
+    if ((long) rows * cols != values.size() || rows <= 0 || cols <= 0) {
+      throw new ModelFormatException(source + ": weights are " + rows + " x " + cols + " but "
+          + values.size() + " values are given");
+    }
+    double[] wv = new double[values.size()];
+    for (int i = 0; i < wv.length; i++) {
+      JsonNode v = values.get(i);
+      if (!v.isNumber() || !Double.isFinite(v.asDouble())) {
+        throw new ModelFormatException(source + ": weights.values[" + i + "] is not a finite number");
+      }
+      wv[i] = v.asDouble();
+    }
+    PrivacyLedger ledger = null;
+    JsonNode priv = root.get("privacy");
+    if (priv != null && priv.isObject()) {
+      Map<String, Object> details = new LinkedHashMap<>();
+      JsonNode d = priv.get("details");
+      if (d != null && d.isObject()) {
+        Iterator<Map.Entry<String, JsonNode>> it = d.fields();
+        while (it.hasNext()) {
+          Map.Entry<String, JsonNode> e = it.next();
+          details.put(e.getKey(), JSON.convertValue(e.getValue(), Object.class));
+        }
+      }
+      JsonNode eps = priv.get("epsilon");
+      double epsilon = eps != null && eps.isNumber() ? eps.asDouble() : Double.POSITIVE_INFINITY;
+      ledger = new PrivacyLedger(r.text(priv, "mechanism"), r.text(priv, "neighbours"), r.text(priv, "unit"),
+          r.text(priv, "event"), r.text(priv, "accountant"), epsilon, r.number(priv, "delta"), details);
+    }
+    Map<String, Object> provenance = new LinkedHashMap<>();
+    JsonNode prov = root.get("provenance");
+    if (prov != null && prov.isObject()) {
+      provenance.putAll(JSON.convertValue(prov, Map.class));
+    }
+    try {
+      return new ReleasedModel(new LinearModel(rows, cols, wv), pre, LabelSet.of(names), features, learner,
+          ledger, provenance);
+    } catch (IllegalArgumentException e) {
+      throw new ModelFormatException(source + ": " + e.getMessage());
+    }
+  }
+
+  private record Reader(String source) {
+    JsonNode field(JsonNode n, String key) {
+      JsonNode v = n.get(key);
+      if (v == null || v.isNull()) {
+        throw new ModelFormatException(source + ": missing field '" + key + "'");
+      }
+      return v;
+    }
+
+    String text(JsonNode n, String key) {
+      JsonNode v = field(n, key);
+      if (!v.isTextual()) {
+        throw new ModelFormatException(source + ": field '" + key + "' must be a string");
+      }
+      return v.asText();
+    }
+
+    double number(JsonNode n, String key) {
+      JsonNode v = field(n, key);
+      if (!v.isNumber()) {
+        throw new ModelFormatException(source + ": field '" + key + "' must be a number");
+      }
+      return v.asDouble();
+    }
+
+    int integer(JsonNode n, String key) {
+      JsonNode v = field(n, key);
+      if (!v.canConvertToInt() || !v.isIntegralNumber()) {
+        throw new ModelFormatException(source + ": field '" + key + "' must be an integer");
+      }
+      return v.asInt();
+    }
+
+    boolean bool(JsonNode n, String key) {
+      JsonNode v = field(n, key);
+      if (!v.isBoolean()) {
+        throw new ModelFormatException(source + ": field '" + key + "' must be true or false");
+      }
+      return v.asBoolean();
+    }
+
+    JsonNode object(JsonNode n, String key) {
+      JsonNode v = field(n, key);
+      if (!v.isObject()) {
+        throw new ModelFormatException(source + ": field '" + key + "' must be an object");
+      }
+      return v;
+    }
+  }
+}
