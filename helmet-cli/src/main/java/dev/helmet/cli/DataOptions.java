@@ -35,6 +35,11 @@ final class DataOptions {
       description = "Fraction held out as test data when a data file comes without --test. Default: ${DEFAULT-VALUE}.")
   double testFraction;
 
+  @Option(names = "--validation-fraction", paramLabel = "F", defaultValue = "0",
+      description = "Hold out a stratified fraction F of the training data and evaluate on it instead of the "
+          + "test data, which is then not used (honest hyperparameter selection). Default: ${DEFAULT-VALUE} (off).")
+  double validationFraction;
+
   @Option(names = "--format", paramLabel = "FMT",
       description = "File format: csv, tsv, libsvm, npy, npz, idx. Default: from the file name or content.")
   String format;
@@ -50,8 +55,8 @@ final class DataOptions {
   String header;
 
   @Option(names = "--skip-rows", paramLabel = "N", defaultValue = "0",
-      description = "CSV/TSV lines to skip before the data or header (e.g. 1 for scikit-learn's bundled CSV "
-          + "files). Default: ${DEFAULT-VALUE}.")
+      description = "CSV/TSV lines to skip before the data or header, in --dataset and --test alike (e.g. 1 "
+          + "for scikit-learn's bundled CSV files). Default: ${DEFAULT-VALUE}.")
   int skipRows;
 
   @Option(names = "--party-column", paramLabel = "COL",
@@ -62,8 +67,23 @@ final class DataOptions {
       description = "Where built-in data sets are kept. Default: $HELMET_CACHE or ~/.cache/helmet.")
   Path cacheDir;
 
-  /** The training and test data. */
+  /**
+   * The training data and the data to evaluate on: the test data, or with
+   * {@code --validation-fraction} a stratified holdout of the training data.
+   */
   BuiltinDataset.TrainTest load(long seed) {
+    BuiltinDataset.TrainTest tt = loadTrainTest(seed);
+    if (validationFraction == 0) {
+      return tt;
+    }
+    Dataset train = tt.train();
+    StratifiedKFold.Fold split = StratifiedKFold.holdout(train.labels(), train.numClasses(), validationFraction,
+        new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL));
+    return new BuiltinDataset.TrainTest(train.subset(split.train(), train.name() + " (train part)"),
+        train.subset(split.test(), train.name() + " (validation " + validationFraction + ")"));
+  }
+
+  private BuiltinDataset.TrainTest loadTrainTest(long seed) {
     BuiltinDataset builtin = BuiltinDataset.byId(dataset);
     if (builtin != null) {
       if (test != null) {

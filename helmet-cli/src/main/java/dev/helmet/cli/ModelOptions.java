@@ -16,17 +16,18 @@ final class ModelOptions {
   String learner;
 
   @Option(names = "--lambda", paramLabel = "L",
-      description = "Regularisation Lambda (strong convexity). Default: 0.5.")
+      description = "Regularisation Lambda (strong convexity). Default: softmax 0.5, svm 2, logreg 1.")
   Double lambda;
 
   @Option(names = "--radius", paramLabel = "R",
-      description = "Model radius R (projection bound; per class for svm/logreg). Default: 2.")
+      description = "Model radius R (projection bound; per class for svm/logreg). Default: softmax 2, svm 0.5, "
+          + "logreg 1.")
   Double radius;
 
   @Option(names = "--epochs", paramLabel = "EP", description = "Local training epochs. Default: 50.")
   Integer epochs;
 
-  @Option(names = "--batch-size", paramLabel = "B", defaultValue = "20",
+  @Option(names = "--batch-size", paramLabel = "B", defaultValue = "5",
       description = "Mini-batch size. Default: ${DEFAULT-VALUE}.")
   int batchSize;
 

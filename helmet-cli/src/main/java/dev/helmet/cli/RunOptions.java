@@ -30,6 +30,12 @@ final class RunOptions {
       description = "Also train the non-private centralized reference on the pooled data. Default: on.")
   boolean reference;
 
+  @Option(names = "--noise-draws", paramLabel = "K", defaultValue = "1",
+      description = "Evaluate K independent noise draws on the same trained local models and report mean, sd "
+          + "and min accuracy (a measurement of the noise's effect; only the first release is written). "
+          + "Default: ${DEFAULT-VALUE}.")
+  int noiseDraws;
+
   @Option(names = {"-o", "--model-out"}, paramLabel = "FILE",
       description = "Where to write the released model (JSON).")
   Path modelOut;

@@ -49,7 +49,7 @@ final class Trainer {
     HelmetJob job = new HelmetJob(data.train(), data.test(), spec.partition(), spec.model().preprocessing(), learner,
         spec.privacy(), spec.run().summation(), spec.run().ringBits, spec.run().seed, spec.run().threads(),
         spec.run().reference);
-    HelmetRun.Report report = HelmetRun.run(job, NoiseFactory.secure(), progress);
+    HelmetRun.Report report = HelmetRun.run(job, NoiseFactory.secure(), progress, spec.run().noiseDraws);
     double wall = (System.nanoTime() - start) / 1e9;
     if (spec.run().modelOut != null) {
       write(report.model(), spec.run().modelOut);
@@ -83,8 +83,17 @@ final class Trainer {
     j.put("per_party", spec.perPartyRequested() > 0 ? spec.perPartyRequested()
         : (double) r.partition().totalSize() / r.partition().count());
     j.put("partition", r.partition().description());
-    j.put("test_accuracy", r.test().accuracy());
-    j.put("test_macro_f1", r.test().macroF1());
+    List<Double> drawAcc = r.draws().stream().map(Evaluation::accuracy).toList();
+    j.put("test_accuracy", mean(drawAcc));
+    j.put("test_macro_f1", r.draws().stream().mapToDouble(Evaluation::macroF1).average().orElse(Double.NaN));
+    if (drawAcc.size() > 1) {
+      j.put("noise_draws", drawAcc.size());
+      j.put("test_accuracy_sd", std(drawAcc));
+      j.put("test_accuracy_min", drawAcc.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
+      ArrayNode a = j.putArray("test_accuracy_draws");
+      drawAcc.forEach(a::add);
+    }
+    j.put("evaluated_on", spec.data().validationFraction > 0 ? "validation holdout of the training data" : "test data");
     if (r.reference() != null) {
       j.put("reference_accuracy", r.reference().accuracy());
       j.put("reference_macro_f1", r.reference().macroF1());
@@ -142,7 +151,15 @@ final class Trainer {
         r.model().learner().kind().id(), fmt(r.model().learner().lambda()), fmt(r.model().learner().radius()),
         r.model().learner().epochs(), r.model().learner().batchSize(), fmt(r.model().preprocessing().clipBound()),
         r.model().preprocessing().normalise() ? " (rows normalised)" : "");
-    out.printf("  test accuracy     %.2f %%  (macro-F1 %.3f)%n", 100 * r.test().accuracy(), r.test().macroF1());
+    List<Double> drawAcc = r.draws().stream().map(Evaluation::accuracy).toList();
+    String label = spec.data().validationFraction > 0 ? "valid. accuracy" : "test accuracy";
+    if (drawAcc.size() == 1) {
+      out.printf("  %-17s %.2f %%  (macro-F1 %.3f)%n", label, 100 * r.test().accuracy(), r.test().macroF1());
+    } else {
+      out.printf("  %-17s %.2f %%  mean of %d noise draws (sd %.2f, min %.2f); each draw is a separate release%n",
+          label, 100 * mean(drawAcc), drawAcc.size(), 100 * std(drawAcc),
+          100 * drawAcc.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
+    }
     if (r.reference() != null) {
       out.printf("  reference         %.2f %%  non-private centralized, same objective on the pooled data%n",
           100 * r.reference().accuracy());
@@ -178,9 +195,11 @@ final class Trainer {
       HelmetJob job = new HelmetJob(tr, te, spec.partition(), spec.model().preprocessing(),
           spec.model().learnerConfig(), spec.privacy(), spec.run().summation(), spec.run().ringBits,
           spec.run().seed + 31L * f.repeat() + f.fold(), spec.run().threads(), spec.run().reference);
-      last = HelmetRun.run(job, NoiseFactory.secure(), progress);
-      acc.add(last.test().accuracy());
-      f1.add(last.test().macroF1());
+      last = HelmetRun.run(job, NoiseFactory.secure(), progress, spec.run().noiseDraws);
+      last.draws().forEach(e -> {
+        acc.add(e.accuracy());
+        f1.add(e.macroF1());
+      });
       if (last.reference() != null) {
         ref.add(last.reference().accuracy());
       }

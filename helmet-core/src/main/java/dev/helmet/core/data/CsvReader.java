@@ -135,6 +135,10 @@ final class CsvReader {
     try {
       v = Float.parseFloat(t);
     } catch (NumberFormatException e) {
+      if (t.toLowerCase(java.util.Locale.ROOT).matches("[+-]?(inf|infinity|nan)")) {
+        throw new DataFormatException(source + " " + where + " column " + (column + 1) + ": value '" + t
+            + "' is not a finite number");
+      }
       throw new DataFormatException(source + " " + where + " column " + (column + 1) + ": '" + t
           + "' is not a number");
     }

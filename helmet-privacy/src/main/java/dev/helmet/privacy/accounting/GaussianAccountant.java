@@ -46,6 +46,11 @@ public final class GaussianAccountant implements PrivacyAccountant {
     return this;
   }
 
+  @Override
+  public GaussianAccountant compose(DpEvent event) {
+    return compose(event, 1);
+  }
+
   private static double muSquaredOf(DpEvent event) {
     if (event instanceof GaussianDpEvent g) {
       return 1 / (g.noiseMultiplier() * g.noiseMultiplier());

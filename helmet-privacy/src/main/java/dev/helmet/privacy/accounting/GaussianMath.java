@@ -46,8 +46,8 @@ public final class GaussianMath {
   /**
    * The smallest eps with {@code delta(eps) <= delta} for a mu-GDP mechanism, by bisection. The
    * upper end of the final bracket is returned, so {@code delta(returned eps) <= delta} always
-   * holds (conservative: the reported eps is never below the true one by more than the bracket
-   * width of 1e-12 relative, and never gives a larger delta than asked).
+   * holds: the reported eps is never below the true one, and above it by at most the bracket width
+   * (1e-12 relative).
    */
   public static double epsilon(double delta, double mu) {
     Checks.openUnit("delta", delta);
@@ -64,7 +64,7 @@ public final class GaussianMath {
         throw new IllegalArgumentException("epsilon exceeds 1e12 for mu=" + mu + ", delta=" + delta);
       }
     }
-    while (hi - lo > 1e-12 * Math.max(1, hi)) {
+    while (hi - lo > 1e-12 * hi) {
       double mid = 0.5 * (lo + hi);
       if (delta(mid, mu) > delta) {
         lo = mid;

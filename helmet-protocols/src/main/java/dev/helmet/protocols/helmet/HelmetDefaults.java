@@ -21,8 +21,12 @@ public final class HelmetDefaults {
   /** Normalise rows to norm c (true) rather than only clip long rows. */
   public static final boolean NORMALISE = true;
 
-  /** Mini-batch size of the papers. */
-  public static final int BATCH_SIZE = 20;
+  /**
+   * Mini-batch size. The papers use 20; 5 gives four times the SGD steps for the same passes and
+   * was about 0.8 points better for softmax at eps = 0.5 on validation (docs/defaults.md), for
+   * about 25 % more training time on MNIST.
+   */
+  public static final int BATCH_SIZE = 5;
 
   public static final double EPSILON = 0.5;
   public static final double DELTA = 1e-5;
@@ -37,8 +41,8 @@ public final class HelmetDefaults {
   public static double lambda(LearnerKind kind) {
     return switch (kind) {
       case SOFTMAX -> 0.5;
-      case SVM -> 0.5;
-      case LOGREG -> 0.5;
+      case SVM -> 2;
+      case LOGREG -> 1;
     };
   }
 
@@ -46,8 +50,8 @@ public final class HelmetDefaults {
   public static double radius(LearnerKind kind) {
     return switch (kind) {
       case SOFTMAX -> 2;
-      case SVM -> 2;
-      case LOGREG -> 2;
+      case SVM -> 0.5;
+      case LOGREG -> 1;
     };
   }
 

@@ -35,6 +35,9 @@ public final class HelmetRun {
    * @param model the released model with its ledger and provenance
    * @param release details of the summation and the privacy arithmetic
    * @param test evaluation of the released model on the test data
+   * @param draws evaluations of every noise draw (the first is {@code test}); more than one only when
+   *     the job asked to measure the noise's effect: each draw is a separate release of the same
+   *     local models and would cost privacy again if published
    * @param reference evaluation of the non-private reference, or null
    * @param partition the partition used
    * @param timings phase wall times
@@ -43,12 +46,23 @@ public final class HelmetRun {
       ReleasedModel model,
       BlindAveraging.Release release,
       Evaluation test,
+      java.util.List<Evaluation> draws,
       Evaluation reference,
       Partition partition,
       Timings timings) {}
 
   /** Runs {@code job}; {@code noise} is {@link NoiseFactory#secure()} outside tests. */
   public static Report run(HelmetJob job, NoiseFactory noise, Progress progress) {
+    return run(job, noise, progress, 1);
+  }
+
+  /**
+   * Runs {@code job} and evaluates {@code draws} independent noise draws on the same local models
+   * (noise is post-processing of the trained models, so training once suffices). The report's model
+   * and ledger are the first draw's; the others are only evaluated, never returned.
+   */
+  public static Report run(HelmetJob job, NoiseFactory noise, Progress progress, int draws) {
+    dev.helmet.core.util.Checks.positive("noise draws", draws);
     long t0 = System.nanoTime();
     SplittableRandom root = new SplittableRandom(job.seed());
     Partition partition = job.partition().split(job.train(), root.split());
@@ -73,6 +87,13 @@ public final class HelmetRun {
     }
     long t4 = System.nanoTime();
     Evaluation eval = Evaluation.of(test.labels(), release.model().predict(test), job.train().numClasses());
+    java.util.List<Evaluation> all = new java.util.ArrayList<>();
+    all.add(eval);
+    for (int d = 1; d < draws; d++) {
+      BlindAveraging.Release other =
+          BlindAveraging.release(locals, job.privacy(), job.summation(), noise, job.ringBits(), job.threads());
+      all.add(Evaluation.of(test.labels(), other.model().predict(test), job.train().numClasses()));
+    }
     long t5 = System.nanoTime();
 
     Map<String, Object> provenance = new LinkedHashMap<>();
@@ -88,7 +109,7 @@ public final class HelmetRun {
     ReleasedModel model = new ReleasedModel(release.model(), job.preprocessing(), job.train().labelSet(),
         job.train().dimension(), job.learner(), release.ledger(), provenance);
     Timings timings = new Timings(secs(t0, t1), secs(t1, t2), secs(t2, t3), secs(t3, t4), secs(t4, t5));
-    return new Report(model, release, eval, reference, partition, timings);
+    return new Report(model, release, eval, all, reference, partition, timings);
   }
 
   private static double secs(long a, long b) {

@@ -1,0 +1,192 @@
+package dev.helmet.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.helmet.core.testdata.TestData;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CliTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir Path dir;
+
+  private static JsonNode json(Cli c) throws IOException {
+    assertEquals(0, c.exit, c.toString());
+    return JSON.readTree(c.out);
+  }
+
+  /** A failing run: exit code 2, one "helmet: error:" line naming the problem, no stack trace. */
+  private static void assertInvalid(Cli c, String expected) {
+    assertEquals(Main.INVALID_INPUT, c.exit, c.toString());
+    assertTrue(c.errorLine().contains(expected), "expected '" + expected + "' in: " + c.err);
+    assertFalse(c.err.contains("\tat "), "no stack trace for bad input: " + c.err);
+    assertEquals(1, c.err.lines().filter(l -> l.startsWith("helmet: error:")).count());
+  }
+
+  private Path iris() {
+    return TestData.path("iris.csv");
+  }
+
+  private String[] irisTrain(String... extra) {
+    String[] base = {"train", "--dataset", iris().toString(), "--skip-rows", "1", "--parties", "4", "--epochs", "5",
+        "--quiet", "--threads", "1"};
+    String[] all = new String[base.length + extra.length];
+    System.arraycopy(base, 0, all, 0, base.length);
+    System.arraycopy(extra, 0, all, base.length, extra.length);
+    return all;
+  }
+
+  @Test
+  void privacyEpsilonReproducesTheAnalyticGaussianGoldenValue() throws IOException {
+    JsonNode j = json(Cli.run("privacy", "epsilon", "--noise-multiplier", "3.7306316348", "--compositions", "1",
+        "--delta", "1e-5", "--json"));
+    assertEquals(1.0, j.get("epsilon").asDouble(), 1e-9);
+  }
+
+  @Test
+  void privacyNoiseInvertsEpsilonAndScalesWithGroupSize() throws IOException {
+    JsonNode one = json(Cli.run("privacy", "noise", "--epsilon", "1", "--compositions", "1", "--delta", "1e-5",
+        "--json"));
+    assertEquals(3.7306316348, one.get("noise_multiplier").asDouble(), 1e-8);
+    JsonNode group = json(Cli.run("privacy", "noise", "--epsilon", "1", "--delta", "1e-5", "--group-size", "4",
+        "--json"));
+    assertEquals(4 * 3.7306316348, group.get("noise_multiplier").asDouble(), 4e-8);
+    JsonNode k3 = json(Cli.run("privacy", "epsilon", "--noise-multiplier", String.valueOf(Math.sqrt(3)),
+        "--compositions", "3", "--delta", "0.126936", "--json"));
+    assertEquals(1.0, k3.get("epsilon").asDouble(), 1e-5);
+  }
+
+  @Test
+  void privacyCommandsRejectOutOfRangeValues() {
+    assertInvalid(Cli.run("privacy", "noise", "--epsilon", "0", "--delta", "1e-5"), "epsilon must be > 0");
+    assertInvalid(Cli.run("privacy", "noise", "--epsilon", "1", "--delta", "1"), "delta must be in (0, 1)");
+    assertInvalid(Cli.run("privacy", "epsilon", "--noise-multiplier", "-2", "--delta", "1e-5"),
+        "noise multiplier must be > 0");
+    assertInvalid(Cli.run("privacy", "epsilon", "--noise-multiplier", "abc", "--delta", "1e-5"), "abc");
+  }
+
+  @Test
+  void trainPrintsTheContractedJsonKeys() throws IOException {
+    JsonNode j = json(Cli.run(irisTrain("--json", "--epsilon", "2")));
+    for (String key : new String[] {"test_accuracy", "epsilon", "delta", "noise_multiplier", "parties", "per_party",
+        "learner", "sensitivity", "protocol", "reference_accuracy", "privacy", "wall_seconds"}) {
+      assertTrue(j.has(key), "missing key " + key + " in " + j);
+    }
+    assertEquals(4, j.get("parties").asInt());
+    assertEquals("softmax", j.get("learner").asText());
+    assertEquals(2.0, j.get("epsilon").asDouble(), 1e-9);
+    assertTrue(j.get("in_the_clear").asBoolean());
+  }
+
+  @Test
+  void trainWritesAModelThatPredictReplays() throws IOException {
+    Path model = dir.resolve("iris-model.json");
+    Cli t = Cli.run(irisTrain("--epsilon", "50", "--learner", "logreg", "-o", model.toString()));
+    assertEquals(0, t.exit, t.toString());
+    assertTrue(t.out.contains("test accuracy"), t.out);
+    JsonNode p = json(Cli.run("predict", "--model", model.toString(), "--data", iris().toString(), "--skip-rows", "1",
+        "--json"));
+    assertEquals(150, p.get("rows").asInt());
+    assertTrue(p.get("accuracy").asDouble() > 0.5, p.toString());
+    assertEquals(150, p.get("predictions").size());
+    Path unlabelled = dir.resolve("x.csv");
+    Files.writeString(unlabelled, "5.1,3.5,1.4,0.2\n6.7,3.0,5.2,2.3\n");
+    Cli u = Cli.run("predict", "--model", model.toString(), "--data", unlabelled.toString(), "--label-column", "none");
+    assertEquals(0, u.exit, u.toString());
+    assertEquals(2, u.out.lines().count());
+  }
+
+  @Test
+  void crossValidationReportsEveryFold() throws IOException {
+    JsonNode j = json(Cli.run(irisTrain("--folds", "3", "--repeats", "2", "--json", "--no-reference")));
+    assertEquals(6, j.get("fold_accuracies").size());
+    assertTrue(j.has("test_accuracy_std"));
+  }
+
+  @Test
+  void unreadableFilesAreReported() {
+    assertInvalid(Cli.run("train", "--dataset", dir.resolve("missing.csv").toString(), "-q"), "no such file");
+    assertInvalid(Cli.run("train", "--dataset", dir.toString(), "-q"), "is a directory");
+  }
+
+  @Test
+  void raggedRowsAreReported() throws IOException {
+    Path p = dir.resolve("ragged.csv");
+    Files.writeString(p, "1,2,a\n3,4,b\n5,c\n");
+    assertInvalid(Cli.run("train", "--dataset", p.toString(), "--parties", "1", "-q"), "ragged.csv line 3");
+  }
+
+  @Test
+  void nanAndInfinityAreReported() throws IOException {
+    Path p = dir.resolve("nan.csv");
+    Files.writeString(p, "1,2,a\n3,NaN,b\n");
+    assertInvalid(Cli.run("train", "--dataset", p.toString(), "--parties", "1", "-q"), "not a finite number");
+    Path q = dir.resolve("inf.svm");
+    Files.writeString(q, "1 1:inf\n");
+    assertInvalid(Cli.run("train", "--dataset", q.toString(), "--parties", "1", "-q"), "not a finite number");
+  }
+
+  @Test
+  void wrongDimensionsAreReported() throws IOException {
+    Path model = dir.resolve("m.json");
+    assertEquals(0, Cli.run(irisTrain("-o", model.toString())).exit);
+    Path wide = dir.resolve("wide.csv");
+    Files.writeString(wide, "1,2,3,4,5,0\n");
+    assertInvalid(Cli.run("predict", "--model", model.toString(), "--data", wide.toString()),
+        "rows have 5 features but the model expects 4");
+    Path test = dir.resolve("test.csv");
+    Files.writeString(test, "1,2,a,b,c\n1,2,0\n"); // --skip-rows 1 applies to the test file too
+    assertInvalid(Cli.run(irisTrain("--test", test.toString())), "expected 4");
+  }
+
+  @Test
+  void unknownLabelsAreReported() throws IOException {
+    Path test = dir.resolve("test.csv");
+    Files.writeString(test, "2,4,a,b,c\n5.1,3.5,1.4,0.2,0\n5.1,3.5,1.4,0.2,7\n");
+    assertInvalid(Cli.run(irisTrain("--test", test.toString())), "unknown label '7'");
+    Path model = dir.resolve("m.json");
+    assertEquals(0, Cli.run(irisTrain("-o", model.toString())).exit);
+    assertInvalid(Cli.run("predict", "--model", model.toString(), "--data", test.toString(), "--skip-rows", "1"),
+        "unknown label '7'");
+  }
+
+  @Test
+  void outOfRangeParametersAreReported() {
+    assertInvalid(Cli.run(irisTrain("--epsilon", "0")), "epsilon must be > 0");
+    assertInvalid(Cli.run(irisTrain("--epsilon", "-1")), "epsilon must be > 0");
+    assertInvalid(Cli.run(irisTrain("--honest-fraction", "0")), "honest fraction must be in (0, 1]");
+    assertInvalid(Cli.run(irisTrain("--honest-fraction", "1.5")), "honest fraction must be in (0, 1]");
+    assertInvalid(Cli.run(irisTrain("--delta", "0")), "delta must be in (0, 1)");
+    assertInvalid(Cli.run(irisTrain("--lambda", "0")), "lambda must be > 0");
+    assertInvalid(Cli.run(irisTrain("--learner", "forest")), "learner must be one of softmax, svm, logreg");
+    assertInvalid(Cli.run(irisTrain("--batch-size", "0")), "batch-size must be > 0");
+    assertInvalid(Cli.run(irisTrain("--protocol", "carrier-pigeon")), "protocol must be");
+    assertInvalid(Cli.run(irisTrain("--partition", "random")), "partition must be one of");
+    assertInvalid(Cli.run("train", "--dataset", iris().toString(), "--skip-rows", "1", "--parties", "1000", "-q"),
+        "1000 parties need at least one row each");
+    assertInvalid(Cli.run(irisTrain("--epsilon", "lots")), "lots");
+  }
+
+  @Test
+  void malformedModelFilesAreReported() throws IOException {
+    Path bad = dir.resolve("bad.json");
+    Files.writeString(bad, "{\"format\": \"helmet-model\"}");
+    assertInvalid(Cli.run("predict", "--model", bad.toString(), "--data", iris().toString()), "missing field 'version'");
+  }
+
+  @Test
+  void helpAndVersionSucceed() {
+    Cli help = Cli.run("train", "--help");
+    assertEquals(0, help.exit);
+    assertTrue(help.out.contains("--honest-fraction"));
+    assertTrue(help.out.contains("Default: 0.5"));
+    assertEquals(0, Cli.run("--version").exit);
+  }
+}

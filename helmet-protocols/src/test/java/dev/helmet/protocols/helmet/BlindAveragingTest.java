@@ -1,0 +1,159 @@
+package dev.helmet.protocols.helmet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.learn.SmoothnessBound;
+import dev.helmet.core.partition.Partition;
+import dev.helmet.core.partition.PartitionStrategy;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.core.testdata.TestData;
+import dev.helmet.core.util.Progress;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.secagg.summation.PlainSummation;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class BlindAveragingTest {
+  private static final Dataset DIGITS = TestData.digits();
+  private static final Preprocessing PRE = new Preprocessing(10, true);
+  private static final LearnerConfig SOFTMAX =
+      new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 10, 10, SmoothnessBound.TIGHT, 0.1);
+
+  private static LocalModels locals(PartitionStrategy s, LearnerConfig c) {
+    Partition p = s.split(DIGITS, new SplittableRandom(1));
+    return BlindAveraging.trainLocal(DIGITS, p, PRE, c, 2, 2, Progress.NONE);
+  }
+
+  /** The size-weighted mean of the local models: what the release is, up to noise and encoding. */
+  private static double[] weightedMean(LocalModels l) {
+    double[] m = new double[l.models().get(0).weights().length];
+    long total = 0;
+    for (int i = 0; i < l.parties(); i++) {
+      total += l.sizes()[i];
+      double[] w = l.models().get(i).weights();
+      for (int j = 0; j < m.length; j++) {
+        m[j] += l.sizes()[i] * w[j];
+      }
+    }
+    for (int j = 0; j < m.length; j++) {
+      m[j] /= total;
+    }
+    return m;
+  }
+
+  @Test
+  void withNegligibleNoiseTheReleaseIsTheSizeWeightedMeanOfTheLocalModels() {
+    LocalModels l = locals(new PartitionStrategy.Uneven(20, 20, 3, 0.5), SOFTMAX);
+    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1e6, 1e-5, 1.0), new PlainSummation(),
+        NoiseFactory.seededForTesting(3), 64, 2);
+    double[] mean = weightedMean(l);
+    double[] got = r.model().weights();
+    double tau = (double) r.ledger().details().get("noise_std_per_coordinate");
+    for (int j = 0; j < mean.length; j++) {
+      // noise std on the mean is tiny at eps = 1e6; the 64-bit encoding adds < 1e-12
+      assertEquals(mean[j], got[j], 10 * tau * 20 + 1e-9, "coordinate " + j);
+    }
+  }
+
+  /**
+   * The released noise has exactly the calibrated scale: release minus the noiseless weighted mean,
+   * over 650 coordinates x 30 releases, has variance (sigma S / (n w sqrt t))^2. The sample
+   * variance of m = 19500 normals is within 6 standard errors (sqrt(2/m) relative) of the truth
+   * except with probability 2e-9.
+   */
+  @Test
+  void theNoiseOnTheReleaseHasTheCalibratedStandardDeviation() {
+    LocalModels l = locals(new PartitionStrategy.Iid(40, 40), SOFTMAX);
+    double[] mean = weightedMean(l);
+    double t = 0.5;
+    double sumSq = 0;
+    int m = 0;
+    double expectedStd = 0;
+    for (int rep = 0; rep < 30; rep++) {
+      BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1.0, 1e-5, t), new PlainSummation(),
+          NoiseFactory.seededForTesting(100 + rep), 64, 2);
+      expectedStd = r.noiseMultiplier() * r.scaledSensitivity() / (40.0 * 40 * Math.sqrt(t));
+      double[] got = r.model().weights();
+      for (int j = 0; j < got.length; j++) {
+        double e = got[j] - mean[j];
+        sumSq += e * e;
+        m++;
+      }
+    }
+    double var = sumSq / m;
+    double want = expectedStd * expectedStd;
+    assertEquals(want, var, 6 * Math.sqrt(2.0 / m) * want, "noise variance on the released model");
+  }
+
+  @Test
+  void theLedgerRecordsTheGuaranteeAndItsInputs() {
+    LocalModels l = locals(new PartitionStrategy.Iid(30, 50), SOFTMAX);
+    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
+        NoiseFactory.secure(), 0, 2);
+    assertEquals(0.5, r.ledger().epsilon(), 1e-9);
+    assertTrue(r.ledger().epsilon() <= 0.5 * (1 + 2e-12));
+    assertEquals(1e-5, r.ledger().delta());
+    assertEquals("record", r.ledger().unit());
+    assertEquals(30, r.ledger().details().get("contributors"));
+    assertEquals(l.learner().sensitivity(50), r.sensitivity(), 1e-12);
+    assertEquals(2 * l.learner().lipschitz() / 0.5, r.scaledSensitivity(), 1e-12);
+    assertEquals(HelmetAccounting.noiseMultiplier(0.5, 1e-5, 1), r.noiseMultiplier());
+    assertTrue(((String) r.ledger().details().get("noise_sampler")).contains("SecureRandom"));
+    assertEquals(32, r.encoding().ringBits()); // the auto choice keeps 20+ fractional bits here
+  }
+
+  @Test
+  void oneVsRestCountsOneReleasePerClass() {
+    LearnerConfig svm = new LearnerConfig(LearnerKind.SVM, 0.5, 1, 5, 10, SmoothnessBound.TIGHT, 0.1);
+    LocalModels l = locals(new PartitionStrategy.Iid(20, 50), svm);
+    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1, 1e-5, 1), new PlainSummation(),
+        NoiseFactory.seededForTesting(1), 0, 2);
+    assertEquals(10, r.ledger().details().get("releases"));
+    assertEquals(HelmetAccounting.noiseMultiplier(1, 1e-5, 10), r.noiseMultiplier());
+    assertEquals(1.0, r.ledger().epsilon(), 1e-9);
+  }
+
+  @Test
+  void seededNoiseIsMarkedNotSecureInTheLedger() {
+    LocalModels l = locals(new PartitionStrategy.Iid(10, 20), SOFTMAX);
+    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1, 1e-5, 1), new PlainSummation(),
+        NoiseFactory.seededForTesting(1), 0, 1);
+    assertTrue(((String) r.ledger().details().get("noise_sampler")).contains("NOT SECURE"));
+  }
+
+  @Test
+  void noGuaranteedHonestNoiseIsRefused() {
+    LocalModels l = locals(new PartitionStrategy.Iid(10, 20), SOFTMAX);
+    HelmetPrivacy p = new HelmetPrivacy(1, 1e-5, 0.5, Protection.record(), 5); // 5 - 0.5 * 10 = 0
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> BlindAveraging.release(l, p, new PlainSummation(), NoiseFactory.secure(), 0, 1));
+    assertTrue(e.getMessage().contains("no honest party's noise is guaranteed"), e.getMessage());
+  }
+
+  @Test
+  void trainingDoesNotDependOnTheThreadCount() {
+    Partition p = new PartitionStrategy.Iid(12, 30).split(DIGITS, new SplittableRandom(1));
+    LocalModels one = BlindAveraging.trainLocal(DIGITS, p, PRE, SOFTMAX, 5, 1, Progress.NONE);
+    LocalModels two = BlindAveraging.trainLocal(DIGITS, p, PRE, SOFTMAX, 5, 2, Progress.NONE);
+    for (int i = 0; i < 12; i++) {
+      assertEquals(one.models().get(i), two.models().get(i));
+    }
+  }
+
+  @Test
+  void theModelIsNotReprojectedAfterNoise() {
+    // SPEC 1.3: summing then post-processing is sound; re-projecting each noised model is not. With
+    // large noise the released mean exceeds the radius, which it could not after a re-projection.
+    LocalModels l = locals(new PartitionStrategy.Iid(5, 20), SOFTMAX);
+    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(0.01, 1e-5, 0.5), new PlainSummation(),
+        NoiseFactory.seededForTesting(9), 64, 1);
+    LinearModel m = r.model();
+    assertTrue(m.norm() > SOFTMAX.radius(), "norm " + m.norm());
+  }
+}

@@ -1,0 +1,42 @@
+package dev.helmet.protocols.helmet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.helmet.core.learn.Learner;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.SmoothnessBound;
+import org.junit.jupiter.api.Test;
+
+class HelmetAccountingTest {
+  private final Learner learner = new Learner(
+      new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 1, 1, SmoothnessBound.TIGHT, 0.1), Math.sqrt(101), 784, 10);
+
+  @Test
+  void scaledSensitivityIsTwoLOverLambdaForRecordsWhateverTheLocalSize() {
+    double s = HelmetAccounting.scaledSensitivity(learner, Protection.record(), 60);
+    assertEquals(2 * learner.lipschitz() / 0.5, s, 1e-12);
+    assertEquals(learner.sensitivity(60) * 60, s, 1e-9);
+    assertEquals(learner.sensitivity(7) * 7, HelmetAccounting.scaledSensitivity(learner, Protection.record(), 7), 1e-9);
+  }
+
+  @Test
+  void groupsTakeTheSmallerOfUpsilonTimesSAndTwoR() {
+    double record = HelmetAccounting.scaledSensitivity(learner, Protection.record(), 60);
+    assertEquals(3 * record, HelmetAccounting.scaledSensitivity(learner, Protection.group(3), 60), 1e-9);
+    assertEquals(2 * 2 * 60, HelmetAccounting.scaledSensitivity(learner, Protection.group(1000), 60), 1e-9);
+    assertEquals(2 * 2 * 60, HelmetAccounting.scaledSensitivity(learner, Protection.user(), 60), 1e-9);
+  }
+
+  @Test
+  void achievedNoiseShrinksWithFewerHonestContributors() {
+    double planned = HelmetAccounting.honestContributors(100, 100, 0.5); // 50
+    assertEquals(50, planned);
+    assertEquals(7.0, HelmetAccounting.achievedNoiseMultiplier(7, planned, planned), 0);
+    double fewer = HelmetAccounting.honestContributors(80, 100, 0.5); // 30
+    assertEquals(7 * Math.sqrt(30.0 / 50), HelmetAccounting.achievedNoiseMultiplier(7, planned, fewer), 1e-12);
+    assertEquals(0, HelmetAccounting.achievedNoiseMultiplier(7, planned, -3));
+    assertTrue(HelmetAccounting.epsilon(7 * Math.sqrt(0.6), 1, 1e-5) > HelmetAccounting.epsilon(7, 1, 1e-5));
+  }
+}

@@ -1,0 +1,72 @@
+package dev.helmet.protocols.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.helmet.core.data.LabelSet;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.learn.SmoothnessBound;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.privacy.ledger.PrivacyLedger;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ModelFileTest {
+  @TempDir Path dir;
+
+  private static ReleasedModel model() {
+    LinearModel w = new LinearModel(3, 3, new double[] {1, 2, 3, 4, 5, 6, 7, 8, -9.5e-7});
+    PrivacyLedger ledger = new PrivacyLedger("helmet", "replace-one", "record", "Gaussian(sigma=7)", "gaussian-exact",
+        0.5, 1e-5, Map.of("noise_multiplier", 7.03, "parties", 1000));
+    return new ReleasedModel(w, new Preprocessing(10, true), LabelSet.of(List.of("a", "b", "c")), 2,
+        new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 50, 10, SmoothnessBound.TIGHT, 0.1), ledger,
+        Map.of("seed", 1, "dataset", "x"));
+  }
+
+  @Test
+  void aWrittenModelReadsBackIdentically() throws IOException {
+    Path p = dir.resolve("m.json");
+    ReleasedModel m = model();
+    ModelFile.write(m, p);
+    ReleasedModel back = ModelFile.read(p);
+    assertEquals(m.weights(), back.weights());
+    assertEquals(m.preprocessing(), back.preprocessing());
+    assertEquals(m.labels(), back.labels());
+    assertEquals(m.learner(), back.learner());
+    assertEquals(m.privacy().epsilon(), back.privacy().epsilon());
+    assertEquals(7.03, back.privacy().details().get("noise_multiplier"));
+    assertEquals("x", back.provenance().get("dataset"));
+    try (var files = Files.list(dir)) {
+      assertEquals(1, files.count(), "no temporary file is left behind");
+    }
+  }
+
+  private void assertRejected(String json, String expected) throws IOException {
+    Path p = dir.resolve("bad.json");
+    Files.writeString(p, json);
+    ModelFormatException e = assertThrows(ModelFormatException.class, () -> ModelFile.read(p));
+    assertTrue(e.getMessage().contains(expected), e.getMessage());
+  }
+
+  @Test
+  void malformedModelsNameTheProblem() throws IOException {
+    String good = ModelFile.toJson(model()).toString();
+    assertRejected("{not json", "not valid JSON");
+    assertRejected("[]", "JSON object");
+    assertRejected(good.replace("\"helmet-model\"", "\"other\""), "format is 'other'");
+    assertRejected(good.replace("\"version\":1", "\"version\":99"), "version 99 is not supported");
+    assertRejected(good.replace("\"lambda\":0.5", "\"lambda\":-1"), "lambda must be > 0");
+    assertRejected(good.replace("\"rows\":3", "\"rows\":2"), "weights are 2 x 3 but 9 values");
+    assertRejected(good.replace("\"features\":2,", ""), "missing field 'features'");
+    assertRejected(good.replace("\"features\":2", "\"features\":5"), "columns for 5 features");
+    assertThrows(ModelFormatException.class, () -> ModelFile.read(dir.resolve("absent.json")));
+  }
+}
