@@ -88,6 +88,9 @@ final class Trainer {
     j.put("test_macro_f1", r.draws().stream().mapToDouble(Evaluation::macroF1).average().orElse(Double.NaN));
     if (drawAcc.size() > 1) {
       j.put("noise_draws", drawAcc.size());
+      j.put("noise_draws_note", "a measurement, not a private release: the accuracies come from "
+          + drawAcc.size() + " separate releases of the same data; the privacy guarantee covers one release "
+          + "(the written model)");
       j.put("test_accuracy_sd", std(drawAcc));
       j.put("test_accuracy_min", drawAcc.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
       ArrayNode a = j.putArray("test_accuracy_draws");

@@ -10,8 +10,9 @@ import java.util.SplittableRandom;
  * one-vs-rest), Softmax-SLP-SGD, LR-SGD, with the bounds their privacy rests on.
  *
  * <p>Algorithm: zero initialisation; each epoch a fresh random permutation of the local data cut
- * into batches of {@code batchSize} (the last one smaller); a global step counter {@code t = 1, 2,
- * ...}; step size {@code a_t = min(1/beta, 1/(Lambda t))}; the step
+ * into {@code B = ceil(n / batchSize)} batches of near-equal size ({@code floor(n/B)} or one more);
+ * a global step counter {@code t = 1, 2, ...}; step size {@code a_t = min(1/beta, 1/(Lambda t))};
+ * the step
  * {@code f <- f - a_t (Lambda f + mean over the batch of grad loss)}; after every step the
  * projection {@code f <- f / max(1, ||f||/R)} onto the R-ball (per class for one-vs-rest, of the
  * whole matrix for softmax). The papers' "f := R f/||f||" would rescale every step to norm R: a
@@ -24,9 +25,16 @@ import java.util.SplittableRandom;
  *       c'} (SVM, LR: |l'| <= 1 and ||x|| <= c'), {@code L = Lambda R + sqrt(2) c'} (softmax: the
  *       gradient (p - e_y) x^T has norm ||p - e_y|| ||x|| <= sqrt(2) c').
  *   <li>Sensitivity (Wu et al. 2017, "Bolt-on differential privacy", Lemma 8; replace-one
- *       neighbours; any number of epochs with this step-size schedule): {@code s = 2 L / (Lambda
- *       n)}, per class for one-vs-rest (then {@link #releases()} = K Gaussian releases), for the
- *       whole matrix for softmax (one release).
+ *       neighbours; any number of epochs with this step-size schedule): the replaced point enters
+ *       one step per epoch with weight {@code a_t / b_t}, and the contraction of the later steps
+ *       turns the sum over epochs into {@code 2 L / (Lambda B b_min)} for B steps per epoch whose
+ *       smallest batch is {@code b_min}. With near-equal batches {@code s = 2 L / (Lambda B
+ *       floor(n/B))}, which is SPEC 1.2's {@code 2 L / (Lambda n)} whenever the batch size divides
+ *       n. (SPEC 1.2 cuts "batches of size bs, last one smaller": a point that keeps landing in a
+ *       small last batch moves the model by more than {@code 2L/(Lambda n)}, up to 1.95 times as
+ *       much in a simulation with n = 52, bs = 5; hence the near-equal batches.) Per class for
+ *       one-vs-rest (then {@link #releases()} = K Gaussian releases), for the whole matrix for
+ *       softmax (one release).
  *   <li>Smoothness beta ({@link SmoothnessBound}). TIGHT, proved here: the Hessian of the
  *       per-example loss is {@code l''(z) x x^T} for the binary losses and {@code (diag(p) - p
  *       p^T) (x) x x^T} for softmax. {@code x x^T} has largest eigenvalue {@code ||x||^2 <= c'^2};
@@ -111,12 +119,19 @@ public final class Learner {
 
   /**
    * The L2 sensitivity of one release for {@code n} local points and replace-one neighbours:
-   * {@code 2 L / (Lambda n)} (Wu et al. 2017, Lemma 8). One release is the whole softmax matrix,
-   * or one class's vector for one-vs-rest.
+   * {@code 2 L / (Lambda B floor(n/B))} with {@code B = ceil(n / batchSize)} batches per epoch, i.e.
+   * {@code 2 L / (Lambda n)} when the batch size divides n (Wu et al. 2017, Lemma 8; see the class
+   * comment). One release is the whole softmax matrix, or one class's vector for one-vs-rest.
    */
   public double sensitivity(int n) {
     Checks.positive("local data size n", n);
-    return 2 * lipschitz / (config.lambda() * n);
+    int batches = batchesPerEpoch(n);
+    return 2 * lipschitz / (config.lambda() * batches * (n / batches));
+  }
+
+  /** B = ceil(n / batchSize), the number of (near-equal) batches per epoch. */
+  int batchesPerEpoch(int n) {
+    return (n + config.batchSize() - 1) / config.batchSize();
   }
 
   /**
@@ -144,6 +159,15 @@ public final class Learner {
 
   /** Trains on {@code data} with shuffles drawn from {@code rng}. */
   public LinearModel train(DesignMatrix data, SplittableRandom rng) {
+    return train(data, rng, true);
+  }
+
+  /**
+   * As {@link #train(DesignMatrix, SplittableRandom)}; {@code shuffle = false} keeps the data order
+   * in every epoch, so tests can place a point in a chosen batch (the sensitivity bound must hold
+   * for every permutation, not only for random ones).
+   */
+  LinearModel train(DesignMatrix data, SplittableRandom rng, boolean shuffle) {
     int n = data.rows();
     int d = data.cols();
     if (d != features + 1) {
@@ -155,7 +179,13 @@ public final class Learner {
           + classes);
     }
     Checks.positive("local data size n", n);
-    int bs = config.batchSize();
+    // Near-equal batches: the first n mod B hold floor(n/B) + 1 points, the others floor(n/B).
+    int batches = batchesPerEpoch(n);
+    int[] batchStart = new int[batches + 1];
+    for (int k = 0; k < batches; k++) {
+      batchStart[k + 1] = batchStart[k] + n / batches + (k < n % batches ? 1 : 0);
+    }
+    int bs = batchStart[1];
     double lambda = config.lambda();
     double radius = config.radius();
     // Row k of the model is scale[k] * v[k]: the shrink (1 - a Lambda) and the projection only
@@ -173,14 +203,15 @@ public final class Learner {
     }
     long t = 0;
     for (int epoch = 0; epoch < config.epochs(); epoch++) {
-      for (int i = n - 1; i > 0; i--) {
+      for (int i = n - 1; shuffle && i > 0; i--) {
         int j = rng.nextInt(i + 1);
         int tmp = perm[i];
         perm[i] = perm[j];
         perm[j] = tmp;
       }
-      for (int start = 0; start < n; start += bs) {
-        int b = Math.min(bs, n - start);
+      for (int batch = 0; batch < batches; batch++) {
+        int start = batchStart[batch];
+        int b = batchStart[batch + 1] - start;
         t++;
         double a = Math.min(1 / beta, 1 / (lambda * t));
         for (int j = 0; j < b; j++) {
@@ -195,7 +226,10 @@ public final class Learner {
         double rate = a / b;
         for (int k = 0; k < rows; k++) {
           scale[k] *= shrink;
-          if (scale[k] < 1e-150) { // fold the scale in before it underflows (it shrinks like 1/t)
+          // Fold the scale in while it is still moderate (it shrinks like 1/t): v grows as the scale
+          // shrinks, and at 1e-100 the squared norm of v stays far from overflow for any radius
+          // below 1e50.
+          if (scale[k] < 1e-100) {
             Kernels.scale(scale[k], v, k * d, d);
             scale[k] = 1.0;
           }

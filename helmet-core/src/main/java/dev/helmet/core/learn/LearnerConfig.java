@@ -9,7 +9,8 @@ import dev.helmet.core.util.Checks;
  * @param lambda Lambda, the strong-convexity (L2 regularisation) parameter
  * @param radius R, the L2 radius the model is projected onto (per class for one-vs-rest)
  * @param epochs passes over the local data
- * @param batchSize mini-batch size (the last batch of an epoch may be smaller)
+ * @param batchSize mini-batch size: an epoch of n points is cut into {@code ceil(n / batchSize)}
+ *     batches of near-equal size (see {@link Learner} for why not "the last one smaller")
  * @param smoothness which smoothness constant sets the step size
  * @param huberH the Huber relaxation h of the SVM loss (the papers use 0.1); ignored otherwise
  */

@@ -35,7 +35,7 @@ public final class DesignMatrix {
 
   /** A dense matrix over row-major {@code x}. */
   public static DesignMatrix dense(double[] x, int[] y, int rows, int cols, int numClasses) {
-    if (x.length != rows * cols || y.length != rows) {
+    if ((long) x.length != (long) rows * cols || y.length != rows) {
       throw new IllegalArgumentException("design matrix shape mismatch");
     }
     return new DesignMatrix(rows, cols, numClasses, y, x, null, null, null);
@@ -69,6 +69,9 @@ public final class DesignMatrix {
         double v = row[j];
         if (v != 0) {
           if (nnz == index.length) {
+            if (index.length >= Integer.MAX_VALUE - 8) {
+              throw new IllegalArgumentException("more than 2^31 non-zero inputs do not fit one design matrix");
+            }
             int cap = (int) Math.min(Integer.MAX_VALUE - 8, 2L * index.length);
             index = Arrays.copyOf(index, cap);
             values = Arrays.copyOf(values, cap);
@@ -85,6 +88,9 @@ public final class DesignMatrix {
       if (allowSparse && (double) nnz < SPARSE_BELOW * rows * (double) cols) {
         return new DesignMatrix(rows, cols, numClasses, y, null, rowStart,
             Arrays.copyOf(index, nnz), Arrays.copyOf(values, nnz));
+      }
+      if ((long) rows * cols > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException(rows + " x " + cols + " inputs do not fit one dense design matrix");
       }
       double[] x = new double[rows * cols];
       for (int i = 0; i < rows; i++) {

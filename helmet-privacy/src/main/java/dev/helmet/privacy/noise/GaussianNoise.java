@@ -6,10 +6,13 @@ import dev.helmet.core.util.Checks;
  * Continuous Gaussian noise N(0, std^2) in floating point, by the Box-Muller transform of two
  * uniforms from {@link RandomBits} (53 bits each).
  *
- * <p>Floating-point Gaussian samples are not exactly Gaussian, and their low-order bits can leak
- * the unnoised value (Mironov 2012). Helmet uses this sampler only where the result is encoded on
- * a fixed-point grid coarser than those bits, and offers the exact discrete Gaussian on the grid
- * for secure aggregation; the privacy ledger names which sampler ran.
+ * <p>Floating-point Gaussian samples are not exactly Gaussian: they are cut off beyond about 8.6
+ * standard deviations (the smallest uniform is 2^-53) and their low-order bits can leak the
+ * unnoised value (Mironov 2012). The (eps, delta) Helmet reports for this sampler assumes ideal
+ * real-valued Gaussian noise, as most DP libraries do; as a mitigation, blind averaging rounds
+ * every noised value to a fixed-point grid at least 2^10 times coarser than its floating-point
+ * resolution before it leaves the party. The ledger names the sampler. An exact sampler on the
+ * grid (the discrete Gaussian of Canonne, Kamath and Steinke) removes the assumption.
  */
 public final class GaussianNoise {
   private final RandomBits bits;

@@ -37,8 +37,15 @@ import java.util.stream.IntStream;
  * not re-projected per party (SPEC 1.3: that would break the argument).
  */
 public final class BlindAveraging {
-  /** Noise tail bound in standard deviations: P(|N(0,1)| > 10) < 1.6e-23 per coordinate. */
+  /** Noise tail bound in standard deviations for the per-coordinate clamp. */
   static final double TAIL_STDS = 10;
+
+  /**
+   * An upper bound on P(|N(0,1)| > 10) = erfc(10 / sqrt 2) = 1.5240e-23. A clamp that fires makes
+   * the mechanism differ from the Gaussian one, so the union bound over all clamped values is
+   * charged to delta.
+   */
+  static final double TAIL_PROBABILITY = 1.53e-23;
 
   private BlindAveraging() {}
 
@@ -114,19 +121,31 @@ public final class BlindAveraging {
               + "guaranteed; raise the honest fraction or the minimum number of contributors", m, w, t));
     }
     int releases = learner.releases();
-    double sigma = HelmetAccounting.noiseMultiplier(privacy.epsilon(), privacy.delta(), releases);
-    double scaled = HelmetAccounting.scaledSensitivity(learner, privacy.protection(), locals.maxSize());
+    int rows = learner.outputRows();
+    int cols = learner.inputDimension();
+    int[] sizes = locals.sizes();
+    // delta is split: the clamp below may fire on some of the w * rows * cols noised values with
+    // total probability at most deltaTail; the Gaussian mechanism gets the rest.
+    double deltaTail = (double) w * rows * cols * TAIL_PROBABILITY;
+    if (deltaTail >= privacy.delta() / 2) {
+      throw new IllegalArgumentException("delta " + privacy.delta() + " is too small for " + w + " parties x "
+          + rows * cols + " parameters (the clamp tail alone needs " + deltaTail + ")");
+    }
+    double sigma = HelmetAccounting.noiseMultiplier(privacy.epsilon(), privacy.delta() - deltaTail, releases);
+    double scaled = HelmetAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
     // Per-coordinate std of the noise on each scaled contribution (n_i / w) f_priv.
     double tau = sigma * scaled / (w * Math.sqrt(plannedHonest));
     double radius = learner.config().radius();
     double bound = (double) locals.maxSize() / w * radius + TAIL_STDS * tau;
-    FixedPointEncoding encoding = chooseEncoding(ringBits, bound, w);
+    // Round to a grid at least 2^10 times coarser than the floating-point resolution of the values
+    // (ulp(bound) = 2^(exponent - 52)), so the low-order bits of the floating-point noise, which can
+    // leak the unnoised value (Mironov 2012), do not survive encoding.
+    int maxFractionalBits = 42 - Math.getExponent(bound);
+    FixedPointEncoding encoding = chooseEncoding(ringBits, bound, w, maxFractionalBits);
 
-    int rows = learner.outputRows();
-    int cols = learner.inputDimension();
     List<long[]> inputs = new ArrayList<>(Arrays.asList(new long[w][]));
     runParallel(threads, () -> IntStream.range(0, w).parallel().forEach(i -> {
-      int n = locals.sizes()[i];
+      int n = sizes[i];
       // Alg. 3 line by line: f_priv = f + N(0, (sigma S / (n_i sqrt(h)))^2 I), input (n_i / w) f_priv.
       double[] f = locals.models().get(i).weights().clone();
       GaussianNoise sampler = noise.gaussian(i);
@@ -148,7 +167,7 @@ public final class BlindAveraging {
     double[] sum = encoding.decode(outcome.sum());
     long totalSize = 0;
     for (int i : outcome.contributors()) {
-      totalSize += locals.sizes()[i];
+      totalSize += sizes[i];
     }
     // sum = (1/w) sum_i n_i f_priv,i; dividing by (total / w) gives the size-weighted mean model.
     double meanSize = (double) totalSize / w;
@@ -162,8 +181,13 @@ public final class BlindAveraging {
     double achievedSigma = HelmetAccounting.achievedNoiseMultiplier(sigma, plannedHonest, actualHonest);
     double achievedEps = achievedSigma == 0
         ? Double.POSITIVE_INFINITY
-        : HelmetAccounting.epsilon(achievedSigma, releases, privacy.delta());
-    double perPartySensitivity = scaled / locals.minSize();
+        : HelmetAccounting.epsilon(achievedSigma, releases, privacy.delta() - deltaTail);
+    // The largest per-party sensitivity of one release, before the n_i / w scaling.
+    double perPartySensitivity = 0;
+    for (int n : sizes) {
+      perPartySensitivity = Math.max(perPartySensitivity,
+          HelmetAccounting.scaledSensitivity(learner, privacy.protection(), new int[] {n}) / n);
+    }
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("target_epsilon", privacy.epsilon());
     details.put("noise_multiplier", sigma);
@@ -183,8 +207,11 @@ public final class BlindAveraging {
     details.put("min_contributors", m);
     details.put("min_local_size", locals.minSize());
     details.put("max_local_size", locals.maxSize());
+    details.put("local_sizes_public", true);
+    details.put("delta_clamp_tail", deltaTail);
     details.put("noise_sampler", noise.isSecure()
-        ? "continuous Gaussian (Box-Muller, SecureRandom DRBG)"
+        ? "continuous Gaussian in floating point (Box-Muller on SecureRandom DRBG bits), rounded to a grid "
+            + "2^10 times coarser than its float resolution; the guarantee assumes ideal real-valued noise"
         : "continuous Gaussian (SEEDED, NOT SECURE: test only)");
     details.put("summation", summation.name());
     details.put("ring_bits", encoding.ringBits());
@@ -192,7 +219,7 @@ public final class BlindAveraging {
     details.put("clamp_bound", bound);
     PrivacyLedger ledger = new PrivacyLedger(
         "helmet-blind-averaging (Gaussian output perturbation, one summation)",
-        "replace-one",
+        HelmetAccounting.neighbours(privacy.protection()),
         privacy.protection().describe(),
         HelmetAccounting.event(achievedSigma == 0 ? sigma : achievedSigma, releases).describe(),
         "gaussian-exact (Sommer et al. 2019 Thm 5 / analytic Gaussian)",
@@ -202,20 +229,23 @@ public final class BlindAveraging {
     return new Release(model, ledger, outcome, encoding, sigma, perPartySensitivity, scaled);
   }
 
-  /** Picks the ring: 32 bits if they leave at least 20 fractional bits, else 64. */
-  static FixedPointEncoding chooseEncoding(int ringBits, double bound, int parties) {
+  /**
+   * Picks the ring: 32 bits if they leave at least 20 fractional bits (or all the bits the cap
+   * allows), else 64.
+   */
+  static FixedPointEncoding chooseEncoding(int ringBits, double bound, int parties, int maxFractionalBits) {
     if (ringBits != 0) {
-      return FixedPointEncoding.forBound(ringBits, bound, parties);
+      return FixedPointEncoding.forBound(ringBits, bound, parties, maxFractionalBits);
     }
     try {
-      FixedPointEncoding e32 = FixedPointEncoding.forBound(32, bound, parties);
-      if (e32.fractionalBits() >= 20) {
+      FixedPointEncoding e32 = FixedPointEncoding.forBound(32, bound, parties, maxFractionalBits);
+      if (e32.fractionalBits() >= Math.min(20, maxFractionalBits)) {
         return e32;
       }
     } catch (IllegalArgumentException e) {
       // fall through to 64 bits
     }
-    return FixedPointEncoding.forBound(64, bound, parties);
+    return FixedPointEncoding.forBound(64, bound, parties, maxFractionalBits);
   }
 
   /** Runs {@code work} (which uses parallel streams) on a pool of {@code threads} threads. */

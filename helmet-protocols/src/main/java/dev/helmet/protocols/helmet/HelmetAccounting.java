@@ -12,12 +12,14 @@ import dev.helmet.privacy.event.SelfComposedDpEvent;
  * The privacy arithmetic of blind averaging (SPEC 1.3, 1.4).
  *
  * <p>Party i trains {@code f_i} on n_i points, adds {@code N(0, (sigma S / (n_i sqrt(h)))^2 I)}
- * and inputs {@code (n_i / w) f_priv} to the summation. S is the <em>scaled sensitivity</em>: a
- * public bound on {@code n_i} times party i's per-release sensitivity. For record protection
- * {@code n_i s_i = 2L/Lambda} whatever n_i is (Helmet: scaling by n_i makes every contribution's
- * sensitivity independent of n_i); for groups of Upsilon records it is {@code min(Upsilon 2L/Lambda,
- * 2R n_max)} and for a user's whole data {@code 2R n_max} (Cor. 5.4, 5.5: any output of norm <= R
- * moves by at most 2R).
+ * and inputs {@code (n_i / w) f_priv} to the summation. S is the <em>scaled sensitivity</em>, the
+ * largest {@code n_i} times party i's per-release sensitivity. For record protection {@code n_i
+ * s_i = 2L/Lambda} whenever the batch size divides n_i (Helmet: scaling by n_i makes every
+ * contribution's sensitivity independent of n_i), slightly more otherwise ({@link
+ * Learner#sensitivity}); for groups of Upsilon records of one party it is {@code n_i min(Upsilon
+ * s_i, 2R)} and for a party's whole data {@code 2R n_i} (Cor. 5.4, 5.5: any output of norm <= R
+ * moves by at most 2R). As in the papers, the local sizes n_i are public: the scaling and the
+ * sensitivities use them, and neighbouring data sets keep them.
  *
  * <p>Every scaled input then carries noise of std {@code tau = sigma S / (w sqrt(h))} per
  * coordinate, where {@code h = m - (1 - t) w} is the number of honest contributors guaranteed when
@@ -30,14 +32,28 @@ import dev.helmet.privacy.event.SelfComposedDpEvent;
 public final class HelmetAccounting {
   private HelmetAccounting() {}
 
-  /** The scaled sensitivity S for the given learner, protection and largest local size. */
-  public static double scaledSensitivity(Learner learner, Protection protection, int maxLocalSize) {
-    double recordLevel = 2 * learner.lipschitz() / learner.config().lambda();
-    double wholeData = 2 * learner.config().radius() * maxLocalSize;
+  /** The scaled sensitivity S: the largest {@code n_i} times party i's per-release sensitivity. */
+  public static double scaledSensitivity(Learner learner, Protection protection, int[] localSizes) {
+    double radius = learner.config().radius();
+    double s = 0;
+    for (int n : localSizes) {
+      double record = learner.sensitivity(n);
+      double perParty = switch (protection.unit()) {
+        case RECORD -> record;
+        case GROUP -> Math.min(protection.groupSize() * record, 2 * radius);
+        case USER -> 2 * radius;
+      };
+      s = Math.max(s, n * perParty);
+    }
+    return s;
+  }
+
+  /** The neighbour relation the guarantee is stated for. */
+  public static String neighbours(Protection protection) {
     return switch (protection.unit()) {
-      case RECORD -> recordLevel;
-      case GROUP -> Math.min(protection.groupSize() * recordLevel, wholeData);
-      case USER -> wholeData;
+      case RECORD -> "replace one record";
+      case GROUP -> "replace up to " + protection.groupSize() + " records of one party";
+      case USER -> "replace one party's whole data set";
     };
   }
 
@@ -59,11 +75,13 @@ public final class HelmetAccounting {
 
   /**
    * Honest contributors guaranteed when {@code contributors} of {@code parties} take part and at
-   * most {@code (1 - t) parties} are dishonest: {@code contributors - (1 - t) parties}. Not
-   * rounded: (1-t)w itself is the bound, which is conservative when it is not an integer.
+   * most {@code (1 - t) parties} are dishonest: {@code contributors - (1 - t) parties}. Not rounded
+   * to an integer: (1-t)w itself is the bound, which is conservative when it is not an integer.
    */
   public static double honestContributors(int contributors, int parties, double honestFraction) {
-    return contributors - (1 - honestFraction) * parties;
+    // Round the dishonest count up (relative 1e-12) so floating-point error in (1 - t) w can only
+    // make the guaranteed honest count smaller.
+    return contributors - (1 - honestFraction) * parties * (1 + 1e-12);
   }
 
   /**

@@ -23,6 +23,18 @@ public record LocalModels(
     if (models.size() != sizes.length) {
       throw new IllegalArgumentException(models.size() + " models for " + sizes.length + " sizes");
     }
+    for (int i = 0; i < sizes.length; i++) {
+      if (sizes[i] <= 0) {
+        throw new IllegalArgumentException("party " + i + " has local size " + sizes[i] + "; every party needs data");
+      }
+    }
+    sizes = sizes.clone();
+  }
+
+  /** Party i's local data size (a copy). */
+  @Override
+  public int[] sizes() {
+    return sizes.clone();
   }
 
   /** Number of parties w. */

@@ -14,28 +14,46 @@ class HelmetAccountingTest {
       new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 1, 1, SmoothnessBound.TIGHT, 0.1), Math.sqrt(101), 784, 10);
 
   @Test
+  void partiesWhoseSizeTheBatchDoesNotDivideRaiseTheScaledSensitivity() {
+    Learner b5 = new Learner(new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 1, 5, SmoothnessBound.TIGHT, 0.1),
+        Math.sqrt(101), 784, 10);
+    double even = HelmetAccounting.scaledSensitivity(b5, Protection.record(), new int[] {60});
+    double odd = HelmetAccounting.scaledSensitivity(b5, Protection.record(), new int[] {60, 52});
+    assertEquals(2 * b5.lipschitz() / 0.5, even, 1e-9);
+    assertEquals(52 * 2 * b5.lipschitz() / (0.5 * 44), odd, 1e-9); // 11 batches of >= 4 points
+  }
+
+  @Test
+  void theNeighbourRelationNamesTheProtectedUnit() {
+    assertEquals("replace one record", HelmetAccounting.neighbours(Protection.record()));
+    assertEquals("replace one party's whole data set", HelmetAccounting.neighbours(Protection.user()));
+  }
+
+  @Test
   void scaledSensitivityIsTwoLOverLambdaForRecordsWhateverTheLocalSize() {
-    double s = HelmetAccounting.scaledSensitivity(learner, Protection.record(), 60);
-    assertEquals(2 * learner.lipschitz() / 0.5, s, 1e-12);
+    // batch size 1 divides every n: n s(n) = 2L/Lambda exactly
+    double s = HelmetAccounting.scaledSensitivity(learner, Protection.record(), new int[] {60, 7, 60});
+    assertEquals(2 * learner.lipschitz() / 0.5, s, 1e-9);
     assertEquals(learner.sensitivity(60) * 60, s, 1e-9);
-    assertEquals(learner.sensitivity(7) * 7, HelmetAccounting.scaledSensitivity(learner, Protection.record(), 7), 1e-9);
   }
 
   @Test
   void groupsTakeTheSmallerOfUpsilonTimesSAndTwoR() {
-    double record = HelmetAccounting.scaledSensitivity(learner, Protection.record(), 60);
-    assertEquals(3 * record, HelmetAccounting.scaledSensitivity(learner, Protection.group(3), 60), 1e-9);
-    assertEquals(2 * 2 * 60, HelmetAccounting.scaledSensitivity(learner, Protection.group(1000), 60), 1e-9);
-    assertEquals(2 * 2 * 60, HelmetAccounting.scaledSensitivity(learner, Protection.user(), 60), 1e-9);
+    int[] sizes = {60, 40};
+    double record = HelmetAccounting.scaledSensitivity(learner, Protection.record(), sizes);
+    assertEquals(3 * record, HelmetAccounting.scaledSensitivity(learner, Protection.group(3), sizes), 1e-9);
+    assertEquals(2 * 2 * 60, HelmetAccounting.scaledSensitivity(learner, Protection.group(1000), sizes), 1e-9);
+    assertEquals(2 * 2 * 60, HelmetAccounting.scaledSensitivity(learner, Protection.user(), sizes), 1e-9);
   }
 
   @Test
   void achievedNoiseShrinksWithFewerHonestContributors() {
-    double planned = HelmetAccounting.honestContributors(100, 100, 0.5); // 50
-    assertEquals(50, planned);
+    double planned = HelmetAccounting.honestContributors(100, 100, 0.5); // 50, rounded down a hair
+    assertEquals(50, planned, 1e-9);
+    assertTrue(planned <= 50);
     assertEquals(7.0, HelmetAccounting.achievedNoiseMultiplier(7, planned, planned), 0);
     double fewer = HelmetAccounting.honestContributors(80, 100, 0.5); // 30
-    assertEquals(7 * Math.sqrt(30.0 / 50), HelmetAccounting.achievedNoiseMultiplier(7, planned, fewer), 1e-12);
+    assertEquals(7 * Math.sqrt(30.0 / 50), HelmetAccounting.achievedNoiseMultiplier(7, planned, fewer), 1e-9);
     assertEquals(0, HelmetAccounting.achievedNoiseMultiplier(7, planned, -3));
     assertTrue(HelmetAccounting.epsilon(7 * Math.sqrt(0.6), 1, 1e-5) > HelmetAccounting.epsilon(7, 1, 1e-5));
   }

@@ -42,11 +42,16 @@ public record FixedPointEncoding(int ringBits, int fractionalBits) {
    * @throws RingOverflowException if even {@link #MIN_FRACTIONAL_BITS} cannot hold the sum
    */
   public static FixedPointEncoding forBound(int ringBits, double bound, int parties) {
+    return forBound(ringBits, bound, parties, ringBits - 2);
+  }
+
+  /** As {@link #forBound(int, double, int)} with at most {@code maxFractionalBits} fractional bits. */
+  public static FixedPointEncoding forBound(int ringBits, double bound, int parties, int maxFractionalBits) {
     Checks.inRange("ring bits", ringBits, 8, 64);
     Checks.positive("input bound", bound);
     Checks.positive("parties", parties);
     int best = -1;
-    for (int f = 0; f <= ringBits - 2; f++) {
+    for (int f = 0; f <= Math.min(ringBits - 2, maxFractionalBits); f++) {
       if (fits(ringBits, f, bound, parties)) {
         best = f;
       } else {
