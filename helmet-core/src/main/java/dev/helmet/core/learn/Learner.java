@@ -197,6 +197,12 @@ public final class Learner {
     java.util.Arrays.fill(scale, 1.0);
     double[] coef = new double[bs * rows];
     double[] z = new double[rows];
+    // An upper bound on the norm of each row (one-vs-rest) or of the whole matrix (softmax), kept
+    // by the triangle inequality: ||shrink f - rate sum_j coef_j x_j|| <= shrink ||f|| + rate
+    // sum_j |coef_j| ||x_j||, with the rows' actual norms. The exact norm is computed only when the
+    // bound exceeds R, so a projection happens exactly when it would otherwise; the bound is
+    // inflated by 1e-12 relative against rounding.
+    double[] normBound = new double[rows];
     int[] perm = new int[n];
     for (int i = 0; i < n; i++) {
       perm[i] = i;
@@ -224,6 +230,25 @@ public final class Learner {
         // f <- (1 - a Lambda) f - (a / b) sum_j coef_j x_j, with 1 - a Lambda > 0 (beta > Lambda).
         double shrink = 1 - a * lambda;
         double rate = a / b;
+        if (config.kind() == LearnerKind.SOFTMAX) {
+          double inc = 0;
+          for (int j = 0; j < b; j++) {
+            double sq = 0;
+            for (int k = 0; k < rows; k++) {
+              sq += coef[j * rows + k] * coef[j * rows + k];
+            }
+            inc += Math.sqrt(sq) * data.rowNorm(perm[start + j]);
+          }
+          normBound[0] = (shrink * normBound[0] + rate * inc) * (1 + 1e-12);
+        } else {
+          for (int k = 0; k < rows; k++) {
+            double inc = 0;
+            for (int j = 0; j < b; j++) {
+              inc += Math.abs(coef[j * rows + k]) * data.rowNorm(perm[start + j]);
+            }
+            normBound[k] = (shrink * normBound[k] + rate * inc) * (1 + 1e-12);
+          }
+        }
         for (int k = 0; k < rows; k++) {
           scale[k] *= shrink;
           // Fold the scale in while it is still moderate (it shrinks like 1/t): v grows as the scale
@@ -241,7 +266,7 @@ public final class Learner {
             }
           }
         }
-        project(v, scale, d, radius);
+        project(v, scale, d, radius, normBound);
       }
     }
     double[] w = new double[rows * d];
@@ -308,9 +333,16 @@ public final class Learner {
     return label == k ? 1 : -1;
   }
 
-  /** Projects onto the R-ball: the whole matrix for softmax, each class row for one-vs-rest. */
-  private void project(double[] v, double[] scale, int d, double radius) {
+  /**
+   * Projects onto the R-ball: the whole matrix for softmax, each class row for one-vs-rest. Skips
+   * the exact norm while the running bound shows the model is inside the ball; otherwise computes
+   * it, projects if needed, and resets the bound to the exact value.
+   */
+  private void project(double[] v, double[] scale, int d, double radius, double[] normBound) {
     if (config.kind() == LearnerKind.SOFTMAX) {
+      if (normBound[0] <= radius) {
+        return;
+      }
       double total = 0;
       for (int k = 0; k < rows; k++) {
         total += scale[k] * scale[k] * Kernels.dot(v, k * d, v, k * d, d);
@@ -320,13 +352,20 @@ public final class Learner {
         for (int k = 0; k < rows; k++) {
           scale[k] *= radius / norm;
         }
+        norm = radius;
       }
+      normBound[0] = norm * (1 + 1e-12);
     } else {
       for (int k = 0; k < rows; k++) {
+        if (normBound[k] <= radius) {
+          continue;
+        }
         double norm = scale[k] * Math.sqrt(Kernels.dot(v, k * d, v, k * d, d));
         if (norm > radius) {
           scale[k] *= radius / norm;
+          norm = radius;
         }
+        normBound[k] = norm * (1 + 1e-12);
       }
     }
   }

@@ -20,6 +20,7 @@ public final class DesignMatrix {
   private final int[] rowStart;
   private final int[] index;
   private final double[] values;
+  private final double[] rowNorms;
 
   private DesignMatrix(int rows, int cols, int numClasses, int[] y, double[] dense, int[] rowStart,
       int[] index, double[] values) {
@@ -31,6 +32,18 @@ public final class DesignMatrix {
     this.rowStart = rowStart;
     this.index = index;
     this.values = values;
+    this.rowNorms = new double[rows];
+    for (int i = 0; i < rows; i++) {
+      double sq = 0;
+      if (dense != null) {
+        sq = Kernels.dot(dense, i * cols, dense, i * cols, cols);
+      } else {
+        for (int p = rowStart[i]; p < rowStart[i + 1]; p++) {
+          sq += values[p] * values[p];
+        }
+      }
+      rowNorms[i] = Math.sqrt(sq);
+    }
   }
 
   /** A dense matrix over row-major {@code x}. */
@@ -122,6 +135,11 @@ public final class DesignMatrix {
   /** A copy of all classes. */
   public int[] labels() {
     return y.clone();
+  }
+
+  /** The L2 norm of row {@code i}. */
+  public double rowNorm(int i) {
+    return rowNorms[i];
   }
 
   /** Whether the sparse form is in use. */
