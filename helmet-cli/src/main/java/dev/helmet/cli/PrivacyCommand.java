@@ -5,6 +5,7 @@ import dev.helmet.core.util.Checks;
 import dev.helmet.protocols.helmet.HelmetAccounting;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -31,43 +32,23 @@ final class PrivacyCommand implements Runnable {
         description = "Noise standard deviation divided by the L2 sensitivity.")
     double sigma;
 
-    @Option(names = "--compositions", paramLabel = "K", defaultValue = "1",
-        description = "Number of Gaussian releases K_comp (K for one-vs-rest, 1 for softmax). Default: ${DEFAULT-VALUE}.")
-    int compositions;
-
-    @Option(names = "--delta", paramLabel = "D", required = true, description = "Target delta.")
-    double delta;
-
-    @Option(names = "--group-size", paramLabel = "G", defaultValue = "1",
-        description = "Protect groups of G records: the same formula with sensitivity G (noise multiplier S/G; "
-            + "delta is not multiplied). Default: ${DEFAULT-VALUE}.")
-    int groupSize;
-
-    @Option(names = "--json", description = "Print JSON.")
-    boolean json;
+    @Mixin Releases releases;
 
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
       Checks.positive("noise multiplier", sigma);
-      Checks.positive("compositions", compositions);
-      Checks.openUnit("delta", delta);
-      Checks.positive("group size", groupSize);
-      double eps = HelmetAccounting.epsilon(sigma / groupSize, compositions, delta);
-      if (json) {
-        ObjectNode j = Json.object();
+      releases.check();
+      double eps = HelmetAccounting.epsilon(sigma / releases.groupSize, releases.compositions, releases.delta);
+      if (releases.json) {
+        ObjectNode j = releases.json();
         Json.put(j, "epsilon", eps);
-        j.put("delta", delta);
         j.put("noise_multiplier", sigma);
-        j.put("compositions", compositions);
-        j.put("group_size", groupSize);
-        j.put("accountant", "gaussian-exact");
         spec.commandLine().getOut().println(Json.print(j));
       } else {
-        spec.commandLine().getOut().printf(
-            "epsilon = %.6f at delta = %s for %d Gaussian release(s) with noise multiplier %s%s%n", eps,
-            Trainer.fmt(delta), compositions, Trainer.fmt(sigma), groupSize > 1 ? " (groups of " + groupSize + ")" : "");
+        spec.commandLine().getOut().printf("epsilon = %.6f at delta = %s for %s with noise multiplier %s%n", eps,
+            Trainer.fmt(releases.delta), releases.describe(), Trainer.fmt(sigma));
       }
       return Main.OK;
     }
@@ -81,45 +62,63 @@ final class PrivacyCommand implements Runnable {
     @Option(names = "--epsilon", paramLabel = "E", required = true, description = "Target epsilon.")
     double epsilon;
 
-    @Option(names = "--compositions", paramLabel = "K", defaultValue = "1",
-        description = "Number of Gaussian releases K_comp. Default: ${DEFAULT-VALUE}.")
-    int compositions;
-
-    @Option(names = "--delta", paramLabel = "D", required = true, description = "Target delta.")
-    double delta;
-
-    @Option(names = "--group-size", paramLabel = "G", defaultValue = "1",
-        description = "Protect groups of G records (the multiplier is G times larger). Default: ${DEFAULT-VALUE}.")
-    int groupSize;
-
-    @Option(names = "--json", description = "Print JSON.")
-    boolean json;
+    @Mixin Releases releases;
 
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
       Checks.positive("epsilon", epsilon);
+      releases.check();
+      double sigma = releases.groupSize
+          * HelmetAccounting.noiseMultiplier(epsilon, releases.delta, releases.compositions);
+      if (releases.json) {
+        ObjectNode j = releases.json();
+        j.put("noise_multiplier", sigma);
+        j.put("epsilon", epsilon);
+        spec.commandLine().getOut().println(Json.print(j));
+      } else {
+        spec.commandLine().getOut().printf("noise multiplier = %.6f for epsilon = %s, delta = %s over %s%n", sigma,
+            Trainer.fmt(epsilon), Trainer.fmt(releases.delta), releases.describe());
+      }
+      return Main.OK;
+    }
+  }
+
+  /** The options both subcommands share: what is released and the target delta. */
+  static final class Releases {
+    @Option(names = "--compositions", paramLabel = "K", defaultValue = "1",
+        description = "Number of Gaussian releases K_comp (K for one-vs-rest, 1 for softmax). Default: ${DEFAULT-VALUE}.")
+    int compositions;
+
+    @Option(names = "--delta", paramLabel = "D", required = true, description = "Target delta.")
+    double delta;
+
+    @Option(names = "--group-size", paramLabel = "G", defaultValue = "1",
+        description = "Protect groups of G records: the same formula with sensitivity G, i.e. noise multiplier "
+            + "S/G; delta is not multiplied (Helmet Cor. 5.4). Default: ${DEFAULT-VALUE}.")
+    int groupSize;
+
+    @Option(names = "--json", description = "Print JSON.")
+    boolean json;
+
+    void check() {
       Checks.positive("compositions", compositions);
       Checks.openUnit("delta", delta);
       Checks.positive("group size", groupSize);
-      double sigma = groupSize * HelmetAccounting.noiseMultiplier(epsilon, delta, compositions);
-      if (json) {
-        ObjectNode j = Json.object();
-        j.put("noise_multiplier", sigma);
-        j.put("epsilon", epsilon);
-        j.put("delta", delta);
-        j.put("compositions", compositions);
-        j.put("group_size", groupSize);
-        j.put("accountant", "gaussian-exact");
-        spec.commandLine().getOut().println(Json.print(j));
-      } else {
-        spec.commandLine().getOut().printf(
-            "noise multiplier = %.6f for epsilon = %s, delta = %s over %d Gaussian release(s)%s%n", sigma,
-            Trainer.fmt(epsilon), Trainer.fmt(delta), compositions,
-            groupSize > 1 ? " (groups of " + groupSize + ")" : "");
-      }
-      return Main.OK;
+    }
+
+    ObjectNode json() {
+      ObjectNode j = Json.object();
+      j.put("delta", delta);
+      j.put("compositions", compositions);
+      j.put("group_size", groupSize);
+      j.put("accountant", "gaussian-exact");
+      return j;
+    }
+
+    String describe() {
+      return compositions + " Gaussian release(s)" + (groupSize > 1 ? " (groups of " + groupSize + ")" : "");
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.helmet.core.eval;
 
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Shuffle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -28,21 +29,8 @@ public final class StratifiedKFold {
     List<Fold> out = new ArrayList<>();
     for (int r = 0; r < repeats; r++) {
       int[] foldOf = new int[labels.length];
-      List<List<Integer>> byClass = new ArrayList<>();
-      for (int c = 0; c < numClasses; c++) {
-        byClass.add(new ArrayList<>());
-      }
-      for (int i = 0; i < labels.length; i++) {
-        byClass.get(labels[i]).add(i);
-      }
       int next = 0; // continue the round-robin across classes so fold sizes stay balanced
-      for (List<Integer> rows : byClass) {
-        for (int i = rows.size() - 1; i > 0; i--) {
-          int j = rng.nextInt(i + 1);
-          Integer t = rows.get(i);
-          rows.set(i, rows.get(j));
-          rows.set(j, t);
-        }
+      for (int[] rows : shuffledByClass(labels, numClasses, rng)) {
         for (int row : rows) {
           foldOf[row] = next;
           next = (next + 1) % k;
@@ -80,31 +68,38 @@ public final class StratifiedKFold {
     Checks.openUnit("test fraction", testFraction);
     List<Integer> train = new ArrayList<>();
     List<Integer> test = new ArrayList<>();
-    List<List<Integer>> byClass = new ArrayList<>();
-    for (int c = 0; c < numClasses; c++) {
-      byClass.add(new ArrayList<>());
-    }
-    for (int i = 0; i < labels.length; i++) {
-      byClass.get(labels[i]).add(i);
-    }
-    for (List<Integer> rows : byClass) {
-      for (int i = rows.size() - 1; i > 0; i--) {
-        int j = rng.nextInt(i + 1);
-        Integer t = rows.get(i);
-        rows.set(i, rows.get(j));
-        rows.set(j, t);
+    for (int[] rows : shuffledByClass(labels, numClasses, rng)) {
+      int nTest = (int) Math.round(rows.length * testFraction);
+      if (rows.length >= 2) {
+        nTest = Math.max(1, Math.min(rows.length - 1, nTest));
       }
-      int nTest = (int) Math.round(rows.size() * testFraction);
-      if (rows.size() >= 2) {
-        nTest = Math.max(1, Math.min(rows.size() - 1, nTest));
-      }
-      for (int i = 0; i < rows.size(); i++) {
-        (i < nTest ? test : train).add(rows.get(i));
+      for (int i = 0; i < rows.length; i++) {
+        (i < nTest ? test : train).add(rows[i]);
       }
     }
     Checks.require(!train.isEmpty() && !test.isEmpty(),
         "the data is too small to split off a test set; give one with --test");
     return new Fold(0, 0, train.stream().mapToInt(Integer::intValue).sorted().toArray(),
         test.stream().mapToInt(Integer::intValue).sorted().toArray());
+  }
+
+  /** The rows of each class, each class's rows shuffled. */
+  private static List<int[]> shuffledByClass(int[] labels, int numClasses, SplittableRandom rng) {
+    int[] counts = new int[numClasses];
+    for (int y : labels) {
+      counts[y]++;
+    }
+    List<int[]> byClass = new ArrayList<>();
+    for (int c = 0; c < numClasses; c++) {
+      byClass.add(new int[counts[c]]);
+    }
+    int[] fill = new int[numClasses];
+    for (int i = 0; i < labels.length; i++) {
+      byClass.get(labels[i])[fill[labels[i]]++] = i;
+    }
+    for (int[] rows : byClass) {
+      Shuffle.shuffle(rows, rng);
+    }
+    return byClass;
   }
 }

@@ -3,6 +3,7 @@ package dev.helmet.core.learn;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Kernels;
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Shuffle;
 import java.util.SplittableRandom;
 
 /**
@@ -203,17 +204,11 @@ public final class Learner {
     // bound exceeds R, so a projection happens exactly when it would otherwise; the bound is
     // inflated by 1e-12 relative against rounding.
     double[] normBound = new double[rows];
-    int[] perm = new int[n];
-    for (int i = 0; i < n; i++) {
-      perm[i] = i;
-    }
+    int[] perm = Shuffle.identity(n);
     long t = 0;
     for (int epoch = 0; epoch < config.epochs(); epoch++) {
-      for (int i = n - 1; shuffle && i > 0; i--) {
-        int j = rng.nextInt(i + 1);
-        int tmp = perm[i];
-        perm[i] = perm[j];
-        perm[j] = tmp;
+      if (shuffle) {
+        Shuffle.shuffle(perm, rng);
       }
       for (int batch = 0; batch < batches; batch++) {
         int start = batchStart[batch];

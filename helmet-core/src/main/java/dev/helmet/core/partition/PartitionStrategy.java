@@ -3,6 +3,7 @@ package dev.helmet.core.partition;
 import dev.helmet.core.data.DataFormatException;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Shuffle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -34,7 +35,7 @@ public sealed interface PartitionStrategy {
 
     @Override
     public Partition split(Dataset data, SplittableRandom rng) {
-      int[] order = shuffled(data.size(), rng);
+      int[] order = Shuffle.permutation(data.size(), rng);
       long need = (long) parties * perParty;
       if (perParty > 0 && need > data.size()) {
         throw new DataFormatException(String.format(
@@ -190,7 +191,7 @@ public sealed interface PartitionStrategy {
             "uneven: %d parties x %d points and %d parties x %d points need %d rows but %s has %d",
             large, big, parties - large, perParty, need, data.name(), data.size()));
       }
-      int[] order = shuffled(data.size(), rng);
+      int[] order = Shuffle.permutation(data.size(), rng);
       List<int[]> out = new ArrayList<>(parties);
       int at = 0;
       for (int i = 0; i < parties; i++) {
@@ -230,24 +231,9 @@ public sealed interface PartitionStrategy {
     }
   }
 
-  /** A random permutation of {@code 0..n-1} (Fisher-Yates). */
-  static int[] shuffled(int n, SplittableRandom rng) {
-    int[] a = new int[n];
-    for (int i = 0; i < n; i++) {
-      a[i] = i;
-    }
-    for (int i = n - 1; i > 0; i--) {
-      int j = rng.nextInt(i + 1);
-      int t = a[i];
-      a[i] = a[j];
-      a[j] = t;
-    }
-    return a;
-  }
-
   /** Row indices of each class, each list shuffled. */
   static List<int[]> classPools(Dataset data, SplittableRandom rng) {
-    int[] order = shuffled(data.size(), rng);
+    int[] order = Shuffle.permutation(data.size(), rng);
     Map<Integer, List<Integer>> pools = new LinkedHashMap<>();
     for (int c = 0; c < data.numClasses(); c++) {
       pools.put(c, new ArrayList<>());
