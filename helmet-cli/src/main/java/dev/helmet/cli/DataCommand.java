@@ -31,6 +31,9 @@ final class DataCommand implements Runnable {
     @Option(names = "--cache-dir", paramLabel = "DIR", description = "Default: $HELMET_CACHE or ~/.cache/helmet.")
     Path cacheDir;
 
+    @Option(names = "--json", description = "Print JSON.")
+    boolean json;
+
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
@@ -41,7 +44,16 @@ final class DataCommand implements Runnable {
             + Arrays.stream(BuiltinDataset.values()).map(BuiltinDataset::id).toList() + ". Provided value: " + name);
       }
       Path dir = b.ensure(cacheDir != null ? cacheDir : BuiltinDataset.defaultCache());
-      spec.commandLine().getOut().println(b.id() + ": verified in " + dir + " (" + b.citation() + ")");
+      if (json) {
+        var j = Json.object();
+        j.put("dataset", b.id());
+        j.put("directory", dir.toString());
+        j.put("verified", true);
+        j.put("source", b.citation());
+        spec.commandLine().getOut().println(Json.print(j));
+      } else {
+        spec.commandLine().getOut().println(b.id() + ": verified in " + dir + " (" + b.citation() + ")");
+      }
       return Main.OK;
     }
   }

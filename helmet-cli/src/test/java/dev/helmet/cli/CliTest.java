@@ -185,6 +185,11 @@ class CliTest {
   }
 
   @Test
+  void dataFetchNamesUnknownDataSets() {
+    assertInvalid(Cli.run("data", "fetch", "cifar10"), "data set must be one of [mnist, fashion-mnist]");
+  }
+
+  @Test
   void helpAndVersionSucceed() {
     Cli help = Cli.run("train", "--help");
     assertEquals(0, help.exit);
