@@ -27,13 +27,7 @@ import picocli.CommandLine.Spec;
 /** {@code helmet bench}: throughput measurements (not unit tests: the machines are shared and noisy). */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks.",
     subcommands = {BenchCommand.Train.class})
-final class BenchCommand implements Runnable {
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
+final class BenchCommand extends GroupCommand {
 
   /**
    * Local training throughput in examples x epochs per second, single-threaded, on dense synthetic

@@ -12,13 +12,7 @@ import picocli.CommandLine.Spec;
 /** {@code helmet data}: manage built-in data sets. */
 @Command(name = "data", mixinStandardHelpOptions = true, description = "Built-in data sets.",
     subcommands = {DataCommand.Fetch.class})
-final class DataCommand implements Runnable {
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
+final class DataCommand extends GroupCommand {
 
   /** Fetches and verifies a built-in data set into the cache. */
   @Command(name = "fetch", mixinStandardHelpOptions = true,

@@ -28,7 +28,7 @@ import picocli.CommandLine.Command;
       "",
       "Exit codes: 0 success, 1 internal error, 2 invalid input, 3 data set unavailable."
     })
-public final class Main implements Runnable {
+public final class Main extends GroupCommand {
   /** Success. */
   public static final int OK = 0;
   /** A bug or an unexpected environment problem. */
@@ -38,13 +38,6 @@ public final class Main implements Runnable {
   /** A built-in data set is neither cached nor fetchable. */
   public static final int DATA_UNAVAILABLE = 3;
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
 
   public static void main(String[] args) {
     System.exit(run(args));

@@ -16,13 +16,7 @@ import picocli.CommandLine.Spec;
     description = "Privacy arithmetic of K_comp Gaussian releases (tight: Sommer et al. 2019 Thm 5, the analytic "
         + "Gaussian).",
     subcommands = {PrivacyCommand.Epsilon.class, PrivacyCommand.Noise.class})
-final class PrivacyCommand implements Runnable {
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
+final class PrivacyCommand extends GroupCommand {
 
   /** eps from sigma. */
   @Command(name = "epsilon", mixinStandardHelpOptions = true,
