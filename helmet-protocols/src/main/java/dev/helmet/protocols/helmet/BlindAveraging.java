@@ -159,7 +159,7 @@ public final class BlindAveraging {
       inputs.set(i, enc);
     }));
     SummationSpec spec = new SummationSpec(w, rows * cols, encoding, m);
-    SummationOutcome outcome = summation.run(spec, inputs);
+    SummationOutcome outcome = summation.run(spec, inputs::get);
     if (outcome.status() != SummationOutcome.Status.COMPLETED) {
       throw new IllegalStateException("the summation aborted (" + outcome.status() + ", "
           + outcome.contributors().size() + " of " + w + " contributed, " + m + " needed); nothing was released");

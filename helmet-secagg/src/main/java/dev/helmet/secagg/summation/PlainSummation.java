@@ -3,6 +3,8 @@ package dev.helmet.secagg.summation;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
 
 /**
  * Summation in the clear: the server receives every party's vector. NOT private against the
@@ -21,32 +23,29 @@ public final class PlainSummation implements SecureSummation {
   }
 
   @Override
-  public SummationOutcome run(SummationSpec spec, List<long[]> inputs) {
+  public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs) {
     long start = System.nanoTime();
-    if (inputs.size() != spec.parties()) {
-      throw new IllegalArgumentException(inputs.size() + " inputs for " + spec.parties() + " parties");
-    }
     FixedPointEncoding enc = spec.encoding();
     long[] sum = new long[spec.length()];
     List<Integer> contributors = new ArrayList<>();
     List<SummationOutcome.Drop> dropped = new ArrayList<>();
-    for (int i = 0; i < inputs.size(); i++) {
-      String problem = problem(inputs.get(i), spec);
+    for (int i = 0; i < spec.parties(); i++) {
+      long[] in = inputs.apply(i);
+      String problem = problem(in, spec);
       if (problem != null) {
-        dropped.add(new SummationOutcome.Drop(i, SummationOutcome.DropReason.MALFORMED_INPUT, problem));
+        dropped.add(new SummationOutcome.Drop(i, "input", "MALFORMED_INPUT", problem));
         continue;
       }
-      enc.addInto(sum, inputs.get(i));
+      enc.addInto(sum, in);
       contributors.add(i);
     }
     long message = (long) spec.length() * enc.bytesPerValue();
     double seconds = (System.nanoTime() - start) / 1e9;
-    if (contributors.size() < spec.threshold()) {
-      return new SummationOutcome(SummationOutcome.Status.ABORTED_TOO_FEW_CONTRIBUTORS, null, contributors,
-          dropped, message, message * inputs.size(), seconds);
-    }
-    return new SummationOutcome(SummationOutcome.Status.COMPLETED, sum, contributors, dropped, message,
-        message * inputs.size(), seconds);
+    boolean ok = contributors.size() >= spec.threshold();
+    return new SummationOutcome(ok ? SummationOutcome.Status.COMPLETED : SummationOutcome.Status.ABORTED,
+        ok ? sum : null, contributors, dropped,
+        ok ? null : "TOO_FEW_SURVIVORS: " + contributors.size() + " contributors, " + spec.threshold() + " needed",
+        message, message * contributors.size(), seconds, seconds, 0, Map.of(), Map.of());
   }
 
   /** Why an input is malformed, or null. */

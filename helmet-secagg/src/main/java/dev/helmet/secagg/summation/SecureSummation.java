@@ -1,6 +1,6 @@
 package dev.helmet.secagg.summation;
 
-import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * One summation of ring vectors among parties: the only interaction Helmet's blind averaging
@@ -9,16 +9,17 @@ import java.util.List;
  */
 public interface SecureSummation {
 
-  /** A short name for reports: {@code plain}, {@code secagg}, ... */
+  /** A short name for reports: {@code plain}, {@code secagg}, {@code secagg+}, ... */
   String name();
 
   /** Whether the server sees individual inputs (true only for the in-the-clear baseline). */
   boolean revealsInputs();
 
   /**
-   * Sums {@code inputs.get(i)}, party i's encoded vector, over the parties that complete.
-   * A malformed input drops its party (with a reason) rather than the round; fewer than
-   * {@code spec.threshold()} contributors abort it.
+   * Sums the parties' encoded vectors over the parties that complete. {@code inputs.apply(i)} is
+   * party i's vector; it is asked for once, when party i needs it, so inputs can be produced lazily.
+   * A malformed input or a party that drops out is left out (with a reason) rather than failing the
+   * round; fewer than {@code spec.threshold()} contributors abort it and release nothing.
    */
-  SummationOutcome run(SummationSpec spec, List<long[]> inputs);
+  SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs);
 }

@@ -17,7 +17,7 @@ class PlainSummationTest {
   void sumsAllWellFormedInputsInTheRing() {
     List<long[]> in = List.of(enc.encode(new double[] {1, -2}), enc.encode(new double[] {0.5, 0.25}),
         enc.encode(new double[] {-3, 1}));
-    SummationOutcome o = new PlainSummation().run(new SummationSpec(3, 2, enc, 3), in);
+    SummationOutcome o = new PlainSummation().run(new SummationSpec(3, 2, enc, 3), in::get);
     assertEquals(SummationOutcome.Status.COMPLETED, o.status());
     assertArrayEquals(new double[] {-1.5, -0.75}, enc.decode(o.sum()));
     assertEquals(List.of(0, 1, 2), o.contributors());
@@ -32,13 +32,13 @@ class PlainSummationTest {
     in.add(new long[] {1L << 40, 0}); // outside the 32-bit ring
     in.add(null); // never arrived
     in.add(enc.encode(new double[] {2, 2}));
-    SummationOutcome o = new PlainSummation().run(new SummationSpec(5, 2, enc, 2), in);
+    SummationOutcome o = new PlainSummation().run(new SummationSpec(5, 2, enc, 2), in::get);
     assertEquals(SummationOutcome.Status.COMPLETED, o.status());
     assertArrayEquals(new double[] {3, 3}, enc.decode(o.sum()));
     assertEquals(3, o.dropped().size());
     assertTrue(o.dropped().get(0).detail().contains("length 1, expected 2"));
     assertTrue(o.dropped().get(1).detail().contains("outside the 32-bit ring"));
-    assertEquals(SummationOutcome.DropReason.MALFORMED_INPUT, o.dropped().get(2).reason());
+    assertEquals("MALFORMED_INPUT", o.dropped().get(2).reason());
   }
 
   @Test
@@ -47,8 +47,8 @@ class PlainSummationTest {
     in.add(enc.encode(new double[] {1}));
     in.add(null);
     in.add(null);
-    SummationOutcome o = new PlainSummation().run(new SummationSpec(3, 1, enc, 2), in);
-    assertEquals(SummationOutcome.Status.ABORTED_TOO_FEW_CONTRIBUTORS, o.status());
+    SummationOutcome o = new PlainSummation().run(new SummationSpec(3, 1, enc, 2), in::get);
+    assertEquals(SummationOutcome.Status.ABORTED, o.status());
     assertNull(o.sum());
   }
 }

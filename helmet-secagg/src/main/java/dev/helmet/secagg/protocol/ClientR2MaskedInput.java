@@ -1,0 +1,93 @@
+package dev.helmet.secagg.protocol;
+
+import dev.helmet.secagg.crypto.Aead;
+import dev.helmet.secagg.crypto.CryptoException;
+import dev.helmet.secagg.crypto.MaskPrg;
+import dev.helmet.secagg.crypto.X25519Keys;
+import dev.helmet.secagg.protocol.Messages.AdvertiseKeys;
+import dev.helmet.secagg.protocol.Messages.MaskedInput;
+import dev.helmet.secagg.protocol.Messages.ServerMessage;
+import dev.helmet.secagg.protocol.Messages.ShareDelivery;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Round 2 (MaskedInput): decrypt and keep the shares the neighbours sent, then send
+ * {@code y = x + PRG(b) + sum_v +-PRG(s_{u,v}) mod 2^b} over the neighbours v that shared keys
+ * (U2); u adds the pairwise mask with v when u < v and subtracts it otherwise, so each pair's masks
+ * cancel in the sum. After this round the party forgets b and its mask key.
+ */
+public final class ClientR2MaskedInput extends ClientState {
+  private final X25519Keys.KeyPair mask;
+  private final byte[] selfMaskSeed;
+  private final SortedMap<Integer, AdvertiseKeys> roster;
+  private final Map<Integer, byte[]> shareKeys;
+
+  ClientR2MaskedInput(Context ctx, X25519Keys.KeyPair mask, byte[] selfMaskSeed,
+      SortedMap<Integer, AdvertiseKeys> roster, Map<Integer, byte[]> shareKeys) {
+    super(ctx);
+    this.mask = mask;
+    this.selfMaskSeed = selfMaskSeed;
+    this.roster = roster;
+    this.shareKeys = shareKeys;
+  }
+
+  @Override
+  public Round expects() {
+    return Round.MASKED_INPUT;
+  }
+
+  @Override
+  public Step handle(ServerMessage message) {
+    Step reject = rejectUnexpected(message, ShareDelivery.class);
+    if (reject != null) {
+      return reject;
+    }
+    SecAggParameters p = ctx.params();
+    int me = ctx.id();
+    ShareDelivery delivery = (ShareDelivery) message;
+    TreeMap<Integer, long[][]> received = new TreeMap<>();
+    for (Map.Entry<Integer, byte[]> e : delivery.encryptedShares().entrySet()) {
+      int v = e.getKey();
+      byte[] key = shareKeys.get(v);
+      if (key == null) {
+        return abort(ClientAbortReason.INCONSISTENT_REQUEST, "shares from party " + v + ", not in this party's roster");
+      }
+      try {
+        byte[] plain = Aead.decrypt(key, Transcripts.shareAad(p.session(), v, me), e.getValue(), ctx.profile());
+        received.put(v, Transcripts.decodeShares(plain, v, me));
+      } catch (CryptoException | IllegalArgumentException ex) {
+        return abort(ClientAbortReason.DECRYPTION_FAILED, "the shares from party " + v + ": " + ex.getMessage());
+      }
+    }
+    if (received.size() < p.threshold()) {
+      return abort(ClientAbortReason.TOO_FEW_NEIGHBOURS,
+          received.size() + " neighbours shared keys, the threshold is " + p.threshold());
+    }
+    long[] x = ctx.input().get();
+    if (x == null || x.length != p.length()) {
+      return abort(ClientAbortReason.MALFORMED_MESSAGE, "the input has the wrong length");
+    }
+    long ringMask = p.mask();
+    long[] y = new long[p.length()];
+    for (int i = 0; i < y.length; i++) {
+      if ((x[i] & ~ringMask) != 0) {
+        return abort(ClientAbortReason.MALFORMED_MESSAGE, "input element " + i + " is outside the ring");
+      }
+      y[i] = x[i];
+    }
+    MaskPrg.apply(Transcripts.derive(selfMaskSeed, p.session(), Transcripts.SELF_MASK, ctx.profile()), false, y,
+        p.ringBits(), ctx.profile());
+    try {
+      for (int v : received.keySet()) {
+        byte[] agreed = X25519Keys.agree(mask.secret(), roster.get(v).maskKey(), ctx.profile());
+        byte[] seed = Transcripts.derive(agreed, p.session(), Transcripts.PAIRWISE_MASK, ctx.profile());
+        MaskPrg.apply(seed, Transcripts.subtracts(me, v), y, p.ringBits(), ctx.profile());
+      }
+    } catch (CryptoException ex) {
+      return abort(ClientAbortReason.MALFORMED_MESSAGE, ex.getMessage());
+    }
+    return new Step(new ClientR3ConsistencyCheck(ctx, received), new MaskedInput(p.session(), me, y));
+  }
+}

@@ -1,0 +1,273 @@
+package dev.helmet.secagg.protocol;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.secagg.crypto.CryptoProfile;
+import dev.helmet.secagg.crypto.Secrets;
+import dev.helmet.secagg.crypto.Signatures;
+import dev.helmet.secagg.graph.CommunicationGraph;
+import dev.helmet.secagg.protocol.Messages.ClientMessage;
+import dev.helmet.secagg.protocol.Messages.ServerMessage;
+import dev.helmet.secagg.summation.DropoutPlan;
+import dev.helmet.secagg.summation.SecureSummation;
+import dev.helmet.secagg.summation.SummationOutcome;
+import dev.helmet.secagg.summation.SummationSpec;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
+
+/**
+ * SecAgg or SecAgg+ with every party and the server in this process: the real protocol (the
+ * same state machines a networked deployment runs), messages passed by reference, parties computed
+ * in parallel. Simulated dropouts follow a {@link DropoutPlan}: a party that drops before step r
+ * sends nothing from round r on. Identity keys are generated here and play the PKI.
+ */
+public final class InProcessSecAgg implements SecureSummation {
+  private final Variant variant;
+  private final double maxDropout;
+  private final DropoutPlan dropouts;
+  private final int threads;
+
+  /** The protocol variant. */
+  public enum Variant {
+    /** Every pair of parties shares keys (Bonawitz et al. 2017). */
+    SECAGG("secagg"),
+    /** Each party shares keys with k random neighbours on a Harary graph (Bell et al. 2020). */
+    SECAGG_PLUS("secagg+");
+
+    private final String id;
+
+    Variant(String id) {
+      this.id = id;
+    }
+
+    public String id() {
+      return id;
+    }
+  }
+
+  /**
+   * @param variant SecAgg or SecAgg+
+   * @param maxDropout the fraction of parties the protocol is sized to lose (SecAgg+ picks its
+   *     neighbourhood size from it)
+   * @param dropouts which simulated parties drop
+   * @param threads worker threads for the parties' computations
+   */
+  public InProcessSecAgg(Variant variant, double maxDropout, DropoutPlan dropouts, int threads) {
+    this.variant = Checks.notNull("variant", variant);
+    Checks.require(maxDropout >= 0 && maxDropout < 0.5, "max dropout must be in [0, 0.5). Provided value: " + maxDropout);
+    this.maxDropout = maxDropout;
+    this.dropouts = Checks.notNull("dropout plan", dropouts);
+    this.threads = Checks.positive("threads", threads);
+  }
+
+  @Override
+  public String name() {
+    return variant.id();
+  }
+
+  @Override
+  public boolean revealsInputs() {
+    return false;
+  }
+
+  /**
+   * The SecAgg+ neighbourhood size for {@code n} parties: the smallest even k for which every
+   * party keeps a majority of live neighbours, n P[Bin(k, 1 - maxDropout) < k/2 + 1] <= 1e-3, so
+   * a session aborts with probability at most 1e-3 when a fraction maxDropout of the parties drop
+   * at random (Bell et al. 2020 size k = O(log n) the same way). k >= n - 1 is SecAgg.
+   */
+  public static int neighbours(int n, double maxDropout) {
+    for (int k = 2; k < n - 1; k += 2) {
+      int t = k / 2 + 1;
+      if (n * binomialBelow(k, 1 - maxDropout, t) <= 1e-3) {
+        return k;
+      }
+    }
+    return n - 1;
+  }
+
+  /** P[Bin(k, p) < t], summed in log space. */
+  static double binomialBelow(int k, double p, int t) {
+    double total = 0;
+    for (int j = 0; j < t; j++) {
+      double logTerm = logChoose(k, j) + j * Math.log(p) + (k - j) * Math.log1p(-p);
+      total += Math.exp(logTerm);
+    }
+    return total;
+  }
+
+  private static double logChoose(int n, int k) {
+    double s = 0;
+    for (int i = 1; i <= k; i++) {
+      s += Math.log(n - k + i) - Math.log(i);
+    }
+    return s;
+  }
+
+  /** The public parameters this driver would use for {@code spec}. */
+  public SecAggParameters parameters(SummationSpec spec, List<byte[]> identityKeys) {
+    int n = spec.parties();
+    CommunicationGraph graph = variant == Variant.SECAGG
+        ? CommunicationGraph.complete(n)
+        : CommunicationGraph.harary(n, neighbours(n, maxDropout), Secrets.random().nextLong());
+    int t = SecAggParameters.majority(graph.degree());
+    return new SecAggParameters(Secrets.random().nextLong(), spec.length(), spec.encoding().ringBits(), graph, t,
+        spec.threshold(), identityKeys);
+  }
+
+  @Override
+  public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs) {
+    return run(spec, inputs, p -> { });
+  }
+
+  /** As {@link #run(SummationSpec, IntFunction)}, showing {@code observer} the chosen parameters. */
+  public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs,
+      java.util.function.Consumer<SecAggParameters> observer) {
+    long start = System.nanoTime();
+    int n = spec.parties();
+    if (n < 2) {
+      throw new IllegalArgumentException("secure aggregation needs at least 2 parties. Provided value: " + n);
+    }
+    List<Signatures.KeyPair> identities = new ArrayList<>(n);
+    List<byte[]> publicKeys = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Signatures.KeyPair kp = Signatures.generate();
+      identities.add(kp);
+      publicKeys.add(kp.publicKey());
+    }
+    SecAggParameters params = parameters(spec, publicKeys);
+    observer.accept(params);
+    Map<String, Object> chosen = new LinkedHashMap<>();
+    chosen.put("graph", params.graph().description());
+    chosen.put("neighbours", params.graph().degree());
+    chosen.put("threshold", params.threshold());
+    chosen.put("max_dropout", maxDropout);
+    CryptoProfile profile = new CryptoProfile();
+    int steps = Round.values().length;
+    ClientState[] clients = new ClientState[n];
+    ClientMessage[] replies = new ClientMessage[n];
+    BitSet gone = new BitSet();
+    AtomicLongArray partyNanos = new AtomicLongArray(n);
+    AtomicLongArray partyBytes = new AtomicLongArray(n);
+    int bpv = params.bytesPerValue();
+
+    parallel(n, i -> {
+      if (dropouts.dropsBefore(i, steps) == 0) {
+        return;
+      }
+      long t0 = System.nanoTime();
+      ClientState.Context ctx = new ClientState.Context(params, i, identities.get(i).secret(),
+          () -> inputs.apply(i), profile);
+      ClientState.Step step = ClientState.start(ctx);
+      clients[i] = step.next();
+      replies[i] = step.reply();
+      partyNanos.addAndGet(i, System.nanoTime() - t0);
+    });
+    for (int i = 0; i < n; i++) {
+      if (clients[i] == null) {
+        gone.set(i);
+      }
+    }
+    long serverNanos = 0;
+    long serverBytes = 0;
+    ServerState server = ServerState.start(params, profile);
+    for (int round = 0; round < steps && !server.isFinal(); round++) {
+      long t0 = System.nanoTime();
+      for (int i = 0; i < n; i++) {
+        if (replies[i] != null) {
+          int size = replies[i].wireSize(bpv);
+          partyBytes.addAndGet(i, size);
+          serverBytes += size;
+          server.receive(replies[i]);
+          replies[i] = null;
+        }
+      }
+      ServerState.Transition tr = server.close();
+      serverNanos += System.nanoTime() - t0;
+      server = tr.next();
+      if (server.isFinal()) {
+        break;
+      }
+      Map<Integer, ServerMessage> out = tr.outgoing();
+      int nextStep = round + 1;
+      for (Map.Entry<Integer, ServerMessage> e : out.entrySet()) {
+        int size = e.getValue().wireSize(bpv);
+        serverBytes += size;
+        if (!gone.get(e.getKey())) {
+          partyBytes.addAndGet(e.getKey(), size);
+        }
+      }
+      parallel(n, i -> {
+        ServerMessage m = out.get(i);
+        if (m == null || clients[i] == null || gone.get(i) || clients[i].isFinal()) {
+          return;
+        }
+        if (dropouts.dropsBefore(i, steps) == nextStep) {
+          return; // drops now: never answers this round or any later one
+        }
+        long c0 = System.nanoTime();
+        ClientState.Step step = clients[i].handle(m);
+        clients[i] = step.next();
+        replies[i] = step.reply();
+        partyNanos.addAndGet(i, System.nanoTime() - c0);
+      });
+      for (int i = 0; i < n; i++) {
+        if (out.containsKey(i) && dropouts.dropsBefore(i, steps) == nextStep) {
+          gone.set(i);
+        }
+      }
+    }
+    List<SummationOutcome.Drop> dropped = new ArrayList<>();
+    for (ServerEvents.Drop d : server.drops()) {
+      String detail = d.detail();
+      if (clients[d.party()] instanceof ClientState.Aborted a) {
+        detail += " (the party aborted: " + a.reason() + ", " + a.detail() + ")";
+      }
+      dropped.add(new SummationOutcome.Drop(d.party(), d.round().name(), d.reason().name(), detail));
+    }
+    long totalPartyNanos = 0;
+    long totalPartyBytes = 0;
+    for (int i = 0; i < n; i++) {
+      totalPartyNanos += partyNanos.get(i);
+      totalPartyBytes += partyBytes.get(i);
+    }
+    Map<String, Double> prof = new LinkedHashMap<>();
+    for (CryptoProfile.Op op : CryptoProfile.Op.values()) {
+      prof.put(op.name().toLowerCase(java.util.Locale.ROOT), profile.seconds(op));
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    if (server instanceof ServerState.Completed c) {
+      List<Integer> contributors = c.contributors().stream().boxed().toList();
+      return new SummationOutcome(SummationOutcome.Status.COMPLETED, c.sum(), contributors, dropped, null,
+          totalPartyBytes / n, serverBytes, seconds, serverNanos / 1e9, totalPartyNanos / 1e9 / n, prof, chosen);
+    }
+    String reason = server instanceof ServerState.Aborted a ? a.reason() + ": " + a.detail() : "did not finish";
+    return new SummationOutcome(SummationOutcome.Status.ABORTED, null, List.of(), dropped, reason,
+        totalPartyBytes / n, serverBytes, seconds, serverNanos / 1e9, totalPartyNanos / 1e9 / n, prof, chosen);
+  }
+
+  private void parallel(int n, java.util.function.IntConsumer body) {
+    ForkJoinPool pool = new ForkJoinPool(threads);
+    try {
+      pool.submit(() -> IntStream.range(0, n).parallel().forEach(body)).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(c);
+    } finally {
+      pool.shutdown();
+    }
+  }
+}

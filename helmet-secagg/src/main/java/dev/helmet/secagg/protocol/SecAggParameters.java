@@ -1,0 +1,71 @@
+package dev.helmet.secagg.protocol;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.secagg.graph.CommunicationGraph;
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * The public parameters of one secure-aggregation session, known to the server and every party
+ * before round 0.
+ *
+ * @param session a random session id; bound into every signature, key derivation and AEAD tag
+ * @param length the vector length d
+ * @param ringBits b: inputs and sums live in Z_{2^b}
+ * @param graph who shares keys with whom (complete for SecAgg, Harary for SecAgg+)
+ * @param threshold t: the Shamir threshold in every neighbourhood; above half the neighbourhood
+ *     so that no two disjoint groups of neighbours can both reach it (the server cannot collect one
+ *     party's self-mask seed from some and its mask key from others)
+ * @param minSurvivors the fewest parties whose inputs may be summed; fewer at any round aborts
+ * @param identityKeys each party's Ed25519 public key (the PKI)
+ */
+public record SecAggParameters(
+    long session,
+    int length,
+    int ringBits,
+    CommunicationGraph graph,
+    int threshold,
+    int minSurvivors,
+    List<byte[]> identityKeys) {
+
+  public SecAggParameters {
+    Checks.positive("vector length", length);
+    Checks.inRange("ring bits", ringBits, 8, 64);
+    Checks.notNull("graph", graph);
+    int n = graph.parties();
+    Checks.require(n >= 2, "secure aggregation needs at least 2 parties. Provided value: " + n);
+    int minDegree = Integer.MAX_VALUE;
+    for (int u = 0; u < n; u++) {
+      minDegree = Math.min(minDegree, graph.neighbours(u).length);
+    }
+    Checks.inRange("threshold", threshold, 1, minDegree);
+    Checks.inRange("min survivors", minSurvivors, 1, n);
+    identityKeys = List.copyOf(identityKeys);
+    Checks.require(identityKeys.size() == n, identityKeys.size() + " identity keys for " + n + " parties");
+  }
+
+  /** Number of parties n. */
+  public int parties() {
+    return graph.parties();
+  }
+
+  /** The default threshold for a neighbourhood of {@code degree}: a strict majority. */
+  public static int majority(int degree) {
+    return degree / 2 + 1;
+  }
+
+  /** The session id as 8 bytes (salt for key derivation, prefix of signed transcripts). */
+  public byte[] sessionBytes() {
+    return ByteBuffer.allocate(8).putLong(session).array();
+  }
+
+  /** Ring element mask. */
+  public long mask() {
+    return ringBits == 64 ? -1L : (1L << ringBits) - 1;
+  }
+
+  /** Bytes per ring element on the wire. */
+  public int bytesPerValue() {
+    return (ringBits + 7) / 8;
+  }
+}

@@ -1,0 +1,75 @@
+package dev.helmet.secagg.protocol;
+
+import dev.helmet.secagg.protocol.Messages.AdvertiseKeys;
+import dev.helmet.secagg.protocol.Messages.ClientMessage;
+import dev.helmet.secagg.protocol.Messages.ConsistencyCheckRequest;
+import dev.helmet.secagg.protocol.Messages.MaskedInput;
+import dev.helmet.secagg.protocol.Messages.ServerMessage;
+import dev.helmet.secagg.protocol.ServerEvents.Drop;
+import dev.helmet.secagg.protocol.ServerEvents.DropReason;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Round 2: add each masked input to a running sum as it arrives (the server never keeps a party's
+ * vector); then ask the survivors U3 to sign the survivor set.
+ */
+public final class ServerR2MaskedInput extends ServerState {
+  private final BitSet u2;
+  private final Map<Integer, AdvertiseKeys> keys;
+  private final long[] sum;
+
+  ServerR2MaskedInput(Session session, BitSet u2, Map<Integer, AdvertiseKeys> keys) {
+    super(session);
+    this.u2 = u2;
+    this.keys = keys;
+    this.sum = new long[session.params.length()];
+  }
+
+  @Override
+  public Round round() {
+    return Round.MASKED_INPUT;
+  }
+
+  @Override
+  BitSet expected() {
+    return u2;
+  }
+
+  @Override
+  Drop take(ClientMessage m) {
+    MaskedInput in = (MaskedInput) m;
+    SecAggParameters p = session.params;
+    long[] y = in.masked();
+    if (y == null || y.length != p.length()) {
+      return new Drop(in.sender(), round(), DropReason.MALFORMED_MESSAGE,
+          "masked input of length " + (y == null ? 0 : y.length) + ", expected " + p.length());
+    }
+    long ringMask = p.mask();
+    for (int i = 0; i < y.length; i++) {
+      if ((y[i] & ~ringMask) != 0) {
+        return new Drop(in.sender(), round(), DropReason.MALFORMED_MESSAGE, "element " + i + " outside the ring");
+      }
+    }
+    for (int i = 0; i < y.length; i++) {
+      sum[i] = (sum[i] + y[i]) & ringMask;
+    }
+    return null;
+  }
+
+  @Override
+  public Transition close() {
+    BitSet u3 = survivorsOfRound();
+    Transition abort = abortIfTooFew(u3, needed());
+    if (abort != null) {
+      return abort;
+    }
+    SecAggParameters p = session.params;
+    Map<Integer, ServerMessage> out = new HashMap<>();
+    for (int v = u3.nextSetBit(0); v >= 0; v = u3.nextSetBit(v + 1)) {
+      out.put(v, new ConsistencyCheckRequest(p.session(), v, u3));
+    }
+    return new Transition(new ServerR3ConsistencyCheck(session, u2, u3, keys, sum), out);
+  }
+}

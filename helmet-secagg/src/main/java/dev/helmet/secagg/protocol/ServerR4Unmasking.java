@@ -1,0 +1,206 @@
+package dev.helmet.secagg.protocol;
+
+import dev.helmet.secagg.crypto.CryptoException;
+import dev.helmet.secagg.crypto.MaskPrg;
+import dev.helmet.secagg.crypto.Shamir;
+import dev.helmet.secagg.crypto.X25519Keys;
+import dev.helmet.secagg.protocol.Messages.AdvertiseKeys;
+import dev.helmet.secagg.protocol.Messages.ClientMessage;
+import dev.helmet.secagg.protocol.Messages.ServerMessage;
+import dev.helmet.secagg.protocol.Messages.UnmaskingRequest;
+import dev.helmet.secagg.protocol.Messages.UnmaskingShares;
+import dev.helmet.secagg.protocol.ServerEvents.AbortReason;
+import dev.helmet.secagg.protocol.ServerEvents.Drop;
+import dev.helmet.secagg.protocol.ServerEvents.DropReason;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
+
+/**
+ * Round 4: collect the revealed shares, reconstruct every survivor's self-mask seed and every
+ * dropout's mask key (checked against the key it advertised), remove the self masks and the
+ * dropouts' unmatched pairwise masks from the running sum, and finish with the sum of U3's inputs.
+ * The unmasking work runs in parallel; a party's secret that fewer than t neighbours can help
+ * recover aborts the session.
+ */
+public final class ServerR4Unmasking extends ServerState {
+  private final BitSet u2;
+  private final BitSet u3;
+  private final BitSet u4;
+  private final Map<Integer, AdvertiseKeys> keys;
+  private final long[] sum;
+  private final Map<Integer, ServerMessage> requests;
+  /** For each party: the x-coordinates and shares revealed for its self-mask seed or mask key. */
+  private final Map<Integer, List<long[]>> selfShares = new ConcurrentHashMap<>();
+  private final Map<Integer, List<Integer>> selfXs = new ConcurrentHashMap<>();
+  private final Map<Integer, List<long[]>> keyShares = new ConcurrentHashMap<>();
+  private final Map<Integer, List<Integer>> keyXs = new ConcurrentHashMap<>();
+
+  ServerR4Unmasking(Session session, BitSet u2, BitSet u3, BitSet u4, Map<Integer, AdvertiseKeys> keys, long[] sum,
+      Map<Integer, ServerMessage> requests) {
+    super(session);
+    this.u2 = u2;
+    this.u3 = u3;
+    this.u4 = u4;
+    this.keys = keys;
+    this.sum = sum;
+    this.requests = requests;
+  }
+
+  @Override
+  public Round round() {
+    return Round.UNMASKING;
+  }
+
+  @Override
+  BitSet expected() {
+    return u4;
+  }
+
+  @Override
+  Drop take(ClientMessage m) {
+    UnmaskingShares s = (UnmaskingShares) m;
+    int w = s.sender();
+    UnmaskingRequest req = (UnmaskingRequest) requests.get(w);
+    if (!sameKeys(s.selfMaskShares(), req.revealSelfMask()) || !sameKeys(s.maskKeyShares(), req.revealMaskKey())) {
+      return new Drop(w, round(), DropReason.MALFORMED_MESSAGE, "shares for other parties than requested");
+    }
+    for (long[] share : s.selfMaskShares().values()) {
+      if (!wellFormed(share)) {
+        return new Drop(w, round(), DropReason.MALFORMED_MESSAGE, "a share outside the field");
+      }
+    }
+    for (long[] share : s.maskKeyShares().values()) {
+      if (!wellFormed(share)) {
+        return new Drop(w, round(), DropReason.MALFORMED_MESSAGE, "a share outside the field");
+      }
+    }
+    s.selfMaskShares().forEach((u, share) -> add(selfShares, selfXs, u, w, share));
+    s.maskKeyShares().forEach((u, share) -> add(keyShares, keyXs, u, w, share));
+    return null;
+  }
+
+  private static boolean sameKeys(Map<Integer, long[]> got, int[] wanted) {
+    if (got.size() != wanted.length) {
+      return false;
+    }
+    for (int u : wanted) {
+      if (!got.containsKey(u)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean wellFormed(long[] share) {
+    if (share == null || share.length != Shamir.CHUNKS) {
+      return false;
+    }
+    for (long v : share) {
+      if (v < 0 || v >= Shamir.P) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void add(Map<Integer, List<long[]>> shares, Map<Integer, List<Integer>> xs, int u, int w,
+      long[] share) {
+    shares.computeIfAbsent(u, k -> new ArrayList<>()).add(share);
+    xs.computeIfAbsent(u, k -> new ArrayList<>()).add(w + 1);
+  }
+
+  @Override
+  public Transition close() {
+    survivorsOfRound();
+    SecAggParameters p = session.params;
+    int t = p.threshold();
+    // Feasibility first: abort before any reconstruction if some secret cannot be recovered.
+    int[] survivors = u3.stream().toArray();
+    BitSet droppedAfterSharing = (BitSet) u2.clone();
+    droppedAfterSharing.andNot(u3);
+    int[] dropouts = droppedAfterSharing.stream().toArray();
+    for (int u : survivors) {
+      int have = selfXs.getOrDefault(u, List.of()).size();
+      if (have < t) {
+        return abort(AbortReason.RECONSTRUCTION_FAILED,
+            "only " + have + " self-mask shares of party " + u + " arrived, " + t + " needed");
+      }
+    }
+    for (int u : dropouts) {
+      int have = keyXs.getOrDefault(u, List.of()).size();
+      if (have < t) {
+        return abort(AbortReason.RECONSTRUCTION_FAILED,
+            "only " + have + " mask-key shares of dropped party " + u + " arrived, " + t + " needed");
+      }
+    }
+    int length = p.length();
+    long ringMask = p.mask();
+    // Each task adds what must be removed from the sum into its own accumulator; accumulators are
+    // merged at the end. Tasks: one per survivor (its self mask) and one per dropout (its pairwise
+    // masks with its surviving neighbours).
+    int tasks = survivors.length + dropouts.length;
+    String[] failure = new String[1];
+    long[] correction = IntStream.range(0, tasks).parallel().collect(() -> new long[length], (acc, i) -> {
+      if (i < survivors.length) {
+        int u = survivors[i];
+        byte[] seed = reconstruct(selfXs.get(u), selfShares.get(u), t);
+        MaskPrg.apply(Transcripts.derive(seed, p.session(), Transcripts.SELF_MASK, session.profile), false, acc,
+            p.ringBits(), session.profile);
+      } else {
+        int u = dropouts[i - survivors.length];
+        byte[] maskKey = reconstruct(keyXs.get(u), keyShares.get(u), t);
+        if (!Arrays.equals(X25519Keys.publicKey(maskKey), keys.get(u).maskKey())) {
+          synchronized (failure) {
+            failure[0] = "the reconstructed mask key of party " + u + " does not match its advertised key";
+          }
+          return;
+        }
+        for (int v : p.graph().neighbours(u)) {
+          if (u3.get(v)) {
+            try {
+              byte[] agreed = X25519Keys.agree(maskKey, keys.get(v).maskKey(), session.profile);
+              byte[] seed = Transcripts.derive(agreed, p.session(), Transcripts.PAIRWISE_MASK, session.profile);
+              // v applied +-PRG(s_vu) (subtracting iff v > u); add the same here and subtract below.
+              MaskPrg.apply(seed, Transcripts.subtracts(v, u), acc, p.ringBits(), session.profile);
+            } catch (CryptoException e) {
+              synchronized (failure) {
+                failure[0] = "pairwise key of parties " + u + " and " + v + ": " + e.getMessage();
+              }
+            }
+          }
+        }
+      }
+    }, (a, b) -> {
+      for (int i = 0; i < length; i++) {
+        a[i] += b[i];
+      }
+    });
+    if (failure[0] != null) {
+      return abort(AbortReason.INCONSISTENT_SHARES, failure[0]);
+    }
+    long[] result = new long[length];
+    for (int i = 0; i < length; i++) {
+      result[i] = (sum[i] - correction[i]) & ringMask;
+    }
+    return new Transition(new Completed(session, result, u3), Map.of());
+  }
+
+  private byte[] reconstruct(List<Integer> xs, List<long[]> shares, int t) {
+    int[] x = new int[t];
+    long[][] s = new long[t][];
+    for (int j = 0; j < t; j++) {
+      x[j] = xs.get(j);
+      s[j] = shares.get(j);
+    }
+    return Shamir.reconstruct(x, s, t, session.profile);
+  }
+
+  private Transition abort(AbortReason reason, String detail) {
+    return new Transition(new Aborted(session, reason, detail), Map.of());
+  }
+}

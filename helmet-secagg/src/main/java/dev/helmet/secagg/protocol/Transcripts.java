@@ -1,0 +1,87 @@
+package dev.helmet.secagg.protocol;
+
+import dev.helmet.secagg.crypto.CryptoProfile;
+import dev.helmet.secagg.crypto.Hkdf;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.BitSet;
+
+/**
+ * The byte strings that are signed, authenticated or fed to key derivation. Each starts with a
+ * distinct label and the session id, so nothing signed or derived for one purpose or session can
+ * be used for another.
+ */
+final class Transcripts {
+  static final String ADVERTISE = "helmet-secagg/v1/advertise";
+  static final String CONSISTENCY = "helmet-secagg/v1/consistency";
+  static final String SHARES = "helmet-secagg/v1/shares";
+  static final String SHARE_KEY = "helmet-secagg/v1/share-key";
+  static final String PAIRWISE_MASK = "helmet-secagg/v1/pairwise-mask";
+  static final String SELF_MASK = "helmet-secagg/v1/self-mask";
+
+  /** Plaintext of one encrypted share: from, to, mask-key share, self-mask share. */
+  static final int SHARE_PLAINTEXT = 4 + 4 + 2 * 5 * 8;
+
+  private Transcripts() {}
+
+  private static ByteBuffer labelled(String label, long session, int extra) {
+    byte[] l = label.getBytes(StandardCharsets.US_ASCII);
+    ByteBuffer b = ByteBuffer.allocate(l.length + 8 + extra);
+    b.put(l).putLong(session);
+    return b;
+  }
+
+  static byte[] advertise(long session, int sender, byte[] encryptionKey, byte[] maskKey) {
+    return labelled(ADVERTISE, session, 4 + 64).putInt(sender).put(encryptionKey).put(maskKey).array();
+  }
+
+  static byte[] consistency(long session, BitSet survivors, int parties) {
+    byte[] bits = new byte[(parties + 7) / 8];
+    for (int i = survivors.nextSetBit(0); i >= 0; i = survivors.nextSetBit(i + 1)) {
+      bits[i / 8] |= (byte) (1 << (i % 8));
+    }
+    return labelled(CONSISTENCY, session, 4 + bits.length).putInt(parties).put(bits).array();
+  }
+
+  static byte[] shareAad(long session, int from, int to) {
+    return labelled(SHARES, session, 8).putInt(from).putInt(to).array();
+  }
+
+  static byte[] encodeShares(int from, int to, long[] maskKeyShare, long[] selfMaskShare) {
+    ByteBuffer b = ByteBuffer.allocate(SHARE_PLAINTEXT).putInt(from).putInt(to);
+    for (long v : maskKeyShare) {
+      b.putLong(v);
+    }
+    for (long v : selfMaskShare) {
+      b.putLong(v);
+    }
+    return b.array();
+  }
+
+  /** The two shares of a decrypted plaintext, after checking its sender and recipient fields. */
+  static long[][] decodeShares(byte[] plaintext, int from, int to) {
+    if (plaintext.length != SHARE_PLAINTEXT) {
+      throw new IllegalArgumentException("share plaintext has " + plaintext.length + " bytes");
+    }
+    ByteBuffer b = ByteBuffer.wrap(plaintext);
+    if (b.getInt() != from || b.getInt() != to) {
+      throw new IllegalArgumentException("share plaintext names the wrong parties");
+    }
+    long[][] s = new long[2][5];
+    for (int k = 0; k < 2; k++) {
+      for (int c = 0; c < 5; c++) {
+        s[k][c] = b.getLong();
+      }
+    }
+    return s;
+  }
+
+  static byte[] derive(byte[] ikm, long session, String purpose, CryptoProfile profile) {
+    return Hkdf.derive(ikm, ByteBuffer.allocate(8).putLong(session).array(), purpose, 32, profile);
+  }
+
+  /** +1 if u adds the pairwise mask with v, -1 if it subtracts it (Bonawitz: u < v adds). */
+  static boolean subtracts(int u, int v) {
+    return u > v;
+  }
+}

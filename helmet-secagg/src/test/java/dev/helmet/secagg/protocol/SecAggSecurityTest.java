@@ -1,0 +1,193 @@
+package dev.helmet.secagg.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.helmet.secagg.protocol.Messages.AdvertiseKeys;
+import dev.helmet.secagg.protocol.Messages.KeyRoster;
+import dev.helmet.secagg.protocol.Messages.MaskedInput;
+import dev.helmet.secagg.protocol.Messages.ServerMessage;
+import dev.helmet.secagg.protocol.Messages.ShareDelivery;
+import dev.helmet.secagg.protocol.Messages.UnmaskingRequest;
+import dev.helmet.secagg.protocol.ServerEvents.RejectReason;
+import java.util.BitSet;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.commons.statistics.distribution.ChiSquaredDistribution;
+import org.junit.jupiter.api.Test;
+
+class SecAggSecurityTest {
+
+  /**
+   * A masked input of an all-zero vector is uniform in Z_{2^32}: chi-square over the 256 values of
+   * its lowest and of its highest byte (40,000 elements each) at the 1e-7 upper quantile: a
+   * false-failure rate of 2e-7.
+   */
+  @Test
+  void maskedInputsAreUniformEvenForAnAllZeroInput() {
+    Harness h = new Harness(5, 40_000, 32);
+    Map<Integer, ServerMessage> out = h.serverRound(); // rosters
+    h.clientRound(out);
+    h.clientRound(h.serverRound()); // share deliveries -> masked inputs
+    long[] y = ((MaskedInput) h.replies[0]).masked();
+    double crit = ChiSquaredDistribution.of(255).inverseSurvivalProbability(1e-7);
+    for (int shift : new int[] {0, 24}) {
+      long[] counts = new long[256];
+      for (long v : y) {
+        counts[(int) ((v >>> shift) & 0xff)]++;
+      }
+      double expected = y.length / 256.0;
+      double chi2 = 0;
+      for (long c : counts) {
+        chi2 += (c - expected) * (c - expected) / expected;
+      }
+      assertTrue(chi2 < crit, "byte at bit " + shift + ": chi2 " + chi2 + " >= " + crit);
+    }
+    // and the masks still cancel: finishing the protocol gives the exact (zero) sum
+    while (!h.server.isFinal()) {
+      h.clientRound(h.serverRound());
+    }
+    assertArrayEquals(new long[40_000], ((ServerState.Completed) h.server).sum());
+  }
+
+  @Test
+  void aTamperedShareCiphertextMakesItsRecipientAbortAndTheRestFinish() {
+    Harness h = new Harness(6, 10, 32);
+    for (int i = 0; i < 6; i++) {
+      h.inputs[i][0] = i + 1;
+    }
+    h.clientRound(h.serverRound());
+    Map<Integer, ServerMessage> deliveries = new java.util.HashMap<>(h.serverRound());
+    ShareDelivery d = (ShareDelivery) deliveries.get(1);
+    TreeMap<Integer, byte[]> shares = new TreeMap<>(d.encryptedShares());
+    byte[] c = shares.get(0).clone();
+    c[20] ^= 1;
+    shares.put(0, c);
+    deliveries.put(1, new ShareDelivery(d.session(), 1, shares));
+    h.clientRound(deliveries);
+    assertEquals(ClientAbortReason.DECRYPTION_FAILED, ((ClientState.Aborted) h.clients[1]).reason());
+    assertNull(h.replies[1]);
+    while (!h.server.isFinal()) {
+      h.clientRound(h.serverRound());
+    }
+    ServerState.Completed done = assertInstanceOf(ServerState.Completed.class, h.server);
+    assertEquals(1 + 3 + 4 + 5 + 6, done.sum()[0]); // party 1 (input 2) is left out
+    assertEquals(Round.MASKED_INPUT, h.server.drops().get(0).round());
+  }
+
+  @Test
+  void aSubstitutedKeyInTheRosterFailsItsSignature() {
+    Harness h = new Harness(4, 4, 32);
+    Map<Integer, ServerMessage> rosters = new java.util.HashMap<>(h.serverRound());
+    KeyRoster r = (KeyRoster) rosters.get(0);
+    TreeMap<Integer, AdvertiseKeys> nb = new TreeMap<>(r.neighbours());
+    AdvertiseKeys a = nb.get(1);
+    nb.put(1, new AdvertiseKeys(a.session(), 1, dev.helmet.secagg.crypto.X25519Keys.generate().publicKey(),
+        a.maskKey(), a.signature())); // a man in the middle's key, the party's signature
+    rosters.put(0, new KeyRoster(r.session(), 0, nb));
+    h.clientRound(rosters);
+    assertEquals(ClientAbortReason.INVALID_SIGNATURE, ((ClientState.Aborted) h.clients[0]).reason());
+  }
+
+  @Test
+  void theServerDropsAForgedAdvertisement() {
+    Harness h = new Harness(4, 4, 32);
+    AdvertiseKeys a = (AdvertiseKeys) h.replies[2];
+    byte[] sig = a.signature().clone();
+    sig[0] ^= 1;
+    h.replies[2] = new AdvertiseKeys(a.session(), 2, a.encryptionKey(), a.maskKey(), sig);
+    h.serverRound();
+    assertEquals(ServerEvents.DropReason.INVALID_SIGNATURE, h.server.drops().get(0).reason());
+    assertEquals(2, h.server.drops().get(0).party());
+  }
+
+  @Test
+  void replayedMisplacedAndForeignMessagesAreRejectedWhileTheRoundGoesOn() {
+    Harness h = new Harness(4, 4, 32);
+    AdvertiseKeys first = (AdvertiseKeys) h.replies[0];
+    h.server.receive(first);
+    h.server.receive(first); // replay
+    h.server.receive(new AdvertiseKeys(first.session() + 1, 1, first.encryptionKey(), first.maskKey(),
+        first.signature())); // another session
+    h.server.receive(new AdvertiseKeys(first.session(), 99, first.encryptionKey(), first.maskKey(),
+        first.signature())); // not a party
+    h.server.receive(new MaskedInput(first.session(), 3, new long[4])); // a round-2 message in round 0
+    h.replies[0] = null;
+    Map<Integer, ServerMessage> rosters = h.serverRound();
+    assertEquals(4, rosters.size(), "every genuine party is still in");
+    assertEquals(java.util.List.of(RejectReason.REPLAYED, RejectReason.WRONG_SESSION, RejectReason.UNKNOWN_PARTY,
+        RejectReason.WRONG_ROUND), h.server.rejections().stream().map(ServerEvents.Rejection::reason).toList());
+    // A party given a stale server message aborts rather than acting on it.
+    h.clientRound(rosters);
+    ClientState.Step s = h.clients[1].handle(rosters.get(1)); // the roster replayed in round 2
+    assertEquals(ClientAbortReason.UNEXPECTED_MESSAGE, ((ClientState.Aborted) s.next()).reason());
+    assertNull(s.reply());
+  }
+
+  private static Harness atUnmasking(Map<Integer, ServerMessage>[] holder, int n) {
+    Harness h = new Harness(n, 4, 32);
+    Map<Integer, ServerMessage> out = h.serverRound();
+    while (out.values().iterator().next().round() != Round.UNMASKING) {
+      h.clientRound(out);
+      out = h.serverRound();
+    }
+    holder[0] = new java.util.HashMap<>(out);
+    return h;
+  }
+
+  @Test
+  void aPartyAskedForBothSecretsOfOnePartyRefusesAndRevealsNothing() {
+    @SuppressWarnings("unchecked")
+    Map<Integer, ServerMessage>[] out = new Map[1];
+    Harness h = atUnmasking(out, 6);
+    UnmaskingRequest r = (UnmaskingRequest) out[0].get(2);
+    int victim = r.revealSelfMask()[0];
+    UnmaskingRequest greedy = new UnmaskingRequest(r.session(), 2, r.survivors(), r.signatures(), r.revealSelfMask(),
+        new int[] {victim});
+    ClientState.Step s = h.clients[2].handle(greedy);
+    assertEquals(ClientAbortReason.BOTH_SECRETS_REQUESTED, ((ClientState.Aborted) s.next()).reason());
+    assertNull(s.reply(), "nothing is revealed");
+  }
+
+  @Test
+  void anUnmaskingRequestThatContradictsTheSignedSurvivorSetIsRefused() {
+    @SuppressWarnings("unchecked")
+    Map<Integer, ServerMessage>[] out = new Map[1];
+    Harness h = atUnmasking(out, 6);
+    UnmaskingRequest r = (UnmaskingRequest) out[0].get(3);
+    BitSet other = r.survivors();
+    other.clear(0);
+    ClientState.Step s = h.clients[3].handle(new UnmaskingRequest(r.session(), 3, other, r.signatures(),
+        r.revealSelfMask(), r.revealMaskKey()));
+    assertEquals(ClientAbortReason.INCONSISTENT_REQUEST, ((ClientState.Aborted) s.next()).reason());
+    // A neighbour's signature that does not verify: the server forged or altered it.
+    Harness h2 = atUnmasking(out, 6);
+    UnmaskingRequest r2 = (UnmaskingRequest) out[0].get(3);
+    TreeMap<Integer, byte[]> sigs2 = new TreeMap<>(r2.signatures());
+    byte[] bad = sigs2.firstEntry().getValue().clone();
+    bad[5] ^= 1;
+    sigs2.put(sigs2.firstKey(), bad);
+    ClientState.Step s2 = h2.clients[3].handle(new UnmaskingRequest(r2.session(), 3, r2.survivors(), sigs2,
+        r2.revealSelfMask(), r2.revealMaskKey()));
+    assertEquals(ClientAbortReason.INVALID_SIGNATURE, ((ClientState.Aborted) s2.next()).reason());
+  }
+
+  @Test
+  void theServerDropsAMaskedInputOfTheWrongLengthOrOutsideTheRing() {
+    Harness h = new Harness(5, 4, 16);
+    h.clientRound(h.serverRound());
+    h.clientRound(h.serverRound());
+    MaskedInput good = (MaskedInput) h.replies[0];
+    h.replies[0] = new MaskedInput(good.session(), 0, new long[3]);
+    MaskedInput g1 = (MaskedInput) h.replies[1];
+    long[] wide = g1.masked().clone();
+    wide[2] = 1L << 20;
+    h.replies[1] = new MaskedInput(g1.session(), 1, wide);
+    h.serverRound();
+    assertEquals(2, h.server.drops().size());
+    assertTrue(h.server.drops().stream().allMatch(d -> d.reason() == ServerEvents.DropReason.MALFORMED_MESSAGE));
+  }
+}
