@@ -7,7 +7,8 @@ package dev.helmet.privacy.event;
  * multipliers are always relative to the L2 sensitivity of the released quantity.
  */
 public sealed interface DpEvent
-    permits GaussianDpEvent, SelfComposedDpEvent, ComposedDpEvent, NoOpDpEvent {
+    permits GaussianDpEvent, DistributedDiscreteGaussianDpEvent, SelfComposedDpEvent, ComposedDpEvent,
+        NoOpDpEvent {
 
   /** A short human-readable form, e.g. {@code "10 x Gaussian(sigma=3.73)"}. */
   String describe();

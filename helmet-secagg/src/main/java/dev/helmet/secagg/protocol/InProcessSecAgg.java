@@ -152,12 +152,28 @@ public final class InProcessSecAgg implements SecureSummation {
     CryptoProfile profile = new CryptoProfile();
     int steps = Round.values().length;
     ClientState[] clients = new ClientState[n];
-    ClientMessage[] replies = new ClientMessage[n];
     BitSet gone = new BitSet();
     AtomicLongArray partyNanos = new AtomicLongArray(n);
     AtomicLongArray partyBytes = new AtomicLongArray(n);
     int bpv = params.bytesPerValue();
-
+    long[] serverNanos = new long[1];
+    long[] serverBytes = new long[1];
+    ServerState[] server = {ServerState.start(params, profile)};
+    // A party's reply goes to the server as soon as it is computed (as over a network), so at most
+    // one masked input per worker thread is in memory at a time.
+    java.util.function.BiConsumer<Integer, ClientMessage> send = (i, reply) -> {
+      if (reply == null) {
+        return;
+      }
+      int size = reply.wireSize(bpv);
+      partyBytes.addAndGet(i, size);
+      synchronized (server) {
+        long t0 = System.nanoTime();
+        serverBytes[0] += size;
+        server[0].receive(reply);
+        serverNanos[0] += System.nanoTime() - t0;
+      }
+    };
     parallel(n, i -> {
       if (dropouts.dropsBefore(i, steps) == 0) {
         return;
@@ -167,39 +183,27 @@ public final class InProcessSecAgg implements SecureSummation {
           () -> inputs.apply(i), profile);
       ClientState.Step step = ClientState.start(ctx);
       clients[i] = step.next();
-      replies[i] = step.reply();
       partyNanos.addAndGet(i, System.nanoTime() - t0);
+      send.accept(i, step.reply());
     });
     for (int i = 0; i < n; i++) {
       if (clients[i] == null) {
         gone.set(i);
       }
     }
-    long serverNanos = 0;
-    long serverBytes = 0;
-    ServerState server = ServerState.start(params, profile);
-    for (int round = 0; round < steps && !server.isFinal(); round++) {
+    for (int round = 0; round < steps && !server[0].isFinal(); round++) {
       long t0 = System.nanoTime();
-      for (int i = 0; i < n; i++) {
-        if (replies[i] != null) {
-          int size = replies[i].wireSize(bpv);
-          partyBytes.addAndGet(i, size);
-          serverBytes += size;
-          server.receive(replies[i]);
-          replies[i] = null;
-        }
-      }
-      ServerState.Transition tr = server.close();
-      serverNanos += System.nanoTime() - t0;
-      server = tr.next();
-      if (server.isFinal()) {
+      ServerState.Transition tr = server[0].close();
+      serverNanos[0] += System.nanoTime() - t0;
+      server[0] = tr.next();
+      if (server[0].isFinal()) {
         break;
       }
       Map<Integer, ServerMessage> out = tr.outgoing();
       int nextStep = round + 1;
       for (Map.Entry<Integer, ServerMessage> e : out.entrySet()) {
         int size = e.getValue().wireSize(bpv);
-        serverBytes += size;
+        serverBytes[0] += size;
         if (!gone.get(e.getKey())) {
           partyBytes.addAndGet(e.getKey(), size);
         }
@@ -215,8 +219,8 @@ public final class InProcessSecAgg implements SecureSummation {
         long c0 = System.nanoTime();
         ClientState.Step step = clients[i].handle(m);
         clients[i] = step.next();
-        replies[i] = step.reply();
         partyNanos.addAndGet(i, System.nanoTime() - c0);
+        send.accept(i, step.reply());
       });
       for (int i = 0; i < n; i++) {
         if (out.containsKey(i) && dropouts.dropsBefore(i, steps) == nextStep) {
@@ -225,7 +229,8 @@ public final class InProcessSecAgg implements SecureSummation {
       }
     }
     List<SummationOutcome.Drop> dropped = new ArrayList<>();
-    for (ServerEvents.Drop d : server.drops()) {
+    ServerState last = server[0];
+    for (ServerEvents.Drop d : last.drops()) {
       String detail = d.detail();
       if (clients[d.party()] instanceof ClientState.Aborted a) {
         detail += " (the party aborted: " + a.reason() + ", " + a.detail() + ")";
@@ -243,14 +248,14 @@ public final class InProcessSecAgg implements SecureSummation {
       prof.put(op.name().toLowerCase(java.util.Locale.ROOT), profile.seconds(op));
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    if (server instanceof ServerState.Completed c) {
+    if (last instanceof ServerState.Completed c) {
       List<Integer> contributors = c.contributors().stream().boxed().toList();
       return new SummationOutcome(SummationOutcome.Status.COMPLETED, c.sum(), contributors, dropped, null,
-          totalPartyBytes / n, serverBytes, seconds, serverNanos / 1e9, totalPartyNanos / 1e9 / n, prof, chosen);
+          totalPartyBytes / n, serverBytes[0], seconds, serverNanos[0] / 1e9, totalPartyNanos / 1e9 / n, prof, chosen);
     }
-    String reason = server instanceof ServerState.Aborted a ? a.reason() + ": " + a.detail() : "did not finish";
+    String reason = last instanceof ServerState.Aborted a ? a.reason() + ": " + a.detail() : "did not finish";
     return new SummationOutcome(SummationOutcome.Status.ABORTED, null, List.of(), dropped, reason,
-        totalPartyBytes / n, serverBytes, seconds, serverNanos / 1e9, totalPartyNanos / 1e9 / n, prof, chosen);
+        totalPartyBytes / n, serverBytes[0], seconds, serverNanos[0] / 1e9, totalPartyNanos / 1e9 / n, prof, chosen);
   }
 
   private void parallel(int n, java.util.function.IntConsumer body) {
