@@ -52,9 +52,11 @@ final class DemoCommand implements Callable<Integer> {
     if (run.modelOut == null) {
       run.modelOut = Path.of("helmet-demo-model.json");
     }
-    HelmetPrivacy privacy = HelmetPrivacy.of(0.5, 1e-5, 0.5);
+    HelmetPrivacy privacy = new HelmetPrivacy(0.5, 1e-5, 0.5, dev.helmet.protocols.helmet.Protection.record(), 0,
+        run.dropout);
     Trainer.Spec s = new Trainer.Spec(data, new PartitionStrategy.Iid(PARTIES, PER_PARTY), model, privacy, run,
-        PER_PARTY, "Helmet demo: " + PARTIES + " parties x " + PER_PARTY + " MNIST images, softmax, blind averaging");
+        PER_PARTY, "Helmet demo: " + PARTIES + " parties x " + PER_PARTY + " MNIST images, softmax, blind averaging "
+            + "through " + run.protocol);
     Trainer.train(s, spec.commandLine().getOut(), spec.commandLine().getErr());
     return Main.OK;
   }

@@ -22,11 +22,16 @@ final class PrivacyOptions {
       description = "Protect groups of G records of one party (group privacy). Default: ${DEFAULT-VALUE}.")
   int groupSize;
 
+  @Option(names = "--min-contributors", paramLabel = "M", defaultValue = "0",
+      description = "The fewest contributors the noise is calibrated for and the summation needs; fewer aborts "
+          + "it. 0: (1 - --dropout) of the parties. Default: ${DEFAULT-VALUE}.")
+  int minContributors;
+
   @Option(names = "--user-level",
       description = "Protect each party's whole data set (sensitivity 2R) instead of single records.")
   boolean userLevel;
 
-  HelmetPrivacy privacy() {
+  HelmetPrivacy privacy(double dropoutTolerance) {
     if (userLevel && groupSize != 1) {
       throw new IllegalArgumentException("--user-level and --group-size cannot be combined");
     }
@@ -34,6 +39,9 @@ final class PrivacyOptions {
       throw new IllegalArgumentException("group size must be >= 1. Provided value: " + groupSize);
     }
     Protection p = userLevel ? Protection.user() : Protection.group(groupSize);
-    return new HelmetPrivacy(epsilon, delta, honestFraction, p, 0);
+    if (minContributors < 0) {
+      throw new IllegalArgumentException("min contributors must be >= 0. Provided value: " + minContributors);
+    }
+    return new HelmetPrivacy(epsilon, delta, honestFraction, p, minContributors, dropoutTolerance);
   }
 }

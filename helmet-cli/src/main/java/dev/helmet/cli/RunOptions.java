@@ -1,5 +1,9 @@
 package dev.helmet.cli;
 
+import dev.helmet.protocols.helmet.NoiseKind;
+import dev.helmet.secagg.protocol.InProcessSecAgg;
+import dev.helmet.secagg.servers.ComputeServerSummation;
+import dev.helmet.secagg.summation.DropoutPlan;
 import dev.helmet.secagg.summation.PlainSummation;
 import dev.helmet.secagg.summation.SecureSummation;
 import java.nio.file.Path;
@@ -17,12 +21,35 @@ final class RunOptions {
       description = "Worker threads. Default: the number of processors.")
   Integer threads;
 
-  @Option(names = "--protocol", paramLabel = "plain", defaultValue = "plain",
-      description = "Summation protocol. plain: in the clear, for comparison only. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--protocol", paramLabel = "P", defaultValue = "secagg+",
+      description = "How the noised models are summed: secagg+ (SecAgg+, Bell et al. 2020: each party shares "
+          + "keys with O(log W) neighbours), secagg (SecAgg, Bonawitz et al. 2017: all pairs), compute-servers "
+          + "(additive shares to --compute-servers servers, private if one is honest), or plain (in the clear, "
+          + "for comparison only). Default: ${DEFAULT-VALUE}.")
   String protocol;
 
+  @Option(names = "--dropout", paramLabel = "F", defaultValue = "0",
+      description = "Simulate a fraction F of the parties dropping out, each at a random round. The noise is "
+          + "calibrated for the (1 - F) W parties that remain (see --min-contributors). Default: ${DEFAULT-VALUE}.")
+  double dropout;
+
+  @Option(names = "--max-dropout", paramLabel = "D",
+      description = "The dropout rate SecAgg+ is sized for (its neighbourhood size k). Default: the larger of "
+          + "0.1 and --dropout.")
+  Double maxDropout;
+
+  @Option(names = "--compute-servers", paramLabel = "J", defaultValue = "2",
+      description = "Number of computation servers for --protocol compute-servers. Default: ${DEFAULT-VALUE}.")
+  int computeServers;
+
+  @Option(names = "--noise", paramLabel = "KIND",
+      description = "gaussian (continuous, floating point; the papers' mechanism) or discrete-gaussian (exact, "
+          + "on the fixed-point grid; accounted with the distributed discrete Gaussian bound). Default: "
+          + "discrete-gaussian with secure aggregation, gaussian with --protocol plain.")
+  String noise;
+
   @Option(names = "--ring-bits", paramLabel = "B", defaultValue = "0",
-      description = "Summation ring Z_2^B: 32, 64, or 0 to choose (32 when it keeps 20 fractional bits). "
+      description = "Summation ring Z_2^B: 32, 64, or 0 to choose (32 when it keeps the needed precision). "
           + "Default: ${DEFAULT-VALUE}.")
   int ringBits;
 
@@ -54,13 +81,36 @@ final class RunOptions {
     return t;
   }
 
+  /** The summation protocol, with the simulated dropouts. */
   SecureSummation summation() {
     if (ringBits != 0 && ringBits != 32 && ringBits != 64) {
       throw new IllegalArgumentException("ring bits must be 0, 32 or 64. Provided value: " + ringBits);
     }
+    if (!(dropout >= 0 && dropout < 0.5)) {
+      throw new IllegalArgumentException("dropout must be in [0, 0.5). Provided value: " + dropout);
+    }
+    double sizing = maxDropout != null ? maxDropout : Math.max(0.1, dropout);
+    DropoutPlan plan = dropout == 0 ? DropoutPlan.NONE : DropoutPlan.random(dropout, -1, seed ^ 0x9E3779B97F4A7C15L);
     return switch (protocol.toLowerCase(Locale.ROOT)) {
-      case "plain" -> new PlainSummation();
-      default -> throw new IllegalArgumentException("protocol must be plain. Provided value: " + protocol);
+      case "plain" -> {
+        if (dropout > 0) {
+          throw new IllegalArgumentException("--dropout needs a secure protocol; plain summation has no rounds");
+        }
+        yield new PlainSummation();
+      }
+      case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, sizing, plan, threads());
+      case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, sizing, plan, threads());
+      case "compute-servers" -> new ComputeServerSummation(computeServers, plan, threads());
+      default -> throw new IllegalArgumentException(
+          "protocol must be one of secagg+, secagg, compute-servers, plain. Provided value: " + protocol);
     };
+  }
+
+  /** The noise kind: as given, or discrete with secure aggregation and continuous in the clear. */
+  NoiseKind noiseKind() {
+    if (noise != null) {
+      return NoiseKind.parse(noise);
+    }
+    return protocol.equalsIgnoreCase("plain") ? NoiseKind.GAUSSIAN : NoiseKind.DISCRETE_GAUSSIAN;
   }
 }

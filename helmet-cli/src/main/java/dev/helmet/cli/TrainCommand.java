@@ -37,7 +37,7 @@ final class TrainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Trainer.Spec s = new Trainer.Spec(data, partition.strategy(), model, privacy.privacy(), run,
+    Trainer.Spec s = new Trainer.Spec(data, partition.strategy(), model, privacy.privacy(run.dropout), run,
         partition.perParty,
         "Helmet blind averaging");
     if (folds != 0) {

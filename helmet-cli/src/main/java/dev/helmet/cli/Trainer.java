@@ -14,6 +14,8 @@ import dev.helmet.protocols.helmet.HelmetPrivacy;
 import dev.helmet.protocols.helmet.HelmetRun;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
+import dev.helmet.secagg.summation.SecureSummation;
+import dev.helmet.secagg.summation.SummationOutcome;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -46,19 +48,20 @@ final class Trainer {
     }
     BuiltinDataset.TrainTest data = spec.data().load(spec.run().seed);
     LearnerConfig learner = spec.model().learnerConfig();
+    SecureSummation summation = spec.run().summation();
     HelmetJob job = new HelmetJob(data.train(), data.test(), spec.partition(), spec.model().preprocessing(), learner,
-        spec.privacy(), spec.run().summation(), spec.run().ringBits, spec.run().seed, spec.run().threads(),
+        spec.privacy(), summation, spec.run().noiseKind(), spec.run().ringBits, spec.run().seed, spec.run().threads(),
         spec.run().reference);
     HelmetRun.Report report = HelmetRun.run(job, NoiseFactory.secure(), progress, spec.run().noiseDraws);
     double wall = (System.nanoTime() - start) / 1e9;
     if (spec.run().modelOut != null) {
       write(report.model(), spec.run().modelOut);
     }
-    ObjectNode json = summary(spec, report, wall);
+    ObjectNode json = summary(spec, report, wall, summation);
     if (spec.run().json) {
       out.println(Json.print(json));
     } else {
-      printHuman(spec, report, wall, out);
+      printHuman(spec, report, wall, out, summation);
     }
     out.flush();
     return json;
@@ -72,13 +75,14 @@ final class Trainer {
     }
   }
 
-  static ObjectNode summary(Spec spec, HelmetRun.Report r, double wall) {
+  static ObjectNode summary(Spec spec, HelmetRun.Report r, double wall, SecureSummation summation) {
     ObjectNode j = Json.object();
     Map<String, Object> d = r.model().privacy().details();
     j.put("dataset", spec.data().dataset);
     j.put("learner", r.model().learner().kind().id());
-    j.put("protocol", String.valueOf(d.get("summation")));
-    j.put("in_the_clear", spec.run().summation().revealsInputs());
+    j.put("protocol", summation.name());
+    j.put("in_the_clear", summation.revealsInputs());
+    j.put("noise", String.valueOf(d.get("noise")));
     j.put("parties", r.partition().count());
     j.put("per_party", spec.perPartyRequested() > 0 ? spec.perPartyRequested()
         : (double) r.partition().totalSize() / r.partition().count());
@@ -119,8 +123,15 @@ final class Trainer {
     j.put("normalise", r.model().preprocessing().normalise());
     j.put("seed", spec.run().seed);
     j.put("ring_bits", r.release().encoding().ringBits());
-    j.put("bytes_per_party", r.release().summation().bytesPerParty());
-    j.put("server_bytes", r.release().summation().serverBytes());
+    SummationOutcome so = r.release().summation();
+    j.put("bytes_per_party", so.bytesPerParty());
+    j.put("server_bytes", so.serverBytes());
+    j.put("secagg_seconds", so.seconds());
+    j.put("server_seconds", so.serverSeconds());
+    j.put("party_seconds", so.partySeconds());
+    j.put("contributors", so.contributors().size());
+    j.put("dropped", so.dropped().size());
+    j.set("summation_parameters", Json.MAPPER.valueToTree(so.parameters()));
     j.put("wall_seconds", wall);
     ObjectNode t = j.putObject("timings");
     t.put("partition", r.timings().partition());
@@ -142,12 +153,15 @@ final class Trainer {
     return j;
   }
 
-  private static void printHuman(Spec spec, HelmetRun.Report r, double wall, PrintWriter out) {
+  private static void printHuman(Spec spec, HelmetRun.Report r, double wall, PrintWriter out,
+      SecureSummation summation) {
     Map<String, Object> d = r.model().privacy().details();
-    String protocol = spec.run().summation().revealsInputs()
-        ? spec.run().protocol + " summation (IN THE CLEAR: the server sees every party's noised model; for "
+    SummationOutcome so = r.release().summation();
+    String protocol = summation.revealsInputs()
+        ? summation.name() + " summation (IN THE CLEAR: the server sees every party's noised model; for "
             + "comparison only)"
-        : spec.run().protocol;
+        : summation.name() + (so.parameters().isEmpty() ? "" : " " + so.parameters()) + String.format(
+            "; server %.2f s, %.3f s per party", so.serverSeconds(), so.partySeconds());
     out.println(spec.title());
     out.printf("  data              %s; %s%n", spec.data().dataset, r.partition().description());
     out.printf("  learner           %s, Lambda %s, R %s, %d epochs, batch %d, clip c=%s%s%n",
@@ -172,7 +186,12 @@ final class Trainer {
         fmt(spec.privacy().honestFraction()));
     out.printf("  noise multiplier  %.4f over %s release(s); sensitivity %.4g per party and release%n",
         r.release().noiseMultiplier(), d.get("releases"), r.release().sensitivity());
-    out.printf("  protocol          %s; %d B per party%n", protocol, r.release().summation().bytesPerParty());
+    out.printf("  protocol          %s; %d B per party%n", protocol, so.bytesPerParty());
+    if (!so.dropped().isEmpty()) {
+      out.printf("  dropouts          %d parties dropped, %d contributed (noise calibrated for at least %s)%n",
+          so.dropped().size(), so.contributors().size(), d.get("min_contributors"));
+    }
+    out.printf("  noise             %s%n", d.get("noise_sampler"));
     out.printf("  wall time         %.1f s (local training %.1f s, noise and summation %.1f s, reference %.1f s)%n",
         wall, r.timings().training(), r.timings().release(), r.timings().reference());
     if (spec.run().modelOut != null) {
@@ -196,7 +215,8 @@ final class Trainer {
       Dataset tr = all.subset(f.train(), all.name() + " fold " + f.fold() + " train");
       Dataset te = all.subset(f.test(), all.name() + " fold " + f.fold() + " test");
       HelmetJob job = new HelmetJob(tr, te, spec.partition(), spec.model().preprocessing(),
-          spec.model().learnerConfig(), spec.privacy(), spec.run().summation(), spec.run().ringBits,
+          spec.model().learnerConfig(), spec.privacy(), spec.run().summation(), spec.run().noiseKind(),
+          spec.run().ringBits,
           spec.run().seed + 31L * f.repeat() + f.fold(), spec.run().threads(), spec.run().reference);
       last = HelmetRun.run(job, NoiseFactory.secure(), progress, spec.run().noiseDraws);
       last.draws().forEach(e -> {
@@ -208,7 +228,7 @@ final class Trainer {
       }
     }
     double wall = (System.nanoTime() - start) / 1e9;
-    ObjectNode j = summary(spec, last, wall);
+    ObjectNode j = summary(spec, last, wall, spec.run().summation());
     j.put("folds", folds);
     j.put("repeats", repeats);
     j.put("test_accuracy", mean(acc));

@@ -76,14 +76,34 @@ class CliTest {
   void trainPrintsTheContractedJsonKeys() throws IOException {
     JsonNode j = json(Cli.run(irisTrain("--json", "--epsilon", "2")));
     for (String key : new String[] {"test_accuracy", "epsilon", "delta", "noise_multiplier", "parties", "per_party",
-        "learner", "sensitivity", "protocol", "reference_accuracy", "privacy", "wall_seconds"}) {
+        "learner", "sensitivity", "protocol", "bytes_per_party", "server_bytes", "secagg_seconds", "reference_accuracy",
+        "privacy", "wall_seconds"}) {
       assertTrue(j.has(key), "missing key " + key + " in " + j);
     }
     assertEquals(4, j.get("parties").asInt());
     assertEquals("softmax", j.get("learner").asText());
     assertEquals(2.0, j.get("epsilon").asDouble(), 1e-6);
     assertTrue(j.get("epsilon").asDouble() <= 2.0, "never more than asked");
-    assertTrue(j.get("in_the_clear").asBoolean());
+    assertEquals("secagg+", j.get("protocol").asText(), "secure aggregation by default");
+    assertFalse(j.get("in_the_clear").asBoolean());
+    assertEquals("discrete-gaussian", j.get("noise").asText());
+    JsonNode plain = json(Cli.run(irisTrain("--json", "--protocol", "plain")));
+    assertTrue(plain.get("in_the_clear").asBoolean());
+    assertEquals("gaussian", plain.get("noise").asText());
+  }
+
+  @Test
+  void everyProtocolTrainsAndDropoutsAreReported() throws IOException {
+    for (String p : new String[] {"secagg", "secagg+", "compute-servers"}) {
+      JsonNode j = json(Cli.run("train", "--dataset", iris().toString(), "--skip-rows", "1", "--parties", "20",
+          "--epochs", "3", "-q", "--json", "--protocol", p, "--dropout", "0.2", "--epsilon", "3"));
+      assertEquals(p, j.get("protocol").asText());
+      assertTrue(j.get("contributors").asInt() >= 16, j.toString());
+      assertTrue(j.get("dropped").asInt() <= 4, j.toString());
+      assertTrue(j.get("epsilon").asDouble() <= 3 + 1e-9, "calibrated for the (1 - F) W who remain");
+    }
+    assertInvalid(Cli.run(irisTrain("--protocol", "plain", "--dropout", "0.2")), "--dropout needs a secure protocol");
+    assertInvalid(Cli.run(irisTrain("--dropout", "0.7")), "dropout must be in [0, 0.5)");
   }
 
   @Test

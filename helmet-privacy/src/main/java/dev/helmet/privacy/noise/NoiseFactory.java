@@ -6,8 +6,11 @@ package dev.helmet.privacy.noise;
  */
 public interface NoiseFactory {
 
-  /** The Gaussian sampler of party {@code party}. */
+  /** The continuous Gaussian sampler of party {@code party}. */
   GaussianNoise gaussian(int party);
+
+  /** The exact integer sampler (discrete Gaussian, Skellam) of party {@code party}. */
+  DiscreteNoise discrete(int party);
 
   /** Whether the samplers draw from a cryptographically secure source. */
   boolean isSecure();
@@ -18,6 +21,11 @@ public interface NoiseFactory {
       @Override
       public GaussianNoise gaussian(int party) {
         return GaussianNoise.secure();
+      }
+
+      @Override
+      public DiscreteNoise discrete(int party) {
+        return DiscreteNoise.secure();
       }
 
       @Override
@@ -33,6 +41,11 @@ public interface NoiseFactory {
       @Override
       public GaussianNoise gaussian(int party) {
         return new GaussianNoise(RandomBits.insecureForTesting(seed * 1_000_003L + party));
+      }
+
+      @Override
+      public DiscreteNoise discrete(int party) {
+        return new DiscreteNoise(RandomBits.insecureForTesting(seed * 1_000_033L + party));
       }
 
       @Override

@@ -8,7 +8,14 @@ import dev.helmet.core.partition.Partition;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Progress;
+import dev.helmet.privacy.accounting.Calibration;
+import dev.helmet.privacy.accounting.GaussianAccountant;
+import dev.helmet.privacy.accounting.PrivacyAccountant;
+import dev.helmet.privacy.accounting.RdpAccountant;
+import dev.helmet.privacy.event.DistributedDiscreteGaussianDpEvent;
+import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.ledger.PrivacyLedger;
+import dev.helmet.privacy.noise.DiscreteNoise;
 import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.secagg.ring.FixedPointEncoding;
@@ -94,10 +101,22 @@ public final class BlindAveraging {
       double sensitivity,
       double scaledSensitivity) {}
 
+  /** Phase II with continuous Gaussian noise (the papers' mechanism). */
+  public static Release release(
+      LocalModels locals,
+      HelmetPrivacy privacy,
+      SecureSummation summation,
+      NoiseFactory noise,
+      int ringBits,
+      int threads) {
+    return release(locals, privacy, summation, noise, NoiseKind.GAUSSIAN, ringBits, threads);
+  }
+
   /**
    * Phase II: noise, scale, encode, sum once, decode.
    *
    * @param noise the noise samplers of the parties (secure in production; seeded only in tests)
+   * @param kind continuous Gaussian, or the exact discrete Gaussian on the fixed-point grid
    * @param ringBits the summation ring: 32 or 64, or 0 to choose (32 bits when they leave at least 20
    *     fractional bits, else 64)
    * @throws IllegalStateException if the summation aborted (nothing is released)
@@ -107,11 +126,12 @@ public final class BlindAveraging {
       HelmetPrivacy privacy,
       SecureSummation summation,
       NoiseFactory noise,
+      NoiseKind kind,
       int ringBits,
       int threads) {
     Learner learner = locals.learner();
     int w = locals.parties();
-    int m = privacy.minContributors() == 0 ? w : privacy.minContributors();
+    int m = privacy.minContributors(w);
     Checks.inRange("min contributors", m, 1, w);
     double t = privacy.honestFraction();
     double plannedHonest = HelmetAccounting.honestContributors(m, w, t);
@@ -120,49 +140,27 @@ public final class BlindAveraging {
           "with %d of %d parties contributing and honest fraction %s, no honest party's noise is "
               + "guaranteed; raise the honest fraction or the minimum number of contributors", m, w, t));
     }
-    int releases = learner.releases();
     int rows = learner.outputRows();
     int cols = learner.inputDimension();
     int[] sizes = locals.sizes();
-    // delta is split: the clamp below may fire on some of the w * rows * cols noised values with
-    // total probability at most deltaTail; the Gaussian mechanism gets the rest.
-    double deltaTail = (double) w * rows * cols * TAIL_PROBABILITY;
-    if (deltaTail >= privacy.delta() / 2) {
-      throw new IllegalArgumentException("delta " + privacy.delta() + " is too small for " + w + " parties x "
-          + rows * cols + " parameters (the clamp tail alone needs " + deltaTail + ")");
-    }
-    double sigma = HelmetAccounting.noiseMultiplier(privacy.epsilon(), privacy.delta() - deltaTail, releases);
     double scaled = HelmetAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
-    // Per-coordinate std of the noise on each scaled contribution (n_i / w) f_priv.
-    double tau = sigma * scaled / (w * Math.sqrt(plannedHonest));
-    double radius = learner.config().radius();
-    double bound = (double) locals.maxSize() / w * radius + TAIL_STDS * tau;
-    // Round to a grid at least 2^10 times coarser than the floating-point resolution of the values
-    // (ulp(bound) = 2^(exponent - 52)), so the low-order bits of the floating-point noise, which can
-    // leak the unnoised value (Mironov 2012), do not survive encoding.
-    int maxFractionalBits = 42 - Math.getExponent(bound);
-    FixedPointEncoding encoding = chooseEncoding(ringBits, bound, w, maxFractionalBits);
+    NoisePlan plan = kind == NoiseKind.GAUSSIAN
+        ? new GaussianPlan(locals, privacy, scaled, plannedHonest, noise, ringBits)
+        : new DiscreteGaussianPlan(locals, privacy, scaled, plannedHonest, noise, ringBits);
+    FixedPointEncoding encoding = plan.encoding();
 
     List<long[]> inputs = new ArrayList<>(Arrays.asList(new long[w][]));
-    runParallel(threads, () -> IntStream.range(0, w).parallel().forEach(i -> {
-      int n = sizes[i];
-      // Alg. 3 line by line: f_priv = f + N(0, (sigma S / (n_i sqrt(h)))^2 I), input (n_i / w) f_priv.
-      double[] f = locals.models().get(i).weights().clone();
-      GaussianNoise sampler = noise.gaussian(i);
-      sampler.addTo(f, sigma * scaled / (n * Math.sqrt(plannedHonest)));
-      double scale = (double) n / w;
-      long[] enc = new long[f.length];
-      for (int j = 0; j < f.length; j++) {
-        double v = Math.max(-bound, Math.min(bound, scale * f[j]));
-        enc[j] = encoding.encode(v);
-      }
-      inputs.set(i, enc);
-    }));
+    runParallel(threads, () -> IntStream.range(0, w).parallel().forEach(i -> inputs.set(i, plan.input(i))));
     SummationSpec spec = new SummationSpec(w, rows * cols, encoding, m);
-    SummationOutcome outcome = summation.run(spec, inputs::get);
+    SummationOutcome outcome = summation.run(spec, i -> {
+      long[] in = inputs.get(i);
+      inputs.set(i, null); // each party's vector is needed once; let it go
+      return in;
+    });
     if (outcome.status() != SummationOutcome.Status.COMPLETED) {
-      throw new IllegalStateException("the summation aborted (" + outcome.status() + ", "
-          + outcome.contributors().size() + " of " + w + " contributed, " + m + " needed); nothing was released");
+      throw new IllegalStateException("the summation aborted (" + outcome.abortReason() + "; "
+          + outcome.dropped().size() + " of " + w + " parties dropped, " + m + " contributors needed); nothing was"
+          + " released");
     }
     double[] sum = encoding.decode(outcome.sum());
     long totalSize = 0;
@@ -178,10 +176,10 @@ public final class BlindAveraging {
 
     int contributors = outcome.contributors().size();
     double actualHonest = HelmetAccounting.honestContributors(contributors, w, t);
-    double achievedSigma = HelmetAccounting.achievedNoiseMultiplier(sigma, plannedHonest, actualHonest);
-    double achievedEps = achievedSigma == 0
+    DpEvent achieved = plan.achievedEvent(actualHonest);
+    double achievedEps = achieved == null
         ? Double.POSITIVE_INFINITY
-        : HelmetAccounting.epsilon(achievedSigma, releases, privacy.delta() - deltaTail);
+        : plan.accountant().compose(achieved).epsilon(privacy.delta() - plan.deltaTail());
     // The largest per-party sensitivity of one release, before the n_i / w scaling.
     double perPartySensitivity = 0;
     for (int n : sizes) {
@@ -190,16 +188,15 @@ public final class BlindAveraging {
     }
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("target_epsilon", privacy.epsilon());
-    details.put("noise_multiplier", sigma);
-    details.put("achieved_noise_multiplier", achievedSigma);
-    details.put("releases", releases);
+    details.put("noise_multiplier", plan.noiseMultiplier());
+    details.put("releases", learner.releases());
     details.put("sensitivity", perPartySensitivity);
     details.put("scaled_sensitivity", scaled);
-    details.put("noise_std_per_coordinate", tau);
+    plan.describe(details);
     details.put("lipschitz", learner.lipschitz());
     details.put("smoothness", learner.smoothness());
     details.put("lambda", learner.config().lambda());
-    details.put("radius", radius);
+    details.put("radius", learner.config().radius());
     details.put("input_norm_bound", locals.preprocessing().inputNormBound());
     details.put("honest_fraction", t);
     details.put("parties", w);
@@ -208,25 +205,284 @@ public final class BlindAveraging {
     details.put("min_local_size", locals.minSize());
     details.put("max_local_size", locals.maxSize());
     details.put("local_sizes_public", true);
-    details.put("delta_clamp_tail", deltaTail);
-    details.put("noise_sampler", noise.isSecure()
-        ? "continuous Gaussian in floating point (Box-Muller on SecureRandom DRBG bits), rounded to a grid "
-            + "2^10 times coarser than its float resolution; the guarantee assumes ideal real-valued noise"
-        : "continuous Gaussian (SEEDED, NOT SECURE: test only)");
+    details.put("delta_clamp_tail", plan.deltaTail());
     details.put("summation", summation.name());
+    details.put("summation_reveals_inputs", summation.revealsInputs());
     details.put("ring_bits", encoding.ringBits());
     details.put("fractional_bits", encoding.fractionalBits());
-    details.put("clamp_bound", bound);
     PrivacyLedger ledger = new PrivacyLedger(
-        "helmet-blind-averaging (Gaussian output perturbation, one summation)",
+        "helmet-blind-averaging (output perturbation, one summation)",
         HelmetAccounting.neighbours(privacy.protection()),
         privacy.protection().describe(),
-        HelmetAccounting.event(achievedSigma == 0 ? sigma : achievedSigma, releases).describe(),
-        "gaussian-exact (Sommer et al. 2019 Thm 5 / analytic Gaussian)",
+        achieved == null ? "no honest noise guaranteed" : achieved.describe(),
+        plan.accountantName(),
         achievedEps,
         privacy.delta(),
         details);
-    return new Release(model, ledger, outcome, encoding, sigma, perPartySensitivity, scaled);
+    return new Release(model, ledger, outcome, encoding, plan.noiseMultiplier(), perPartySensitivity, scaled);
+  }
+
+  /** How one noise kind turns the local models into encoded, noised inputs, and how it is accounted. */
+  private interface NoisePlan {
+    FixedPointEncoding encoding();
+
+    /** Party i's noised, scaled, clamped and encoded model. */
+    long[] input(int party);
+
+    /** Noise standard deviation on the released sum divided by its L2 sensitivity. */
+    double noiseMultiplier();
+
+    /** The part of delta spent on the clamp tail. */
+    double deltaTail();
+
+    /** The event with {@code honest} honest contributors, or null if none is guaranteed. */
+    DpEvent achievedEvent(double honest);
+
+    PrivacyAccountant accountant();
+
+    String accountantName();
+
+    void describe(Map<String, Object> details);
+  }
+
+  /**
+   * Continuous Gaussian noise (Helmet Alg. 3 line by line): f_priv = f + N(0, (sigma S / (n_i
+   * sqrt(h)))^2 I), input (n_i / w) f_priv, clamped and rounded onto the grid.
+   */
+  private static final class GaussianPlan implements NoisePlan {
+    private final LocalModels locals;
+    private final NoiseFactory noise;
+    private final double sigma;
+    private final double scaled;
+    private final double plannedHonest;
+    private final double tau;
+    private final double bound;
+    private final double deltaTail;
+    private final int releases;
+    private final FixedPointEncoding encoding;
+
+    GaussianPlan(LocalModels locals, HelmetPrivacy privacy, double scaled, double plannedHonest, NoiseFactory noise,
+        int ringBits) {
+      this.locals = locals;
+      this.noise = noise;
+      this.scaled = scaled;
+      this.plannedHonest = plannedHonest;
+      Learner learner = locals.learner();
+      int w = locals.parties();
+      this.releases = learner.releases();
+      // delta is split: the clamp below may fire on some of the w * d noised values with total
+      // probability at most deltaTail; the Gaussian mechanism gets the rest.
+      this.deltaTail = (double) w * learner.outputRows() * learner.inputDimension() * TAIL_PROBABILITY;
+      requireTailFits(deltaTail, privacy.delta(), w);
+      this.sigma = HelmetAccounting.noiseMultiplier(privacy.epsilon(), privacy.delta() - deltaTail, releases);
+      // Per-coordinate std of the noise on each scaled contribution (n_i / w) f_priv.
+      this.tau = sigma * scaled / (w * Math.sqrt(plannedHonest));
+      this.bound = (double) locals.maxSize() / w * learner.config().radius() + TAIL_STDS * tau;
+      // Round to a grid at least 2^10 times coarser than the floating-point resolution of the
+      // values (ulp(bound) = 2^(exponent - 52)), so the low-order bits of the floating-point noise,
+      // which can leak the unnoised value (Mironov 2012), do not survive encoding.
+      int maxFractionalBits = 42 - Math.getExponent(bound);
+      this.encoding = chooseEncoding(ringBits, bound, w, maxFractionalBits);
+    }
+
+    @Override
+    public FixedPointEncoding encoding() {
+      return encoding;
+    }
+
+    @Override
+    public long[] input(int i) {
+      int n = locals.sizes()[i];
+      int w = locals.parties();
+      double[] f = locals.models().get(i).weights().clone();
+      GaussianNoise sampler = noise.gaussian(i);
+      sampler.addTo(f, sigma * scaled / (n * Math.sqrt(plannedHonest)));
+      double scale = (double) n / w;
+      long[] enc = new long[f.length];
+      for (int j = 0; j < f.length; j++) {
+        enc[j] = encoding.encode(Math.max(-bound, Math.min(bound, scale * f[j])));
+      }
+      return enc;
+    }
+
+    @Override
+    public double noiseMultiplier() {
+      return sigma;
+    }
+
+    @Override
+    public double deltaTail() {
+      return deltaTail;
+    }
+
+    @Override
+    public DpEvent achievedEvent(double honest) {
+      double s = HelmetAccounting.achievedNoiseMultiplier(sigma, plannedHonest, honest);
+      return s == 0 ? null : HelmetAccounting.event(s, releases);
+    }
+
+    @Override
+    public PrivacyAccountant accountant() {
+      return new GaussianAccountant();
+    }
+
+    @Override
+    public String accountantName() {
+      return "gaussian-exact (Sommer et al. 2019 Thm 5 / analytic Gaussian)";
+    }
+
+    @Override
+    public void describe(Map<String, Object> d) {
+      d.put("noise", NoiseKind.GAUSSIAN.id());
+      d.put("noise_std_per_coordinate", tau);
+      d.put("clamp_bound", bound);
+      d.put("noise_sampler", noise.isSecure()
+          ? "continuous Gaussian in floating point (Box-Muller on SecureRandom DRBG bits), rounded to a grid "
+              + "2^10 times coarser than its float resolution; the guarantee assumes ideal real-valued noise"
+          : "continuous Gaussian (SEEDED, NOT SECURE: test only)");
+    }
+  }
+
+  /**
+   * Exact discrete Gaussian noise on the fixed-point grid. Party i rounds (n_i / w) f_i onto the
+   * grid 2^-f and adds N_Z(0, sigma^2) per coordinate, sigma^2 an integer. The grid is chosen so
+   * that rounding adds at most 1 % to the L2 sensitivity: the rounded contributions of neighbouring
+   * data sets differ by at most {@code Delta 2^f + sqrt(d)} (each coordinate's rounding moves by at
+   * most one unit), with {@code Delta 2^f >= 100 sqrt(d)}. The honest parties' noise sums to the
+   * distributed discrete Gaussian of Kairouz, Liu and Steinke (2021), accounted in Renyi DP with its
+   * (vanishing) correction term. Noised values are clamped at 12 sigma beyond the largest signal;
+   * the discrete Gaussian is sub-Gaussian (Canonne, Kamath, Steinke 2020), so a clamp fires with
+   * probability at most 2 exp(-72) per value, charged to delta.
+   */
+  private static final class DiscreteGaussianPlan implements NoisePlan {
+    private static final double TAIL_STDS_DISCRETE = 12;
+    private static final double TAIL_PROBABILITY_DISCRETE = 2 * Math.exp(-72) * (1 + 1e-9);
+
+    private final LocalModels locals;
+    private final NoiseFactory noise;
+    private final int dimension;
+    private final double l2;
+    private final double l1;
+    private final long sigma2;
+    private final int honest;
+    private final long bound;
+    private final double deltaTail;
+    private final double gridScale;
+    private final FixedPointEncoding encoding;
+
+    DiscreteGaussianPlan(LocalModels locals, HelmetPrivacy privacy, double scaled, double plannedHonest,
+        NoiseFactory noise, int ringBits) {
+      this.locals = locals;
+      this.noise = noise;
+      Learner learner = locals.learner();
+      int w = locals.parties();
+      this.dimension = learner.outputRows() * learner.inputDimension();
+      // One party's scaled contribution moves by at most sqrt(releases) S / w in L2 (all K rows of a
+      // one-vs-rest model may change, each by the per-release scaled sensitivity).
+      double delta = Math.sqrt(learner.releases()) * scaled / w;
+      int f = Math.max(0, (int) Math.ceil(Math.log(100 * Math.sqrt(dimension) / delta) / Math.log(2)));
+      this.gridScale = Math.scalb(1.0, f);
+      this.l2 = delta * gridScale + Math.sqrt(dimension);
+      this.l1 = Math.sqrt(dimension) * l2;
+      this.honest = (int) Math.floor(plannedHonest);
+      if (honest < 1) {
+        throw new IllegalArgumentException("no honest contributor is guaranteed");
+      }
+      this.deltaTail = (double) w * dimension * TAIL_PROBABILITY_DISCRETE;
+      requireTailFits(deltaTail, privacy.delta(), w);
+      // The KLS bound holds for sigma >= 1/2; below that the search sees sigma = 1/2 (constant, so the
+      // search stays monotone), and the integer sigma^2 >= 1 used below is never smaller.
+      double sigma = Calibration.noiseMultiplier(s -> new DistributedDiscreteGaussianDpEvent(Math.max(s, 0.5),
+          honest, l2, l1, dimension), RdpAccountant::new, privacy.epsilon(), privacy.delta() - deltaTail);
+      // Integer sigma^2, rounded up: a little more noise, never less.
+      this.sigma2 = Math.max(1, (long) Math.ceil(sigma * sigma));
+      double signal = Math.ceil((double) locals.maxSize() / w * learner.config().radius() * gridScale) + 1;
+      this.bound = (long) Math.ceil(signal + TAIL_STDS_DISCRETE * Math.sqrt((double) sigma2));
+      this.encoding = discreteEncoding(ringBits, f, bound, w);
+    }
+
+    private static FixedPointEncoding discreteEncoding(int ringBits, int f, long bound, int parties) {
+      double real = Math.scalb((double) bound, -f);
+      for (int b : ringBits == 0 ? new int[] {32, 64} : new int[] {ringBits}) {
+        if (f <= b - 2) {
+          FixedPointEncoding e = new FixedPointEncoding(b, f);
+          if (e.holds(real, parties)) {
+            return e;
+          }
+        }
+      }
+      throw new dev.helmet.secagg.ring.RingOverflowException(String.format(
+          "a %s-bit ring cannot hold the sum of %d discrete-Gaussian-noised inputs bounded by %d grid units",
+          ringBits == 0 ? "64" : String.valueOf(ringBits), parties, bound));
+    }
+
+    @Override
+    public FixedPointEncoding encoding() {
+      return encoding;
+    }
+
+    @Override
+    public long[] input(int i) {
+      int n = locals.sizes()[i];
+      double scale = (double) n / locals.parties() * gridScale;
+      double[] f = locals.models().get(i).weights();
+      DiscreteNoise sampler = noise.discrete(i);
+      long mask = encoding.mask();
+      long[] enc = new long[f.length];
+      for (int j = 0; j < f.length; j++) {
+        long v = Math.round(scale * f[j]) + sampler.discreteGaussian(sigma2);
+        enc[j] = Math.max(-bound, Math.min(bound, v)) & mask;
+      }
+      return enc;
+    }
+
+    @Override
+    public double noiseMultiplier() {
+      // The honest noise on the sum has std sqrt(h) sigma (grid units); its sensitivity is l2.
+      return Math.sqrt((double) sigma2 * honest) / l2;
+    }
+
+    @Override
+    public double deltaTail() {
+      return deltaTail;
+    }
+
+    @Override
+    public DpEvent achievedEvent(double honest) {
+      int h = (int) Math.floor(honest);
+      return h < 1 ? null : new DistributedDiscreteGaussianDpEvent(Math.sqrt((double) sigma2), h, l2, l1, dimension);
+    }
+
+    @Override
+    public PrivacyAccountant accountant() {
+      return new RdpAccountant();
+    }
+
+    @Override
+    public String accountantName() {
+      return "rdp (distributed discrete Gaussian, Kairouz-Liu-Steinke 2021 Prop. 14; improved conversion)";
+    }
+
+    @Override
+    public void describe(Map<String, Object> d) {
+      d.put("noise", NoiseKind.DISCRETE_GAUSSIAN.id());
+      d.put("discrete_sigma_squared", sigma2);
+      d.put("noise_std_per_coordinate", Math.sqrt((double) sigma2) / gridScale);
+      d.put("grid_l2_sensitivity", l2);
+      d.put("grid_l1_sensitivity", l1);
+      d.put("dimension", dimension);
+      d.put("clamp_bound_grid_units", bound);
+      d.put("noise_sampler", noise.isSecure()
+          ? "exact discrete Gaussian (Canonne-Kamath-Steinke) on SecureRandom DRBG bits"
+          : "exact discrete Gaussian (SEEDED, NOT SECURE: test only)");
+    }
+  }
+
+  private static void requireTailFits(double deltaTail, double delta, int w) {
+    if (deltaTail >= delta / 2) {
+      throw new IllegalArgumentException("delta " + delta + " is too small for " + w
+          + " parties (the clamp tail alone needs " + deltaTail + ")");
+    }
   }
 
   /**

@@ -17,6 +17,7 @@ import dev.helmet.secagg.summation.SecureSummation;
  * @param learner the local learner's hyperparameters
  * @param privacy the privacy target
  * @param summation the summation protocol
+ * @param noise the noise each party adds
  * @param ringBits summation ring size (0 = choose)
  * @param seed seeds the partition and the local shuffles (not the noise, which is always fresh)
  * @param threads worker threads for local training
@@ -30,6 +31,7 @@ public record HelmetJob(
     LearnerConfig learner,
     HelmetPrivacy privacy,
     SecureSummation summation,
+    NoiseKind noise,
     int ringBits,
     long seed,
     int threads,
@@ -42,6 +44,7 @@ public record HelmetJob(
     Checks.notNull("learner", learner);
     Checks.notNull("privacy", privacy);
     Checks.notNull("summation", summation);
+    Checks.notNull("noise", noise);
     Checks.positive("threads", threads);
     if (train.dimension() != test.dimension()) {
       throw new IllegalArgumentException("training data has " + train.dimension() + " features but test data has "

@@ -11,20 +11,33 @@ import dev.helmet.core.util.Checks;
  *     noise is not counted (Helmet Alg. 3). t = 0.5 doubles the noise variance, t = 1 trusts all.
  * @param protection the protected unit
  * @param minContributors the fewest contributors the noise is calibrated for (the secure
- *     aggregation threshold); 0 means all parties
+ *     aggregation threshold); 0 derives it from {@code dropoutTolerance}
+ * @param dropoutTolerance with {@code minContributors = 0}: the fraction of parties that may drop,
+ *     so the noise is calibrated for {@code floor((1 - dropoutTolerance) w)} contributors (0: all)
  */
 public record HelmetPrivacy(
-    double epsilon, double delta, double honestFraction, Protection protection, int minContributors) {
+    double epsilon, double delta, double honestFraction, Protection protection, int minContributors,
+    double dropoutTolerance) {
   public HelmetPrivacy {
     Checks.positive("epsilon", epsilon);
     Checks.openUnit("delta", delta);
     Checks.halfOpenUnit("honest fraction", honestFraction);
     Checks.notNull("protection", protection);
     Checks.nonNegative("min contributors", minContributors);
+    Checks.require(dropoutTolerance >= 0 && dropoutTolerance < 1,
+        "dropout tolerance must be in [0, 1). Provided value: " + dropoutTolerance);
+  }
+
+  /** The fewest contributors among {@code parties} the noise is calibrated for. */
+  public int minContributors(int parties) {
+    if (minContributors > 0) {
+      return minContributors;
+    }
+    return Math.max(1, (int) Math.floor((1 - dropoutTolerance) * parties + 1e-9));
   }
 
   /** Record-level protection with every party contributing. */
   public static HelmetPrivacy of(double epsilon, double delta, double honestFraction) {
-    return new HelmetPrivacy(epsilon, delta, honestFraction, Protection.record(), 0);
+    return new HelmetPrivacy(epsilon, delta, honestFraction, Protection.record(), 0, 0);
   }
 }

@@ -72,7 +72,7 @@ public final class HelmetRun {
         trainSeed, job.threads(), progress);
     long t2 = System.nanoTime();
     BlindAveraging.Release release =
-        BlindAveraging.release(locals, job.privacy(), job.summation(), noise, job.ringBits(), job.threads());
+        BlindAveraging.release(locals, job.privacy(), job.summation(), noise, job.noise(), job.ringBits(), job.threads());
     long t3 = System.nanoTime();
     Evaluation reference = null;
     DesignMatrix test = job.preprocessing().design(job.test());
@@ -91,7 +91,7 @@ public final class HelmetRun {
     all.add(eval);
     for (int d = 1; d < draws; d++) {
       BlindAveraging.Release other =
-          BlindAveraging.release(locals, job.privacy(), job.summation(), noise, job.ringBits(), job.threads());
+          BlindAveraging.release(locals, job.privacy(), job.summation(), noise, job.noise(), job.ringBits(), job.threads());
       all.add(Evaluation.of(test.labels(), other.model().predict(test), job.train().numClasses()));
     }
     long t5 = System.nanoTime();
@@ -105,6 +105,7 @@ public final class HelmetRun {
     provenance.put("parties", partition.count());
     provenance.put("seed", job.seed());
     provenance.put("protocol", job.summation().name());
+    provenance.put("noise", job.noise().id());
     provenance.put("test_accuracy", eval.accuracy());
     ReleasedModel model = new ReleasedModel(release.model(), job.preprocessing(), job.train().labelSet(),
         job.train().dimension(), job.learner(), release.ledger(), provenance);

@@ -132,7 +132,7 @@ class BlindAveragingTest {
   @Test
   void noGuaranteedHonestNoiseIsRefused() {
     LocalModels l = locals(new PartitionStrategy.Iid(10, 20), SOFTMAX);
-    HelmetPrivacy p = new HelmetPrivacy(1, 1e-5, 0.5, Protection.record(), 5); // 5 - 0.5 * 10 = 0
+    HelmetPrivacy p = new HelmetPrivacy(1, 1e-5, 0.5, Protection.record(), 5, 0); // 5 - 0.5 * 10 = 0
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> BlindAveraging.release(l, p, new PlainSummation(), NoiseFactory.secure(), 0, 1));
     assertTrue(e.getMessage().contains("no honest party's noise is guaranteed"), e.getMessage());

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 class HelmetRunTest {
   private static HelmetRun.Report run(double eps, Dataset train, Dataset test) {
     HelmetJob job = new HelmetJob(train, test, new PartitionStrategy.Iid(20, 0), HelmetDefaults.preprocessing(),
-        HelmetDefaults.learner(LearnerKind.SOFTMAX), HelmetPrivacy.of(eps, 1e-5, 0.5), new PlainSummation(), 0, 1, 2,
-        true);
+        HelmetDefaults.learner(LearnerKind.SOFTMAX), HelmetPrivacy.of(eps, 1e-5, 0.5), new PlainSummation(),
+        NoiseKind.GAUSSIAN, 0, 1, 2, true);
     return HelmetRun.run(job, NoiseFactory.seededForTesting(4), Progress.NONE);
   }
 
@@ -49,8 +49,8 @@ class HelmetRunTest {
     Dataset iris = TestData.iris();
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new HelmetJob(digits, iris, new PartitionStrategy.Iid(2, 0), HelmetDefaults.preprocessing(),
-            HelmetDefaults.learner(LearnerKind.SOFTMAX), HelmetPrivacy.of(1, 1e-5, 0.5), new PlainSummation(), 0, 1,
-            1, false));
+            HelmetDefaults.learner(LearnerKind.SOFTMAX), HelmetPrivacy.of(1, 1e-5, 0.5), new PlainSummation(),
+            NoiseKind.GAUSSIAN, 0, 1, 1, false));
     assertTrue(e.getMessage().contains("64 features but test data has 4"), e.getMessage());
   }
 }

@@ -175,7 +175,7 @@ public final class InProcessSecAgg implements SecureSummation {
       }
     };
     parallel(n, i -> {
-      if (dropouts.dropsBefore(i, steps) == 0) {
+      if (dropouts.dropsBefore(i, n, steps) == 0) {
         return;
       }
       long t0 = System.nanoTime();
@@ -213,7 +213,7 @@ public final class InProcessSecAgg implements SecureSummation {
         if (m == null || clients[i] == null || gone.get(i) || clients[i].isFinal()) {
           return;
         }
-        if (dropouts.dropsBefore(i, steps) == nextStep) {
+        if (dropouts.dropsBefore(i, n, steps) == nextStep) {
           return; // drops now: never answers this round or any later one
         }
         long c0 = System.nanoTime();
@@ -223,7 +223,7 @@ public final class InProcessSecAgg implements SecureSummation {
         send.accept(i, step.reply());
       });
       for (int i = 0; i < n; i++) {
-        if (out.containsKey(i) && dropouts.dropsBefore(i, steps) == nextStep) {
+        if (out.containsKey(i) && dropouts.dropsBefore(i, n, steps) == nextStep) {
           gone.set(i);
         }
       }

@@ -123,7 +123,7 @@ class SecAggPropertyTest {
         x[j] = r.nextLong() & mask;
       }
     }
-    DropoutPlan plan = (party, steps) -> dropBefore[party];
+    DropoutPlan plan = (party, parties, steps) -> dropBefore[party];
     // Replace the driver's random graph by one we can see: run the real protocol through the driver
     // and compare with the oracle on the parameters it chose.
     RecordingSecAgg driver = new RecordingSecAgg(variant, maxDropout, plan);

@@ -1,0 +1,225 @@
+package dev.helmet.secagg.servers;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.secagg.crypto.CryptoProfile;
+import dev.helmet.secagg.crypto.MaskPrg;
+import dev.helmet.secagg.crypto.Secrets;
+import dev.helmet.secagg.summation.DropoutPlan;
+import dev.helmet.secagg.summation.SecureSummation;
+import dev.helmet.secagg.summation.SummationOutcome;
+import dev.helmet.secagg.summation.SummationSpec;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
+
+/**
+ * Summation by J computation servers (Helmet Sec. 5; the cross-silo paper's DCA; SPEC 2.3): each
+ * party splits its encoded vector x into J additive shares mod 2^b and sends share j to server j;
+ * each server sums what it received; the sum of the servers' sums is the result. Any J - 1
+ * colluding servers see only uniformly distributed shares: the result is private if at least one
+ * server is honest. Parties need no keys with each other and send one message per server.
+ *
+ * <p>The J - 1 uniform shares are sent as 32-byte seeds of the mask generator (AES-CTR), which is
+ * pseudorandom, instead of d ring elements each; the last share is {@code x - sum_j PRG(seed_j)}. A
+ * party sends its seeds to servers 1 .. J-1 first and its last share to server J only after that,
+ * so every party in server J's set has its seeds at the other servers, which sum exactly the
+ * parties server J names: a party that drops in between is left out by all. The channels between
+ * parties and servers are the transport's (TLS); this class simulates them in-process.
+ */
+public final class ComputeServerSummation implements SecureSummation {
+  private final int servers;
+  private final DropoutPlan dropouts;
+  private final int threads;
+
+  /**
+   * @param servers J >= 2
+   * @param dropouts which simulated parties drop (step 0: before the seeds, step 1: before the last
+   *     share)
+   * @param threads worker threads
+   */
+  public ComputeServerSummation(int servers, DropoutPlan dropouts, int threads) {
+    Checks.require(servers >= 2, "computation servers must be >= 2. Provided value: " + servers);
+    this.servers = servers;
+    this.dropouts = Checks.notNull("dropout plan", dropouts);
+    this.threads = Checks.positive("threads", threads);
+  }
+
+  @Override
+  public String name() {
+    return "compute-servers";
+  }
+
+  @Override
+  public boolean revealsInputs() {
+    return false;
+  }
+
+  @Override
+  public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs) {
+    long start = System.nanoTime();
+    int n = spec.parties();
+    int d = spec.length();
+    int bits = spec.encoding().ringBits();
+    long mask = spec.encoding().mask();
+    int bpv = spec.encoding().bytesPerValue();
+    CryptoProfile profile = new CryptoProfile();
+    int header = 8 + 4 + 1;
+    // Phase 1: seeds to servers 1 .. J-1. Phase 2: the last share to server J, streamed into its sum.
+    byte[][][] seeds = new byte[n][][];
+    long[] lastServerSum = new long[d];
+    BitSet lastServerSet = new BitSet();
+    long[] partyNanos = new long[n];
+    List<SummationOutcome.Drop> dropped = new ArrayList<>();
+    long[] lastServerNanos = new long[1];
+    parallel(n, u -> {
+      int when = dropouts.dropsBefore(u, n, 2);
+      if (when == 0) {
+        return;
+      }
+      long t0 = System.nanoTime();
+      long[] x = when == 1 ? null : inputs.apply(u);
+      if (when != 1 && (x == null || x.length != d)) {
+        partyNanos[u] = System.nanoTime() - t0;
+        return; // a malformed input is treated as a dropout (recorded below)
+      }
+      Shares shares = split(x == null ? new long[d] : x, servers, bits, profile);
+      seeds[u] = shares.seeds();
+      partyNanos[u] = System.nanoTime() - t0;
+      if (when == 1) {
+        return; // sent its seeds, then left before the last share
+      }
+      long[] last = shares.last();
+      synchronized (lastServerSum) {
+        long s0 = System.nanoTime();
+        for (int i = 0; i < d; i++) {
+          lastServerSum[i] = (lastServerSum[i] + last[i]) & mask;
+        }
+        lastServerSet.set(u);
+        lastServerNanos[0] += System.nanoTime() - s0;
+      }
+    });
+    for (int u = 0; u < n; u++) {
+      if (!lastServerSet.get(u)) {
+        int when = dropouts.dropsBefore(u, n, 2);
+        dropped.add(new SummationOutcome.Drop(u, when == 0 ? "SEEDS" : "LAST_SHARE", when < 0 ? "MALFORMED_INPUT"
+            : "NO_RESPONSE", when < 0 ? "input of the wrong length" : "no message"));
+      }
+    }
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put("servers", servers);
+    int contributors = lastServerSet.cardinality();
+    Map<String, Double> prof = profile(profile);
+    long partyTotal = 0;
+    for (long v : partyNanos) {
+      partyTotal += v;
+    }
+    long perParty = (servers - 1) * (header + 32L) + header + (long) d * bpv;
+    long serverBytes = (long) n * (servers - 1) * (header + 32L) + (long) contributors * (header + (long) d * bpv)
+        + (long) servers * d * bpv + (long) (servers - 1) * (header + (n + 7) / 8);
+    if (contributors < spec.threshold()) {
+      double secs = (System.nanoTime() - start) / 1e9;
+      return new SummationOutcome(SummationOutcome.Status.ABORTED, null, List.of(), dropped,
+          "TOO_FEW_SURVIVORS: " + contributors + " contributors, " + spec.threshold() + " needed", perParty, serverBytes,
+          secs, lastServerNanos[0] / 1e9, partyTotal / 1e9 / n, prof, params);
+    }
+    // Servers 1 .. J-1 expand the seeds of the parties server J names (in parallel: they are separate
+    // machines). The busiest server's time is reported.
+    int[] named = lastServerSet.stream().toArray();
+    long[][] serverSums = new long[servers - 1][];
+    long[] serverNanos = new long[servers - 1];
+    for (int j = 0; j < servers - 1; j++) {
+      int jj = j;
+      long t0 = System.nanoTime();
+      serverSums[j] = collect(named.length, d, (acc, i) -> MaskPrg.apply(seeds[named[i]][jj], false, acc, bits,
+          profile));
+      serverNanos[j] = System.nanoTime() - t0;
+    }
+    long[] sum = lastServerSum.clone();
+    for (long[] s : serverSums) {
+      for (int i = 0; i < d; i++) {
+        sum[i] = (sum[i] + s[i]) & mask;
+      }
+    }
+    long busiest = lastServerNanos[0];
+    for (long v : serverNanos) {
+      busiest = Math.max(busiest, v);
+    }
+    double secs = (System.nanoTime() - start) / 1e9;
+    List<Integer> who = new ArrayList<>();
+    for (int u : named) {
+      who.add(u);
+    }
+    return new SummationOutcome(SummationOutcome.Status.COMPLETED, sum, who, dropped, null, perParty, serverBytes, secs,
+        busiest / 1e9, partyTotal / 1e9 / n, profile(profile), params);
+  }
+
+  /** A party's J shares: J - 1 seeds and the last share {@code x - sum_j PRG(seed_j)}. */
+  public record Shares(byte[][] seeds, long[] last) {}
+
+  /** Splits {@code x} (ring elements of {@code bits} bits) into shares for {@code servers} servers. */
+  public static Shares split(long[] x, int servers, int bits, CryptoProfile profile) {
+    long mask = bits == 64 ? -1L : (1L << bits) - 1;
+    byte[][] s = new byte[servers - 1][];
+    long[] last = new long[x.length];
+    for (int i = 0; i < x.length; i++) {
+      last[i] = x[i] & mask;
+    }
+    for (int j = 0; j < servers - 1; j++) {
+      s[j] = Secrets.bytes(32);
+      MaskPrg.apply(s[j], true, last, bits, profile);
+    }
+    return new Shares(s, last);
+  }
+
+  private static Map<String, Double> profile(CryptoProfile p) {
+    Map<String, Double> m = new LinkedHashMap<>();
+    for (CryptoProfile.Op op : CryptoProfile.Op.values()) {
+      m.put(op.name().toLowerCase(Locale.ROOT), p.seconds(op));
+    }
+    return m;
+  }
+
+  private long[] collect(int tasks, int d, java.util.function.ObjIntConsumer<long[]> body) {
+    ForkJoinPool pool = new ForkJoinPool(threads);
+    try {
+      return pool.submit(() -> IntStream.range(0, tasks).parallel().collect(() -> new long[d],
+          (acc, i) -> body.accept(acc, i), (a, b) -> {
+            for (int i = 0; i < d; i++) {
+              a[i] += b[i];
+            }
+          })).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  private void parallel(int n, java.util.function.IntConsumer body) {
+    ForkJoinPool pool = new ForkJoinPool(threads);
+    try {
+      pool.submit(() -> IntStream.range(0, n).parallel().forEach(body)).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(c);
+    } finally {
+      pool.shutdown();
+    }
+  }
+}

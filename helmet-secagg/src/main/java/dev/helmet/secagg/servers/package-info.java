@@ -1,0 +1,2 @@
+/** Summation by J computation servers holding additive shares; private if one server is honest. */
+package dev.helmet.secagg.servers;
