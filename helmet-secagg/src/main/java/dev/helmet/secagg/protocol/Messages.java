@@ -1,7 +1,6 @@
 package dev.helmet.secagg.protocol;
 
 import java.util.BitSet;
-import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -197,8 +196,4 @@ public final class Messages {
     }
   }
 
-  /** A read-only view helper for maps in messages. */
-  static <K, V> Map<K, V> view(Map<K, V> m) {
-    return java.util.Collections.unmodifiableMap(m);
-  }
 }

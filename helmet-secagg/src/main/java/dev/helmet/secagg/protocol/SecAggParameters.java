@@ -2,7 +2,6 @@ package dev.helmet.secagg.protocol;
 
 import dev.helmet.core.util.Checks;
 import dev.helmet.secagg.graph.CommunicationGraph;
-import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -52,11 +51,6 @@ public record SecAggParameters(
   /** The default threshold for a neighbourhood of {@code degree}: a strict majority. */
   public static int majority(int degree) {
     return degree / 2 + 1;
-  }
-
-  /** The session id as 8 bytes (salt for key derivation, prefix of signed transcripts). */
-  public byte[] sessionBytes() {
-    return ByteBuffer.allocate(8).putLong(session).array();
   }
 
   /** Ring element mask. */
