@@ -190,4 +190,49 @@ class SecAggSecurityTest {
     assertEquals(2, h.server.drops().size());
     assertTrue(h.server.drops().stream().allMatch(d -> d.reason() == ServerEvents.DropReason.MALFORMED_MESSAGE));
   }
+
+  /**
+   * The "declare them dropped" attack: a malicious server gives target party u only the shares of
+   * a set S of t neighbours (so u masks only with S), then announces a survivor set U3 without S
+   * although S is alive. If the members of S answered, the server would collect u's self-mask
+   * seed from them and their mask keys from their other neighbours, and unmask u's input. Every
+   * member of S must refuse because it is not in the U3 it is asked to sign, and u must refuse
+   * because U3 names neighbours whose shares it never received.
+   */
+  @Test
+  void partiesRefuseASurvivorSetThatOmitsThemOrContradictsTheirRound2View() {
+    Harness h = new Harness(9, 4, 32); // complete graph: 8 neighbours, t = 5
+    int u = 0;
+    int t = h.params.threshold();
+    h.clientRound(h.serverRound());
+    Map<Integer, ServerMessage> deliveries = new java.util.HashMap<>(h.serverRound());
+    ShareDelivery d = (ShareDelivery) deliveries.get(u);
+    TreeMap<Integer, byte[]> only = new TreeMap<>();
+    for (int v : d.encryptedShares().keySet()) {
+      if (only.size() < t) {
+        only.put(v, d.encryptedShares().get(v)); // S: the first t neighbours
+      }
+    }
+    deliveries.put(u, new ShareDelivery(d.session(), u, only));
+    h.clientRound(deliveries);
+    assertInstanceOf(MaskedInput.class, h.replies[u], "u has t shares, so it masks (with S only)");
+    java.util.Set<Integer> s = only.keySet();
+    BitSet lieU3 = new BitSet();
+    for (int v = 0; v < 9; v++) {
+      if (!s.contains(v)) {
+        lieU3.set(v);
+      }
+    }
+    for (int v : s) {
+      ClientState.Step step = h.clients[v].handle(new Messages.ConsistencyCheckRequest(h.params.session(), v, lieU3));
+      ClientState.Aborted a = assertInstanceOf(ClientState.Aborted.class, step.next(),
+          "party " + v + " is alive but left out of U3, and must not go on to unmasking");
+      assertEquals(ClientAbortReason.INCONSISTENT_REQUEST, a.reason());
+      assertNull(step.reply(), "and signs nothing");
+    }
+    ClientState.Step stepU = h.clients[u].handle(new Messages.ConsistencyCheckRequest(h.params.session(), u, lieU3));
+    ClientState.Aborted au = assertInstanceOf(ClientState.Aborted.class, stepU.next(),
+        "U3 names neighbours whose shares u never received");
+    assertEquals(ClientAbortReason.INCONSISTENT_REQUEST, au.reason());
+  }
 }
