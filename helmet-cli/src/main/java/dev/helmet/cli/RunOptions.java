@@ -34,9 +34,13 @@ final class RunOptions {
   double dropout;
 
   @Option(names = "--max-dropout", paramLabel = "D",
-      description = "The dropout rate SecAgg+ is sized for (its neighbourhood size k). Default: the larger of "
-          + "0.1 and --dropout.")
+      description = "The dropout rate secure aggregation is sized for. Default: the larger of 0.05 and --dropout.")
   Double maxDropout;
+
+  @Option(names = "--colluding-fraction", paramLabel = "G",
+      description = "The fraction of parties that may collude with the server, which secure aggregation is sized "
+          + "to withstand. Default: 1 - --honest-fraction, the parties the privacy accounting already distrusts.")
+  Double colludingFraction;
 
   @Option(names = "--compute-servers", paramLabel = "J", defaultValue = "2",
       description = "Number of computation servers for --protocol compute-servers. Default: ${DEFAULT-VALUE}.")
@@ -81,15 +85,19 @@ final class RunOptions {
     return t;
   }
 
-  /** The summation protocol, with the simulated dropouts. */
-  SecureSummation summation() {
+  /**
+   * The summation protocol, with the simulated dropouts, sized to withstand the given fraction of
+   * parties colluding with the server unless --colluding-fraction overrides it.
+   */
+  SecureSummation summation(double defaultColluding) {
     if (ringBits != 0 && ringBits != 32 && ringBits != 64) {
       throw new IllegalArgumentException("ring bits must be 0, 32 or 64. Provided value: " + ringBits);
     }
     if (!(dropout >= 0 && dropout < 0.5)) {
       throw new IllegalArgumentException("dropout must be in [0, 0.5). Provided value: " + dropout);
     }
-    double sizing = maxDropout != null ? maxDropout : Math.max(0.1, dropout);
+    double sizing = maxDropout != null ? maxDropout : Math.max(0.05, dropout);
+    double colluding = colludingFraction != null ? colludingFraction : defaultColluding;
     DropoutPlan plan = dropout == 0 ? DropoutPlan.NONE : DropoutPlan.random(dropout, -1, seed ^ 0x9E3779B97F4A7C15L);
     return switch (protocol.toLowerCase(Locale.ROOT)) {
       case "plain" -> {
@@ -98,8 +106,8 @@ final class RunOptions {
         }
         yield new PlainSummation();
       }
-      case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, sizing, plan, threads());
-      case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, sizing, plan, threads());
+      case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, threads());
+      case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, threads());
       case "compute-servers" -> new ComputeServerSummation(computeServers, plan, threads());
       default -> throw new IllegalArgumentException(
           "protocol must be one of secagg+, secagg, compute-servers, plain. Provided value: " + protocol);

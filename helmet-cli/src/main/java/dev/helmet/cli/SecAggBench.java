@@ -54,8 +54,13 @@ final class SecAggBench implements Callable<Integer> {
   String protocol;
 
   @Option(names = "--max-dropout", paramLabel = "D",
-      description = "Dropout rate SecAgg+ is sized for. Default: the larger of 0.1 and --dropout.")
+      description = "Dropout rate secure aggregation is sized for. Default: the larger of 0.05 and --dropout.")
   Double maxDropout;
+
+  @Option(names = "--colluding-fraction", paramLabel = "G", defaultValue = "0",
+      description = "Fraction of parties that may collude with the server. 0: the server alone is the adversary "
+          + "(as in Bonawitz et al.'s and Bell et al.'s measurements). Default: ${DEFAULT-VALUE}.")
+  double colluding;
 
   @Option(names = "--ring-bits", paramLabel = "B", defaultValue = "32", description = "Default: ${DEFAULT-VALUE}.")
   int ringBits;
@@ -86,10 +91,10 @@ final class SecAggBench implements Callable<Integer> {
     };
     DropoutPlan plan = dropout == 0 ? DropoutPlan.NONE : DropoutPlan.random(dropout, fixedStep,
         Secrets.random().nextLong());
-    double sizing = maxDropout != null ? maxDropout : Math.max(0.1, dropout);
+    double sizing = maxDropout != null ? maxDropout : Math.max(0.05, dropout);
     SecureSummation s = switch (protocol.toLowerCase(Locale.ROOT)) {
-      case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, sizing, plan, t);
-      case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, sizing, plan, t);
+      case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, t);
+      case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, t);
       case "compute-servers" -> new ComputeServerSummation(2, plan, t);
       default -> throw new IllegalArgumentException("protocol must be secagg+, secagg or compute-servers. Provided value: "
           + protocol);
@@ -107,8 +112,8 @@ final class SecAggBench implements Callable<Integer> {
     };
     PrintWriter out = spec.commandLine().getOut();
     if (!json) {
-      out.printf("%s: %d parties x %d parameters, %.0f %% dropout (%s), %d-bit ring ...%n", s.name(), parties, params,
-          100 * dropout, dropoutRound, ringBits);
+      out.printf("%s: %d parties x %d parameters, %.0f %% dropout (%s), %d-bit ring, sized for %.0f %% colluding "
+          + "parties ...%n", s.name(), parties, params, 100 * dropout, dropoutRound, ringBits, 100 * colluding);
       out.flush();
     }
     SummationOutcome o = s.run(new SummationSpec(parties, params, enc, 1), inputs);

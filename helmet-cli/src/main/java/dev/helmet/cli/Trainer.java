@@ -48,7 +48,7 @@ final class Trainer {
     }
     BuiltinDataset.TrainTest data = spec.data().load(spec.run().seed);
     LearnerConfig learner = spec.model().learnerConfig();
-    SecureSummation summation = spec.run().summation();
+    SecureSummation summation = spec.run().summation(1 - spec.privacy().honestFraction());
     HelmetJob job = new HelmetJob(data.train(), data.test(), spec.partition(), spec.model().preprocessing(), learner,
         spec.privacy(), summation, spec.run().noiseKind(), spec.run().ringBits, spec.run().seed, spec.run().threads(),
         spec.run().reference);
@@ -215,7 +215,8 @@ final class Trainer {
       Dataset tr = all.subset(f.train(), all.name() + " fold " + f.fold() + " train");
       Dataset te = all.subset(f.test(), all.name() + " fold " + f.fold() + " test");
       HelmetJob job = new HelmetJob(tr, te, spec.partition(), spec.model().preprocessing(),
-          spec.model().learnerConfig(), spec.privacy(), spec.run().summation(), spec.run().noiseKind(),
+          spec.model().learnerConfig(), spec.privacy(), spec.run().summation(1 - spec.privacy().honestFraction()),
+          spec.run().noiseKind(),
           spec.run().ringBits,
           spec.run().seed + 31L * f.repeat() + f.fold(), spec.run().threads(), spec.run().reference);
       last = HelmetRun.run(job, NoiseFactory.secure(), progress, spec.run().noiseDraws);
@@ -228,7 +229,7 @@ final class Trainer {
       }
     }
     double wall = (System.nanoTime() - start) / 1e9;
-    ObjectNode j = summary(spec, last, wall, spec.run().summation());
+    ObjectNode j = summary(spec, last, wall, spec.run().summation(1 - spec.privacy().honestFraction()));
     j.put("folds", folds);
     j.put("repeats", repeats);
     j.put("test_accuracy", mean(acc));

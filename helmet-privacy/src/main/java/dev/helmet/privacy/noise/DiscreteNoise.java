@@ -149,22 +149,29 @@ public final class DiscreteNoise {
     while (t * t <= sigma2) {
       t++;
     }
-    long den;
+    // den = 2 sigma^2 t^2 overflows a long for sigma^2 above about 2e9; then every acceptance test
+    // takes the exact BigInteger path (slower, same distribution).
+    long den = -1;
     try {
       den = Math.multiplyExact(Math.multiplyExact(2, sigma2), Math.multiplyExact(t, t));
-    } catch (ArithmeticException e) {
-      throw new IllegalArgumentException("sigma^2 = " + sigma2 + " is too large for exact sampling");
+    } catch (ArithmeticException overflow) {
+      den = -1;
     }
+    BigInteger bigDen = BigInteger.valueOf(2).multiply(BigInteger.valueOf(sigma2))
+        .multiply(BigInteger.valueOf(t)).multiply(BigInteger.valueOf(t));
     while (true) {
       long y = discreteLaplace(t);
       long a = Math.abs(y);
       boolean accept;
       try {
+        if (den < 0) {
+          throw new ArithmeticException("big");
+        }
         long diff = Math.subtractExact(Math.multiplyExact(a, t), sigma2);
         accept = bernoulliExp(Math.multiplyExact(diff, diff), den);
       } catch (ArithmeticException overflow) {
         BigInteger diff = BigInteger.valueOf(a).multiply(BigInteger.valueOf(t)).subtract(BigInteger.valueOf(sigma2));
-        accept = bernoulliExp(diff.multiply(diff), BigInteger.valueOf(den));
+        accept = bernoulliExp(diff.multiply(diff), bigDen);
       }
       if (accept) {
         return y;

@@ -38,21 +38,19 @@ import java.util.stream.IntStream;
  * the noised models (phase II, {@link #release}). Nothing else is communicated.
  *
  * <p>The noised model is scaled by {@code n_i / w}, clamped per coordinate to a public bound
- * (post-processing, and almost never active: the bound is 10 noise standard deviations above the
- * largest possible value), encoded into the ring and summed. The released model is the decoded sum
- * divided by the mean local size, i.e. the size-weighted average of the noised local models. It is
+ * (almost never active: the bound is at least 10 noise standard deviations above the largest
+ * possible value, and the chance that it fires is charged to delta), encoded into the ring and
+ * summed. The released model is the decoded sum divided by the mean local size, i.e. the size-weighted average of the noised local models. It is
  * not re-projected per party (SPEC 1.3: that would break the argument).
  */
 public final class BlindAveraging {
-  /** Noise tail bound in standard deviations for the per-coordinate clamp. */
-  static final double TAIL_STDS = 10;
-
   /**
-   * An upper bound on P(|N(0,1)| > 10) = erfc(10 / sqrt 2) = 1.5240e-23. A clamp that fires makes
-   * the mechanism differ from the Gaussian one, so the union bound over all clamped values is
-   * charged to delta.
+   * Least noise tail width, in standard deviations, of the per-coordinate clamp. A clamp that fires
+   * makes the mechanism differ from the unclamped one, so the union bound over all clamped values is
+   * charged to delta (see {@link ClampTail}); at 10 standard deviations a Gaussian tail is below
+   * 1.6e-23.
    */
-  static final double TAIL_PROBABILITY = 1.53e-23;
+  static final double TAIL_STDS = 10;
 
   private BlindAveraging() {}
 
@@ -272,12 +270,14 @@ public final class BlindAveraging {
       this.releases = learner.releases();
       // delta is split: the clamp below may fire on some of the w * d noised values with total
       // probability at most deltaTail; the Gaussian mechanism gets the rest.
-      this.deltaTail = (double) w * learner.outputRows() * learner.inputDimension() * TAIL_PROBABILITY;
+      ClampTail tail = ClampTail.of(privacy, (double) w * learner.outputRows() * learner.inputDimension(),
+          TAIL_STDS, false);
+      this.deltaTail = tail.delta();
       requireTailFits(deltaTail, privacy.delta(), w);
       this.sigma = HelmetAccounting.noiseMultiplier(privacy.epsilon(), privacy.delta() - deltaTail, releases);
       // Per-coordinate std of the noise on each scaled contribution (n_i / w) f_priv.
       this.tau = sigma * scaled / (w * Math.sqrt(plannedHonest));
-      this.bound = (double) locals.maxSize() / w * learner.config().radius() + TAIL_STDS * tau;
+      this.bound = (double) locals.maxSize() / w * learner.config().radius() + tail.stds() * tau;
       // Round to a grid at least 2^10 times coarser than the floating-point resolution of the
       // values (ulp(bound) = 2^(exponent - 52)), so the low-order bits of the floating-point noise,
       // which can leak the unnoised value (Mironov 2012), do not survive encoding.
@@ -350,13 +350,12 @@ public final class BlindAveraging {
    * data sets differ by at most {@code Delta 2^f + sqrt(d)} (each coordinate's rounding moves by at
    * most one unit), with {@code Delta 2^f >= 100 sqrt(d)}. The honest parties' noise sums to the
    * distributed discrete Gaussian of Kairouz, Liu and Steinke (2021), accounted in Renyi DP with its
-   * (vanishing) correction term. Noised values are clamped at 12 sigma beyond the largest signal;
+   * (vanishing) correction term. Noised values are clamped at 12 sigma (more at very large epsilon) beyond the largest signal;
    * the discrete Gaussian is sub-Gaussian (Canonne, Kamath, Steinke 2020), so a clamp fires with
    * probability at most 2 exp(-72) per value, charged to delta.
    */
   private static final class DiscreteGaussianPlan implements NoisePlan {
     private static final double TAIL_STDS_DISCRETE = 12;
-    private static final double TAIL_PROBABILITY_DISCRETE = 2 * Math.exp(-72) * (1 + 1e-9);
 
     private final LocalModels locals;
     private final NoiseFactory noise;
@@ -388,7 +387,8 @@ public final class BlindAveraging {
       if (honest < 1) {
         throw new IllegalArgumentException("no honest contributor is guaranteed");
       }
-      this.deltaTail = (double) w * dimension * TAIL_PROBABILITY_DISCRETE;
+      ClampTail tail = ClampTail.of(privacy, (double) w * dimension, TAIL_STDS_DISCRETE, true);
+      this.deltaTail = tail.delta();
       requireTailFits(deltaTail, privacy.delta(), w);
       // The KLS bound holds for sigma >= 1/2; below that the search sees sigma = 1/2 (constant, so the
       // search stays monotone), and the integer sigma^2 >= 1 used below is never smaller.
@@ -397,7 +397,12 @@ public final class BlindAveraging {
       // Integer sigma^2, rounded up: a little more noise, never less.
       this.sigma2 = Math.max(1, (long) Math.ceil(sigma * sigma));
       double signal = Math.ceil((double) locals.maxSize() / w * learner.config().radius() * gridScale) + 1;
-      this.bound = (long) Math.ceil(signal + TAIL_STDS_DISCRETE * Math.sqrt((double) sigma2));
+      double b = Math.ceil(signal + tail.stds() * Math.sqrt((double) sigma2));
+      if (b >= 0x1.0p53) {
+        throw new dev.helmet.secagg.ring.RingOverflowException("the noised values would exceed 2^53 grid units ("
+            + b + "); lower the precision or the noise");
+      }
+      this.bound = (long) b;
       this.encoding = discreteEncoding(ringBits, f, bound, w);
     }
 
@@ -475,6 +480,48 @@ public final class BlindAveraging {
       d.put("noise_sampler", noise.isSecure()
           ? "exact discrete Gaussian (Canonne-Kamath-Steinke) on SecureRandom DRBG bits"
           : "exact discrete Gaussian (SEEDED, NOT SECURE: test only)");
+    }
+  }
+
+  /**
+   * The delta spent on the clamps: a mechanism within total-variation distance p of an (eps,
+   * delta)-DP one is (eps, delta + (1 + e^eps) p)-DP, and p is at most the union bound over all
+   * clamped values.
+   */
+  /**
+   * The clamp's width in noise standard deviations and the delta it costs.
+   *
+   * <p>If a mechanism differs from an (epsilon, delta)-DP one only on an event of probability at
+   * most p on every input, it is (epsilon, delta + (1 + e^epsilon) p)-DP: P[M'(D) in S] <= P[M(D) in
+   * S] + p <= e^epsilon (P[M'(D') in S] + p) + delta + p. The event is "some clamp fires", so p is
+   * the union bound over all {@code count} noised values. The width starts at {@code minStds} and
+   * widens only when e^epsilon is so large (epsilon in the tens) that the charge would exceed 1 % of
+   * delta; everything is computed in logarithms so that no epsilon overflows.
+   *
+   * @param discrete true for the discrete Gaussian, whose tail is at most 2 exp(-k^2 / 2) (it is
+   *     sigma^2-sub-Gaussian, Canonne, Kamath and Steinke 2020); false for the continuous one, whose
+   *     tail is at most 2 phi(k) / k (Mills' ratio)
+   */
+  record ClampTail(double stds, double delta) {
+    static ClampTail of(HelmetPrivacy privacy, double count, double minStds, boolean discrete) {
+      double eps = privacy.epsilon();
+      // log((1 + e^eps) count), stable for any eps >= 0
+      double logCharge = Math.log(count) + eps + Math.log1p(Math.exp(-eps));
+      double logTarget = Math.log(privacy.delta() / 100);
+      double k = minStds;
+      if (logCharge + logTail(k, discrete) > logTarget) {
+        // 2 exp(-k^2/2) <= target / charge; Mills' bound is smaller still for k >= 1, so this k
+        // suffices for both kinds.
+        k = Math.max(k, Math.sqrt(2 * (Math.log(2 * (1 + 1e-9)) + logCharge - logTarget)));
+      }
+      return new ClampTail(k, Math.exp(logCharge + logTail(k, discrete)));
+    }
+
+    private static double logTail(double k, boolean discrete) {
+      // The (1 + 1e-9) factors cover the floating-point error of these few operations (upward).
+      return discrete
+          ? Math.log(2 * (1 + 1e-9)) - k * k / 2
+          : Math.log(2 * (1 + 1e-9)) - k * k / 2 - Math.log(k) - 0.5 * Math.log(2 * Math.PI);
     }
   }
 

@@ -62,6 +62,27 @@ class BlindAveragingTest {
   }
 
   /**
+   * The clamp charge (1 + e^eps) count P(tail) stays 10 standard deviations wide at ordinary eps,
+   * with P(|N(0,1)| > 10) = 1.5240e-23 (erfc(10/sqrt 2)); at eps = 1e6, where e^eps overflows a
+   * double, it widens so the charge stays within 1 % of delta.
+   */
+  @Test
+  void clampTailIsChargedToDeltaAndWidensOnlyAtHugeEpsilon() {
+    BlindAveraging.ClampTail ordinary = BlindAveraging.ClampTail.of(HelmetPrivacy.of(1, 1e-5, 1.0), 1e7, 10, false);
+    assertEquals(10, ordinary.stds());
+    double exact = 1e7 * (1 + Math.E) * 1.5240e-23;
+    assertTrue(ordinary.delta() >= exact && ordinary.delta() < 1.01 * exact, "charge " + ordinary.delta());
+
+    BlindAveraging.ClampTail huge = BlindAveraging.ClampTail.of(HelmetPrivacy.of(1e6, 1e-5, 1.0), 1e7, 10, false);
+    assertTrue(huge.stds() > 1000 && huge.stds() < 1500, "width " + huge.stds());
+    assertTrue(huge.delta() > 0 && huge.delta() <= 1e-7, "charge " + huge.delta());
+
+    BlindAveraging.ClampTail discrete = BlindAveraging.ClampTail.of(HelmetPrivacy.of(1, 1e-5, 1.0), 1e7, 12, true);
+    assertEquals(12, discrete.stds());
+    assertEquals(1e7 * (1 + Math.E) * 2 * Math.exp(-72), discrete.delta(), 1e-6 * discrete.delta());
+  }
+
+  /**
    * The released noise has exactly the calibrated scale: release minus the noiseless weighted mean,
    * over 650 coordinates x 30 releases, has variance (sigma S / (n w sqrt t))^2. The sample
    * variance of m = 19500 normals is within 6 standard errors (sqrt(2/m) relative) of the truth

@@ -98,6 +98,12 @@ public final class Shamir {
         coeff[c][k] = uniform(r);
       }
     }
+    java.util.Set<Integer> distinct = new java.util.HashSet<>();
+    for (int x : xs) {
+      if (!distinct.add(x)) {
+        throw new IllegalArgumentException("share points must be distinct; " + x + " repeats");
+      }
+    }
     long[][] shares = new long[xs.length][CHUNKS];
     for (int h = 0; h < xs.length; h++) {
       long x = xs[h];
@@ -156,6 +162,11 @@ public final class Shamir {
   static long[] lagrangeAtZero(int[] xs, int t) {
     long[] num = new long[t];
     long[] den = new long[t];
+    for (int j = 0; j < t; j++) {
+      if (xs[j] <= 0) {
+        throw new IllegalArgumentException("share points must be in [1, p). Provided value: " + xs[j]);
+      }
+    }
     for (int j = 0; j < t; j++) {
       long n = 1;
       long d = 1;

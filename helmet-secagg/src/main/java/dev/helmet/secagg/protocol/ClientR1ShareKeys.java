@@ -43,6 +43,9 @@ public final class ClientR1ShareKeys extends ClientState {
     SecAggParameters p = ctx.params();
     KeyRoster roster = (KeyRoster) message;
     int me = ctx.id();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    seen.add(java.util.HexFormat.of().formatHex(encryption.publicKey()));
+    seen.add(java.util.HexFormat.of().formatHex(mask.publicKey()));
     for (Map.Entry<Integer, AdvertiseKeys> e : roster.neighbours().entrySet()) {
       int v = e.getKey();
       AdvertiseKeys a = e.getValue();
@@ -50,6 +53,10 @@ public final class ClientR1ShareKeys extends ClientState {
           || a.session() != p.session() || a.encryptionKey() == null || a.encryptionKey().length != X25519Keys.SIZE
           || a.maskKey() == null || a.maskKey().length != X25519Keys.SIZE) {
         return abort(ClientAbortReason.MALFORMED_MESSAGE, "roster entry for party " + v + " is not a neighbour's key");
+      }
+      if (!seen.add(java.util.HexFormat.of().formatHex(a.encryptionKey()))
+          || !seen.add(java.util.HexFormat.of().formatHex(a.maskKey()))) {
+        return abort(ClientAbortReason.MALFORMED_MESSAGE, "party " + v + " advertises a key another party uses");
       }
       if (!Signatures.verify(p.identityKeys().get(v),
           Transcripts.advertise(p.session(), v, a.encryptionKey(), a.maskKey()), a.signature(), ctx.profile())) {

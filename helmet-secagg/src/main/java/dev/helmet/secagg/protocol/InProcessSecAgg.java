@@ -30,6 +30,7 @@ import java.util.stream.IntStream;
  */
 public final class InProcessSecAgg implements SecureSummation {
   private final Variant variant;
+  private final double colluding;
   private final double maxDropout;
   private final DropoutPlan dropouts;
   private final int threads;
@@ -52,16 +53,23 @@ public final class InProcessSecAgg implements SecureSummation {
     }
   }
 
+  /** Sized for a curious server alone (no colluding parties). */
+  public InProcessSecAgg(Variant variant, double maxDropout, DropoutPlan dropouts, int threads) {
+    this(variant, 0, maxDropout, dropouts, threads);
+  }
+
   /**
    * @param variant SecAgg or SecAgg+
-   * @param maxDropout the fraction of parties the protocol is sized to lose (SecAgg+ picks its
-   *     neighbourhood size from it)
+   * @param colluding the fraction of parties that may collude with the server ({@link SecAggSizing})
+   * @param maxDropout the fraction of parties the protocol is sized to lose
    * @param dropouts which simulated parties drop
    * @param threads worker threads for the parties' computations
    */
-  public InProcessSecAgg(Variant variant, double maxDropout, DropoutPlan dropouts, int threads) {
+  public InProcessSecAgg(Variant variant, double colluding, double maxDropout, DropoutPlan dropouts, int threads) {
     this.variant = Checks.notNull("variant", variant);
     Checks.require(maxDropout >= 0 && maxDropout < 0.5, "max dropout must be in [0, 0.5). Provided value: " + maxDropout);
+    Checks.require(colluding >= 0 && colluding < 1, "colluding fraction must be in [0, 1). Provided value: " + colluding);
+    this.colluding = colluding;
     this.maxDropout = maxDropout;
     this.dropouts = Checks.notNull("dropout plan", dropouts);
     this.threads = Checks.positive("threads", threads);
@@ -77,49 +85,15 @@ public final class InProcessSecAgg implements SecureSummation {
     return false;
   }
 
-  /**
-   * The SecAgg+ neighbourhood size for {@code n} parties: the smallest even k for which every
-   * party keeps a majority of live neighbours, n P[Bin(k, 1 - maxDropout) < k/2 + 1] <= 1e-3, so
-   * a session aborts with probability at most 1e-3 when a fraction maxDropout of the parties drop
-   * at random (Bell et al. 2020 size k = O(log n) the same way). k >= n - 1 is SecAgg.
-   */
-  public static int neighbours(int n, double maxDropout) {
-    for (int k = 2; k < n - 1; k += 2) {
-      int t = k / 2 + 1;
-      if (n * binomialBelow(k, 1 - maxDropout, t) <= 1e-3) {
-        return k;
-      }
-    }
-    return n - 1;
-  }
-
-  /** P[Bin(k, p) < t], summed in log space. */
-  static double binomialBelow(int k, double p, int t) {
-    double total = 0;
-    for (int j = 0; j < t; j++) {
-      double logTerm = logChoose(k, j) + j * Math.log(p) + (k - j) * Math.log1p(-p);
-      total += Math.exp(logTerm);
-    }
-    return total;
-  }
-
-  private static double logChoose(int n, int k) {
-    double s = 0;
-    for (int i = 1; i <= k; i++) {
-      s += Math.log(n - k + i) - Math.log(i);
-    }
-    return s;
-  }
-
   /** The public parameters this driver would use for {@code spec}. */
   public SecAggParameters parameters(SummationSpec spec, List<byte[]> identityKeys) {
     int n = spec.parties();
-    CommunicationGraph graph = variant == Variant.SECAGG
+    SecAggSizing.Choice c = SecAggSizing.choose(variant == Variant.SECAGG_PLUS, n, colluding, maxDropout);
+    CommunicationGraph graph = c.complete()
         ? CommunicationGraph.complete(n)
-        : CommunicationGraph.harary(n, neighbours(n, maxDropout), Secrets.random().nextLong());
-    int t = SecAggParameters.majority(graph.degree());
-    return new SecAggParameters(Secrets.random().nextLong(), spec.length(), spec.encoding().ringBits(), graph, t,
-        spec.threshold(), identityKeys);
+        : CommunicationGraph.harary(n, c.neighbours(), Secrets.random().nextLong());
+    return new SecAggParameters(Secrets.random().nextLong(), spec.length(), spec.encoding().ringBits(), graph,
+        c.threshold(), spec.threshold(), identityKeys);
   }
 
   @Override
@@ -149,6 +123,7 @@ public final class InProcessSecAgg implements SecureSummation {
     chosen.put("neighbours", params.graph().degree());
     chosen.put("threshold", params.threshold());
     chosen.put("max_dropout", maxDropout);
+    chosen.put("colluding_fraction", colluding);
     CryptoProfile profile = new CryptoProfile();
     int steps = Round.values().length;
     ClientState[] clients = new ClientState[n];

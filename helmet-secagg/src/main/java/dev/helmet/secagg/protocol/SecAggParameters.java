@@ -12,9 +12,9 @@ import java.util.List;
  * @param length the vector length d
  * @param ringBits b: inputs and sums live in Z_{2^b}
  * @param graph who shares keys with whom (complete for SecAgg, Harary for SecAgg+)
- * @param threshold t: the Shamir threshold in every neighbourhood; above half the neighbourhood
- *     so that no two disjoint groups of neighbours can both reach it (the server cannot collect one
- *     party's self-mask seed from some and its mask key from others)
+ * @param threshold t: the Shamir threshold in every neighbourhood; above half of it, and above (k +
+ *     colluding neighbours) / 2 when parties may collude with the server, so that no two disjoint
+ *     groups of neighbours can both reach it (see {@link SecAggSizing})
  * @param minSurvivors the fewest parties whose inputs may be summed; fewer at any round aborts
  * @param identityKeys each party's Ed25519 public key (the PKI)
  */

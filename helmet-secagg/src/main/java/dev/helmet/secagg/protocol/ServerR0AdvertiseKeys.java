@@ -16,6 +16,8 @@ import java.util.TreeMap;
 /** Round 0: collect the signed key advertisements; send each party its neighbours' keys. */
 public final class ServerR0AdvertiseKeys extends ServerState {
   private final Map<Integer, AdvertiseKeys> keys = new HashMap<>();
+  /** Every public key accepted so far (Bonawitz et al.: all keys distinct; a copied mask key cancels masks). */
+  private final java.util.Set<String> seenKeys = new java.util.HashSet<>();
 
   ServerR0AdvertiseKeys(Session session) {
     super(session);
@@ -45,6 +47,13 @@ public final class ServerR0AdvertiseKeys extends ServerState {
         Transcripts.advertise(p.session(), a.sender(), a.encryptionKey(), a.maskKey()), a.signature(), session.profile)) {
       return new Drop(a.sender(), round(), DropReason.INVALID_SIGNATURE, "key advertisement not signed by the party");
     }
+    String ck = java.util.HexFormat.of().formatHex(a.encryptionKey());
+    String sk = java.util.HexFormat.of().formatHex(a.maskKey());
+    if (ck.equals(sk) || seenKeys.contains(ck) || seenKeys.contains(sk)) {
+      return new Drop(a.sender(), round(), DropReason.MALFORMED_MESSAGE, "a public key another party already uses");
+    }
+    seenKeys.add(ck);
+    seenKeys.add(sk);
     keys.put(a.sender(), a);
     return null;
   }

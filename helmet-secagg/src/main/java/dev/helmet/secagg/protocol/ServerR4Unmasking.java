@@ -138,6 +138,17 @@ public final class ServerR4Unmasking extends ServerState {
             "only " + have + " mask-key shares of dropped party " + u + " arrived, " + t + " needed");
       }
     }
+    // Recover and check every dropout's mask key before any survivor's self-mask seed is rebuilt, so
+    // an abort for inconsistent shares happens before the server learns any self mask.
+    byte[][] maskKeys = new byte[dropouts.length][];
+    for (int i = 0; i < dropouts.length; i++) {
+      int u = dropouts[i];
+      maskKeys[i] = reconstruct(keyXs.get(u), keyShares.get(u), t);
+      if (!Arrays.equals(X25519Keys.publicKey(maskKeys[i]), keys.get(u).maskKey())) {
+        return abort(AbortReason.INCONSISTENT_SHARES,
+            "the reconstructed mask key of party " + u + " does not match its advertised key");
+      }
+    }
     int length = p.length();
     long ringMask = p.mask();
     // Each task adds what must be removed from the sum into its own accumulator; accumulators are
@@ -153,13 +164,7 @@ public final class ServerR4Unmasking extends ServerState {
             p.ringBits(), session.profile);
       } else {
         int u = dropouts[i - survivors.length];
-        byte[] maskKey = reconstruct(keyXs.get(u), keyShares.get(u), t);
-        if (!Arrays.equals(X25519Keys.publicKey(maskKey), keys.get(u).maskKey())) {
-          synchronized (failure) {
-            failure[0] = "the reconstructed mask key of party " + u + " does not match its advertised key";
-          }
-          return;
-        }
+        byte[] maskKey = maskKeys[i - survivors.length];
         for (int v : p.graph().neighbours(u)) {
           if (u3.get(v)) {
             try {

@@ -135,6 +135,11 @@ public final class ComputeServerSummation implements SecureSummation {
     long[][] serverSums = new long[servers - 1][];
     long[] serverNanos = new long[servers - 1];
     for (int j = 0; j < servers - 1; j++) {
+      // Each server refuses on its own to sum fewer parties than the threshold: a corrupt server J
+      // naming a single party must not get that party's input from the others.
+      if (named.length < spec.threshold()) {
+        throw new IllegalStateException("server " + (j + 1) + " refuses to sum " + named.length + " parties");
+      }
       int jj = j;
       long t0 = System.nanoTime();
       serverSums[j] = collect(named.length, d, (acc, i) -> MaskPrg.apply(seeds[named[i]][jj], false, acc, bits,
