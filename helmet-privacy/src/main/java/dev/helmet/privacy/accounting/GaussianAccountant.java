@@ -23,17 +23,8 @@ public final class GaussianAccountant implements PrivacyAccountant {
   }
 
   @Override
-  public boolean supports(DpEvent event) {
-    if (event instanceof GaussianDpEvent || event instanceof NoOpDpEvent) {
-      return true;
-    }
-    if (event instanceof SelfComposedDpEvent s) {
-      return supports(s.event());
-    }
-    if (event instanceof ComposedDpEvent c) {
-      return c.events().stream().allMatch(this::supports);
-    }
-    return false;
+  public boolean supportsMechanism(DpEvent event) {
+    return event instanceof GaussianDpEvent || event instanceof NoOpDpEvent;
   }
 
   @Override

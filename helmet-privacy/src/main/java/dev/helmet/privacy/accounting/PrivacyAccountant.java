@@ -1,6 +1,8 @@
 package dev.helmet.privacy.accounting;
 
+import dev.helmet.privacy.event.ComposedDpEvent;
 import dev.helmet.privacy.event.DpEvent;
+import dev.helmet.privacy.event.SelfComposedDpEvent;
 
 /**
  * Accumulates {@link DpEvent}s and answers (eps, delta) questions about their composition.
@@ -12,8 +14,22 @@ public interface PrivacyAccountant {
   /** A short name for reports, e.g. {@code "gaussian-exact"}. */
   String name();
 
-  /** Whether every part of {@code event} can be accounted here. */
-  boolean supports(DpEvent event);
+  /**
+   * Whether every part of {@code event} can be accounted here: composites are walked and each
+   * mechanism is checked with {@link #supportsMechanism}.
+   */
+  default boolean supports(DpEvent event) {
+    if (event instanceof SelfComposedDpEvent s) {
+      return supports(s.event());
+    }
+    if (event instanceof ComposedDpEvent c) {
+      return c.events().stream().allMatch(this::supports);
+    }
+    return supportsMechanism(event);
+  }
+
+  /** Whether a single (non-composite) event can be accounted here. */
+  boolean supportsMechanism(DpEvent event);
 
   /**
    * Adds {@code count} runs of {@code event}.

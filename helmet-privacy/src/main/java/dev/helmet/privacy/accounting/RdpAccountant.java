@@ -43,18 +43,9 @@ public final class RdpAccountant implements PrivacyAccountant {
   }
 
   @Override
-  public boolean supports(DpEvent event) {
-    if (event instanceof GaussianDpEvent || event instanceof DistributedDiscreteGaussianDpEvent
-        || event instanceof NoOpDpEvent) {
-      return true;
-    }
-    if (event instanceof SelfComposedDpEvent s) {
-      return supports(s.event());
-    }
-    if (event instanceof ComposedDpEvent c) {
-      return c.events().stream().allMatch(this::supports);
-    }
-    return false;
+  public boolean supportsMechanism(DpEvent event) {
+    return event instanceof GaussianDpEvent || event instanceof NoOpDpEvent
+        || event instanceof DistributedDiscreteGaussianDpEvent;
   }
 
   @Override

@@ -1,9 +1,12 @@
 package dev.helmet.privacy.accounting;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.privacy.event.ComposedDpEvent;
+import dev.helmet.privacy.event.DistributedDiscreteGaussianDpEvent;
 import dev.helmet.privacy.event.GaussianDpEvent;
 import dev.helmet.privacy.event.NoOpDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
@@ -122,6 +125,13 @@ class GaussianMathTest {
         new ComposedDpEvent(List.of(new GaussianDpEvent(3), new NoOpDpEvent(), new GaussianDpEvent(4))));
     assertEquals(1 / 2.4, c.mu(), 1e-15); // 1/9 + 1/16 = 25/144
     assertTrue(a.supports(new ComposedDpEvent(List.of(new NoOpDpEvent()))));
+    // a composite is supported only if every part is: the exact Gaussian accountant cannot account
+    // the distributed discrete Gaussian, however deeply it is nested
+    var nested = new ComposedDpEvent(List.of(new GaussianDpEvent(1),
+        new SelfComposedDpEvent(new DistributedDiscreteGaussianDpEvent(2, 10, 1, 1, 1), 3)));
+    assertFalse(a.supports(nested));
+    assertTrue(new RdpAccountant().supports(nested));
+    assertThrows(UnsupportedEventException.class, () -> new GaussianAccountant().compose(nested));
   }
 
   /** Group privacy (Helmet Cor. 5.4): sensitivity G is the same as noise multiplier sigma / G. */

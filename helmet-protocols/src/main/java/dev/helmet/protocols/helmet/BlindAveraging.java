@@ -7,6 +7,7 @@ import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Parallel;
 import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.accounting.Calibration;
 import dev.helmet.privacy.accounting.GaussianAccountant;
@@ -28,9 +29,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ForkJoinPool;
-import java.util.stream.IntStream;
 
 /**
  * Distributed DP-Helmet's blind averaging (Helmet Alg. 3; SPEC 1.3): every party trains locally
@@ -40,8 +38,9 @@ import java.util.stream.IntStream;
  * <p>The noised model is scaled by {@code n_i / w}, clamped per coordinate to a public bound
  * (almost never active: the bound is at least 10 noise standard deviations above the largest
  * possible value, and the chance that it fires is charged to delta), encoded into the ring and
- * summed. The released model is the decoded sum divided by the mean local size, i.e. the size-weighted average of the noised local models. It is
- * not re-projected per party (SPEC 1.3: that would break the argument).
+ * summed. The released model is the decoded sum divided by the mean local size, i.e. the
+ * size-weighted average of the noised local models. It is not re-projected per party (SPEC 1.3:
+ * that would break the argument).
  */
 public final class BlindAveraging {
   /**
@@ -77,10 +76,10 @@ public final class BlindAveraging {
     }
     progress.start("training " + w + " local models", w);
     LinearModel[] models = new LinearModel[w];
-    runParallel(threads, () -> IntStream.range(0, w).parallel().forEach(i -> {
+    Parallel.forEach(threads, w, i -> {
       models[i] = learner.train(pre.design(data, partition.indices(i)), new SplittableRandom(seeds[i]));
       progress.advance(1);
-    }));
+    });
     progress.finish();
     int[] sizes = new int[w];
     for (int i = 0; i < w; i++) {
@@ -148,7 +147,7 @@ public final class BlindAveraging {
     FixedPointEncoding encoding = plan.encoding();
 
     List<long[]> inputs = new ArrayList<>(Arrays.asList(new long[w][]));
-    runParallel(threads, () -> IntStream.range(0, w).parallel().forEach(i -> inputs.set(i, plan.input(i))));
+    Parallel.forEach(threads, w, i -> inputs.set(i, plan.input(i)));
     SummationSpec spec = new SummationSpec(w, rows * cols, encoding, m);
     SummationOutcome outcome = summation.run(spec, i -> {
       long[] in = inputs.get(i);
@@ -552,24 +551,4 @@ public final class BlindAveraging {
   }
 
   /** Runs {@code work} (which uses parallel streams) on a pool of {@code threads} threads. */
-  static void runParallel(int threads, Runnable work) {
-    ForkJoinPool pool = new ForkJoinPool(threads);
-    try {
-      pool.submit(work).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    } catch (ExecutionException e) {
-      Throwable c = e.getCause();
-      if (c instanceof RuntimeException r) {
-        throw r;
-      }
-      if (c instanceof Error err) {
-        throw err;
-      }
-      throw new IllegalStateException(c);
-    } finally {
-      pool.shutdown();
-    }
-  }
 }

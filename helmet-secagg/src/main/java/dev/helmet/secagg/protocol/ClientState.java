@@ -69,9 +69,9 @@ public abstract class ClientState {
     return new Step(new Aborted(ctx, reason, detail), null);
   }
 
-  /** A party that finished its part of the protocol. */
-  public static final class Completed extends ClientState {
-    Completed(Context ctx) {
+  /** A final state: it expects nothing and ignores every message. */
+  public abstract static class Terminal extends ClientState {
+    Terminal(Context ctx) {
       super(ctx);
     }
 
@@ -86,8 +86,15 @@ public abstract class ClientState {
     }
   }
 
+  /** A party that finished its part of the protocol. */
+  public static final class Completed extends Terminal {
+    Completed(Context ctx) {
+      super(ctx);
+    }
+  }
+
   /** A party that refused to continue; it reveals nothing more. */
-  public static final class Aborted extends ClientState {
+  public static final class Aborted extends Terminal {
     private final ClientAbortReason reason;
     private final String detail;
 
@@ -103,16 +110,6 @@ public abstract class ClientState {
 
     public String detail() {
       return detail;
-    }
-
-    @Override
-    public Round expects() {
-      return null;
-    }
-
-    @Override
-    public Step handle(ServerMessage message) {
-      return new Step(this, null);
     }
 
     @Override

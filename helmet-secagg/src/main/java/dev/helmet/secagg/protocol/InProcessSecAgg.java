@@ -1,6 +1,7 @@
 package dev.helmet.secagg.protocol;
 
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Parallel;
 import dev.helmet.secagg.crypto.CryptoProfile;
 import dev.helmet.secagg.crypto.Secrets;
 import dev.helmet.secagg.crypto.Signatures;
@@ -16,11 +17,8 @@ import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.IntFunction;
-import java.util.stream.IntStream;
 
 /**
  * SecAgg or SecAgg+ with every party and the server in this process: the real protocol (the
@@ -149,7 +147,7 @@ public final class InProcessSecAgg implements SecureSummation {
         serverNanos[0] += System.nanoTime() - t0;
       }
     };
-    parallel(n, i -> {
+    Parallel.forEach(threads, n, i -> {
       if (dropouts.dropsBefore(i, n, steps) == 0) {
         return;
       }
@@ -183,7 +181,7 @@ public final class InProcessSecAgg implements SecureSummation {
           partyBytes.addAndGet(e.getKey(), size);
         }
       }
-      parallel(n, i -> {
+      Parallel.forEach(threads, n, i -> {
         ServerMessage m = out.get(i);
         if (m == null || clients[i] == null || gone.get(i) || clients[i].isFinal()) {
           return;
@@ -231,23 +229,5 @@ public final class InProcessSecAgg implements SecureSummation {
     String reason = last instanceof ServerState.Aborted a ? a.reason() + ": " + a.detail() : "did not finish";
     return new SummationOutcome(SummationOutcome.Status.ABORTED, null, List.of(), dropped, reason,
         totalPartyBytes / n, serverBytes[0], seconds, serverNanos[0] / 1e9, totalPartyNanos / 1e9 / n, prof, chosen);
-  }
-
-  private void parallel(int n, java.util.function.IntConsumer body) {
-    ForkJoinPool pool = new ForkJoinPool(threads);
-    try {
-      pool.submit(() -> IntStream.range(0, n).parallel().forEach(body)).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    } catch (ExecutionException e) {
-      Throwable c = e.getCause();
-      if (c instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IllegalStateException(c);
-    } finally {
-      pool.shutdown();
-    }
   }
 }

@@ -149,30 +149,15 @@ public abstract class ServerState {
     return session.params.minSurvivors();
   }
 
-  /** The end: the sum of the contributors' inputs. */
-  public static final class Completed extends ServerState {
-    private final long[] sum;
-    private final BitSet contributors;
-
-    Completed(Session session, long[] sum, BitSet contributors) {
+  /** A final state: it expects no message and closes onto itself. */
+  public abstract static class Terminal extends ServerState {
+    Terminal(Session session) {
       super(session);
-      this.sum = sum;
-      this.contributors = contributors;
     }
 
     @Override
     public Round round() {
       return null;
-    }
-
-    /** The ring sum of the contributors' inputs. */
-    public long[] sum() {
-      return sum.clone();
-    }
-
-    /** The parties whose inputs are in the sum (U3). */
-    public BitSet contributors() {
-      return (BitSet) contributors.clone();
     }
 
     @Override
@@ -191,8 +176,30 @@ public abstract class ServerState {
     }
   }
 
+  /** The end: the sum of the contributors' inputs. */
+  public static final class Completed extends Terminal {
+    private final long[] sum;
+    private final BitSet contributors;
+
+    Completed(Session session, long[] sum, BitSet contributors) {
+      super(session);
+      this.sum = sum;
+      this.contributors = contributors;
+    }
+
+    /** The ring sum of the contributors' inputs. */
+    public long[] sum() {
+      return sum.clone();
+    }
+
+    /** The parties whose inputs are in the sum (U3). */
+    public BitSet contributors() {
+      return (BitSet) contributors.clone();
+    }
+  }
+
   /** The server gave up; it releases nothing. */
-  public static final class Aborted extends ServerState {
+  public static final class Aborted extends Terminal {
     private final AbortReason reason;
     private final String detail;
 
@@ -208,26 +215,6 @@ public abstract class ServerState {
 
     public String detail() {
       return detail;
-    }
-
-    @Override
-    public Round round() {
-      return null;
-    }
-
-    @Override
-    BitSet expected() {
-      return new BitSet();
-    }
-
-    @Override
-    Drop take(ClientMessage m) {
-      return null;
-    }
-
-    @Override
-    public Transition close() {
-      return new Transition(this, Map.of());
     }
 
     @Override

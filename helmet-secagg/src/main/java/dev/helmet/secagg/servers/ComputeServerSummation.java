@@ -1,6 +1,7 @@
 package dev.helmet.secagg.servers;
 
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Parallel;
 import dev.helmet.secagg.crypto.CryptoProfile;
 import dev.helmet.secagg.crypto.MaskPrg;
 import dev.helmet.secagg.crypto.Secrets;
@@ -14,10 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ForkJoinPool;
 import java.util.function.IntFunction;
-import java.util.stream.IntStream;
 
 /**
  * Summation by J computation servers (Helmet Sec. 5; the cross-silo paper's DCA; SPEC 2.3): each
@@ -78,7 +76,7 @@ public final class ComputeServerSummation implements SecureSummation {
     long[] partyNanos = new long[n];
     List<SummationOutcome.Drop> dropped = new ArrayList<>();
     long[] lastServerNanos = new long[1];
-    parallel(n, u -> {
+    Parallel.forEach(threads, n, u -> {
       int when = dropouts.dropsBefore(u, n, 2);
       if (when == 0) {
         return;
@@ -142,7 +140,7 @@ public final class ComputeServerSummation implements SecureSummation {
       }
       int jj = j;
       long t0 = System.nanoTime();
-      serverSums[j] = collect(named.length, d, (acc, i) -> MaskPrg.apply(seeds[named[i]][jj], false, acc, bits,
+      serverSums[j] = Parallel.sumInto(threads, named.length, d, (acc, i) -> MaskPrg.apply(seeds[named[i]][jj], false, acc, bits,
           profile));
       serverNanos[j] = System.nanoTime() - t0;
     }
@@ -189,42 +187,5 @@ public final class ComputeServerSummation implements SecureSummation {
       m.put(op.name().toLowerCase(Locale.ROOT), p.seconds(op));
     }
     return m;
-  }
-
-  private long[] collect(int tasks, int d, java.util.function.ObjIntConsumer<long[]> body) {
-    ForkJoinPool pool = new ForkJoinPool(threads);
-    try {
-      return pool.submit(() -> IntStream.range(0, tasks).parallel().collect(() -> new long[d],
-          (acc, i) -> body.accept(acc, i), (a, b) -> {
-            for (int i = 0; i < d; i++) {
-              a[i] += b[i];
-            }
-          })).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e.getCause());
-    } finally {
-      pool.shutdown();
-    }
-  }
-
-  private void parallel(int n, java.util.function.IntConsumer body) {
-    ForkJoinPool pool = new ForkJoinPool(threads);
-    try {
-      pool.submit(() -> IntStream.range(0, n).parallel().forEach(body)).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    } catch (ExecutionException e) {
-      Throwable c = e.getCause();
-      if (c instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IllegalStateException(c);
-    } finally {
-      pool.shutdown();
-    }
   }
 }
