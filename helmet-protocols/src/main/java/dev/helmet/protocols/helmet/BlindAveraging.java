@@ -126,6 +126,19 @@ public final class BlindAveraging {
       NoiseKind kind,
       int ringBits,
       int threads) {
+    return release(locals, privacy, summation, noise, kind, ringBits, threads, Progress.NONE);
+  }
+
+  /** As above, reporting the summation's progress (its slowest part) to {@code progress}. */
+  public static Release release(
+      LocalModels locals,
+      HelmetPrivacy privacy,
+      SecureSummation summation,
+      NoiseFactory noise,
+      NoiseKind kind,
+      int ringBits,
+      int threads,
+      Progress progress) {
     Learner learner = locals.learner();
     int w = locals.parties();
     int m = privacy.minContributors(w);
@@ -153,7 +166,7 @@ public final class BlindAveraging {
       long[] in = inputs.get(i);
       inputs.set(i, null); // each party's vector is needed once; let it go
       return in;
-    });
+    }, progress);
     if (outcome.status() != SummationOutcome.Status.COMPLETED) {
       throw new IllegalStateException("the summation aborted (" + outcome.abortReason() + "; "
           + outcome.dropped().size() + " of " + w + " parties dropped, " + m + " contributors needed); nothing was"

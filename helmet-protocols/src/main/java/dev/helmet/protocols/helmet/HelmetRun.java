@@ -71,8 +71,8 @@ public final class HelmetRun {
     LocalModels locals = BlindAveraging.trainLocal(job.train(), partition, job.preprocessing(), job.learner(),
         trainSeed, job.threads(), progress);
     long t2 = System.nanoTime();
-    BlindAveraging.Release release =
-        BlindAveraging.release(locals, job.privacy(), job.summation(), noise, job.noise(), job.ringBits(), job.threads());
+    BlindAveraging.Release release = BlindAveraging.release(locals, job.privacy(), job.summation(), noise,
+        job.noise(), job.ringBits(), job.threads(), progress);
     long t3 = System.nanoTime();
     Evaluation reference = null;
     DesignMatrix test = job.preprocessing().design(job.test());
@@ -90,8 +90,8 @@ public final class HelmetRun {
     java.util.List<Evaluation> all = new java.util.ArrayList<>();
     all.add(eval);
     for (int d = 1; d < draws; d++) {
-      BlindAveraging.Release other =
-          BlindAveraging.release(locals, job.privacy(), job.summation(), noise, job.noise(), job.ringBits(), job.threads());
+      BlindAveraging.Release other = BlindAveraging.release(locals, job.privacy(), job.summation(), noise,
+          job.noise(), job.ringBits(), job.threads(), progress);
       all.add(Evaluation.of(test.labels(), other.model().predict(test), job.train().numClasses()));
     }
     long t5 = System.nanoTime();

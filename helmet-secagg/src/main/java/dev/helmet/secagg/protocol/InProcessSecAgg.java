@@ -2,6 +2,7 @@ package dev.helmet.secagg.protocol;
 
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Parallel;
+import dev.helmet.core.util.Progress;
 import dev.helmet.secagg.crypto.CryptoProfile;
 import dev.helmet.secagg.crypto.Secrets;
 import dev.helmet.secagg.crypto.Signatures;
@@ -95,13 +96,18 @@ public final class InProcessSecAgg implements SecureSummation {
   }
 
   @Override
-  public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs) {
-    return run(spec, inputs, p -> { });
+  public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs, Progress progress) {
+    return run(spec, inputs, p -> { }, progress);
   }
 
   /** As {@link #run(SummationSpec, IntFunction)}, showing {@code observer} the chosen parameters. */
   public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs,
       java.util.function.Consumer<SecAggParameters> observer) {
+    return run(spec, inputs, observer, Progress.NONE);
+  }
+
+  private SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs,
+      java.util.function.Consumer<SecAggParameters> observer, Progress progress) {
     long start = System.nanoTime();
     int n = spec.parties();
     if (n < 2) {
@@ -147,7 +153,11 @@ public final class InProcessSecAgg implements SecureSummation {
         serverNanos[0] += System.nanoTime() - t0;
       }
     };
+    // Progress counts party-rounds: every party once per round, answered or not.
+    progress.start(name() + ": " + n + " parties, " + params.graph().degree() + " neighbours",
+        (long) n * steps);
     Parallel.forEach(threads, n, i -> {
+      progress.advance(1);
       if (dropouts.dropsBefore(i, n, steps) == 0) {
         return;
       }
@@ -182,6 +192,7 @@ public final class InProcessSecAgg implements SecureSummation {
         }
       }
       Parallel.forEach(threads, n, i -> {
+        progress.advance(1);
         ServerMessage m = out.get(i);
         if (m == null || clients[i] == null || gone.get(i) || clients[i].isFinal()) {
           return;
@@ -201,6 +212,7 @@ public final class InProcessSecAgg implements SecureSummation {
         }
       }
     }
+    progress.finish();
     List<SummationOutcome.Drop> dropped = new ArrayList<>();
     ServerState last = server[0];
     for (ServerEvents.Drop d : last.drops()) {

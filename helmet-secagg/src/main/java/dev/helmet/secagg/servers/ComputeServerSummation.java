@@ -2,6 +2,7 @@ package dev.helmet.secagg.servers;
 
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Parallel;
+import dev.helmet.core.util.Progress;
 import dev.helmet.secagg.crypto.CryptoProfile;
 import dev.helmet.secagg.crypto.MaskPrg;
 import dev.helmet.secagg.crypto.Secrets;
@@ -60,7 +61,7 @@ public final class ComputeServerSummation implements SecureSummation {
   }
 
   @Override
-  public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs) {
+  public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs, Progress progress) {
     long start = System.nanoTime();
     int n = spec.parties();
     int d = spec.length();
@@ -76,7 +77,9 @@ public final class ComputeServerSummation implements SecureSummation {
     long[] partyNanos = new long[n];
     List<SummationOutcome.Drop> dropped = new ArrayList<>();
     long[] lastServerNanos = new long[1];
+    progress.start(name() + ": " + n + " parties, " + servers + " servers", n);
     Parallel.forEach(threads, n, u -> {
+      progress.advance(1);
       int when = dropouts.dropsBefore(u, n, 2);
       if (when == 0) {
         return;
@@ -103,6 +106,7 @@ public final class ComputeServerSummation implements SecureSummation {
         lastServerNanos[0] += System.nanoTime() - s0;
       }
     });
+    progress.finish();
     for (int u = 0; u < n; u++) {
       if (!lastServerSet.get(u)) {
         int when = dropouts.dropsBefore(u, n, 2);

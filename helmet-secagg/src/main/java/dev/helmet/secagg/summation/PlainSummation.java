@@ -1,5 +1,6 @@
 package dev.helmet.secagg.summation;
 
+import dev.helmet.core.util.Progress;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +24,7 @@ public final class PlainSummation implements SecureSummation {
   }
 
   @Override
-  public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs) {
+  public SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs, Progress progress) {
     long start = System.nanoTime();
     FixedPointEncoding enc = spec.encoding();
     long[] sum = new long[spec.length()];

@@ -1,5 +1,6 @@
 package dev.helmet.secagg.summation;
 
+import dev.helmet.core.util.Progress;
 import java.util.function.IntFunction;
 
 /**
@@ -21,5 +22,10 @@ public interface SecureSummation {
    * A malformed input or a party that drops out is left out (with a reason) rather than failing the
    * round; fewer than {@code spec.threshold()} contributors abort it and release nothing.
    */
-  SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs);
+  default SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs) {
+    return run(spec, inputs, Progress.NONE);
+  }
+
+  /** As {@link #run(SummationSpec, IntFunction)}, reporting the parties' steps to {@code progress}. */
+  SummationOutcome run(SummationSpec spec, IntFunction<long[]> inputs, Progress progress);
 }

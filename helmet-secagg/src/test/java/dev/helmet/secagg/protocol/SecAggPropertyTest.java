@@ -226,4 +226,37 @@ class SecAggPropertyTest {
     assertEquals(n - 2, d.size());
     assertTrue(d.stream().allMatch(x -> x.round().equals("UNMASKING") && x.reason().equals("NO_RESPONSE")));
   }
+
+  /** Long in-process runs report every party's every round, and end the task they started. */
+  @Test
+  void progressCountsEveryPartyRoundAndFinishes() {
+    int n = 30;
+    java.util.concurrent.atomic.AtomicLong total = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong done = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicInteger finished = new java.util.concurrent.atomic.AtomicInteger();
+    dev.helmet.core.util.Progress progress = new dev.helmet.core.util.Progress() {
+      @Override
+      public void start(String task, long steps) {
+        assertTrue(task.startsWith("secagg+: 30 parties, "), task);
+        total.set(steps);
+      }
+
+      @Override
+      public void advance(long steps) {
+        done.addAndGet(steps);
+      }
+
+      @Override
+      public void finish() {
+        finished.incrementAndGet();
+      }
+    };
+    InProcessSecAgg driver = new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0.1, DropoutPlan.NONE, 2);
+    SummationOutcome o = driver.run(new SummationSpec(n, 4, new FixedPointEncoding(32, 0), 1), i -> new long[4],
+        progress);
+    assertEquals(SummationOutcome.Status.COMPLETED, o.status());
+    assertEquals((long) n * Round.values().length, total.get());
+    assertEquals(total.get(), done.get());
+    assertEquals(1, finished.get());
+  }
 }
