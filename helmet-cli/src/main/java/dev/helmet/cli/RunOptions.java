@@ -34,7 +34,8 @@ final class RunOptions {
   double dropout;
 
   @Option(names = "--max-dropout", paramLabel = "D",
-      description = "The dropout rate secure aggregation is sized for. Default: the larger of 0.05 and --dropout.")
+      description = "The dropout rate secure aggregation is sized for. Default: the dropouts the release "
+          + "tolerates, 1 - M / W for --min-contributors M.")
   Double maxDropout;
 
   @Option(names = "--colluding-fraction", paramLabel = "G",
@@ -96,7 +97,7 @@ final class RunOptions {
     if (!(dropout >= 0 && dropout < 0.5)) {
       throw new IllegalArgumentException("dropout must be in [0, 0.5). Provided value: " + dropout);
     }
-    double sizing = maxDropout != null ? maxDropout : Math.max(0.05, dropout);
+    double sizing = maxDropout != null ? maxDropout : InProcessSecAgg.DROPOUTS_FROM_THRESHOLD;
     double colluding = colludingFraction != null ? colludingFraction : defaultColluding;
     DropoutPlan plan = dropout == 0 ? DropoutPlan.NONE : DropoutPlan.random(dropout, -1, seed ^ 0x9E3779B97F4A7C15L);
     return switch (protocol.toLowerCase(Locale.ROOT)) {

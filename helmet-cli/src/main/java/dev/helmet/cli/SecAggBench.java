@@ -53,8 +53,14 @@ final class SecAggBench implements Callable<Integer> {
       description = "secagg+, secagg or compute-servers. Default: ${DEFAULT-VALUE}.")
   String protocol;
 
+  @Option(names = "--min-contributors", paramLabel = "M", defaultValue = "0",
+      description = "Fewest contributors the summation accepts. 0: all but the dropouts, P - floor(F P). "
+          + "Default: ${DEFAULT-VALUE}.")
+  int minContributors;
+
   @Option(names = "--max-dropout", paramLabel = "D",
-      description = "Dropout rate secure aggregation is sized for. Default: the larger of 0.05 and --dropout.")
+      description = "Dropout rate secure aggregation is sized for. Default: 1 - M / P, the dropouts the summation "
+          + "tolerates.")
   Double maxDropout;
 
   @Option(names = "--colluding-fraction", paramLabel = "G", defaultValue = "0",
@@ -91,7 +97,11 @@ final class SecAggBench implements Callable<Integer> {
     };
     DropoutPlan plan = dropout == 0 ? DropoutPlan.NONE : DropoutPlan.random(dropout, fixedStep,
         Secrets.random().nextLong());
-    double sizing = maxDropout != null ? maxDropout : Math.max(0.05, dropout);
+    int m = minContributors != 0 ? minContributors : parties - (int) Math.floor(dropout * parties);
+    if (m < 1 || m > parties) {
+      throw new IllegalArgumentException("min contributors must be in [1, " + parties + "]. Provided value: " + m);
+    }
+    double sizing = maxDropout != null ? maxDropout : InProcessSecAgg.DROPOUTS_FROM_THRESHOLD;
     SecureSummation s = switch (protocol.toLowerCase(Locale.ROOT)) {
       case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, t);
       case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, t);
@@ -116,7 +126,7 @@ final class SecAggBench implements Callable<Integer> {
           + "parties ...%n", s.name(), parties, params, 100 * dropout, dropoutRound, ringBits, 100 * colluding);
       out.flush();
     }
-    SummationOutcome o = s.run(new SummationSpec(parties, params, enc, 1), inputs);
+    SummationOutcome o = s.run(new SummationSpec(parties, params, enc, m), inputs);
     // Check against the exact sum of the contributors' inputs, and time the same sum in the clear.
     long p0 = System.nanoTime();
     SummationOutcome plain = new PlainSummation().run(new SummationSpec(o.contributors().size() == 0 ? 1
@@ -129,6 +139,7 @@ final class SecAggBench implements Callable<Integer> {
     j.put("parties", parties);
     j.put("params", params);
     j.put("dropout", dropout);
+    j.put("min_contributors", m);
     j.put("dropout_round", dropoutRound);
     j.put("status", o.status().name());
     if (o.abortReason() != null) {

@@ -52,6 +52,13 @@ public final class InProcessSecAgg implements SecureSummation {
     }
   }
 
+  /**
+   * A {@code maxDropout} that sizes the protocol for exactly the dropouts the summation tolerates:
+   * (n - m) / n for n parties of which at least m must contribute. More would not help (the
+   * summation aborts below m contributors anyway) and costs neighbours.
+   */
+  public static final double DROPOUTS_FROM_THRESHOLD = -1;
+
   /** Sized for a curious server alone (no colluding parties). */
   public InProcessSecAgg(Variant variant, double maxDropout, DropoutPlan dropouts, int threads) {
     this(variant, 0, maxDropout, dropouts, threads);
@@ -60,13 +67,15 @@ public final class InProcessSecAgg implements SecureSummation {
   /**
    * @param variant SecAgg or SecAgg+
    * @param colluding the fraction of parties that may collude with the server ({@link SecAggSizing})
-   * @param maxDropout the fraction of parties the protocol is sized to lose
+   * @param maxDropout the fraction of parties the protocol is sized to lose, or {@link
+   *     #DROPOUTS_FROM_THRESHOLD}
    * @param dropouts which simulated parties drop
    * @param threads worker threads for the parties' computations
    */
   public InProcessSecAgg(Variant variant, double colluding, double maxDropout, DropoutPlan dropouts, int threads) {
     this.variant = Checks.notNull("variant", variant);
-    Checks.require(maxDropout >= 0 && maxDropout < 0.5, "max dropout must be in [0, 0.5). Provided value: " + maxDropout);
+    Checks.require(maxDropout == DROPOUTS_FROM_THRESHOLD || maxDropout >= 0 && maxDropout < 0.5,
+        "max dropout must be in [0, 0.5). Provided value: " + maxDropout);
     Checks.require(colluding >= 0 && colluding < 1, "colluding fraction must be in [0, 1). Provided value: " + colluding);
     this.colluding = colluding;
     this.maxDropout = maxDropout;
@@ -87,12 +96,19 @@ public final class InProcessSecAgg implements SecureSummation {
   /** The public parameters this driver would use for {@code spec}. */
   public SecAggParameters parameters(SummationSpec spec, List<byte[]> identityKeys) {
     int n = spec.parties();
-    SecAggSizing.Choice c = SecAggSizing.choose(variant == Variant.SECAGG_PLUS, n, colluding, maxDropout);
+    SecAggSizing.Choice c = SecAggSizing.choose(variant == Variant.SECAGG_PLUS, n, colluding, sizedDropout(spec),
+        spec.threshold());
     CommunicationGraph graph = c.complete()
         ? CommunicationGraph.complete(n)
         : CommunicationGraph.harary(n, c.neighbours(), Secrets.random().nextLong());
     return new SecAggParameters(Secrets.random().nextLong(), spec.length(), spec.encoding().ringBits(), graph,
         c.threshold(), spec.threshold(), identityKeys);
+  }
+
+  private double sizedDropout(SummationSpec spec) {
+    return maxDropout == DROPOUTS_FROM_THRESHOLD
+        ? (double) (spec.parties() - spec.threshold()) / spec.parties()
+        : maxDropout;
   }
 
   @Override
@@ -126,7 +142,7 @@ public final class InProcessSecAgg implements SecureSummation {
     chosen.put("graph", params.graph().description());
     chosen.put("neighbours", params.graph().degree());
     chosen.put("threshold", params.threshold());
-    chosen.put("max_dropout", maxDropout);
+    chosen.put("max_dropout", sizedDropout(spec));
     chosen.put("colluding_fraction", colluding);
     CryptoProfile profile = new CryptoProfile();
     int steps = Round.values().length;
