@@ -163,7 +163,7 @@ final class SecAggBench implements Callable<Integer> {
     } else {
       out.printf("  status            %s%s; sum %s%n", o.status(), o.abortReason() == null ? "" : " (" + o.abortReason()
           + ")", exact ? "exact" : "NOT EXACT");
-      out.printf("  parameters        %s; %d contributors%n", o.parameters(), o.contributors().size());
+      out.printf("  parameters       %s; %d contributors%n", Trainer.describe(o.parameters()), o.contributors().size());
       out.printf("  server            %.2f s (%.1f x the %.2f s of summing the same vectors in the clear)%n",
           o.serverSeconds(), o.serverSeconds() / plainSeconds, plainSeconds);
       out.printf("  per party         %.3f s (mean)%n", o.partySeconds());

@@ -153,6 +153,23 @@ final class Trainer {
     return j;
   }
 
+  /** The summation's chosen parameters as a phrase, e.g. " (random Harary graph, ..., threshold 95)". */
+  static String describe(Map<String, Object> p) {
+    java.util.List<String> parts = new java.util.ArrayList<>();
+    if (p.containsKey("graph")) {
+      parts.add(p.get("graph") + ", threshold " + p.get("threshold"));
+    }
+    if (p.containsKey("servers")) {
+      parts.add(p.get("servers") + " servers");
+    }
+    if (p.containsKey("max_dropout")) {
+      parts.add(String.format("sized for %s %% dropouts and %s %% colluding parties",
+          fmt(100 * ((Number) p.get("max_dropout")).doubleValue()),
+          fmt(100 * ((Number) p.get("colluding_fraction")).doubleValue())));
+    }
+    return parts.isEmpty() ? "" : " (" + String.join("; ", parts) + ")";
+  }
+
   private static void printHuman(Spec spec, HelmetRun.Report r, double wall, PrintWriter out,
       SecureSummation summation) {
     Map<String, Object> d = r.model().privacy().details();
@@ -160,7 +177,7 @@ final class Trainer {
     String protocol = summation.revealsInputs()
         ? summation.name() + " summation (IN THE CLEAR: the server sees every party's noised model; for "
             + "comparison only)"
-        : summation.name() + (so.parameters().isEmpty() ? "" : " " + so.parameters()) + String.format(
+        : summation.name() + describe(so.parameters()) + String.format(
             "; server %.2f s, %.3f s per party", so.serverSeconds(), so.partySeconds());
     out.println(spec.title());
     out.printf("  data              %s; %s%n", spec.data().dataset, r.partition().description());
