@@ -139,97 +139,185 @@ public final class BlindAveraging {
       int ringBits,
       int threads,
       Progress progress) {
-    Learner learner = locals.learner();
+    Plan plan = plan(locals.learner(), locals.preprocessing(), locals.sizes(), privacy, kind, ringBits,
+        noise.isSecure());
     int w = locals.parties();
-    int m = privacy.minContributors(w);
-    Checks.inRange("min contributors", m, 1, w);
-    double t = privacy.honestFraction();
-    double plannedHonest = HelmetAccounting.honestContributors(m, w, t);
-    if (plannedHonest <= 0) {
-      throw new IllegalArgumentException(String.format(
-          "with %d of %d parties contributing and honest fraction %s, no honest party's noise is "
-              + "guaranteed; raise the honest fraction or the minimum number of contributors", m, w, t));
-    }
-    int rows = learner.outputRows();
-    int cols = learner.inputDimension();
-    int[] sizes = locals.sizes();
-    double scaled = HelmetAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
-    NoisePlan plan = kind == NoiseKind.GAUSSIAN
-        ? new GaussianPlan(locals, privacy, scaled, plannedHonest, noise, ringBits)
-        : new DiscreteGaussianPlan(locals, privacy, scaled, plannedHonest, noise, ringBits);
-    FixedPointEncoding encoding = plan.encoding();
-
     List<long[]> inputs = new ArrayList<>(Arrays.asList(new long[w][]));
-    Parallel.forEach(threads, w, i -> inputs.set(i, plan.input(i)));
-    SummationSpec spec = new SummationSpec(w, rows * cols, encoding, m);
-    SummationOutcome outcome = summation.run(spec, i -> {
+    Parallel.forEach(threads, w, i -> inputs.set(i, plan.input(i, locals.models().get(i), noise)));
+    SummationOutcome outcome = summation.run(plan.spec(), i -> {
       long[] in = inputs.get(i);
       inputs.set(i, null); // each party's vector is needed once; let it go
       return in;
     }, progress);
-    if (outcome.status() != SummationOutcome.Status.COMPLETED) {
-      throw new IllegalStateException("the summation aborted (" + outcome.abortReason() + "; "
-          + outcome.dropped().size() + " of " + w + " parties dropped, " + m + " contributors needed); nothing was"
-          + " released");
-    }
-    double[] sum = encoding.decode(outcome.sum());
-    long totalSize = 0;
-    for (int i : outcome.contributors()) {
-      totalSize += sizes[i];
-    }
-    // sum = (1/w) sum_i n_i f_priv,i; dividing by (total / w) gives the size-weighted mean model.
-    double meanSize = (double) totalSize / w;
-    for (int j = 0; j < sum.length; j++) {
-      sum[j] /= meanSize;
-    }
-    LinearModel model = new LinearModel(rows, cols, sum);
+    return plan.finish(outcome, summation.name(), summation.revealsInputs());
+  }
 
-    int contributors = outcome.contributors().size();
-    double actualHonest = HelmetAccounting.honestContributors(contributors, w, t);
-    DpEvent achieved = plan.achievedEvent(actualHonest);
-    double achievedEps = achieved == null
-        ? Double.POSITIVE_INFINITY
-        : plan.accountant().compose(achieved).epsilon(privacy.delta() - plan.deltaTail());
-    // The largest per-party sensitivity of one release, before the n_i / w scaling.
-    double perPartySensitivity = 0;
-    for (int n : sizes) {
-      perPartySensitivity = Math.max(perPartySensitivity,
-          HelmetAccounting.scaledSensitivity(learner, privacy.protection(), new int[] {n}) / n);
+  /**
+   * The public half of phase II, built from public information only (the learner, the
+   * preprocessing, every party's local size and the privacy target): a networked party and the
+   * coordinator each build the same plan and so agree on the noise, the encoding and the accounting
+   * without trusting one another's arithmetic.
+   *
+   * @param secureNoise whether the parties draw their noise from {@link NoiseFactory#secure()} (for
+   *     the ledger's description; a plan never samples noise itself)
+   */
+  public static Plan plan(Learner learner, Preprocessing preprocessing, int[] sizes, HelmetPrivacy privacy,
+      NoiseKind kind, int ringBits, boolean secureNoise) {
+    return new Plan(learner, preprocessing, sizes, privacy, kind, ringBits, secureNoise);
+  }
+
+  /** See {@link #plan}. */
+  public static final class Plan {
+    private final Learner learner;
+    private final Preprocessing preprocessing;
+    private final int[] sizes;
+    private final HelmetPrivacy privacy;
+    private final int minContributors;
+    private final NoisePlan noise;
+
+    private Plan(Learner learner, Preprocessing preprocessing, int[] sizes, HelmetPrivacy privacy, NoiseKind kind,
+        int ringBits, boolean secureNoise) {
+      this.learner = Checks.notNull("learner", learner);
+      this.preprocessing = Checks.notNull("preprocessing", preprocessing);
+      this.privacy = Checks.notNull("privacy", privacy);
+      this.sizes = sizes.clone();
+      int w = sizes.length;
+      Checks.positive("parties", w);
+      for (int i = 0; i < w; i++) {
+        if (sizes[i] <= 0) {
+          throw new IllegalArgumentException("party " + i + " has local size " + sizes[i] + "; every party needs data");
+        }
+      }
+      this.minContributors = privacy.minContributors(w);
+      Checks.inRange("min contributors", minContributors, 1, w);
+      double t = privacy.honestFraction();
+      double plannedHonest = HelmetAccounting.honestContributors(minContributors, w, t);
+      if (plannedHonest <= 0) {
+        throw new IllegalArgumentException(String.format(
+            "with %d of %d parties contributing and honest fraction %s, no honest party's noise is "
+                + "guaranteed; raise the honest fraction or the minimum number of contributors", minContributors, w, t));
+      }
+      double scaled = HelmetAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
+      this.noise = kind == NoiseKind.GAUSSIAN
+          ? new GaussianPlan(learner, this.sizes, privacy, scaled, plannedHonest, secureNoise, ringBits)
+          : new DiscreteGaussianPlan(learner, this.sizes, privacy, scaled, plannedHonest, secureNoise, ringBits);
     }
-    Map<String, Object> details = new LinkedHashMap<>();
-    details.put("target_epsilon", privacy.epsilon());
-    details.put("noise_multiplier", plan.noiseMultiplier());
-    details.put("releases", learner.releases());
-    details.put("sensitivity", perPartySensitivity);
-    details.put("scaled_sensitivity", scaled);
-    plan.describe(details);
-    details.put("lipschitz", learner.lipschitz());
-    details.put("smoothness", learner.smoothness());
-    details.put("lambda", learner.config().lambda());
-    details.put("radius", learner.config().radius());
-    details.put("input_norm_bound", locals.preprocessing().inputNormBound());
-    details.put("honest_fraction", t);
-    details.put("parties", w);
-    details.put("contributors", contributors);
-    details.put("min_contributors", m);
-    details.put("min_local_size", locals.minSize());
-    details.put("max_local_size", locals.maxSize());
-    details.put("local_sizes_public", true);
-    details.put("delta_clamp_tail", plan.deltaTail());
-    details.put("summation", summation.name());
-    details.put("summation_reveals_inputs", summation.revealsInputs());
-    details.put("ring_bits", encoding.ringBits());
-    details.put("fractional_bits", encoding.fractionalBits());
-    PrivacyLedger ledger = new PrivacyLedger(
-        "helmet-blind-averaging (output perturbation, one summation)",
-        HelmetAccounting.neighbours(privacy.protection()),
-        privacy.protection().describe(),
-        achieved == null ? "no honest noise guaranteed" : achieved.describe(),
-        plan.accountantName(),
-        achievedEps,
-        privacy.delta(),
-        details);
-    return new Release(model, ledger, outcome, encoding, plan.noiseMultiplier(), perPartySensitivity, scaled);
+
+    /** The ring encoding every party uses. */
+    public FixedPointEncoding encoding() {
+      return noise.encoding();
+    }
+
+    /** What the summation sums: w vectors of the model's size, at least the planned contributors. */
+    public SummationSpec spec() {
+      return new SummationSpec(sizes.length, learner.outputRows() * learner.inputDimension(), noise.encoding(),
+          minContributors);
+    }
+
+    /** The fewest contributors the noise is calibrated for. */
+    public int minContributors() {
+      return minContributors;
+    }
+
+    /** The noise multiplier on the released sum (noise std / L2 sensitivity). */
+    public double noiseMultiplier() {
+      return noise.noiseMultiplier();
+    }
+
+    /**
+     * Party {@code party}'s summation input: its model noised once, scaled by n_i / w, clamped and
+     * encoded. Only the party itself computes this, with its own noise.
+     */
+    public long[] input(int party, LinearModel model, NoiseFactory noiseSource) {
+      Checks.inRange("party", party, 0, sizes.length - 1);
+      if (model.weights().length != learner.outputRows() * learner.inputDimension()) {
+        throw new IllegalArgumentException("party " + party + "'s model has " + model.weights().length
+            + " weights; the plan expects " + learner.outputRows() * learner.inputDimension());
+      }
+      return noise.input(party, model.weights(), noiseSource);
+    }
+
+    /**
+     * Decodes a completed summation into the released model and its ledger.
+     *
+     * @throws IllegalStateException if the summation aborted (nothing is released)
+     */
+    public Release finish(SummationOutcome outcome, String summationName, boolean summationRevealsInputs) {
+      int w = sizes.length;
+      int m = minContributors;
+      if (outcome.status() != SummationOutcome.Status.COMPLETED) {
+        throw new IllegalStateException("the summation aborted (" + outcome.abortReason() + "; "
+            + outcome.dropped().size() + " of " + w + " parties dropped, " + m + " contributors needed); nothing was"
+            + " released");
+      }
+      FixedPointEncoding encoding = noise.encoding();
+      int rows = learner.outputRows();
+      int cols = learner.inputDimension();
+      double[] sum = encoding.decode(outcome.sum());
+      long totalSize = 0;
+      for (int i : outcome.contributors()) {
+        totalSize += sizes[i];
+      }
+      // sum = (1/w) sum_i n_i f_priv,i; dividing by (total / w) gives the size-weighted mean model.
+      double meanSize = (double) totalSize / w;
+      for (int j = 0; j < sum.length; j++) {
+        sum[j] /= meanSize;
+      }
+      LinearModel model = new LinearModel(rows, cols, sum);
+
+      double t = privacy.honestFraction();
+      int contributors = outcome.contributors().size();
+      double actualHonest = HelmetAccounting.honestContributors(contributors, w, t);
+      DpEvent achieved = noise.achievedEvent(actualHonest);
+      double achievedEps = achieved == null
+          ? Double.POSITIVE_INFINITY
+          : noise.accountant().compose(achieved).epsilon(privacy.delta() - noise.deltaTail());
+      // The largest per-party sensitivity of one release, before the n_i / w scaling.
+      double perPartySensitivity = 0;
+      int minSize = Integer.MAX_VALUE;
+      int maxSize = 0;
+      for (int n : sizes) {
+        perPartySensitivity = Math.max(perPartySensitivity,
+            HelmetAccounting.scaledSensitivity(learner, privacy.protection(), new int[] {n}) / n);
+        minSize = Math.min(minSize, n);
+        maxSize = Math.max(maxSize, n);
+      }
+      double scaled = HelmetAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
+      Map<String, Object> details = new LinkedHashMap<>();
+      details.put("target_epsilon", privacy.epsilon());
+      details.put("noise_multiplier", noise.noiseMultiplier());
+      details.put("releases", learner.releases());
+      details.put("sensitivity", perPartySensitivity);
+      details.put("scaled_sensitivity", scaled);
+      noise.describe(details);
+      details.put("lipschitz", learner.lipschitz());
+      details.put("smoothness", learner.smoothness());
+      details.put("lambda", learner.config().lambda());
+      details.put("radius", learner.config().radius());
+      details.put("input_norm_bound", preprocessing.inputNormBound());
+      details.put("honest_fraction", t);
+      details.put("parties", w);
+      details.put("contributors", contributors);
+      details.put("min_contributors", m);
+      details.put("min_local_size", minSize);
+      details.put("max_local_size", maxSize);
+      details.put("local_sizes_public", true);
+      details.put("delta_clamp_tail", noise.deltaTail());
+      details.put("summation", summationName);
+      details.put("summation_reveals_inputs", summationRevealsInputs);
+      details.put("ring_bits", encoding.ringBits());
+      details.put("fractional_bits", encoding.fractionalBits());
+      PrivacyLedger ledger = new PrivacyLedger(
+          "helmet-blind-averaging (output perturbation, one summation)",
+          HelmetAccounting.neighbours(privacy.protection()),
+          privacy.protection().describe(),
+          achieved == null ? "no honest noise guaranteed" : achieved.describe(),
+          noise.accountantName(),
+          achievedEps,
+          privacy.delta(),
+          details);
+      return new Release(model, ledger, outcome, encoding, noise.noiseMultiplier(), perPartySensitivity, scaled);
+    }
   }
 
   /** How one noise kind turns the local models into encoded, noised inputs, and how it is accounted. */
@@ -237,7 +325,7 @@ public final class BlindAveraging {
     FixedPointEncoding encoding();
 
     /** Party i's noised, scaled, clamped and encoded model. */
-    long[] input(int party);
+    long[] input(int party, double[] weights, NoiseFactory noise);
 
     /** Noise standard deviation on the released sum divided by its L2 sensitivity. */
     double noiseMultiplier();
@@ -260,8 +348,8 @@ public final class BlindAveraging {
    * sqrt(h)))^2 I), input (n_i / w) f_priv, clamped and rounded onto the grid.
    */
   private static final class GaussianPlan implements NoisePlan {
-    private final LocalModels locals;
-    private final NoiseFactory noise;
+    private final int[] sizes;
+    private final boolean secureNoise;
     private final double sigma;
     private final double scaled;
     private final double plannedHonest;
@@ -271,14 +359,13 @@ public final class BlindAveraging {
     private final int releases;
     private final FixedPointEncoding encoding;
 
-    GaussianPlan(LocalModels locals, HelmetPrivacy privacy, double scaled, double plannedHonest, NoiseFactory noise,
-        int ringBits) {
-      this.locals = locals;
-      this.noise = noise;
+    GaussianPlan(Learner learner, int[] sizes, HelmetPrivacy privacy, double scaled, double plannedHonest,
+        boolean secureNoise, int ringBits) {
+      this.sizes = sizes;
+      this.secureNoise = secureNoise;
       this.scaled = scaled;
       this.plannedHonest = plannedHonest;
-      Learner learner = locals.learner();
-      int w = locals.parties();
+      int w = sizes.length;
       this.releases = learner.releases();
       // delta is split: the clamp below may fire on some of the w * d noised values with total
       // probability at most deltaTail; the Gaussian mechanism gets the rest.
@@ -289,7 +376,7 @@ public final class BlindAveraging {
       this.sigma = HelmetAccounting.noiseMultiplier(privacy.epsilon(), privacy.delta() - deltaTail, releases);
       // Per-coordinate std of the noise on each scaled contribution (n_i / w) f_priv.
       this.tau = sigma * scaled / (w * Math.sqrt(plannedHonest));
-      this.bound = (double) locals.maxSize() / w * learner.config().radius() + tail.stds() * tau;
+      this.bound = (double) maxOf(sizes) / w * learner.config().radius() + tail.stds() * tau;
       // Round to a grid at least 2^10 times coarser than the floating-point resolution of the
       // values (ulp(bound) = 2^(exponent - 52)), so the low-order bits of the floating-point noise,
       // which can leak the unnoised value (Mironov 2012), do not survive encoding.
@@ -303,10 +390,10 @@ public final class BlindAveraging {
     }
 
     @Override
-    public long[] input(int i) {
-      int n = locals.sizes()[i];
-      int w = locals.parties();
-      double[] f = locals.models().get(i).weights().clone();
+    public long[] input(int i, double[] weights, NoiseFactory noise) {
+      int n = sizes[i];
+      int w = sizes.length;
+      double[] f = weights.clone();
       GaussianNoise sampler = noise.gaussian(i);
       sampler.addTo(f, sigma * scaled / (n * Math.sqrt(plannedHonest)));
       double scale = (double) n / w;
@@ -348,7 +435,7 @@ public final class BlindAveraging {
       d.put("noise", NoiseKind.GAUSSIAN.id());
       d.put("noise_std_per_coordinate", tau);
       d.put("clamp_bound", bound);
-      d.put("noise_sampler", noise.isSecure()
+      d.put("noise_sampler", secureNoise
           ? "continuous Gaussian in floating point (Box-Muller on SecureRandom DRBG bits), rounded to a grid "
               + "2^10 times coarser than its float resolution; the guarantee assumes ideal real-valued noise"
           : "continuous Gaussian (SEEDED, NOT SECURE: test only)");
@@ -369,8 +456,8 @@ public final class BlindAveraging {
   private static final class DiscreteGaussianPlan implements NoisePlan {
     private static final double TAIL_STDS_DISCRETE = 12;
 
-    private final LocalModels locals;
-    private final NoiseFactory noise;
+    private final int[] sizes;
+    private final boolean secureNoise;
     private final int dimension;
     private final double l2;
     private final double l1;
@@ -381,12 +468,11 @@ public final class BlindAveraging {
     private final double gridScale;
     private final FixedPointEncoding encoding;
 
-    DiscreteGaussianPlan(LocalModels locals, HelmetPrivacy privacy, double scaled, double plannedHonest,
-        NoiseFactory noise, int ringBits) {
-      this.locals = locals;
-      this.noise = noise;
-      Learner learner = locals.learner();
-      int w = locals.parties();
+    DiscreteGaussianPlan(Learner learner, int[] sizes, HelmetPrivacy privacy, double scaled, double plannedHonest,
+        boolean secureNoise, int ringBits) {
+      this.sizes = sizes;
+      this.secureNoise = secureNoise;
+      int w = sizes.length;
       this.dimension = learner.outputRows() * learner.inputDimension();
       // One party's scaled contribution moves by at most sqrt(releases) S / w in L2 (all K rows of a
       // one-vs-rest model may change, each by the per-release scaled sensitivity).
@@ -408,7 +494,7 @@ public final class BlindAveraging {
           honest, l2, l1, dimension), RdpAccountant::new, privacy.epsilon(), privacy.delta() - deltaTail);
       // Integer sigma^2, rounded up: a little more noise, never less.
       this.sigma2 = Math.max(1, (long) Math.ceil(sigma * sigma));
-      double signal = Math.ceil((double) locals.maxSize() / w * learner.config().radius() * gridScale) + 1;
+      double signal = Math.ceil((double) maxOf(sizes) / w * learner.config().radius() * gridScale) + 1;
       double b = Math.ceil(signal + tail.stds() * Math.sqrt((double) sigma2));
       if (b >= 0x1.0p53) {
         throw new dev.helmet.secagg.ring.RingOverflowException("the noised values would exceed 2^53 grid units ("
@@ -439,10 +525,10 @@ public final class BlindAveraging {
     }
 
     @Override
-    public long[] input(int i) {
-      int n = locals.sizes()[i];
-      double scale = (double) n / locals.parties() * gridScale;
-      double[] f = locals.models().get(i).weights();
+    public long[] input(int i, double[] weights, NoiseFactory noise) {
+      int n = sizes[i];
+      double scale = (double) n / sizes.length * gridScale;
+      double[] f = weights;
       DiscreteNoise sampler = noise.discrete(i);
       long mask = encoding.mask();
       long[] enc = new long[f.length];
@@ -489,7 +575,7 @@ public final class BlindAveraging {
       d.put("grid_l1_sensitivity", l1);
       d.put("dimension", dimension);
       d.put("clamp_bound_grid_units", bound);
-      d.put("noise_sampler", noise.isSecure()
+      d.put("noise_sampler", secureNoise
           ? "exact discrete Gaussian (Canonne-Kamath-Steinke) on SecureRandom DRBG bits"
           : "exact discrete Gaussian (SEEDED, NOT SECURE: test only)");
     }
@@ -535,6 +621,14 @@ public final class BlindAveraging {
           ? Math.log(2 * (1 + 1e-9)) - k * k / 2
           : Math.log(2 * (1 + 1e-9)) - k * k / 2 - Math.log(k) - 0.5 * Math.log(2 * Math.PI);
     }
+  }
+
+  private static int maxOf(int[] sizes) {
+    int m = 0;
+    for (int s : sizes) {
+      m = Math.max(m, s);
+    }
+    return m;
   }
 
   private static void requireTailFits(double deltaTail, double delta, int w) {

@@ -79,6 +79,20 @@ public abstract class ServerState {
   /** The parties expected to speak in this round. */
   abstract BitSet expected();
 
+  /**
+   * The parties this round still waits for: expected, not yet heard from, not dropped. A transport
+   * closes the round early once this is empty (or holds only parties it knows are gone).
+   */
+  public final BitSet awaiting() {
+    if (isFinal()) {
+      return new BitSet();
+    }
+    BitSet a = (BitSet) expected().clone();
+    a.andNot(accepted);
+    a.andNot(session.dropped);
+    return a;
+  }
+
   /** Validates and takes the message's content; returns a drop reason or null. */
   abstract Drop take(ClientMessage m);
 
