@@ -1,0 +1,223 @@
+package dev.helmet.transport;
+
+import dev.helmet.core.data.LabelSet;
+import dev.helmet.core.learn.Learner;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.SmoothnessBound;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.protocols.helmet.BlindAveraging;
+import dev.helmet.protocols.helmet.HelmetPrivacy;
+import dev.helmet.protocols.helmet.NoiseKind;
+import dev.helmet.protocols.helmet.Protection;
+import dev.helmet.secagg.graph.CommunicationGraph;
+import dev.helmet.secagg.protocol.SecAggParameters;
+import dev.helmet.secagg.protocol.SecAggSizing;
+import dev.helmet.transport.wire.Roster;
+import dev.helmet.transport.wire.RosterEntry;
+import dev.helmet.transport.wire.SessionConfig;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Everything derived from the published configuration and the roster: the learner, the noise plan,
+ * the SecAgg parameters. The coordinator and every participant run this same code on the same
+ * public inputs, so a participant never takes the coordinator's word for its noise or its
+ * threshold: it computes them and refuses a roster that disagrees.
+ */
+public final class SessionPlan {
+  private SessionPlan() {}
+
+  /** The learner kind named in the configuration. */
+  public static LearnerKind learnerKind(SessionConfig c) {
+    return LearnerKind.parse(c.getLearner().getKind());
+  }
+
+  /** The learner's hyperparameters. */
+  public static LearnerConfig learnerConfig(SessionConfig c) {
+    var l = c.getLearner();
+    SmoothnessBound smoothness = switch (l.getSmoothness().toLowerCase(Locale.ROOT)) {
+      case "tight", "" -> SmoothnessBound.TIGHT;
+      case "paper" -> SmoothnessBound.PAPER;
+      default -> throw new IllegalArgumentException("learner.smoothness must be tight or paper. Provided value: "
+          + l.getSmoothness());
+    };
+    return new LearnerConfig(learnerKind(c), l.getLambda(), l.getRadius(), l.getEpochs(), l.getBatchSize(), smoothness,
+        l.getHuberH());
+  }
+
+  /** The public preprocessing. */
+  public static Preprocessing preprocessing(SessionConfig c) {
+    return new Preprocessing(c.getLearner().getClipBound(), c.getLearner().getNormalise());
+  }
+
+  /** The label order. */
+  public static LabelSet labels(SessionConfig c) {
+    return LabelSet.of(c.getLabelsList());
+  }
+
+  /** The learner with its bounds. */
+  public static Learner learner(SessionConfig c) {
+    return new Learner(learnerConfig(c), preprocessing(c).inputNormBound(), c.getFeatures(), c.getLabelsCount());
+  }
+
+  /** The protected unit. */
+  public static Protection protection(SessionConfig c) {
+    var p = c.getPrivacy();
+    return switch (p.getProtection().toLowerCase(Locale.ROOT)) {
+      case "record", "" -> Protection.record();
+      case "group" -> Protection.group(p.getGroupSize());
+      case "user" -> Protection.user();
+      default -> throw new IllegalArgumentException("privacy.protection must be record, group or user. Provided value: "
+          + p.getProtection());
+    };
+  }
+
+  /** The privacy target, with the configured minimum number of contributors. */
+  public static HelmetPrivacy privacy(SessionConfig c) {
+    var p = c.getPrivacy();
+    return new HelmetPrivacy(p.getEpsilon(), p.getDelta(), p.getHonestFraction(), protection(c),
+        c.getMinContributors(), 0);
+  }
+
+  /** The noise kind. */
+  public static NoiseKind noise(SessionConfig c) {
+    return c.getNoise().isEmpty() ? NoiseKind.DISCRETE_GAUSSIAN : NoiseKind.parse(c.getNoise());
+  }
+
+  /** Whether the summation is SecAgg+ (else SecAgg over the complete graph). */
+  public static boolean plus(SessionConfig c) {
+    return switch (c.getProtocol()) {
+      case "secagg+" -> true;
+      case "secagg" -> false;
+      default -> throw new IllegalArgumentException("protocol must be secagg+ or secagg. Provided value: "
+          + c.getProtocol());
+    };
+  }
+
+  /**
+   * Checks a configuration for internal consistency (what every party will need to compute its
+   * plan), naming the first problem.
+   */
+  public static void validate(SessionConfig c) {
+    if (c.getSessionId().size() != 16) {
+      throw new IllegalArgumentException("session_id must be 16 bytes");
+    }
+    if (c.getParties() < 2) {
+      throw new IllegalArgumentException("parties must be at least 2. Provided value: " + c.getParties());
+    }
+    if (c.getMinContributors() < 1 || c.getMinContributors() > c.getParties()) {
+      throw new IllegalArgumentException("min_contributors must be in [1, parties = " + c.getParties()
+          + "]. Provided value: " + c.getMinContributors());
+    }
+    if (c.getLabelsCount() < 2) {
+      throw new IllegalArgumentException("labels must name at least 2 classes");
+    }
+    if (c.getFeatures() < 1) {
+      throw new IllegalArgumentException("features must be positive");
+    }
+    if (c.getRingBits() != 0 && c.getRingBits() != 32 && c.getRingBits() != 64) {
+      throw new IllegalArgumentException("ring_bits must be 0, 32 or 64. Provided value: " + c.getRingBits());
+    }
+    if (!(c.getColludingFraction() >= 0 && c.getColludingFraction() < 1)) {
+      throw new IllegalArgumentException("colluding_fraction must be in [0, 1). Provided value: "
+          + c.getColludingFraction());
+    }
+    if (c.getGraphNonceCommitment().size() != 32) {
+      throw new IllegalArgumentException("graph_nonce_commitment must be 32 bytes");
+    }
+    if (c.getDeadlines().getEnrolmentSeconds() < 1 || c.getDeadlines().getRoundSeconds() < 1) {
+      throw new IllegalArgumentException("deadlines must be at least 1 second");
+    }
+    plus(c);
+    noise(c);
+    learner(c);
+    privacy(c);
+  }
+
+  /** SHA-256 of the configuration's encoding: what a participant agrees to when it joins. */
+  public static byte[] digest(SessionConfig c) {
+    return sha256(c.toByteArray());
+  }
+
+  /** Every party's local size, in roster order. */
+  public static int[] sizes(Roster r) {
+    int[] sizes = new int[r.getPartiesCount()];
+    for (int i = 0; i < sizes.length; i++) {
+      sizes[i] = r.getParties(i).getPoints();
+    }
+    return sizes;
+  }
+
+  /** The noise plan: identical on every party and the coordinator. */
+  public static BlindAveraging.Plan noisePlan(SessionConfig c, Roster r) {
+    return BlindAveraging.plan(learner(c), preprocessing(c), sizes(r), privacy(c), noise(c), (int) c.getRingBits(),
+        true);
+  }
+
+  /**
+   * The seed of the communication graph: SHA-256 over the coordinator's nonce (committed to in the
+   * configuration before anyone joined) and every party's nonce in roster order. No single party,
+   * and not the coordinator, chooses it; the last party to join could try nonces to steer it, which
+   * the Harary graph's sizing (a union bound over every party) already tolerates for one party.
+   */
+  public static long graphSeed(SessionConfig c, Roster r) {
+    if (!MessageDigest.isEqual(sha256(r.getCoordinatorNonce().toByteArray()), c.getGraphNonceCommitment().toByteArray())) {
+      throw new IllegalArgumentException("the coordinator's graph nonce does not match its commitment");
+    }
+    MessageDigest d = sha256();
+    d.update("helmet-graph-v1".getBytes(StandardCharsets.US_ASCII));
+    d.update(r.getCoordinatorNonce().toByteArray());
+    for (RosterEntry e : r.getPartiesList()) {
+      d.update(e.getGraphNonce().toByteArray());
+    }
+    return ByteBuffer.wrap(d.digest()).getLong();
+  }
+
+  /** The SecAgg session id: bound into every signature, key derivation and AEAD tag. */
+  public static long secaggSession(SessionConfig c, long graphSeed) {
+    MessageDigest d = sha256();
+    d.update("helmet-secagg-session-v1".getBytes(StandardCharsets.US_ASCII));
+    d.update(c.getSessionId().toByteArray());
+    d.update(ByteBuffer.allocate(8).putLong(graphSeed).array());
+    return ByteBuffer.wrap(d.digest()).getLong();
+  }
+
+  /**
+   * The SecAgg parameters for the roster: neighbours and threshold from {@link SecAggSizing} for
+   * the configured colluding fraction and exactly the dropouts the release tolerates.
+   */
+  public static SecAggParameters secagg(SessionConfig c, Roster r, int vectorLength, int ringBits) {
+    int n = r.getPartiesCount();
+    int m = (int) c.getMinContributors();
+    if (n < m) {
+      throw new IllegalArgumentException(n + " parties enrolled, fewer than min_contributors = " + m);
+    }
+    SecAggSizing.Choice choice = SecAggSizing.choose(plus(c), n, c.getColludingFraction(), (double) (n - m) / n, m);
+    long seed = graphSeed(c, r);
+    CommunicationGraph graph = choice.complete() ? CommunicationGraph.complete(n)
+        : CommunicationGraph.harary(n, choice.neighbours(), seed);
+    List<byte[]> keys = new ArrayList<>(n);
+    for (RosterEntry e : r.getPartiesList()) {
+      keys.add(e.getIdentityKey().toByteArray());
+    }
+    return new SecAggParameters(secaggSession(c, seed), vectorLength, ringBits, graph, choice.threshold(), m, keys);
+  }
+
+  static byte[] sha256(byte[] data) {
+    return sha256().digest(data);
+  }
+
+  static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+}

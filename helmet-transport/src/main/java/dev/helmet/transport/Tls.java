@@ -1,0 +1,117 @@
+package dev.helmet.transport;
+
+import io.grpc.ChannelCredentials;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerCredentials;
+import io.grpc.ServerInterceptor;
+import io.grpc.TlsChannelCredentials;
+import io.grpc.TlsServerCredentials;
+import java.io.IOException;
+
+import java.nio.file.Path;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+
+/**
+ * Mutual TLS for the coordinator and its participants: each side presents a certificate signed by
+ * the deployment's CA and accepts only peers whose certificate that CA signed. Plaintext exists only
+ * for loopback tests, behind an explicit flag.
+ */
+public final class Tls {
+  private Tls() {}
+
+  /**
+   * PEM files of one endpoint.
+   *
+   * @param certificate its certificate (chain)
+   * @param key its private key (PKCS#8)
+   * @param ca the CA certificate peers must be signed by
+   */
+  public record Files(Path certificate, Path key, Path ca) {
+    /** Checks that all three files exist and are readable, naming the first that is not. */
+    public Files {
+      for (Path p : new Path[] {certificate, key, ca}) {
+        if (p == null || !java.nio.file.Files.isReadable(p)) {
+          throw new IllegalArgumentException("TLS file " + p + " does not exist or cannot be read"
+              + " (create a CA and certificates with `helmet certs`)");
+        }
+      }
+    }
+
+    /** The files {@code helmet certs} writes for {@code name} in {@code dir}. */
+    public static Files in(Path dir, String name) {
+      return new Files(dir.resolve(name + ".pem"), dir.resolve(name + "-key.pem"), dir.resolve("ca.pem"));
+    }
+  }
+
+  /** Server credentials requiring a client certificate from the CA. */
+  public static ServerCredentials server(Files f) {
+    try {
+      return TlsServerCredentials.newBuilder()
+          .keyManager(f.certificate().toFile(), f.key().toFile())
+          .trustManager(f.ca().toFile())
+          .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE)
+          .build();
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("cannot load the TLS files " + f.certificate() + ", " + f.key() + ", " + f.ca()
+          + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Client credentials presenting the participant's certificate and trusting only the CA. */
+  public static ChannelCredentials client(Files f) {
+    try {
+      return TlsChannelCredentials.newBuilder()
+          .keyManager(f.certificate().toFile(), f.key().toFile())
+          .trustManager(f.ca().toFile())
+          .build();
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("cannot load the TLS files " + f.certificate() + ", " + f.key() + ", " + f.ca()
+          + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Plaintext server credentials (loopback tests only). */
+  public static ServerCredentials plaintextServer() {
+    return InsecureServerCredentials.create();
+  }
+
+  /** Plaintext channel credentials (loopback tests only). */
+  public static ChannelCredentials plaintextClient() {
+    return InsecureChannelCredentials.create();
+  }
+
+  /** The TLS peer's certificate subject for the current call, or "" over plaintext. */
+  static final Context.Key<String> PEER = Context.key("helmet-peer-subject");
+
+  /** Puts the client certificate's subject into the call's context as {@link #PEER}. */
+  static final class PeerInterceptor implements ServerInterceptor {
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+        ServerCallHandler<Q, R> next) {
+      SSLSession ssl = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+      String subject = "";
+      if (ssl != null) {
+        try {
+          Certificate[] chain = ssl.getPeerCertificates();
+          if (chain.length > 0 && chain[0] instanceof X509Certificate x) {
+            subject = x.getSubjectX500Principal().getName();
+          }
+        } catch (SSLPeerUnverifiedException e) {
+          subject = "";
+        }
+      }
+      return Contexts.interceptCall(Context.current().withValue(PEER, subject), call, headers, next);
+    }
+  }
+
+}
