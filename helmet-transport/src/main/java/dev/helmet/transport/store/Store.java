@@ -62,7 +62,6 @@ public final class Store implements AutoCloseable {
           .dataSource(jdbcUrl, user, password)
           .locations("classpath:db/migration")
           .placeholders(Map.of("large_text", postgres ? "TEXT" : "CLOB"))
-          .loggers("jul")
           .load()
           .migrate();
       Connection c = DriverManager.getConnection(jdbcUrl, user, password);

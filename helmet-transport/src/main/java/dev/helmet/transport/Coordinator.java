@@ -1,0 +1,993 @@
+package dev.helmet.transport;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.TextFormat;
+import dev.helmet.core.util.Version;
+import dev.helmet.protocols.helmet.BlindAveraging;
+import dev.helmet.protocols.model.ModelFile;
+import dev.helmet.protocols.model.ReleasedModel;
+import dev.helmet.secagg.crypto.CryptoProfile;
+import dev.helmet.secagg.crypto.Secrets;
+import dev.helmet.secagg.protocol.Messages;
+import dev.helmet.secagg.protocol.Round;
+import dev.helmet.secagg.protocol.SecAggParameters;
+import dev.helmet.secagg.protocol.ServerEvents;
+import dev.helmet.secagg.protocol.ServerState;
+import dev.helmet.secagg.summation.SummationOutcome;
+import dev.helmet.transport.store.Store;
+import dev.helmet.transport.wire.CoordinatorGrpc;
+import dev.helmet.transport.wire.CoordinatorMessage;
+import dev.helmet.transport.wire.Enrolled;
+import dev.helmet.transport.wire.GetSessionRequest;
+import dev.helmet.transport.wire.Join;
+import dev.helmet.transport.wire.Outcome;
+import dev.helmet.transport.wire.ParticipantMessage;
+import dev.helmet.transport.wire.Refused;
+import dev.helmet.transport.wire.Roster;
+import dev.helmet.transport.wire.RosterEntry;
+import dev.helmet.transport.wire.SessionConfig;
+import dev.helmet.transport.wire.UploadGrant;
+import io.grpc.Server;
+import io.grpc.ServerCredentials;
+import io.grpc.ServerInterceptors;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The coordinator of one networked blind-averaging session: it publishes the configuration,
+ * enrols participants over mutual TLS, runs the SecAgg/SecAgg+ server state machine (the same one
+ * the in-process simulation runs) with a deadline on every round, and releases the decoded,
+ * averaged model, recording everything (participants, round outcomes, drops and rejections, the
+ * release, the privacy ledger) in its database.
+ *
+ * <p>Memory stays bounded whatever the number of parties: masked inputs are added to a running sum
+ * as they arrive and are uploaded only after an {@code UploadGrant}, at most {@code uploadSlots} at
+ * a time; inbound messages are read one at a time per stream (manual flow control); and outbound
+ * messages wait for a byte budget that is returned once the participant's stream has drained.
+ *
+ * <p>Logs name parties, rounds, sizes and reasons, never keys, shares, inputs or data.
+ */
+public final class Coordinator implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(Coordinator.class.getName());
+  /** Outbound bytes queued to participants at any time (returned as their streams drain). */
+  static final int OUTBOUND_BUDGET = 64 << 20;
+
+  /**
+   * What the coordinator runs.
+   *
+   * @param config the session configuration to publish; session id and graph-nonce commitment are
+   *     filled in at start
+   * @param host the address to listen on
+   * @param port the port (0: any free port)
+   * @param tls the coordinator's TLS files, or null for plaintext (allowed on loopback only)
+   * @param databaseUrl JDBC URL of the database (H2 file or PostgreSQL)
+   * @param databaseUser database user ("" for H2)
+   * @param databasePassword database password ("" for H2)
+   * @param budgetEpsilon the data set's total eps budget
+   * @param budgetDelta the data set's total delta budget
+   * @param uploadSlots masked inputs uploaded at once
+   */
+  public record Settings(
+      SessionConfig config,
+      String host,
+      int port,
+      Tls.Files tls,
+      String databaseUrl,
+      String databaseUser,
+      String databasePassword,
+      double budgetEpsilon,
+      double budgetDelta,
+      int uploadSlots) {
+    public Settings {
+      if (uploadSlots < 1) {
+        throw new IllegalArgumentException("upload slots must be positive. Provided value: " + uploadSlots);
+      }
+      if (!(budgetEpsilon > 0) || !(budgetDelta >= 0)) {
+        throw new IllegalArgumentException("the privacy budget must have eps > 0 and delta >= 0");
+      }
+    }
+  }
+
+  /** How the session ended. */
+  public record Result(
+      String sessionId,
+      boolean completed,
+      String reason,
+      ReleasedModel model,
+      double epsilon,
+      double delta,
+      int enrolled,
+      List<Integer> contributors,
+      List<SummationOutcome.Drop> dropped,
+      long serverBytes,
+      long bytesPerParticipant,
+      double seconds,
+      Map<String, Object> parameters) {}
+
+  private enum Phase { ENROLLING, RUNNING, DONE }
+
+  private final Settings settings;
+  private final SessionConfig config;
+  private final byte[] configDigest;
+  private final String sessionHex;
+  private final byte[] coordinatorNonce;
+  private final Store store;
+  private final Server server;
+  private final Thread runner;
+  private final CompletableFuture<Result> result = new CompletableFuture<>();
+  private final Semaphore outbound = new Semaphore(OUTBOUND_BUDGET);
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+  // Guarded by lock:
+  private Phase phase = Phase.ENROLLING;
+  private final List<Peer> enrolled = new ArrayList<>();
+  private final List<Peer> streams = new ArrayList<>();
+  private ServerState state;
+  private WireCodec codec;
+  private final BitSet gone = new BitSet();
+  private final ArrayDeque<Peer> uploadQueue = new ArrayDeque<>();
+  private int activeUploads;
+  private int reportedDrops;
+  private int reportedRejections;
+  private volatile boolean closing;
+
+  /** One participant's stream. */
+  private final class Peer {
+    final ServerCallStreamObserver<CoordinatorMessage> out;
+    final String subject;
+    int party = -1;
+    boolean joined;
+    int points;
+    byte[] identityKey;
+    byte[] nonce;
+    boolean granted;
+    boolean holdRequests;
+    boolean closed;
+    long pendingPermits;
+    long bytesIn;
+    long bytesOut;
+
+    Peer(ServerCallStreamObserver<CoordinatorMessage> out, String subject) {
+      this.out = out;
+      this.subject = subject;
+    }
+
+    String name() {
+      return party >= 0 ? "party " + party + " (" + subjectOrPlain() + ")"
+          : (joined ? "enrolled peer " : "unenrolled peer ") + subjectOrPlain();
+    }
+
+    String subjectOrPlain() {
+      return subject.isEmpty() ? "plaintext" : subject;
+    }
+
+    /** Sends a control message (small; not counted against the outbound budget). */
+    synchronized void sendSmall(CoordinatorMessage m) {
+      if (closed) {
+        return;
+      }
+      bytesOut += m.getSerializedSize();
+      try {
+        out.onNext(m);
+      } catch (RuntimeException e) {
+        closed = true;
+      }
+    }
+
+    /** Sends a message holding {@code permits} of the outbound budget until the stream drains. */
+    void sendCounted(CoordinatorMessage m, int permits) {
+      synchronized (this) {
+        if (closed) {
+          outbound.release(permits);
+          return;
+        }
+        bytesOut += m.getSerializedSize();
+        try {
+          out.onNext(m);
+        } catch (RuntimeException e) {
+          closed = true;
+          outbound.release(permits);
+          return;
+        }
+        pendingPermits += permits;
+      }
+      drained();
+    }
+
+    /** Returns this stream's permits once gRPC has passed its queued bytes to the network. */
+    synchronized void drained() {
+      if (pendingPermits > 0 && (closed || out.isReady())) {
+        outbound.release((int) pendingPermits);
+        pendingPermits = 0;
+      }
+    }
+
+    synchronized void finish(Status status) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        if (status.isOk()) {
+          out.onCompleted();
+        } else {
+          out.onError(status.asRuntimeException());
+        }
+      } catch (RuntimeException e) {
+        // the stream is already gone
+      }
+      if (pendingPermits > 0) {
+        outbound.release((int) pendingPermits);
+        pendingPermits = 0;
+      }
+    }
+  }
+
+  private Coordinator(Settings s, Store store) throws IOException {
+    this.settings = s;
+    this.store = store;
+    this.coordinatorNonce = Secrets.bytes(32);
+    byte[] sessionId = Secrets.bytes(16);
+    this.config = s.config().toBuilder()
+        .setSessionId(ByteString.copyFrom(sessionId))
+        .setGraphNonceCommitment(ByteString.copyFrom(SessionPlan.sha256(coordinatorNonce)))
+        .build();
+    SessionPlan.validate(config);
+    this.configDigest = SessionPlan.digest(config);
+    this.sessionHex = HexFormat.of().formatHex(sessionId);
+    InetAddress address = InetAddress.getByName(s.host());
+    ServerCredentials creds;
+    if (s.tls() == null) {
+      if (!address.isLoopbackAddress()) {
+        throw new IllegalArgumentException("plaintext is allowed on a loopback address only; " + s.host()
+            + " is not one (give TLS files, e.g. from `helmet certs`)");
+      }
+      creds = Tls.plaintextServer();
+    } else {
+      creds = Tls.server(s.tls());
+    }
+    int maxMessage = maxInboundBytes(config);
+    this.server = NettyServerBuilder.forAddress(new InetSocketAddress(address, s.port()), creds)
+        .addService(ServerInterceptors.intercept(new Service(), new Tls.PeerInterceptor()))
+        .maxInboundMessageSize(maxMessage)
+        .flowControlWindow(64 << 10)
+        .permitKeepAliveTime(10, TimeUnit.SECONDS)
+        .build();
+    this.runner = new Thread(this::runSession, "helmet-coordinator-" + sessionHex.substring(0, 8));
+    this.runner.setDaemon(true);
+  }
+
+  /**
+   * Opens the database (finishing any session a previous coordinator left unfinished), reserves
+   * the session's privacy budget, starts listening and opens enrolment.
+   *
+   * @throws dev.helmet.transport.store.BudgetExceededException if the session would take the data
+   *     set past its budget (nothing is started)
+   */
+  public static Coordinator start(Settings s) throws IOException {
+    Store store = Store.open(s.databaseUrl(), s.databaseUser(), s.databasePassword());
+    try {
+      for (String id : store.recover()) {
+        LOG.log(Level.WARNING, "session {0} was left unfinished by a previous coordinator: recorded as aborted, "
+            + "its privacy budget refunded (nothing was released)", id);
+      }
+      Coordinator c = new Coordinator(s, store);
+      var p = c.config.getPrivacy();
+      store.createSession(c.sessionHex, c.config.getName(), c.config.getDataset(),
+          HexFormat.of().formatHex(c.configDigest), TextFormat.printer().printToString(c.config));
+      try {
+        store.reserve(c.sessionHex, c.config.getDataset(), p.getEpsilon(), p.getDelta(), s.budgetEpsilon(),
+            s.budgetDelta());
+      } catch (RuntimeException e) {
+        store.abort(c.sessionHex, e.getMessage());
+        throw e;
+      }
+      c.server.start();
+      c.runner.start();
+      LOG.log(Level.INFO, "session {0} ({1}): enrolment open on port {2} for {3} parties, {4} s",
+          c.sessionHex, c.config.getName(), String.valueOf(c.server.getPort()), c.config.getParties(),
+          c.config.getDeadlines().getEnrolmentSeconds());
+      return c;
+    } catch (IOException | RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /** The published configuration (with its session id). */
+  public SessionConfig config() {
+    return config;
+  }
+
+  /** The session id, hex. */
+  public String sessionId() {
+    return sessionHex;
+  }
+
+  /** The port the coordinator listens on. */
+  public int port() {
+    return server.getPort();
+  }
+
+  /** The database. */
+  public Store store() {
+    return store;
+  }
+
+  /** Waits for the session to end. */
+  public Result await(long timeout, TimeUnit unit) throws InterruptedException, TimeoutException {
+    try {
+      return result.get(timeout, unit);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("the session failed: " + e.getCause().getMessage(), e.getCause());
+    }
+  }
+
+  /** Stops listening; a session still running is aborted and releases nothing. */
+  @Override
+  public void close() {
+    closing = true;
+    runner.interrupt();
+    try {
+      runner.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    lock.lock();
+    try {
+      for (Peer p : streams) {
+        p.finish(Status.UNAVAILABLE.withDescription("the coordinator is shutting down"));
+      }
+    } finally {
+      lock.unlock();
+    }
+    server.shutdownNow();
+    try {
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    store.close();
+  }
+
+  // ----- the session -----
+
+  /** Thrown inside the runner to end the session without a release. */
+  private static final class Abort extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Abort(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  private void runSession() {
+    long start = System.nanoTime();
+    try {
+      Result r = runRounds(start);
+      result.complete(r);
+    } catch (Abort a) {
+      finishAborted(a.getMessage(), start);
+    } catch (InterruptedException e) {
+      finishAborted("the coordinator was stopped; nothing was released", start);
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "session " + sessionHex + " failed", e);
+      finishAborted("internal error: " + e, start);
+    }
+  }
+
+  private Result runRounds(long start) throws Abort, InterruptedException {
+    // Enrolment.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(config.getDeadlines().getEnrolmentSeconds());
+    int n;
+    lock.lock();
+    try {
+      while (enrolled.size() < config.getParties() && waitUntil(deadline)) {
+        // woken by a join
+      }
+      phase = Phase.RUNNING;
+      n = enrolled.size();
+      for (int i = 0; i < n; i++) {
+        enrolled.get(i).party = i;
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (n < config.getMinContributors()) {
+      throw new Abort("only " + n + " of " + config.getParties() + " parties joined before the enrolment deadline; "
+          + config.getMinContributors() + " are needed");
+    }
+    Roster.Builder roster = Roster.newBuilder().setCoordinatorNonce(ByteString.copyFrom(coordinatorNonce));
+    for (Peer p : enrolled) {
+      store.participant(sessionHex, p.party, p.subject, p.points);
+      roster.addParties(RosterEntry.newBuilder().setParty(p.party).setPoints(p.points)
+          .setIdentityKey(ByteString.copyFrom(p.identityKey)).setGraphNonce(ByteString.copyFrom(p.nonce))
+          .setSubject(p.subject));
+    }
+    BlindAveraging.Plan plan;
+    SecAggParameters params;
+    try {
+      plan = SessionPlan.noisePlan(config, roster.buildPartial());
+      params = SessionPlan.secagg(config, roster.buildPartial(), plan.spec().length(), plan.encoding().ringBits());
+    } catch (IllegalArgumentException e) {
+      throw new Abort("the enrolled parties admit no plan: " + e.getMessage());
+    }
+    Roster built = roster.setNeighbours(params.graph().degree()).setThreshold(params.threshold())
+        .setSecaggSession(params.session()).build();
+    CryptoProfile profile = new CryptoProfile();
+    lock.lock();
+    try {
+      codec = new WireCodec(n, params.length(), params.ringBits());
+      secaggSession = params.session();
+      state = ServerState.start(params, profile);
+    } finally {
+      lock.unlock();
+    }
+    LOG.log(Level.INFO, "session {0}: {1} parties enrolled; {2}, threshold {3}; {4} values per input, {5}-bit ring",
+        sessionHex, n, params.graph().description(), params.threshold(), params.length(), params.ringBits());
+    Map<String, Object> parameters = new LinkedHashMap<>();
+    parameters.put("graph", params.graph().description());
+    parameters.put("neighbours", params.graph().degree());
+    parameters.put("threshold", params.threshold());
+    parameters.put("min_contributors", params.minSurvivors());
+    parameters.put("colluding_fraction", config.getColludingFraction());
+    CoordinatorMessage rosterMessage = CoordinatorMessage.newBuilder().setRoster(built).build();
+    for (Peer p : enrolled) {
+      sendCounted(p, rosterMessage, deadlineAfterRound());
+    }
+
+    // Rounds 0 to 4.
+    ServerState current;
+    while (true) {
+      lock.lock();
+      try {
+        current = state;
+        if (current.isFinal()) {
+          break;
+        }
+        store.stage(sessionHex, Store.Status.RUNNING, current.round().name());
+        int expected = current.awaiting().cardinality();
+        long roundDeadline = deadlineAfterRound();
+        while (!awaitingLive().isEmpty() && waitUntil(roundDeadline)) {
+          // woken by a message or a departure
+        }
+        int answered = expected - current.awaiting().cardinality();
+        ServerState.Transition tr = current.close();
+        state = tr.next();
+        recordEvents(current.round().name());
+        store.roundOutcome(sessionHex, current.round().name(), expected, answered);
+        LOG.log(Level.INFO, "session {0}: {1} closed, {2} of {3} answered", sessionHex, current.round(), answered,
+            expected);
+        if (state.isFinal()) {
+          current = state;
+          break;
+        }
+        uploadQueue.clear();
+        activeUploads = 0;
+        for (Peer p : enrolled) {
+          p.granted = false;
+        }
+        sendRound(tr.outgoing());
+      } finally {
+        if (lock.isHeldByCurrentThread()) {
+          lock.unlock();
+        }
+      }
+    }
+    if (current instanceof ServerState.Aborted a) {
+      throw new Abort("secure aggregation aborted: " + a.reason() + ": " + a.detail());
+    }
+    ServerState.Completed done = (ServerState.Completed) current;
+    List<Integer> contributors = done.contributors().stream().boxed().toList();
+    List<SummationOutcome.Drop> drops = drops(done);
+    long serverBytes = 0;
+    for (Peer p : enrolled) {
+      serverBytes += p.bytesIn + p.bytesOut;
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    Map<String, Double> prof = new LinkedHashMap<>();
+    for (CryptoProfile.Op op : CryptoProfile.Op.values()) {
+      prof.put(op.name().toLowerCase(java.util.Locale.ROOT), profile.seconds(op));
+    }
+    SummationOutcome outcome = new SummationOutcome(SummationOutcome.Status.COMPLETED, done.sum(), contributors, drops,
+        null, serverBytes / n, serverBytes, seconds, Double.NaN, Double.NaN, prof, parameters);
+    BlindAveraging.Release release = plan.finish(outcome, config.getProtocol() + " over gRPC", false);
+    Map<String, Object> provenance = new LinkedHashMap<>();
+    provenance.put("helmet_version", Version.get());
+    provenance.put("created", Instant.now().toString());
+    provenance.put("session", sessionHex);
+    provenance.put("session_name", config.getName());
+    provenance.put("dataset", config.getDataset());
+    provenance.put("parties", n);
+    provenance.put("contributors", contributors.size());
+    provenance.put("protocol", config.getProtocol() + " over gRPC");
+    provenance.put("noise", SessionPlan.noise(config).id());
+    ReleasedModel model = new ReleasedModel(release.model(), SessionPlan.preprocessing(config),
+        SessionPlan.labels(config), (int) config.getFeatures(), SessionPlan.learnerConfig(config), release.ledger(),
+        provenance);
+    String json = ModelFile.toJson(model).toString();
+    double eps = release.ledger().epsilon();
+    double delta = release.ledger().delta();
+    // The release and the ledger's charge are one transaction: either both are recorded or neither.
+    store.release(sessionHex, json, contributors.size(), eps, delta);
+    lock.lock();
+    try {
+      phase = Phase.DONE;
+    } finally {
+      lock.unlock();
+    }
+    LOG.log(Level.INFO, "session {0}: released the model of {1} contributors, eps = {2}, delta = {3}", sessionHex,
+        contributors.size(), eps, delta);
+    Outcome o = Outcome.newBuilder().setStatus("completed").setModelJson(json).addAllContributors(contributors)
+        .setEpsilon(eps).setDelta(delta).build();
+    broadcastOutcome(o);
+    long total = 0;
+    for (Peer p : enrolled) {
+      total += p.bytesIn + p.bytesOut;
+    }
+    return new Result(sessionHex, true, "", model, eps, delta, n, contributors, drops, total, total / n,
+        (System.nanoTime() - start) / 1e9, parameters);
+  }
+
+  private void finishAborted(String reason, long start) {
+    LOG.log(Level.WARNING, "session {0} aborted: {1}", sessionHex, reason);
+    try {
+      store.abort(sessionHex, reason);
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "could not record the abort of session " + sessionHex, e);
+    }
+    List<SummationOutcome.Drop> drops;
+    lock.lock();
+    try {
+      phase = Phase.DONE;
+      drops = state == null ? List.of() : drops(state);
+    } finally {
+      lock.unlock();
+    }
+    if (!closing) {
+      broadcastOutcome(Outcome.newBuilder().setStatus("aborted").setReason(reason).build());
+    }
+    long bytes = 0;
+    int n;
+    lock.lock();
+    try {
+      n = enrolled.size();
+      for (Peer p : enrolled) {
+        bytes += p.bytesIn + p.bytesOut;
+      }
+    } finally {
+      lock.unlock();
+    }
+    result.complete(new Result(sessionHex, false, reason, null, Double.NaN, Double.NaN, n, List.of(), drops, bytes,
+        n == 0 ? 0 : bytes / n, (System.nanoTime() - start) / 1e9, Map.of()));
+  }
+
+  private static List<SummationOutcome.Drop> drops(ServerState s) {
+    List<SummationOutcome.Drop> out = new ArrayList<>();
+    for (ServerEvents.Drop d : s.drops()) {
+      out.add(new SummationOutcome.Drop(d.party(), d.round().name(), d.reason().name(), d.detail()));
+    }
+    return out;
+  }
+
+  private void broadcastOutcome(Outcome o) {
+    CoordinatorMessage m = CoordinatorMessage.newBuilder().setOutcome(o).build();
+    List<Peer> all;
+    lock.lock();
+    try {
+      all = new ArrayList<>(streams);
+    } finally {
+      lock.unlock();
+    }
+    long deadline = deadlineAfterRound();
+    for (Peer p : all) {
+      if (p.party >= 0) {
+        sendCounted(p, m, deadline);
+      }
+      p.finish(Status.OK);
+    }
+  }
+
+  private long deadlineAfterRound() {
+    return System.nanoTime() + TimeUnit.SECONDS.toNanos(config.getDeadlines().getRoundSeconds());
+  }
+
+  /** Waits on {@link #changed} until the deadline; returns false once it has passed. */
+  private boolean waitUntil(long deadline) throws InterruptedException {
+    long left = deadline - System.nanoTime();
+    if (left <= 0) {
+      return false;
+    }
+    changed.awaitNanos(left);
+    if (closing) {
+      throw new InterruptedException("closing");
+    }
+    return true;
+  }
+
+  private BitSet awaitingLive() {
+    BitSet a = state.awaiting();
+    a.andNot(gone);
+    return a;
+  }
+
+  /** Sends the round's messages (with the lock released while waiting for outbound budget). */
+  private void sendRound(Map<Integer, Messages.ServerMessage> outgoing) {
+    List<Map.Entry<Peer, CoordinatorMessage>> batch = new ArrayList<>();
+    for (Map.Entry<Integer, Messages.ServerMessage> e : outgoing.entrySet()) {
+      Peer p = enrolled.get(e.getKey());
+      if (!gone.get(p.party)) {
+        batch.add(Map.entry(p, encode(e.getValue())));
+      }
+    }
+    lock.unlock();
+    long deadline = deadlineAfterRound();
+    for (Map.Entry<Peer, CoordinatorMessage> e : batch) {
+      sendCounted(e.getKey(), e.getValue(), deadline);
+    }
+  }
+
+  private CoordinatorMessage encode(Messages.ServerMessage m) {
+    CoordinatorMessage.Builder b = CoordinatorMessage.newBuilder();
+    if (m instanceof Messages.KeyRoster k) {
+      b.setKeyRoster(codec.encode(k));
+    } else if (m instanceof Messages.ShareDelivery s) {
+      b.setShareDelivery(codec.encode(s));
+    } else if (m instanceof Messages.ConsistencyCheckRequest c) {
+      b.setConsistencyCheckRequest(codec.encode(c));
+    } else if (m instanceof Messages.UnmaskingRequest u) {
+      b.setUnmaskingRequest(codec.encode(u));
+    } else {
+      throw new IllegalStateException("no encoding for " + m.getClass().getSimpleName());
+    }
+    return b.build();
+  }
+
+  /**
+   * Sends through the outbound budget. A participant whose stream does not drain before the
+   * deadline while the budget is exhausted is cut off, so one stalled reader cannot stall everyone.
+   */
+  private void sendCounted(Peer p, CoordinatorMessage m, long deadline) {
+    int permits = Math.min(m.getSerializedSize(), OUTBOUND_BUDGET);
+    try {
+      while (!outbound.tryAcquire(permits, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        if (System.nanoTime() - deadline >= 0) {
+          cutOffStalledReaders();
+          deadline = deadlineAfterRound();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    p.sendCounted(m, permits);
+  }
+
+  private void cutOffStalledReaders() {
+    List<Peer> all;
+    lock.lock();
+    try {
+      all = new ArrayList<>(streams);
+    } finally {
+      lock.unlock();
+    }
+    for (Peer p : all) {
+      boolean stalled;
+      synchronized (p) {
+        stalled = p.pendingPermits > 0 && !p.out.isReady();
+      }
+      if (stalled) {
+        LOG.log(Level.WARNING, "session {0}: {1} does not read its messages; disconnecting it", sessionHex, p.name());
+        departed(p, "did not read its messages before the deadline");
+        p.finish(Status.DEADLINE_EXCEEDED.withDescription("messages not read before the deadline"));
+      }
+    }
+  }
+
+  /** Records the drops and rejections the state machine logged since the last call. */
+  private void recordEvents(String stage) {
+    List<ServerEvents.Drop> drops = state.drops();
+    for (int i = reportedDrops; i < drops.size(); i++) {
+      ServerEvents.Drop d = drops.get(i);
+      store.event(sessionHex, d.round().name(), d.party(), "DROP", d.reason().name(), d.detail());
+      LOG.log(Level.INFO, "session {0}: dropped party {1} in {2}: {3} ({4})", sessionHex, d.party(), d.round(),
+          d.reason(), d.detail());
+    }
+    reportedDrops = drops.size();
+    List<ServerEvents.Rejection> rejections = state.rejections();
+    for (int i = reportedRejections; i < rejections.size(); i++) {
+      ServerEvents.Rejection r = rejections.get(i);
+      reject(stage, r.claimedSender(), r.reason().name(), r.detail());
+    }
+    reportedRejections = rejections.size();
+  }
+
+  private void reject(String stage, Integer party, String reason, String detail) {
+    store.event(sessionHex, stage, party, "REJECT", reason, detail);
+    LOG.log(Level.WARNING, "session {0}: rejected a message{1}: {2} ({3})", sessionHex,
+        party == null ? "" : " from party " + party, reason, detail);
+  }
+
+  // ----- messages from participants (gRPC threads) -----
+
+  private void onMessage(Peer peer, ParticipantMessage m) {
+    boolean requestNext = true;
+    lock.lock();
+    try {
+      peer.bytesIn += m.getSerializedSize();
+      switch (m.getBodyCase()) {
+        case JOIN -> join(peer, m.getJoin());
+        case ADVERTISE_KEYS -> deliver(peer, () -> codec.decode(m.getAdvertiseKeys()));
+        case SHARE_KEYS -> deliver(peer, () -> codec.decode(m.getShareKeys()));
+        case UPLOAD_READY -> requestNext = uploadReady(peer);
+        case MASKED_INPUT -> {
+          if (!peer.granted) {
+            reject(stage(), peer.party < 0 ? null : peer.party, "NO_UPLOAD_GRANT",
+                "masked input from " + peer.name() + " without an upload grant");
+          } else {
+            peer.granted = false;
+            activeUploads--;
+            deliver(peer, () -> codec.decode(m.getMaskedInput()));
+            grantUploads();
+          }
+        }
+        case CONSISTENCY_SIGNATURE -> deliver(peer, () -> codec.decode(m.getConsistencySignature()));
+        case UNMASKING_SHARES -> deliver(peer, () -> codec.decode(m.getUnmaskingShares()));
+        case BODY_NOT_SET -> reject(stage(), peer.party < 0 ? null : peer.party, "MALFORMED", "an empty message from "
+            + peer.name());
+      }
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "session " + sessionHex + ": handling a message from " + peer.name(), e);
+    } finally {
+      lock.unlock();
+    }
+    if (requestNext) {
+      requestNext(peer);
+    }
+  }
+
+  private static void requestNext(Peer peer) {
+    synchronized (peer) {
+      if (!peer.closed) {
+        peer.out.request(1);
+      }
+    }
+  }
+
+  private String stage() {
+    return state == null || state.isFinal() ? "ENROLMENT" : state.round().name();
+  }
+
+  private void join(Peer peer, Join j) {
+    if (peer.joined) {
+      reject(stage(), peer.party < 0 ? null : peer.party, "REPLAYED", "a second Join from " + peer.name());
+      return;
+    }
+    String why = null;
+    if (phase != Phase.ENROLLING) {
+      why = "enrolment for session " + sessionHex + " is closed";
+    } else if (!j.getSessionId().equals(config.getSessionId())) {
+      why = "unknown session " + HexFormat.of().formatHex(j.getSessionId().toByteArray())
+          + "; this coordinator runs session " + sessionHex;
+    } else if (!java.security.MessageDigest.isEqual(j.getConfigDigest().toByteArray(), configDigest)) {
+      why = "configuration mismatch: the participant agreed to configuration digest "
+          + HexFormat.of().formatHex(j.getConfigDigest().toByteArray()) + " but the session's is "
+          + HexFormat.of().formatHex(configDigest);
+    } else if (j.getPoints() < 1) {
+      why = "a participant needs at least one training point";
+    } else if (j.getIdentityKey().size() != 32 || j.getGraphNonce().size() != 32) {
+      why = "identity_key and graph_nonce must be 32 bytes each";
+    } else if (enrolled.size() >= config.getParties()) {
+      why = "the session already has its " + config.getParties() + " parties";
+    } else {
+      for (Peer other : enrolled) {
+        if (java.util.Arrays.equals(other.identityKey, j.getIdentityKey().toByteArray())
+            || java.util.Arrays.equals(other.nonce, j.getGraphNonce().toByteArray())) {
+          why = "the identity key or graph nonce is already enrolled (" + other.subjectOrPlain() + ")";
+          break;
+        }
+      }
+    }
+    if (why != null) {
+      reject("ENROLMENT", null, "REFUSED", why + " (" + peer.subjectOrPlain() + ")");
+      peer.sendSmall(CoordinatorMessage.newBuilder().setRefused(Refused.newBuilder().setReason(why)).build());
+      peer.finish(Status.OK);
+      return;
+    }
+    peer.joined = true;
+    peer.points = j.getPoints();
+    peer.identityKey = j.getIdentityKey().toByteArray();
+    peer.nonce = j.getGraphNonce().toByteArray();
+    enrolled.add(peer);
+    LOG.log(Level.INFO, "session {0}: enrolled {1}, {2} points; {3} of {4}", sessionHex, peer.subjectOrPlain(),
+        peer.points, enrolled.size(), config.getParties());
+    peer.sendSmall(CoordinatorMessage.newBuilder().setEnrolled(Enrolled.newBuilder().setEnrolled(enrolled.size())
+        .setParties(config.getParties())).build());
+    changed.signalAll();
+  }
+
+  private interface Decoder {
+    Messages.ClientMessage decode();
+  }
+
+  private void deliver(Peer peer, Decoder decoder) {
+    String stage = stage();
+    Integer party = peer.party < 0 ? null : peer.party;
+    if (phase != Phase.RUNNING || state == null || state.isFinal()) {
+      reject(stage, party, "WRONG_ROUND", "no round is open (" + peer.name() + ")");
+      return;
+    }
+    if (peer.party < 0) {
+      reject(stage, null, "UNKNOWN_PARTY", "a protocol message from a peer that has not joined ("
+          + peer.subjectOrPlain() + ")");
+      return;
+    }
+    if (gone.get(peer.party)) {
+      reject(stage, party, "UNKNOWN_PARTY", peer.name() + " was disconnected");
+      return;
+    }
+    Messages.ClientMessage msg;
+    try {
+      msg = decoder.decode();
+    } catch (WireFormatException e) {
+      reject(stage, party, "MALFORMED", e.getMessage() + " (" + peer.name() + ")");
+      return;
+    }
+    if (msg.sender() != peer.party) {
+      reject(stage, party, "IMPERSONATION", "a message claiming to be from party " + msg.sender() + " on the stream of "
+          + peer.name());
+      return;
+    }
+    state.receive(msg);
+    recordEvents(stage);
+    if (awaitingLive().isEmpty()) {
+      changed.signalAll();
+    }
+  }
+
+  /** Queues the party for an upload grant; its next message is read only once granted. */
+  private boolean uploadReady(Peer peer) {
+    if (phase != Phase.RUNNING || state == null || state.round() != Round.MASKED_INPUT || peer.party < 0
+        || !state.awaiting().get(peer.party) || peer.granted || uploadQueue.contains(peer)) {
+      reject(stage(), peer.party < 0 ? null : peer.party, "WRONG_ROUND", "an upload request from " + peer.name()
+          + " that is not expected now");
+      return true;
+    }
+    peer.holdRequests = true;
+    uploadQueue.add(peer);
+    grantUploads();
+    return false;
+  }
+
+  private void grantUploads() {
+    while (activeUploads < settings.uploadSlots() && !uploadQueue.isEmpty()) {
+      Peer p = uploadQueue.poll();
+      if (gone.get(p.party)) {
+        continue;
+      }
+      p.granted = true;
+      p.holdRequests = false;
+      activeUploads++;
+      p.sendSmall(CoordinatorMessage.newBuilder()
+          .setUploadGrant(UploadGrant.newBuilder().setSecaggSession(secaggSession)).build());
+      requestNext(p);
+    }
+  }
+
+  /** The SecAgg session id, once the roster is fixed. Guarded by lock. */
+  private long secaggSession;
+
+  private void departed(Peer peer, String why) {
+    lock.lock();
+    try {
+      if (peer.joined && peer.party < 0 && phase == Phase.ENROLLING) {
+        // A party that leaves before the roster is fixed is simply not enrolled.
+        enrolled.remove(peer);
+        store.event(sessionHex, "ENROLMENT", null, "LEFT", "DISCONNECTED", peer.subjectOrPlain() + ": " + why);
+        LOG.log(Level.INFO, "session {0}: {1} left during enrolment: {2}", sessionHex, peer.name(), why);
+        changed.signalAll();
+      } else if (peer.party >= 0 && !gone.get(peer.party)) {
+        gone.set(peer.party);
+        LOG.log(Level.INFO, "session {0}: {1} left: {2}", sessionHex, peer.name(), why);
+        if (peer.granted) {
+          peer.granted = false;
+          activeUploads--;
+          grantUploads();
+        }
+        uploadQueue.remove(peer);
+        changed.signalAll();
+      }
+      streams.remove(peer);
+    } finally {
+      lock.unlock();
+    }
+    synchronized (peer) {
+      peer.closed = true;
+      peer.drained();
+    }
+  }
+
+  private final class Service extends CoordinatorGrpc.CoordinatorImplBase {
+    @Override
+    public void getSession(GetSessionRequest request, StreamObserver<SessionConfig> response) {
+      response.onNext(config);
+      response.onCompleted();
+    }
+
+    @Override
+    public StreamObserver<ParticipantMessage> participate(StreamObserver<CoordinatorMessage> response) {
+      ServerCallStreamObserver<CoordinatorMessage> out = (ServerCallStreamObserver<CoordinatorMessage>) response;
+      out.disableAutoRequest();
+      Peer peer = new Peer(out, Tls.PEER.get() == null ? "" : Tls.PEER.get());
+      lock.lock();
+      try {
+        if (phase == Phase.DONE || closing) {
+          out.onError(Status.FAILED_PRECONDITION.withDescription("session " + sessionHex + " has ended")
+              .asRuntimeException());
+          return new StreamObserver<>() {
+            @Override
+            public void onNext(ParticipantMessage value) {}
+
+            @Override
+            public void onError(Throwable t) {}
+
+            @Override
+            public void onCompleted() {}
+          };
+        }
+        streams.add(peer);
+      } finally {
+        lock.unlock();
+      }
+      out.setOnCancelHandler(() -> departed(peer, "the connection was cancelled"));
+      out.setOnReadyHandler(peer::drained);
+      out.request(1);
+      return new StreamObserver<>() {
+        @Override
+        public void onNext(ParticipantMessage m) {
+          onMessage(peer, m);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+          departed(peer, "the connection failed: " + Status.fromThrowable(t).getCode());
+        }
+
+        @Override
+        public void onCompleted() {
+          departed(peer, "it closed its stream");
+          peer.finish(Status.OK);
+        }
+      };
+    }
+  }
+
+  /** The largest inbound message the configuration allows: a masked input of 64-bit elements, plus slack. */
+  static int maxInboundBytes(SessionConfig c) {
+    long d = (long) c.getLabelsCount() * (c.getFeatures() + 1L);
+    long bytes = d * 8 + (1 << 20);
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(4L << 20, bytes));
+  }
+}

@@ -1,0 +1,414 @@
+package dev.helmet.transport;
+
+import com.google.protobuf.ByteString;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.learn.Learner;
+import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.helmet.BlindAveraging;
+import dev.helmet.protocols.model.ModelFile;
+import dev.helmet.protocols.model.ReleasedModel;
+import dev.helmet.secagg.crypto.CryptoProfile;
+import dev.helmet.secagg.crypto.Secrets;
+import dev.helmet.secagg.crypto.Signatures;
+import dev.helmet.secagg.protocol.ClientState;
+import dev.helmet.secagg.protocol.Messages;
+import dev.helmet.secagg.protocol.SecAggParameters;
+import dev.helmet.transport.wire.CoordinatorGrpc;
+import dev.helmet.transport.wire.CoordinatorMessage;
+import dev.helmet.transport.wire.GetSessionRequest;
+import dev.helmet.transport.wire.Join;
+import dev.helmet.transport.wire.Outcome;
+import dev.helmet.transport.wire.ParticipantMessage;
+import dev.helmet.transport.wire.Roster;
+import dev.helmet.transport.wire.SessionConfig;
+import dev.helmet.transport.wire.UploadReady;
+import io.grpc.ChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import java.lang.System.Logger.Level;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One participant of a networked session: it reads the published configuration, checks it against
+ * its own policy, trains its model on its own data, and runs the SecAgg client state machine (the
+ * same one the in-process simulation runs) over one stream to the coordinator. Its data and its
+ * model never leave it; only protocol messages do, and its summation input is its model noised once
+ * by itself with {@link NoiseFactory#secure()}. It derives the noise plan and the SecAgg
+ * parameters itself and refuses a roster that disagrees.
+ */
+public final class Participant {
+  private static final System.Logger LOG = System.getLogger(Participant.class.getName());
+  private static final Object END = new Object();
+
+  private Participant() {}
+
+  /**
+   * What a participant accepts.
+   *
+   * @param maxEpsilon the largest eps it lets a session spend on its data
+   * @param minContributors the fewest parties whose sum it lets be released (compared with the
+   *     session's min_contributors)
+   * @param learners learner kinds it accepts (empty: any)
+   * @param minHonestFraction the smallest honest fraction t it accepts
+   */
+  public record Policy(double maxEpsilon, int minContributors, Set<String> learners, double minHonestFraction) {
+    public Policy {
+      learners = Set.copyOf(learners);
+    }
+
+    /** A permissive policy for tests and demos: any learner, eps up to {@code maxEpsilon}. */
+    public static Policy upTo(double maxEpsilon) {
+      return new Policy(maxEpsilon, 2, Set.of(), 0);
+    }
+
+    /** Why the configuration is refused, or null if it is acceptable. */
+    public String check(SessionConfig c) {
+      var p = c.getPrivacy();
+      if (!(p.getEpsilon() <= maxEpsilon)) {
+        return "the session spends eps = " + p.getEpsilon() + "; this participant accepts at most " + maxEpsilon;
+      }
+      if (c.getMinContributors() < minContributors) {
+        return "the session may release a sum of " + c.getMinContributors() + " parties; this participant needs at least "
+            + minContributors;
+      }
+      if (!learners.isEmpty() && !learners.contains(c.getLearner().getKind().toLowerCase(Locale.ROOT))) {
+        return "the session trains " + c.getLearner().getKind() + "; this participant allows " + learners;
+      }
+      if (p.getHonestFraction() < minHonestFraction) {
+        return "the session trusts an honest fraction of " + p.getHonestFraction() + "; this participant needs at least "
+            + minHonestFraction;
+      }
+      return null;
+    }
+  }
+
+  /**
+   * How to run.
+   *
+   * @param target the coordinator, host:port
+   * @param tls the participant's TLS files, or null for plaintext (loopback tests)
+   * @param policy what it accepts
+   * @param data its training data (labels named as in the session's configuration)
+   * @param trainingSeed seeds the local shuffle (null: fresh); the noise is always fresh
+   * @param timeoutSeconds the longest it waits for any message (0: derived from the deadlines)
+   */
+  public record Settings(String target, Tls.Files tls, Policy policy, Dataset data, Long trainingSeed,
+      long timeoutSeconds) {}
+
+  /** How it ended for this participant. */
+  public record Result(
+      boolean completed,
+      String reason,
+      ReleasedModel model,
+      double epsilon,
+      int party,
+      List<Integer> contributors,
+      long bytesSent,
+      long bytesReceived,
+      double seconds) {}
+
+  /** The session was refused (by the participant's policy or by the coordinator), or failed. */
+  public static final class ParticipantException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public ParticipantException(String message) {
+      super(message);
+    }
+
+    public ParticipantException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Joins the session the coordinator at {@code s.target()} runs, and takes part until it ends. */
+  public static Result run(Settings s) throws ParticipantException, InterruptedException {
+    ChannelCredentials creds = s.tls() == null ? Tls.plaintextClient() : Tls.client(s.tls());
+    ManagedChannel channel = NettyChannelBuilder.forTarget(s.target(), creds)
+        .maxInboundMessageSize(Integer.MAX_VALUE)
+        .build();
+    try {
+      return run(s, channel);
+    } finally {
+      channel.shutdownNow();
+      channel.awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+
+  private static Result run(Settings s, ManagedChannel channel) throws ParticipantException, InterruptedException {
+    long start = System.nanoTime();
+    SessionConfig config;
+    try {
+      config = CoordinatorGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+          .getSession(GetSessionRequest.getDefaultInstance());
+    } catch (StatusRuntimeException e) {
+      throw new ParticipantException("cannot reach the coordinator at " + s.target() + ": " + describe(e), e);
+    }
+    String session = HexFormat.of().formatHex(config.getSessionId().toByteArray());
+    try {
+      SessionPlan.validate(config);
+    } catch (IllegalArgumentException e) {
+      throw new ParticipantException("the published configuration of session " + session + " is invalid: "
+          + e.getMessage(), e);
+    }
+    String refusal = s.policy().check(config);
+    if (refusal != null) {
+      throw new ParticipantException("refusing to join session " + session + ": " + refusal);
+    }
+    Dataset data = s.data().withLabelSet(SessionPlan.labels(config));
+    if (data.dimension() != config.getFeatures()) {
+      throw new ParticipantException("the local data has " + data.dimension() + " features; session " + session
+          + " expects " + config.getFeatures());
+    }
+    if (data.size() < 1) {
+      throw new ParticipantException("the local data set is empty");
+    }
+    Learner learner = SessionPlan.learner(config);
+    Preprocessing pre = SessionPlan.preprocessing(config);
+    long seed = s.trainingSeed() != null ? s.trainingSeed() : Secrets.random().nextLong();
+    LinearModel model = learner.train(pre.design(data), new SplittableRandom(seed));
+    LOG.log(Level.INFO, "session {0}: trained the local {1} model on {2} points", session, config.getLearner().getKind(),
+        data.size());
+
+    Signatures.KeyPair identity = Signatures.generate();
+    byte[] nonce = Secrets.bytes(32);
+    BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+    StreamObserver<ParticipantMessage> out = CoordinatorGrpc.newStub(channel).participate(new StreamObserver<>() {
+      @Override
+      public void onNext(CoordinatorMessage m) {
+        inbox.add(m);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        inbox.add(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        inbox.add(END);
+      }
+    });
+    Run run = new Run(config, session, out, identity, nonce, data.size(), model);
+    try {
+      run.send(ParticipantMessage.newBuilder().setJoin(Join.newBuilder().setSessionId(config.getSessionId())
+          .setConfigDigest(ByteString.copyFrom(SessionPlan.digest(config))).setPoints(data.size())
+          .setIdentityKey(ByteString.copyFrom(identity.publicKey())).setGraphNonce(ByteString.copyFrom(nonce))).build());
+      long timeout = s.timeoutSeconds() > 0 ? s.timeoutSeconds()
+          : config.getDeadlines().getEnrolmentSeconds() + 2L * config.getDeadlines().getRoundSeconds() + 30;
+      while (true) {
+        Object next = inbox.poll(timeout, TimeUnit.SECONDS);
+        if (next == null) {
+          throw new ParticipantException("no message from the coordinator for " + timeout + " s");
+        }
+        if (next instanceof Throwable t) {
+          throw new ParticipantException("the coordinator ended the connection: " + describe(t), t);
+        }
+        if (next == END) {
+          throw new ParticipantException("the coordinator closed the stream before the session ended");
+        }
+        Outcome o = run.handle((CoordinatorMessage) next);
+        if (o != null) {
+          return run.result(o, (System.nanoTime() - start) / 1e9);
+        }
+      }
+    } finally {
+      try {
+        out.onCompleted();
+      } catch (RuntimeException e) {
+        // already closed
+      }
+    }
+  }
+
+  /** The participant's side of one session. */
+  private static final class Run {
+    final SessionConfig config;
+    final String session;
+    final StreamObserver<ParticipantMessage> out;
+    final Signatures.KeyPair identity;
+    final byte[] nonce;
+    final int points;
+    final LinearModel model;
+    final CryptoProfile profile = new CryptoProfile();
+    WireCodec codec;
+    ClientState client;
+    int party = -1;
+    Messages.MaskedInput pendingUpload;
+    long bytesSent;
+    long bytesReceived;
+
+    Run(SessionConfig config, String session, StreamObserver<ParticipantMessage> out, Signatures.KeyPair identity,
+        byte[] nonce, int points, LinearModel model) {
+      this.config = config;
+      this.session = session;
+      this.out = out;
+      this.identity = identity;
+      this.nonce = nonce;
+      this.points = points;
+      this.model = model;
+    }
+
+    void send(ParticipantMessage m) {
+      bytesSent += m.getSerializedSize();
+      out.onNext(m);
+    }
+
+    /** Handles one message; returns the outcome when the session has ended. */
+    Outcome handle(CoordinatorMessage m) throws ParticipantException {
+      bytesReceived += m.getSerializedSize();
+      switch (m.getBodyCase()) {
+        case ENROLLED -> LOG.log(Level.INFO, "session {0}: enrolled ({1} of {2} parties)", session,
+            m.getEnrolled().getEnrolled(), m.getEnrolled().getParties());
+        case REFUSED -> throw new ParticipantException("the coordinator refused to enrol this participant: "
+            + m.getRefused().getReason());
+        case ROSTER -> start(m.getRoster());
+        case KEY_ROSTER -> step(() -> codec.decode(m.getKeyRoster()));
+        case SHARE_DELIVERY -> step(() -> codec.decode(m.getShareDelivery()));
+        case UPLOAD_GRANT -> {
+          if (pendingUpload == null) {
+            LOG.log(Level.WARNING, "session {0}: an upload grant with nothing to upload; ignored", session);
+          } else {
+            send(ParticipantMessage.newBuilder().setMaskedInput(codec.encode(pendingUpload)).build());
+            pendingUpload = null;
+          }
+        }
+        case CONSISTENCY_CHECK_REQUEST -> step(() -> codec.decode(m.getConsistencyCheckRequest()));
+        case UNMASKING_REQUEST -> step(() -> codec.decode(m.getUnmaskingRequest()));
+        case OUTCOME -> {
+          return m.getOutcome();
+        }
+        case BODY_NOT_SET -> LOG.log(Level.WARNING, "session {0}: an empty message from the coordinator; ignored", session);
+      }
+      return null;
+    }
+
+    private void start(Roster r) throws ParticipantException {
+      if (client != null) {
+        LOG.log(Level.WARNING, "session {0}: a second roster; ignored", session);
+        return;
+      }
+      for (int i = 0; i < r.getPartiesCount(); i++) {
+        if (r.getParties(i).getParty() != i) {
+          throw new ParticipantException("the roster's entry " + i + " names party " + r.getParties(i).getParty());
+        }
+        if (java.util.Arrays.equals(r.getParties(i).getIdentityKey().toByteArray(), identity.publicKey())) {
+          party = i;
+        }
+      }
+      if (party < 0) {
+        throw new ParticipantException("this participant is not in the roster of session " + session);
+      }
+      if (r.getParties(party).getPoints() != points || !java.util.Arrays.equals(
+          r.getParties(party).getGraphNonce().toByteArray(), nonce)) {
+        throw new ParticipantException("the roster misstates this participant's points or nonce");
+      }
+      BlindAveraging.Plan plan;
+      SecAggParameters params;
+      try {
+        plan = SessionPlan.noisePlan(config, r);
+        params = SessionPlan.secagg(config, r, plan.spec().length(), plan.encoding().ringBits());
+      } catch (IllegalArgumentException e) {
+        throw new ParticipantException("cannot derive the session's plan from the roster: " + e.getMessage(), e);
+      }
+      if (params.graph().degree() != r.getNeighbours() || params.threshold() != r.getThreshold()
+          || params.session() != r.getSecaggSession()) {
+        throw new ParticipantException(String.format("the coordinator's SecAgg parameters (k = %d, t = %d) differ from "
+            + "this participant's own derivation (k = %d, t = %d) or the session id does not match", r.getNeighbours(),
+            r.getThreshold(), params.graph().degree(), params.threshold()));
+      }
+      codec = new WireCodec(r.getPartiesCount(), params.length(), params.ringBits());
+      long[] input = plan.input(party, model, NoiseFactory.secure());
+      LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; noise multiplier {5}", session, party,
+          r.getPartiesCount(), params.graph().description(), params.threshold(),
+          String.format(Locale.ROOT, "%.4f", plan.noiseMultiplier()));
+      ClientState.Step step = ClientState.start(new ClientState.Context(params, party, identity.secret(),
+          () -> input, profile));
+      advance(step);
+    }
+
+    private interface Decoder {
+      Messages.ServerMessage decode();
+    }
+
+    private void step(Decoder d) throws ParticipantException {
+      if (client == null) {
+        throw new ParticipantException("a protocol message before the roster");
+      }
+      if (client.isFinal()) {
+        return; // this party has stopped; it only waits for the outcome
+      }
+      Messages.ServerMessage msg;
+      try {
+        msg = d.decode();
+      } catch (WireFormatException e) {
+        LOG.log(Level.WARNING, "session {0}: a malformed message from the coordinator ({1}); this party stops",
+            session, e.getMessage());
+        client = null;
+        throw new ParticipantException("malformed message from the coordinator: " + e.getMessage(), e);
+      }
+      advance(client.handle(msg));
+    }
+
+    private void advance(ClientState.Step step) {
+      client = step.next();
+      if (client instanceof ClientState.Aborted a) {
+        LOG.log(Level.WARNING, "session {0}: party {1} stops: {2} ({3})", session, party, a.reason(), a.detail());
+      }
+      Messages.ClientMessage reply = step.reply();
+      if (reply == null) {
+        return;
+      }
+      ParticipantMessage.Builder b = ParticipantMessage.newBuilder();
+      if (reply instanceof Messages.AdvertiseKeys a) {
+        b.setAdvertiseKeys(codec.encode(a));
+      } else if (reply instanceof Messages.ShareKeys k) {
+        b.setShareKeys(codec.encode(k));
+      } else if (reply instanceof Messages.MaskedInput mi) {
+        // Flow control: announce the upload and send it when granted.
+        pendingUpload = mi;
+        b.setUploadReady(UploadReady.newBuilder().setSecaggSession(mi.session()).setSender(party));
+      } else if (reply instanceof Messages.ConsistencySignature c) {
+        b.setConsistencySignature(codec.encode(c));
+      } else if (reply instanceof Messages.UnmaskingShares u) {
+        b.setUnmaskingShares(codec.encode(u));
+      }
+      send(b.build());
+    }
+
+    Result result(Outcome o, double seconds) {
+      boolean completed = o.getStatus().equals("completed");
+      ReleasedModel released = null;
+      if (completed) {
+        try {
+          released = ModelFile.fromJson(new com.fasterxml.jackson.databind.ObjectMapper().readTree(o.getModelJson()),
+              "the coordinator's outcome");
+        } catch (java.io.IOException e) {
+          return new Result(false, "the released model does not parse: " + e.getMessage(), null, Double.NaN, party,
+              o.getContributorsList(), bytesSent, bytesReceived, seconds);
+        }
+      }
+      LOG.log(Level.INFO, "session {0}: {1}{2}; sent {3} B, received {4} B", session, o.getStatus(),
+          completed ? ", eps = " + o.getEpsilon() : ": " + o.getReason(), bytesSent, bytesReceived);
+      return new Result(completed, o.getReason(), released, completed ? o.getEpsilon() : Double.NaN, party,
+          o.getContributorsList(), bytesSent, bytesReceived, seconds);
+    }
+  }
+
+  private static String describe(Throwable t) {
+    Status s = Status.fromThrowable(t);
+    return s.getCode() + (s.getDescription() == null ? "" : " (" + s.getDescription() + ")")
+        + (s.getCause() != null && s.getDescription() == null ? " " + s.getCause().getMessage() : "");
+  }
+}

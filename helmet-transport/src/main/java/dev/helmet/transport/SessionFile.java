@@ -1,0 +1,299 @@
+package dev.helmet.transport;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.protocols.helmet.HelmetDefaults;
+import dev.helmet.transport.wire.Deadlines;
+import dev.helmet.transport.wire.LearnerSpec;
+import dev.helmet.transport.wire.PrivacySpec;
+import dev.helmet.transport.wire.SessionConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The coordinator's session file (YAML or JSON). Every key is checked: an unknown or mistyped key,
+ * a missing required key or an out-of-range value is an error that names the key. Keys and their
+ * defaults are listed in docs/deployment.md; a minimal file:
+ *
+ * <pre>
+ * name: mnist-softmax
+ * dataset: mnist-hospitals        # the data set the privacy budget is charged to
+ * parties: 50
+ * features: 784
+ * labels: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+ * budget: {epsilon: 2.0, delta: 1.0e-4}
+ * tls: {certificate: certs/coordinator.pem, key: certs/coordinator-key.pem, ca: certs/ca.pem}
+ * </pre>
+ */
+public final class SessionFile {
+  private SessionFile() {}
+
+  /** A session file that does not parse or validate; the message names the key. */
+  public static final class SessionFileException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public SessionFileException(String message) {
+      super(message);
+    }
+  }
+
+  /** Reads {@code path} into coordinator settings; relative TLS and database paths resolve against its folder. */
+  public static Coordinator.Settings read(Path path) {
+    JsonNode root;
+    try {
+      root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(path));
+    } catch (JsonProcessingException e) {
+      throw new SessionFileException(path + ": not valid YAML: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new SessionFileException(path + ": cannot read: " + e.getMessage());
+    }
+    if (root == null || !root.isObject()) {
+      throw new SessionFileException(path + ": expected a mapping of keys to values");
+    }
+    return parse(new Node(path.toString(), "", root), path.toAbsolutePath().getParent());
+  }
+
+  static Coordinator.Settings parse(Node n, Path base) {
+    n.allow("name", "dataset", "protocol", "parties", "min_contributors", "colluding_fraction", "noise", "ring_bits",
+        "features", "labels", "learner", "privacy", "deadlines", "listen", "tls", "plaintext", "database", "budget",
+        "upload_slots");
+    int parties = n.integer("parties", null, 2, 1_000_000);
+    int minContributors = n.integer("min_contributors", parties - (int) Math.floor(0.1 * parties), 1, parties);
+    Node learner = n.child("learner");
+    learner.allow("kind", "lambda", "radius", "epochs", "batch_size", "smoothness", "huber_h", "clip_bound",
+        "normalise");
+    LearnerKind kind;
+    try {
+      kind = LearnerKind.parse(learner.string("kind", "softmax"));
+    } catch (IllegalArgumentException e) {
+      throw learner.error("kind", e.getMessage());
+    }
+    Node privacy = n.child("privacy");
+    privacy.allow("epsilon", "delta", "honest_fraction", "protection", "group_size");
+    Node deadlines = n.child("deadlines");
+    deadlines.allow("enrolment_seconds", "round_seconds");
+    List<String> labels = n.strings("labels");
+    if (labels.size() < 2 || new LinkedHashSet<>(labels).size() != labels.size()) {
+      throw n.error("labels", "must list at least 2 distinct labels");
+    }
+    String protocol = n.string("protocol", "secagg+");
+    if (!protocol.equals("secagg+") && !protocol.equals("secagg")) {
+      throw n.error("protocol", "must be secagg+ or secagg. Provided value: " + protocol);
+    }
+    SessionConfig config = SessionConfig.newBuilder()
+        .setName(n.string("name", null))
+        .setDataset(n.string("dataset", null))
+        .setProtocol(protocol)
+        .setParties(parties)
+        .setMinContributors(minContributors)
+        .setColludingFraction(n.number("colluding_fraction", 0.0, 0, 0.99))
+        .setNoise(n.string("noise", "discrete-gaussian"))
+        .setRingBits(n.integer("ring_bits", 0, 0, 64))
+        .setFeatures(n.integer("features", null, 1, 100_000_000))
+        .addAllLabels(labels)
+        .setLearner(LearnerSpec.newBuilder()
+            .setKind(kind.id())
+            .setLambda(learner.number("lambda", HelmetDefaults.lambda(kind), 1e-12, 1e12))
+            .setRadius(learner.number("radius", HelmetDefaults.radius(kind), 1e-12, 1e12))
+            .setEpochs(learner.integer("epochs", HelmetDefaults.epochs(kind), 1, 100_000))
+            .setBatchSize(learner.integer("batch_size", HelmetDefaults.BATCH_SIZE, 1, 1_000_000))
+            .setSmoothness(learner.string("smoothness", "tight"))
+            .setHuberH(learner.number("huber_h", 0.1, 1e-9, 1e9))
+            .setClipBound(learner.number("clip_bound", HelmetDefaults.CLIP_BOUND, 1e-12, 1e12))
+            .setNormalise(learner.bool("normalise", HelmetDefaults.NORMALISE)))
+        .setPrivacy(PrivacySpec.newBuilder()
+            .setEpsilon(privacy.number("epsilon", HelmetDefaults.EPSILON, 1e-6, 1e6))
+            .setDelta(privacy.number("delta", HelmetDefaults.DELTA, 1e-300, 0.5))
+            .setHonestFraction(privacy.number("honest_fraction", HelmetDefaults.HONEST_FRACTION, 1e-9, 1))
+            .setProtection(privacy.string("protection", "record"))
+            .setGroupSize(privacy.integer("group_size", 1, 1, 1_000_000)))
+        .setDeadlines(Deadlines.newBuilder()
+            .setEnrolmentSeconds(deadlines.integer("enrolment_seconds", 300, 1, 7 * 24 * 3600))
+            .setRoundSeconds(deadlines.integer("round_seconds", 60, 1, 24 * 3600)))
+        // Filled in by the coordinator at start; placeholders here so the rest can be validated.
+        .setSessionId(com.google.protobuf.ByteString.copyFrom(new byte[16]))
+        .setGraphNonceCommitment(com.google.protobuf.ByteString.copyFrom(new byte[32]))
+        .build();
+    try {
+      SessionPlan.validate(config);
+    } catch (IllegalArgumentException e) {
+      throw new SessionFileException(n.source + ": " + e.getMessage());
+    }
+
+    String listen = n.string("listen", "127.0.0.1:7443");
+    int colon = listen.lastIndexOf(':');
+    if (colon <= 0) {
+      throw n.error("listen", "must be host:port. Provided value: " + listen);
+    }
+    String host = listen.substring(0, colon).replace("[", "").replace("]", "");
+    int port;
+    try {
+      port = Integer.parseInt(listen.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw n.error("listen", "must be host:port. Provided value: " + listen);
+    }
+    if (port < 0 || port > 65535) {
+      throw n.error("listen", "port must be in [0, 65535]. Provided value: " + port);
+    }
+    boolean plaintext = n.bool("plaintext", false);
+    Tls.Files tls = null;
+    if (n.has("tls")) {
+      if (plaintext) {
+        throw n.error("plaintext", "cannot be combined with tls");
+      }
+      Node t = n.child("tls");
+      t.allow("certificate", "key", "ca");
+      try {
+        tls = new Tls.Files(base.resolve(t.string("certificate", null)), base.resolve(t.string("key", null)),
+            base.resolve(t.string("ca", null)));
+      } catch (IllegalArgumentException e) {
+        throw new SessionFileException(n.source + ": tls: " + e.getMessage());
+      }
+    } else if (!plaintext) {
+      throw n.error("tls", "is required (mutual TLS; create certificates with `helmet certs`), or set plaintext: true"
+          + " for a loopback test");
+    }
+    Node db = n.child("database");
+    db.allow("url", "user", "password");
+    String url = db.string("url", "jdbc:h2:file:" + base.resolve("helmet-coordinator").toAbsolutePath());
+    Node budget = n.child("budget");
+    budget.allow("epsilon", "delta");
+    if (!n.has("budget")) {
+      throw n.error("budget", "is required: the total (epsilon, delta) the data set may spend over all sessions");
+    }
+    return new Coordinator.Settings(config, host, port, tls, url, db.string("user", ""), db.string("password", ""),
+        budget.number("epsilon", null, 1e-9, 1e9), budget.number("delta", null, 0, 1),
+        n.integer("upload_slots", 16, 1, 10_000));
+  }
+
+  /** A mapping in the file, with the path of keys that leads to it. */
+  static final class Node {
+    final String source;
+    final String prefix;
+    final JsonNode json;
+
+    Node(String source, String prefix, JsonNode json) {
+      this.source = source;
+      this.prefix = prefix;
+      this.json = json;
+    }
+
+    SessionFileException error(String key, String message) {
+      return new SessionFileException(source + ": " + prefix + key + " " + message);
+    }
+
+    boolean has(String key) {
+      return json.has(key) && !json.get(key).isNull();
+    }
+
+    void allow(String... keys) {
+      Set<String> known = Set.of(keys);
+      for (Iterator<String> it = json.fieldNames(); it.hasNext(); ) {
+        String k = it.next();
+        if (!known.contains(k)) {
+          throw new SessionFileException(source + ": unknown key " + prefix + k + " (known keys here: "
+              + String.join(", ", new java.util.TreeSet<>(known)) + ")");
+        }
+      }
+    }
+
+    Node child(String key) {
+      if (!has(key)) {
+        return new Node(source, prefix + key + ".", new ObjectMapper().createObjectNode());
+      }
+      JsonNode c = json.get(key);
+      if (!c.isObject()) {
+        throw error(key, "must be a mapping of keys to values");
+      }
+      return new Node(source, prefix + key + ".", c);
+    }
+
+    String string(String key, String fallback) {
+      if (!has(key)) {
+        if (fallback == null) {
+          throw error(key, "is required");
+        }
+        return fallback;
+      }
+      JsonNode v = json.get(key);
+      if (!v.isValueNode() || v.asText().isEmpty()) {
+        throw error(key, "must be a non-empty text");
+      }
+      return v.asText();
+    }
+
+    double number(String key, Double fallback, double lo, double hi) {
+      if (!has(key)) {
+        if (fallback == null) {
+          throw error(key, "is required");
+        }
+        return fallback;
+      }
+      JsonNode v = json.get(key);
+      if (!v.isNumber()) {
+        throw error(key, "must be a number. Provided value: " + v.asText());
+      }
+      double d = v.asDouble();
+      if (!(d >= lo && d <= hi)) {
+        throw error(key, "must be in [" + lo + ", " + hi + "]. Provided value: " + d);
+      }
+      return d;
+    }
+
+    int integer(String key, Integer fallback, int lo, int hi) {
+      if (!has(key)) {
+        if (fallback == null) {
+          throw error(key, "is required");
+        }
+        return fallback;
+      }
+      JsonNode v = json.get(key);
+      if (!v.isIntegralNumber()) {
+        throw error(key, "must be a whole number. Provided value: " + v.asText());
+      }
+      long l = v.asLong();
+      if (l < lo || l > hi) {
+        throw error(key, "must be in [" + lo + ", " + hi + "]. Provided value: " + l);
+      }
+      return (int) l;
+    }
+
+    boolean bool(String key, boolean fallback) {
+      if (!has(key)) {
+        return fallback;
+      }
+      JsonNode v = json.get(key);
+      if (!v.isBoolean()) {
+        throw error(key, "must be true or false. Provided value: " + v.asText());
+      }
+      return v.asBoolean();
+    }
+
+    List<String> strings(String key) {
+      if (!has(key)) {
+        throw error(key, "is required");
+      }
+      JsonNode v = json.get(key);
+      if (!v.isArray()) {
+        throw error(key, "must be a list");
+      }
+      List<String> out = new ArrayList<>();
+      for (JsonNode e : v) {
+        if (!e.isValueNode()) {
+          throw error(key, "must list plain values");
+        }
+        out.add(e.asText());
+      }
+      return out;
+    }
+  }
+}

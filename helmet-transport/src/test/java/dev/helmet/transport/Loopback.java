@@ -1,0 +1,80 @@
+package dev.helmet.transport;
+
+import com.google.protobuf.ByteString;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.transport.wire.Deadlines;
+import dev.helmet.transport.wire.LearnerSpec;
+import dev.helmet.transport.wire.PrivacySpec;
+import dev.helmet.transport.wire.SessionConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/** A coordinator and participants on loopback, for tests. */
+final class Loopback {
+  private Loopback() {}
+
+  /** A session configuration for {@code data}'s shape. */
+  static SessionConfig.Builder config(Dataset data, int parties, int minContributors, double epsilon) {
+    return SessionConfig.newBuilder()
+        .setName("test")
+        .setDataset("digits")
+        .setProtocol("secagg+")
+        .setParties(parties)
+        .setMinContributors(minContributors)
+        .setColludingFraction(0)
+        .setNoise("discrete-gaussian")
+        .setFeatures(data.dimension())
+        .addAllLabels(data.labelSet().names())
+        .setLearner(LearnerSpec.newBuilder().setKind("softmax").setLambda(0.5).setRadius(2).setEpochs(10)
+            .setBatchSize(10).setSmoothness("tight").setHuberH(0.1).setClipBound(10).setNormalise(true))
+        .setPrivacy(PrivacySpec.newBuilder().setEpsilon(epsilon).setDelta(1e-5).setHonestFraction(1)
+            .setProtection("record").setGroupSize(1))
+        .setDeadlines(Deadlines.newBuilder().setEnrolmentSeconds(60).setRoundSeconds(30))
+        .setSessionId(ByteString.copyFrom(new byte[16]))
+        .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
+  }
+
+  static Coordinator.Settings settings(SessionConfig config, Path dir, Tls.Files tls, double budget) {
+    return new Coordinator.Settings(config, "127.0.0.1", 0, tls, "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath(),
+        "", "", budget, 1e-3, 4);
+  }
+
+  /** Outcome of one participant: its result or its exception. */
+  record Outcome(Participant.Result result, Exception error) {}
+
+  /** Runs one participant per data set against the coordinator, concurrently. */
+  static List<Outcome> participants(Coordinator c, List<Dataset> shards, List<Long> seeds,
+      java.util.function.IntFunction<Tls.Files> tls, Participant.Policy policy) throws InterruptedException {
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(shards.size(), 64));
+    try {
+      List<Future<Outcome>> fs = new ArrayList<>();
+      for (int i = 0; i < shards.size(); i++) {
+        int k = i;
+        fs.add(pool.submit(() -> {
+          try {
+            return new Outcome(Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), tls.apply(k), policy,
+                shards.get(k), seeds == null ? null : seeds.get(k), 120)), null);
+          } catch (Exception e) {
+            return new Outcome(null, e);
+          }
+        }));
+      }
+      List<Outcome> out = new ArrayList<>();
+      for (Future<Outcome> f : fs) {
+        try {
+          out.add(f.get(300, TimeUnit.SECONDS));
+        } catch (Exception e) {
+          out.add(new Outcome(null, e));
+        }
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package dev.helmet.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.partition.Partition;
+import dev.helmet.core.partition.PartitionStrategy;
+import dev.helmet.core.testdata.TestData;
+import dev.helmet.core.util.Progress;
+import dev.helmet.protocols.helmet.BlindAveraging;
+import dev.helmet.protocols.helmet.LocalModels;
+import dev.helmet.transport.store.Store;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NetworkedSessionTest {
+  private static final Dataset DIGITS = TestData.digits();
+
+  /**
+   * 20 participants over real loopback sockets: the released model is the size-weighted mean of the
+   * local models trained with the same seeds and partition in-process (BlindAveraging.trainLocal),
+   * up to noise and encoding; eps = 1e6 makes the noise negligible so the comparison is tight.
+   */
+  @Test
+  void twentyParticipantsReleaseTheInProcessAverage(@TempDir Path dir) throws Exception {
+    int w = 20;
+    Partition partition = new PartitionStrategy.Iid(w, 60).split(DIGITS, new SplittableRandom(3));
+    var config = Loopback.config(DIGITS, w, w, 1e6).build();
+    LocalModels locals = BlindAveraging.trainLocal(DIGITS, partition, SessionPlan.preprocessing(config),
+        SessionPlan.learnerConfig(config), 11, 2, Progress.NONE);
+    SplittableRandom root = new SplittableRandom(11);
+    List<Long> seeds = new ArrayList<>();
+    List<Dataset> shards = new ArrayList<>();
+    for (int i = 0; i < w; i++) {
+      seeds.add(root.nextLong());
+      shards.add(DIGITS.subset(partition.indices(i), "shard " + i));
+    }
+    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds, i -> null, Participant.Policy.upTo(1e7));
+      Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
+      assertTrue(r.completed(), r.reason());
+      assertEquals(w, r.contributors().size());
+      for (Loopback.Outcome o : outs) {
+        assertNull(o.error(), () -> String.valueOf(o.error()));
+        assertTrue(o.result().completed());
+        assertEquals(r.epsilon(), o.result().epsilon());
+      }
+      double[] mean = new double[locals.models().get(0).weights().length];
+      long total = 0;
+      for (int i = 0; i < w; i++) {
+        total += locals.sizes()[i];
+        double[] wi = locals.models().get(i).weights();
+        for (int j = 0; j < mean.length; j++) {
+          mean[j] += locals.sizes()[i] * wi[j];
+        }
+      }
+      double worst = 0;
+      double[] released = r.model().weights().weights();
+      for (int j = 0; j < mean.length; j++) {
+        worst = Math.max(worst, Math.abs(released[j] - mean[j] / total));
+      }
+      assertTrue(worst < 1e-3, "largest difference from the in-process average: " + worst);
+      Store s = c.store();
+      assertEquals("COMPLETED", s.session(c.sessionId()).get("STATUS"));
+      assertEquals("SPENT", s.ledgerEntry(c.sessionId()).get("STATUS"));
+      assertEquals(5, s.rounds(c.sessionId()).size());
+    }
+  }
+}
