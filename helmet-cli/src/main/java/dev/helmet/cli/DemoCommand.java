@@ -33,10 +33,31 @@ final class DemoCommand implements Callable<Integer> {
       description = "Where MNIST is kept. Default: $HELMET_CACHE or ~/.cache/helmet.")
   Path cacheDir;
 
+  @Option(names = "--network",
+      description = "Run the networked protocol instead: a coordinator and the participants on loopback, each "
+          + "participant with its own mutual-TLS connection (see `helmet coordinator` and `helmet participant`).")
+  boolean network;
+
+  @Option(names = "--parties", paramLabel = "N",
+      description = "Number of parties. Default: 1000, or 50 with --network.")
+  Integer parties;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
+    int w = parties != null ? parties : network ? 50 : PARTIES;
+    if (w < 2 || w > 1000) {
+      throw new IllegalArgumentException("--parties must be in [2, 1000] (60 MNIST images each). Provided value: "
+          + w);
+    }
+    if (network) {
+      if (run.modelOut == null) {
+        run.modelOut = Path.of("helmet-demo-model.json");
+      }
+      NetworkDemo.run(w, PER_PARTY, cacheDir, run, spec.commandLine().getOut(), spec.commandLine().getErr());
+      return Main.OK;
+    }
     DataOptions data = new DataOptions();
     data.dataset = "mnist";
     data.cacheDir = cacheDir;
@@ -54,8 +75,8 @@ final class DemoCommand implements Callable<Integer> {
     }
     HelmetPrivacy privacy = new HelmetPrivacy(0.5, 1e-5, 0.5, dev.helmet.protocols.helmet.Protection.record(), 0,
         run.dropout);
-    Trainer.Spec s = new Trainer.Spec(data, new PartitionStrategy.Iid(PARTIES, PER_PARTY), model, privacy, run,
-        PER_PARTY, "Helmet demo: " + PARTIES + " parties x " + PER_PARTY + " MNIST images, softmax, blind averaging "
+    Trainer.Spec s = new Trainer.Spec(data, new PartitionStrategy.Iid(w, PER_PARTY), model, privacy, run,
+        PER_PARTY, "Helmet demo: " + w + " parties x " + PER_PARTY + " MNIST images, softmax, blind averaging "
             + "through " + run.protocol);
     Trainer.train(s, spec.commandLine().getOut(), spec.commandLine().getErr());
     return Main.OK;

@@ -22,11 +22,15 @@ import picocli.CommandLine.Command;
       PrivacyCommand.class,
       BenchCommand.class,
       DataCommand.class,
+      CoordinatorCommand.class,
+      ParticipantCommand.class,
+      CertsCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {
       "",
-      "Exit codes: 0 success, 1 internal error, 2 invalid input, 3 data set unavailable."
+      "Exit codes: 0 success, 1 internal error, 2 invalid input, 3 data set unavailable, 4 networked session "
+          + "refused or aborted (nothing released)."
     })
 public final class Main extends GroupCommand {
   /** Success. */
@@ -37,6 +41,8 @@ public final class Main extends GroupCommand {
   public static final int INVALID_INPUT = 2;
   /** A built-in data set is neither cached nor fetchable. */
   public static final int DATA_UNAVAILABLE = 3;
+  /** A networked session was refused or aborted, or would exceed the privacy budget; nothing was released. */
+  public static final int SESSION_FAILED = 4;
 
 
   public static void main(String[] args) {
@@ -61,6 +67,19 @@ public final class Main extends GroupCommand {
     if (e instanceof DataUnavailableException) {
       err.println("helmet: error: " + e.getMessage());
       return DATA_UNAVAILABLE;
+    }
+    if (e instanceof dev.helmet.transport.Participant.ParticipantException
+        || e instanceof dev.helmet.transport.store.BudgetExceededException) {
+      err.println("helmet: " + oneLine(e.getMessage()));
+      return SESSION_FAILED;
+    }
+    if (e instanceof dev.helmet.transport.SessionFile.SessionFileException) {
+      err.println("helmet: error: " + oneLine(e.getMessage()));
+      return INVALID_INPUT;
+    }
+    if (e instanceof dev.helmet.transport.store.StoreException) {
+      err.println("helmet: error: " + oneLine(e.getMessage()));
+      return INTERNAL;
     }
     if (e instanceof IllegalArgumentException || e instanceof java.io.UncheckedIOException
         || e instanceof java.io.IOException) {

@@ -1,0 +1,98 @@
+package dev.helmet.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.protocols.model.ModelFile;
+import dev.helmet.transport.Coordinator;
+import dev.helmet.transport.SessionFile;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code helmet coordinator}: runs one networked session from a session file. */
+@Command(
+    name = "coordinator",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Publishes the session in CONFIG, enrols participants over mutual TLS, runs blind averaging through "
+          + "SecAgg+ with a deadline on every round, and releases the averaged model. Sessions, participants, "
+          + "round outcomes, the released model and the privacy ledger are kept in the database the file names "
+          + "(an H2 file next to it by default). A session that would take the data set past its privacy budget "
+          + "is refused. See docs/deployment.md."
+    })
+final class CoordinatorCommand implements Callable<Integer> {
+  @Option(names = "--config", paramLabel = "SESSION.yaml", required = true, description = "The session file.")
+  Path config;
+
+  @Option(names = {"-o", "--model-out"}, paramLabel = "FILE",
+      description = "Also write the released model here (it is always stored in the database).")
+  Path modelOut;
+
+  @Option(names = "--json", description = "Print one JSON object when the session ends.")
+  boolean json;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    Logging.configure(json);
+    Coordinator.Settings s = SessionFile.read(config);
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try (Coordinator c = Coordinator.start(s)) {
+      err.printf("helmet: coordinator for session %s listening on %s:%d (%s); waiting for %d participants%n",
+          c.sessionId(), s.host(), c.port(), s.tls() == null ? "PLAINTEXT, loopback only" : "mutual TLS",
+          s.config().getParties());
+      err.flush();
+      Runtime.getRuntime().addShutdownHook(new Thread(c::close));
+      long limit = s.config().getDeadlines().getEnrolmentSeconds() + 10L * s.config().getDeadlines().getRoundSeconds()
+          + 60;
+      Coordinator.Result r = c.await(limit, TimeUnit.SECONDS);
+      if (r.completed() && modelOut != null) {
+        try {
+          ModelFile.write(r.model(), modelOut);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException("cannot write the model to " + modelOut + ": " + e.getMessage(), e);
+        }
+      }
+      report(r, s, out);
+      return r.completed() ? Main.OK : Main.SESSION_FAILED;
+    }
+  }
+
+  private void report(Coordinator.Result r, Coordinator.Settings s, PrintWriter out) {
+    if (json) {
+      ObjectNode j = Json.object();
+      j.put("session", r.sessionId());
+      j.put("status", r.completed() ? "completed" : "aborted");
+      j.put("reason", r.reason());
+      j.put("enrolled", r.enrolled());
+      j.put("contributors", r.contributors().size());
+      j.put("dropped", r.dropped().size());
+      Json.put(j, "epsilon", r.epsilon());
+      Json.put(j, "delta", r.delta());
+      j.put("server_bytes", r.serverBytes());
+      j.put("bytes_per_participant", r.bytesPerParticipant());
+      j.put("wall_seconds", r.seconds());
+      j.set("summation_parameters", Json.MAPPER.valueToTree(r.parameters()));
+      if (r.completed()) {
+        j.set("privacy", ModelFile.ledgerToJson(r.model().privacy()));
+      }
+      out.println(Json.print(j));
+    } else if (r.completed()) {
+      out.printf("session %s completed: %d of %d enrolled parties contributed; (eps = %s, delta = %s); %d B per "
+          + "participant; %.1f s%s%n", r.sessionId(), r.contributors().size(), r.enrolled(), Trainer.fmt(r.epsilon()),
+          Trainer.fmt(r.delta()), r.bytesPerParticipant(), r.seconds(),
+          modelOut == null ? "" : "; model written to " + modelOut);
+    } else {
+      out.printf("session %s aborted: %s; nothing was released and its privacy budget was refunded%n", r.sessionId(),
+          r.reason());
+    }
+    out.flush();
+  }
+}

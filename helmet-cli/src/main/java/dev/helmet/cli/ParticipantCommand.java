@@ -1,0 +1,205 @@
+package dev.helmet.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.data.DataReader;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.partition.Partition;
+import dev.helmet.core.partition.PartitionStrategy;
+import dev.helmet.protocols.model.ModelFile;
+import dev.helmet.transport.Participant;
+import dev.helmet.transport.Tls;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code helmet participant}: takes part in a networked session with local data. */
+@Command(
+    name = "participant",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Joins the session the coordinator runs: reads its published configuration, refuses it if it breaks "
+          + "this participant's policy (--max-epsilon, --min-contributors, --learners, --min-honest-fraction), "
+          + "trains locally on --data, adds its own noise and takes part in secure aggregation. The data and the "
+          + "local model never leave this machine; only protocol messages do."
+    })
+final class ParticipantCommand implements Callable<Integer> {
+  @Option(names = "--coordinator", paramLabel = "HOST:PORT", required = true, description = "The coordinator.")
+  String coordinator;
+
+  @Option(names = "--data", paramLabel = "FILE|NAME", required = true,
+      description = "The local training data: CSV, TSV, LIBSVM, .npy (with --labels), .npz or IDX; or a built-in "
+          + "data set (mnist, fashion-mnist) with --shard for demos.")
+  String data;
+
+  @Option(names = "--labels", paramLabel = "FILE", description = "Label file for a .npy or IDX --data file.")
+  Path labels;
+
+  @Option(names = "--format", paramLabel = "FMT", description = "csv, tsv, libsvm, npy, npz or idx. Default: detected.")
+  String format;
+
+  @Option(names = "--label-column", paramLabel = "COL", description = "CSV/TSV label column. Default: the last.")
+  String labelColumn;
+
+  @Option(names = "--header", paramLabel = "auto|yes|no", defaultValue = "auto",
+      description = "Whether a CSV/TSV file has a header row. Default: ${DEFAULT-VALUE}.")
+  String header;
+
+  @Option(names = "--shard", paramLabel = "K/N",
+      description = "With a built-in data set: use the K-th of N disjoint random shards of its training images "
+          + "(60 each, the same shards on every machine), so a demo deployment needs no data files.")
+  String shard;
+
+  @Option(names = "--shard-size", paramLabel = "M", defaultValue = "60",
+      description = "Images per --shard. Default: ${DEFAULT-VALUE}.")
+  int shardSize;
+
+  @Option(names = "--cache-dir", paramLabel = "DIR", description = "Where built-in data sets are kept.")
+  Path cacheDir;
+
+  @Option(names = "--tls-dir", paramLabel = "DIR",
+      description = "Folder with ca.pem, NAME.pem and NAME-key.pem (as written by `helmet certs`).")
+  Path tlsDir;
+
+  @Option(names = "--name", paramLabel = "NAME", description = "This participant's certificate name in --tls-dir, "
+      + "e.g. participant-3.")
+  String name;
+
+  @Option(names = "--cert", paramLabel = "FILE", description = "This participant's certificate (PEM).")
+  Path cert;
+
+  @Option(names = "--key", paramLabel = "FILE", description = "Its private key (PKCS#8 PEM).")
+  Path key;
+
+  @Option(names = "--ca", paramLabel = "FILE", description = "The CA certificate the coordinator must be signed by.")
+  Path ca;
+
+  @Option(names = "--plaintext", description = "No TLS (loopback tests only; the coordinator must allow it too).")
+  boolean plaintext;
+
+  @Option(names = "--max-epsilon", paramLabel = "E", defaultValue = "1",
+      description = "Refuse sessions that spend more than eps = E on this data. Default: ${DEFAULT-VALUE}.")
+  double maxEpsilon;
+
+  @Option(names = "--min-contributors", paramLabel = "M", defaultValue = "10",
+      description = "Refuse sessions that may release a sum of fewer than M parties. Default: ${DEFAULT-VALUE}.")
+  int minContributors;
+
+  @Option(names = "--learners", paramLabel = "L", split = ",", defaultValue = "softmax,svm,logreg",
+      description = "Learners this participant accepts. Default: ${DEFAULT-VALUE}.")
+  List<String> learners;
+
+  @Option(names = "--min-honest-fraction", paramLabel = "T", defaultValue = "0.5",
+      description = "Refuse sessions that count on fewer honest parties. Default: ${DEFAULT-VALUE}.")
+  double minHonestFraction;
+
+  @Option(names = {"-o", "--model-out"}, paramLabel = "FILE", description = "Write the released model here.")
+  Path modelOut;
+
+  @Option(names = "--json", description = "Print one JSON object when the session ends.")
+  boolean json;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    Logging.configure(json);
+    Tls.Files tls = tlsFiles();
+    Dataset local = loadData();
+    Participant.Policy policy = new Participant.Policy(maxEpsilon, minContributors,
+        new HashSet<>(learners.stream().map(s -> s.trim().toLowerCase(Locale.ROOT)).toList()), minHonestFraction);
+    Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0));
+    if (r.completed() && modelOut != null) {
+      try {
+        ModelFile.write(r.model(), modelOut);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException("cannot write the model to " + modelOut + ": " + e.getMessage(), e);
+      }
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      ObjectNode j = Json.object();
+      j.put("status", r.completed() ? "completed" : "aborted");
+      j.put("reason", r.reason());
+      j.put("party", r.party());
+      j.put("contributors", r.contributors().size());
+      Json.put(j, "epsilon", r.epsilon());
+      j.put("bytes_sent", r.bytesSent());
+      j.put("bytes_received", r.bytesReceived());
+      j.put("wall_seconds", r.seconds());
+      if (r.completed()) {
+        j.set("privacy", ModelFile.ledgerToJson(r.model().privacy()));
+      }
+      out.println(Json.print(j));
+    } else if (r.completed()) {
+      out.printf("session completed: party %d of %d contributors; eps = %s; sent %d B, received %d B; %.1f s%s%n",
+          r.party(), r.contributors().size(), Trainer.fmt(r.epsilon()), r.bytesSent(), r.bytesReceived(), r.seconds(),
+          modelOut == null ? "" : "; model written to " + modelOut);
+    } else {
+      out.printf("session aborted: %s; nothing was released%n", r.reason());
+    }
+    out.flush();
+    return r.completed() ? Main.OK : Main.SESSION_FAILED;
+  }
+
+  private Tls.Files tlsFiles() {
+    if (plaintext) {
+      if (tlsDir != null || cert != null) {
+        throw new IllegalArgumentException("--plaintext cannot be combined with TLS files");
+      }
+      return null;
+    }
+    if (tlsDir != null) {
+      if (name == null) {
+        throw new IllegalArgumentException("--tls-dir needs --name (e.g. participant-3)");
+      }
+      return Tls.Files.in(tlsDir, name);
+    }
+    if (cert == null || key == null || ca == null) {
+      throw new IllegalArgumentException("give --tls-dir DIR --name NAME, or --cert, --key and --ca (or --plaintext "
+          + "for a loopback test)");
+    }
+    return new Tls.Files(cert, key, ca);
+  }
+
+  private Dataset loadData() {
+    BuiltinDataset builtin = BuiltinDataset.byId(data);
+    if (builtin != null) {
+      Dataset train = builtin.load(cacheDir != null ? cacheDir : BuiltinDataset.defaultCache()).train();
+      if (shard == null) {
+        throw new IllegalArgumentException("a built-in data set needs --shard K/N (a participant holds a part of it)");
+      }
+      String[] kn = shard.split("/");
+      int k;
+      int n;
+      try {
+        k = Integer.parseInt(kn[0].trim());
+        n = Integer.parseInt(kn[1].trim());
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("--shard must be K/N, e.g. 3/50. Provided value: " + shard);
+      }
+      if (kn.length != 2 || n < 1 || k < 1 || k > n) {
+        throw new IllegalArgumentException("--shard must be K/N with 1 <= K <= N. Provided value: " + shard);
+      }
+      Partition p = new PartitionStrategy.Iid(n, shardSize).split(train, new SplittableRandom(1));
+      return train.subset(p.indices(k - 1), data + " shard " + k + "/" + n);
+    }
+    if (shard != null) {
+      throw new IllegalArgumentException("--shard applies to a built-in data set only");
+    }
+    DataOptions o = new DataOptions();
+    o.header = header;
+    o.format = format;
+    o.labelColumn = labelColumn;
+    return DataReader.read(Path.of(data), o.readOptions().withLabels(labels));
+  }
+}
