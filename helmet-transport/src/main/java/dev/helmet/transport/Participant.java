@@ -132,21 +132,40 @@ public final class Participant {
     }
   }
 
+  /**
+   * Fault injection for tests: sees every message the participant receives before it is handled
+   * (and may throw to make the participant stop there), and may replace every message it sends.
+   */
+  interface Hook {
+    Hook NONE = new Hook() {};
+
+    default void received(CoordinatorMessage m, ManagedChannel channel) throws ParticipantException {}
+
+    default List<ParticipantMessage> sending(ParticipantMessage m) {
+      return List.of(m);
+    }
+  }
+
   /** Joins the session the coordinator at {@code s.target()} runs, and takes part until it ends. */
   public static Result run(Settings s) throws ParticipantException, InterruptedException {
+    return run(s, Hook.NONE);
+  }
+
+  static Result run(Settings s, Hook hook) throws ParticipantException, InterruptedException {
     ChannelCredentials creds = s.tls() == null ? Tls.plaintextClient() : Tls.client(s.tls());
     ManagedChannel channel = NettyChannelBuilder.forTarget(s.target(), creds)
         .maxInboundMessageSize(Integer.MAX_VALUE)
         .build();
     try {
-      return run(s, channel);
+      return run(s, channel, hook);
     } finally {
       channel.shutdownNow();
       channel.awaitTermination(5, TimeUnit.SECONDS);
     }
   }
 
-  private static Result run(Settings s, ManagedChannel channel) throws ParticipantException, InterruptedException {
+  private static Result run(Settings s, ManagedChannel channel, Hook hook)
+      throws ParticipantException, InterruptedException {
     long start = System.nanoTime();
     SessionConfig config;
     try {
@@ -200,7 +219,7 @@ public final class Participant {
         inbox.add(END);
       }
     });
-    Run run = new Run(config, session, out, identity, nonce, data.size(), model);
+    Run run = new Run(config, session, out, identity, nonce, data.size(), model, hook);
     try {
       run.send(ParticipantMessage.newBuilder().setJoin(Join.newBuilder().setSessionId(config.getSessionId())
           .setConfigDigest(ByteString.copyFrom(SessionPlan.digest(config))).setPoints(data.size())
@@ -218,6 +237,7 @@ public final class Participant {
         if (next == END) {
           throw new ParticipantException("the coordinator closed the stream before the session ended");
         }
+        hook.received((CoordinatorMessage) next, channel);
         Outcome o = run.handle((CoordinatorMessage) next);
         if (o != null) {
           return run.result(o, (System.nanoTime() - start) / 1e9);
@@ -241,6 +261,7 @@ public final class Participant {
     final byte[] nonce;
     final int points;
     final LinearModel model;
+    final Hook hook;
     final CryptoProfile profile = new CryptoProfile();
     WireCodec codec;
     ClientState client;
@@ -250,7 +271,8 @@ public final class Participant {
     long bytesReceived;
 
     Run(SessionConfig config, String session, StreamObserver<ParticipantMessage> out, Signatures.KeyPair identity,
-        byte[] nonce, int points, LinearModel model) {
+        byte[] nonce, int points, LinearModel model, Hook hook) {
+      this.hook = hook;
       this.config = config;
       this.session = session;
       this.out = out;
@@ -261,8 +283,10 @@ public final class Participant {
     }
 
     void send(ParticipantMessage m) {
-      bytesSent += m.getSerializedSize();
-      out.onNext(m);
+      for (ParticipantMessage x : hook.sending(m)) {
+        bytesSent += x.getSerializedSize();
+        out.onNext(x);
+      }
     }
 
     /** Handles one message; returns the outcome when the session has ended. */

@@ -39,6 +39,61 @@ final class Loopback {
         .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
   }
 
+  /** The first {@code w} shards of {@code data}, {@code per} rows each. */
+  static List<Dataset> shards(Dataset data, int w, int per, long seed) {
+    var p = new dev.helmet.core.partition.PartitionStrategy.Iid(w, per).split(data, new java.util.SplittableRandom(seed));
+    List<Dataset> out = new ArrayList<>();
+    for (int i = 0; i < w; i++) {
+      out.add(data.subset(p.indices(i), "shard " + i));
+    }
+    return out;
+  }
+
+  /** The size-weighted mean of the local models of {@code shards} trained with {@code seeds}. */
+  static double[] mean(SessionConfig config, List<Dataset> shards, List<Long> seeds) {
+    var learner = SessionPlan.learner(config);
+    var pre = SessionPlan.preprocessing(config);
+    double[] m = null;
+    long total = 0;
+    for (int i = 0; i < shards.size(); i++) {
+      double[] w = learner.train(pre.design(shards.get(i)), new java.util.SplittableRandom(seeds.get(i))).weights();
+      if (m == null) {
+        m = new double[w.length];
+      }
+      int n = shards.get(i).size();
+      total += n;
+      for (int j = 0; j < w.length; j++) {
+        m[j] += n * w[j];
+      }
+    }
+    for (int j = 0; j < m.length; j++) {
+      m[j] /= total;
+    }
+    return m;
+  }
+
+  static double maxDifference(double[] a, double[] b) {
+    double worst = 0;
+    for (int j = 0; j < a.length; j++) {
+      worst = Math.max(worst, Math.abs(a[j] - b[j]));
+    }
+    return worst;
+  }
+
+  /** A hook that kills the participant (closes its connection) when a message of {@code kind} arrives. */
+  static Participant.Hook killAt(dev.helmet.transport.wire.CoordinatorMessage.BodyCase kind) {
+    return new Participant.Hook() {
+      @Override
+      public void received(dev.helmet.transport.wire.CoordinatorMessage m, io.grpc.ManagedChannel channel)
+          throws Participant.ParticipantException {
+        if (m.getBodyCase() == kind) {
+          channel.shutdownNow();
+          throw new Participant.ParticipantException("killed at " + kind);
+        }
+      }
+    };
+  }
+
   static Coordinator.Settings settings(SessionConfig config, Path dir, Tls.Files tls, double budget) {
     return new Coordinator.Settings(config, "127.0.0.1", 0, tls, "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath(),
         "", "", budget, 1e-3, 4);
@@ -47,9 +102,21 @@ final class Loopback {
   /** Outcome of one participant: its result or its exception. */
   record Outcome(Participant.Result result, Exception error) {}
 
+  static {
+    // Hundreds of participants would flood the test log; warnings and errors still show.
+    java.util.logging.Logger.getLogger("dev.helmet.transport").setLevel(java.util.logging.Level.WARNING);
+  }
+
   /** Runs one participant per data set against the coordinator, concurrently. */
   static List<Outcome> participants(Coordinator c, List<Dataset> shards, List<Long> seeds,
       java.util.function.IntFunction<Tls.Files> tls, Participant.Policy policy) throws InterruptedException {
+    return participants(c.port(), shards, seeds, tls, policy, i -> Participant.Hook.NONE);
+  }
+
+  /** As above, with a fault-injection hook per participant. */
+  static List<Outcome> participants(int port, List<Dataset> shards, List<Long> seeds,
+      java.util.function.IntFunction<Tls.Files> tls, Participant.Policy policy,
+      java.util.function.IntFunction<Participant.Hook> hooks) throws InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(shards.size(), 64));
     try {
       List<Future<Outcome>> fs = new ArrayList<>();
@@ -57,8 +124,8 @@ final class Loopback {
         int k = i;
         fs.add(pool.submit(() -> {
           try {
-            return new Outcome(Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), tls.apply(k), policy,
-                shards.get(k), seeds == null ? null : seeds.get(k), 120)), null);
+            return new Outcome(Participant.run(new Participant.Settings("127.0.0.1:" + port, tls.apply(k), policy,
+                shards.get(k), seeds == null ? null : seeds.get(k), 120), hooks.apply(k)), null);
           } catch (Exception e) {
             return new Outcome(null, e);
           }
