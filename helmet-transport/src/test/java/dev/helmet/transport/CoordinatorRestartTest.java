@@ -1,0 +1,100 @@
+package dev.helmet.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.testdata.TestData;
+import dev.helmet.transport.store.BudgetExceededException;
+import dev.helmet.transport.store.Store;
+import dev.helmet.transport.wire.CoordinatorMessage;
+import dev.helmet.transport.wire.CoordinatorMessage.BodyCase;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The coordinator dies (SIGKILL) mid-round and is started again on the same database. */
+class CoordinatorRestartTest {
+  private static final Dataset DIGITS = TestData.digits();
+  private static final int W = 10;
+
+  /**
+   * The coordinator process is killed while round 2 (masked inputs) is under way. Its successor
+   * finds the unfinished session, records it as aborted and refunds its reservation: no partial
+   * result was released. The session is then run again and completes; the ledger holds exactly one
+   * charge (the second run's), and a third run that would exceed the budget is refused.
+   */
+  @Test
+  void aKilledCoordinatorReleasesNothingAndTheSessionRunsAgainWithAConsistentLedger(@TempDir Path dir)
+      throws Exception {
+    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), CoordinatorProcess.class.getName(), dir.toString(),
+        String.valueOf(W), String.valueOf(W - 2))
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String firstSession;
+    try {
+      BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+      int port = Integer.parseInt(in.readLine().replace("PORT ", "").trim());
+      firstSession = in.readLine().replace("SESSION ", "").trim();
+      AtomicBoolean killed = new AtomicBoolean();
+      Participant.Hook killCoordinator = new Participant.Hook() {
+        @Override
+        public void received(CoordinatorMessage m, io.grpc.ManagedChannel channel) {
+          if (m.getBodyCase() == BodyCase.SHARE_DELIVERY && killed.compareAndSet(false, true)) {
+            child.destroyForcibly(); // SIGKILL: no shutdown hook, no cleanup
+          }
+        }
+      };
+      List<Loopback.Outcome> outs = Loopback.participants(port, Loopback.shards(DIGITS, W, 60, 9),
+          LongStream.range(0, W).boxed().toList(), i -> null, Participant.Policy.upTo(1e7), i -> killCoordinator);
+      assertTrue(killed.get());
+      for (Loopback.Outcome o : outs) {
+        assertNotNull(o.error(), "every participant loses its coordinator");
+      }
+      assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+    } finally {
+      child.destroyForcibly();
+    }
+
+    var config = Loopback.config(DIGITS, W, W - 2, 1e6).build();
+    double charged;
+    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1.5e6))) {
+      Store s = c.store();
+      assertEquals("ABORTED", s.session(firstSession).get("STATUS"));
+      assertTrue(String.valueOf(s.session(firstSession).get("REASON")).contains("the coordinator stopped during"),
+          String.valueOf(s.session(firstSession).get("REASON")));
+      assertEquals("REFUNDED", s.ledgerEntry(firstSession).get("STATUS"));
+      assertNull(s.releasedModel(firstSession), "no partial result is released");
+
+      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 60, 9),
+          LongStream.range(0, W).boxed().toList(), i -> null, Participant.Policy.upTo(1e7), i -> Participant.Hook.NONE);
+      Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
+      assertTrue(r.completed(), r.reason());
+      for (Loopback.Outcome o : outs) {
+        assertNull(o.error(), () -> String.valueOf(o.error()));
+      }
+      assertEquals("SPENT", s.ledgerEntry(c.sessionId()).get("STATUS"));
+      assertNotNull(s.releasedModel(c.sessionId()));
+      BigDecimal[] used = s.used(config.getDataset());
+      assertEquals(0, used[0].compareTo(BigDecimal.valueOf(r.epsilon())), "exactly one charge: " + used[0]);
+      charged = r.epsilon();
+    }
+    // The ledger charges the eps achieved (here below the target, as all parties contributed); a
+    // budget that leaves less than the next session's target is refused before anyone trains.
+    double budget = charged + 0.9e6;
+    BudgetExceededException e = assertThrows(BudgetExceededException.class,
+        () -> Coordinator.start(Loopback.settings(config, dir, null, budget)).close());
+    assertTrue(e.getMessage().contains("digits"), e.getMessage());
+  }
+}
