@@ -749,7 +749,7 @@ public final class Coordinator implements AutoCloseable {
           } else {
             peer.granted = false;
             activeUploads--;
-            deliver(peer, () -> codec.decode(m.getMaskedInput()));
+            deliver(peer, () -> codec.decode(m.getMaskedInput()), true);
             grantUploads();
           }
         }
@@ -833,6 +833,11 @@ public final class Coordinator implements AutoCloseable {
   }
 
   private void deliver(Peer peer, Decoder decoder) {
+    deliver(peer, decoder, false);
+  }
+
+  /** @param uploading whether this is the masked input its upload grant was for */
+  private void deliver(Peer peer, Decoder decoder, boolean uploading) {
     String stage = stage();
     Integer party = peer.party < 0 ? null : peer.party;
     if (phase != Phase.RUNNING || state == null || state.isFinal()) {
@@ -853,6 +858,13 @@ public final class Coordinator implements AutoCloseable {
       msg = decoder.decode();
     } catch (WireFormatException e) {
       reject(stage, party, "MALFORMED", e.getMessage() + " (" + peer.name() + ")");
+      if (uploading) {
+        // Its one upload grant is spent: it cannot contribute any more, so the round need not wait.
+        gone.set(peer.party);
+        if (awaitingLive().isEmpty()) {
+          changed.signalAll();
+        }
+      }
       return;
     }
     if (msg.sender() != peer.party) {
