@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code helmet bench}: throughput measurements (not unit tests: the machines are shared and noisy). */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks.",
-    subcommands = {BenchCommand.Train.class, SecAggBench.class})
+    subcommands = {BenchCommand.Train.class, SecAggBench.class, NetworkBench.class})
 final class BenchCommand extends GroupCommand {
 
   /**

@@ -363,10 +363,15 @@ public final class Coordinator implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    server.shutdownNow();
+    // Graceful first: finished streams still flush their last messages (the outcome) to the wire.
+    server.shutdown();
     try {
-      server.awaitTermination(5, TimeUnit.SECONDS);
+      if (!server.awaitTermination(15, TimeUnit.SECONDS)) {
+        server.shutdownNow();
+        server.awaitTermination(5, TimeUnit.SECONDS);
+      }
     } catch (InterruptedException e) {
+      server.shutdownNow();
       Thread.currentThread().interrupt();
     }
     store.close();
@@ -540,7 +545,8 @@ public final class Coordinator implements AutoCloseable {
     }
     LOG.log(Level.INFO, "session {0}: released the model of {1} contributors, eps = {2}, delta = {3}", sessionHex,
         contributors.size(), eps, delta);
-    Outcome o = Outcome.newBuilder().setStatus("completed").setModelJson(json).addAllContributors(contributors)
+    Outcome o = Outcome.newBuilder().setStatus("completed").setModelGzip(ByteString.copyFrom(gzip(json)))
+        .addAllContributors(contributors)
         .setEpsilon(eps).setDelta(delta).build();
     broadcastOutcome(o);
     long total = 0;
@@ -994,6 +1000,16 @@ public final class Coordinator implements AutoCloseable {
         }
       };
     }
+  }
+
+  private static byte[] gzip(String text) {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(bytes)) {
+      z.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
   }
 
   /** The largest inbound message the configuration allows: a masked input of 64-bit elements, plus slack. */

@@ -416,8 +416,8 @@ public final class Participant {
       ReleasedModel released = null;
       if (completed) {
         try {
-          released = ModelFile.fromJson(new com.fasterxml.jackson.databind.ObjectMapper().readTree(o.getModelJson()),
-              "the coordinator's outcome");
+          released = ModelFile.fromJson(new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+              new java.util.zip.GZIPInputStream(o.getModelGzip().newInput())), "the coordinator's outcome");
         } catch (java.io.IOException e) {
           return new Result(false, "the released model does not parse: " + e.getMessage(), null, Double.NaN, party,
               o.getContributorsList(), bytesSent, bytesReceived, seconds);
