@@ -52,6 +52,11 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
       description = "The coordinator JVM's -Xmx. Default: ${DEFAULT-VALUE}.")
   String heap;
 
+  @Option(names = "--coordinator-direct", paramLabel = "SIZE", defaultValue = "512m",
+      description = "The coordinator JVM's -XX:MaxDirectMemorySize (network buffers: TLS and HTTP/2 per "
+          + "connection, plus the outbound budget). Default: ${DEFAULT-VALUE}.")
+  String direct;
+
   @Option(names = "--json", description = "Print one JSON object.")
   boolean json;
 
@@ -99,7 +104,7 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
       String jar = Path.of(NetworkBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
       long start = System.nanoTime();
       coordinator = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx" + heap, "-XX:+UseSerialGC", "-cp", jar, Main.class.getName(), "coordinator", "--config",
+          "-Xmx" + heap, "-XX:MaxDirectMemorySize=" + direct, "-XX:+UseSerialGC", "-cp", jar, Main.class.getName(), "coordinator", "--config",
           yaml.toString(), "--json")
           .redirectError(tmp.resolve("coordinator.log").toFile()).start();
       long pid = coordinator.pid();
@@ -134,7 +139,7 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
         Dataset data = synthetic(rng.split(), points, features, labelSet, "participant " + (i + 1));
         Tls.Files files = Tls.Files.in(certs, "participant-" + (i + 1));
         fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + port, files,
-            Participant.Policy.upTo(1.0), data, null, 1200))));
+            Participant.Policy.upTo(1.0), data, null, 600))));
       }
       long sent = 0;
       long received = 0;
@@ -163,6 +168,7 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
       j.put("wall_seconds", wall);
       j.put("session_seconds", result.path("wall_seconds").asDouble(Double.NaN));
       j.put("coordinator_heap_limit", heap);
+      j.put("coordinator_direct_memory_limit", direct);
       j.put("coordinator_peak_rss_bytes", peakRss.get());
       j.put("bytes_per_participant", completed == 0 ? 0 : (sent + received) / completed);
       j.put("bytes_sent_per_participant", completed == 0 ? 0 : sent / completed);
@@ -174,8 +180,8 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
         o.println(Json.print(j));
       } else {
         o.printf("%d participants x %d parameters over mutual TLS: %s in %.1f s (session %.1f s); coordinator peak "
-            + "RSS %.0f MB with -Xmx%s (parties x model = %.0f MB); %d B per participant%n", participants, params,
-            j.get("status").asText(), wall, j.get("session_seconds").asDouble(), peakRss.get() / 1e6, heap,
+            + "RSS %.0f MB with -Xmx%s, direct %s (parties x model = %.0f MB); %d B per participant%n", participants,
+            params, j.get("status").asText(), wall, j.get("session_seconds").asDouble(), peakRss.get() / 1e6, heap, direct,
             (double) participants * params * 4 / 1e6, j.get("bytes_per_participant").asLong());
       }
       o.flush();

@@ -54,6 +54,10 @@ final class ParticipantCommand implements Callable<Integer> {
       description = "Whether a CSV/TSV file has a header row. Default: ${DEFAULT-VALUE}.")
   String header;
 
+  @Option(names = "--skip-rows", paramLabel = "N", defaultValue = "0",
+      description = "CSV/TSV lines to skip before the data or header. Default: ${DEFAULT-VALUE}.")
+  int skipRows;
+
   @Option(names = "--shard", paramLabel = "K/N",
       description = "With a built-in data set: use the K-th of N disjoint random shards of its training images "
           + "(60 each, the same shards on every machine), so a demo deployment needs no data files.")
@@ -200,6 +204,7 @@ final class ParticipantCommand implements Callable<Integer> {
     o.header = header;
     o.format = format;
     o.labelColumn = labelColumn;
+    o.skipRows = skipRows;
     return DataReader.read(Path.of(data), o.readOptions().withLabels(labels));
   }
 }

@@ -71,7 +71,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Coordinator implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Coordinator.class.getName());
   /** Outbound bytes queued to participants at any time (returned as their streams drain). */
-  static final int OUTBOUND_BUDGET = 64 << 20;
+  static final int OUTBOUND_BUDGET = 16 << 20;
 
   /**
    * What the coordinator runs.
@@ -397,7 +397,8 @@ public final class Coordinator implements AutoCloseable {
       finishAborted(a.getMessage(), start);
     } catch (InterruptedException e) {
       finishAborted("the coordinator was stopped; nothing was released", start);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // Whatever happens, the session ends with a recorded abort and nothing released.
       LOG.log(Level.ERROR, "session " + sessionHex + " failed", e);
       finishAborted("internal error: " + e, start);
     }

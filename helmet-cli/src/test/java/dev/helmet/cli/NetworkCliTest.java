@@ -1,0 +1,118 @@
+package dev.helmet.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.helmet.core.testdata.TestData;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** helmet certs, coordinator and participant as a user runs them (in-process, real sockets and TLS). */
+class NetworkCliTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static Path session(Path dir, int port, String extra) throws Exception {
+    Path yaml = dir.resolve("session.yaml");
+    Files.writeString(yaml, String.join("\n",
+        "name: iris-test",
+        "dataset: iris",
+        "parties: 3",
+        "min_contributors: 3",
+        "features: 4",
+        "labels: [0, 1, 2]",
+        "learner: {kind: softmax, epochs: 5}",
+        "privacy: {epsilon: 1.0, delta: 1.0e-5, honest_fraction: 1.0}",
+        "deadlines: {enrolment_seconds: 60, round_seconds: 30}",
+        "listen: 127.0.0.1:" + port,
+        "tls: {certificate: certs/coordinator.pem, key: certs/coordinator-key.pem, ca: certs/ca.pem}",
+        "budget: {epsilon: 1.5, delta: 1.0e-4}",
+        extra, ""));
+    return yaml;
+  }
+
+  @Test
+  void aCoordinatorAndThreeParticipantsReleaseAModelAndTheBudgetRefusesASecondSession(@TempDir Path dir)
+      throws Exception {
+    Cli certs = Cli.run("certs", "--out", dir.resolve("certs").toString(), "--participants", "3");
+    assertEquals(0, certs.exit, certs.toString());
+    assertEquals("rw-------", PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(dir.resolve("certs/participant-2-key.pem"))));
+    int port = freePort();
+    Path yaml = session(dir, port, "");
+    CompletableFuture<Cli> coordinator = CompletableFuture.supplyAsync(() -> Cli.run("coordinator", "--config",
+        yaml.toString(), "--json", "-o", dir.resolve("model.json").toString()));
+    String iris = TestData.path("iris.csv").toString();
+    // A participant whose policy forbids eps = 1 refuses, saying why (exit 4), and does not join.
+    Cli refusing = null;
+    for (int attempt = 0; attempt < 100; attempt++) {
+      refusing = Cli.run("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris, "--skip-rows", "1",
+          "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1", "--max-epsilon", "0.5");
+      if (!refusing.err.contains("cannot reach")) {
+        break;
+      }
+      Thread.sleep(100); // the coordinator is still starting
+    }
+    assertEquals(Main.SESSION_FAILED, refusing.exit, refusing.toString());
+    assertTrue(refusing.err.contains("refusing to join") && refusing.err.contains("accepts at most 0.5"),
+        refusing.err);
+    List<CompletableFuture<Cli>> parts = new ArrayList<>();
+    for (int k = 1; k <= 3; k++) {
+      String name = "participant-" + k;
+      parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
+          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
+          "--min-contributors", "3", "--json")));
+    }
+    for (CompletableFuture<Cli> f : parts) {
+      Cli p = f.get(120, TimeUnit.SECONDS);
+      assertEquals(0, p.exit, p.toString());
+      JsonNode j = JSON.readTree(p.out);
+      assertEquals("completed", j.get("status").asText());
+      assertEquals(3, j.get("contributors").asInt());
+    }
+    Cli c = coordinator.get(120, TimeUnit.SECONDS);
+    assertEquals(0, c.exit, c.toString());
+    JsonNode j = JSON.readTree(c.out);
+    assertEquals("completed", j.get("status").asText());
+    assertTrue(j.get("epsilon").asDouble() <= 1.0);
+    assertTrue(Files.size(dir.resolve("model.json")) > 0);
+    Cli predict = Cli.run("predict", "--model", dir.resolve("model.json").toString(), "--data", iris, "--skip-rows",
+        "1", "--json");
+    assertEquals(0, predict.exit, predict.toString());
+
+    // 1 of 1.5 is spent: a second session of eps = 1 would exceed the data set's budget.
+    Cli second = Cli.run("coordinator", "--config", session(dir, freePort(), "").toString());
+    assertEquals(Main.SESSION_FAILED, second.exit, second.toString());
+    assertTrue(second.err.contains("privacy budget of data set 'iris'"), second.err);
+  }
+
+  @Test
+  void aSessionFileWithAnUnknownKeyIsRejectedNamingIt(@TempDir Path dir) throws Exception {
+    Cli.run("certs", "--out", dir.resolve("certs").toString(), "--participants", "1");
+    Path yaml = session(dir, freePort(), "privacy_budget: 3");
+    Cli c = Cli.run("coordinator", "--config", yaml.toString());
+    assertEquals(Main.INVALID_INPUT, c.exit, c.toString());
+    assertTrue(c.errorLine().contains("unknown key privacy_budget"), c.err);
+    Files.writeString(yaml, Files.readString(yaml).replace("privacy_budget: 3", "")
+        .replace("epsilon: 1.0, delta: 1.0e-5, honest", "epsilon: -1, delta: 1.0e-5, honest"));
+    c = Cli.run("coordinator", "--config", yaml.toString());
+    assertEquals(Main.INVALID_INPUT, c.exit, c.toString());
+    assertTrue(c.errorLine().contains("privacy.epsilon must be in"), c.err);
+  }
+}
