@@ -104,7 +104,8 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
       String jar = Path.of(NetworkBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
       long start = System.nanoTime();
       coordinator = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx" + heap, "-XX:MaxDirectMemorySize=" + direct, "-XX:+UseSerialGC", "-cp", jar, Main.class.getName(), "coordinator", "--config",
+          "-Xmx" + heap, "-XX:MaxDirectMemorySize=" + direct, "-XX:+UseSerialGC",
+          "-Xlog:gc:file=" + tmp.resolve("gc.log"), "-cp", jar, Main.class.getName(), "coordinator", "--config",
           yaml.toString(), "--json")
           .redirectError(tmp.resolve("coordinator.log").toFile()).start();
       long pid = coordinator.pid();
@@ -170,6 +171,7 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
       j.put("coordinator_heap_limit", heap);
       j.put("coordinator_direct_memory_limit", direct);
       j.put("coordinator_peak_rss_bytes", peakRss.get());
+      j.put("coordinator_max_heap_after_gc_bytes", maxHeapAfterGc(tmp.resolve("gc.log")));
       j.put("bytes_per_participant", completed == 0 ? 0 : (sent + received) / completed);
       j.put("bytes_sent_per_participant", completed == 0 ? 0 : sent / completed);
       j.put("server_bytes", result.path("server_bytes").asLong());
@@ -180,8 +182,9 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
         o.println(Json.print(j));
       } else {
         o.printf("%d participants x %d parameters over mutual TLS: %s in %.1f s (session %.1f s); coordinator peak "
-            + "RSS %.0f MB with -Xmx%s, direct %s (parties x model = %.0f MB); %d B per participant%n", participants,
-            params, j.get("status").asText(), wall, j.get("session_seconds").asDouble(), peakRss.get() / 1e6, heap, direct,
+            + "RSS %.0f MB, largest heap after GC %.0f MB, with -Xmx%s, direct %s (parties x model = %.0f MB); %d B per "
+            + "participant%n", participants, params, j.get("status").asText(), wall, j.get("session_seconds").asDouble(),
+            peakRss.get() / 1e6, j.get("coordinator_max_heap_after_gc_bytes").asLong() / 1e6, heap, direct,
             (double) participants * params * 4 / 1e6, j.get("bytes_per_participant").asLong());
       }
       o.flush();
@@ -194,6 +197,33 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
         s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
+  }
+
+  /**
+   * The largest heap occupancy right after a collection, from the unified GC log ("... 95M->41M(123M)"):
+   * the live set plus what survived, a far better measure of what the coordinator holds than its
+   * resident size, which follows the heap the JVM has committed.
+   */
+  static long maxHeapAfterGc(Path log) {
+    long max = 0;
+    java.util.regex.Pattern p = java.util.regex.Pattern.compile("(\\d+)([KMG])->(\\d+)([KMG])\\(");
+    try {
+      for (String line : Files.readAllLines(log)) {
+        java.util.regex.Matcher m = p.matcher(line);
+        if (m.find()) {
+          long v = Long.parseLong(m.group(3));
+          long unit = switch (m.group(4)) {
+            case "K" -> 1L << 10;
+            case "M" -> 1L << 20;
+            default -> 1L << 30;
+          };
+          max = Math.max(max, v * unit);
+        }
+      }
+    } catch (IOException e) {
+      return -1;
+    }
+    return max;
   }
 
   private static Dataset synthetic(SplittableRandom rng, int n, int features, LabelSet labels, String name) {

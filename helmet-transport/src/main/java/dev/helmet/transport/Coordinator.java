@@ -150,6 +150,7 @@ public final class Coordinator implements AutoCloseable {
   private final ArrayDeque<Peer> uploadQueue = new ArrayDeque<>();
   private int activeUploads;
   private int reportedDrops;
+  private long bytesInThisRound;
   private int reportedRejections;
   private volatile boolean closing;
 
@@ -484,8 +485,9 @@ public final class Coordinator implements AutoCloseable {
         state = tr.next();
         recordEvents(current.round().name());
         store.roundOutcome(sessionHex, current.round().name(), expected, answered);
-        LOG.log(Level.INFO, "session {0}: {1} closed, {2} of {3} answered", sessionHex, current.round(), answered,
-            expected);
+        LOG.log(Level.INFO, "session {0}: {1} closed, {2} of {3} answered, {4} B received", sessionHex,
+            current.round(), answered, expected, bytesInThisRound);
+        bytesInThisRound = 0;
         if (state.isFinal()) {
           current = state;
           break;
@@ -651,9 +653,12 @@ public final class Coordinator implements AutoCloseable {
     }
     lock.unlock();
     long deadline = deadlineAfterRound();
+    long bytes = 0;
     for (Map.Entry<Peer, CoordinatorMessage> e : batch) {
+      bytes += e.getValue().getSerializedSize();
       sendCounted(e.getKey(), e.getValue(), deadline);
     }
+    LOG.log(Level.INFO, "session {0}: sent {1} messages, {2} B", sessionHex, batch.size(), bytes);
   }
 
   private CoordinatorMessage encode(Messages.ServerMessage m) {
@@ -744,6 +749,7 @@ public final class Coordinator implements AutoCloseable {
     lock.lock();
     try {
       peer.bytesIn += m.getSerializedSize();
+      bytesInThisRound += m.getSerializedSize();
       switch (m.getBodyCase()) {
         case JOIN -> join(peer, m.getJoin());
         case ADVERTISE_KEYS -> deliver(peer, () -> codec.decode(m.getAdvertiseKeys()));
