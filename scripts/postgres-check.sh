@@ -31,14 +31,14 @@ database: {url: "jdbc:postgresql://127.0.0.1:$port/helmet", user: helmet, passwo
 budget: {epsilon: 1.5, delta: 1.0e-4}
 YAML
 iris="$here/helmet-core/src/test/resources/dev/helmet/core/testdata/iris.csv"
-"$here/helmet" coordinator --config "$work/session.yaml" --json > "$work/coordinator.json" 2>/dev/null &
+"$here/helmet" coordinator --config "$work/session.yaml" --json > "$work/coordinator.json" 2> "$work/coordinator.log" &
 sleep 3
 for k in 1 2 3; do
   "$here/helmet" participant --coordinator 127.0.0.1:7451 --plaintext --data "$iris" --skip-rows 1 \
-      --min-contributors 3 --json > "$work/p$k.json" 2>/dev/null &
+      --min-contributors 3 --json > "$work/p$k.json" 2> "$work/p$k.log" &
 done
 wait
-grep -h '"status"' "$work"/*.json
+grep -h "\"status\"" "$work"/*.json || { for f in "$work"/*.log; do echo "== $f"; tail -n 5 "$f"; done; exit 1; }
 echo "second session (would exceed the budget):"
 "$here/helmet" coordinator --config "$work/session.yaml" 2>&1 | tail -1 || true
 psql -h 127.0.0.1 -p $port -U helmet -d helmet -c "SELECT version, description FROM flyway_schema_history" \

@@ -167,12 +167,22 @@ public final class Participant {
   private static Result run(Settings s, ManagedChannel channel, Hook hook)
       throws ParticipantException, InterruptedException {
     long start = System.nanoTime();
-    SessionConfig config;
-    try {
-      config = CoordinatorGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
-          .getSession(GetSessionRequest.getDefaultInstance());
-    } catch (StatusRuntimeException e) {
-      throw new ParticipantException("cannot reach the coordinator at " + s.target() + ": " + describe(e), e);
+    SessionConfig config = null;
+    // A coordinator under load (or still starting) may not answer at once: retry for about a
+    // minute, then give up saying why.
+    for (int attempt = 1; config == null; attempt++) {
+      try {
+        config = CoordinatorGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+            .getSession(GetSessionRequest.getDefaultInstance());
+      } catch (StatusRuntimeException e) {
+        Status.Code code = e.getStatus().getCode();
+        boolean transientFailure = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
+        if (!transientFailure || attempt >= 4) {
+          throw new ParticipantException("cannot reach the coordinator at " + s.target() + ": " + describe(e), e);
+        }
+        LOG.log(Level.INFO, "the coordinator at {0} did not answer ({1}); trying again", s.target(), code);
+        Thread.sleep(2_000L * attempt);
+      }
     }
     String session = HexFormat.of().formatHex(config.getSessionId().toByteArray());
     try {

@@ -170,7 +170,7 @@ public final class SessionFile {
     if (!n.has("budget")) {
       throw n.error("budget", "is required: the total (epsilon, delta) the data set may spend over all sessions");
     }
-    return new Coordinator.Settings(config, host, port, tls, url, db.string("user", ""), db.string("password", ""),
+    return new Coordinator.Settings(config, host, port, tls, url, db.text("user"), db.text("password"),
         budget.number("epsilon", null, 1e-9, 1e9), budget.number("delta", null, 0, 1),
         n.integer("upload_slots", 16, 1, 10_000));
   }
@@ -227,6 +227,18 @@ public final class SessionFile {
       JsonNode v = json.get(key);
       if (!v.isValueNode() || v.asText().isEmpty()) {
         throw error(key, "must be a non-empty text");
+      }
+      return v.asText();
+    }
+
+    /** A text that may be empty (user names, passwords); "" when absent. */
+    String text(String key) {
+      if (!has(key)) {
+        return "";
+      }
+      JsonNode v = json.get(key);
+      if (!v.isValueNode()) {
+        throw error(key, "must be a text");
       }
       return v.asText();
     }
