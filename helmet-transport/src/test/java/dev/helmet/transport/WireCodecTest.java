@@ -1,0 +1,82 @@
+package dev.helmet.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import dev.helmet.secagg.protocol.Messages;
+import java.util.BitSet;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class WireCodecTest {
+  private static byte[] bytes(int n, int seed) {
+    byte[] b = new byte[n];
+    new SplittableRandom(seed).nextBytes(b);
+    return b;
+  }
+
+  @Test
+  void everyMessageRoundTrips() {
+    WireCodec c = new WireCodec(10, 5, 32);
+    var adv = new Messages.AdvertiseKeys(7L, 3, bytes(32, 1), bytes(32, 2), bytes(64, 3));
+    var back = c.decode(c.encode(adv));
+    assertEquals(adv.session(), back.session());
+    assertArrayEquals(adv.maskKey(), back.maskKey());
+    TreeMap<Integer, byte[]> shares = new TreeMap<>();
+    shares.put(1, bytes(90, 4));
+    shares.put(9, bytes(90, 5));
+    assertArrayEquals(shares.get(9), c.decode(c.encode(new Messages.ShareKeys(7L, 3, shares))).encryptedShares().get(9));
+    long[] y = {0, 1, 0xFFFF_FFFFL, 123456789L, 42};
+    assertArrayEquals(y, c.decode(c.encode(new Messages.MaskedInput(7L, 3, y))).masked());
+    BitSet u = new BitSet();
+    u.set(0);
+    u.set(9);
+    assertEquals(u, c.decode(c.encode(new Messages.ConsistencyCheckRequest(7L, 2, u))).survivors());
+    TreeMap<Integer, long[]> sm = new TreeMap<>();
+    sm.put(4, new long[] {1, 2, 3, 4, 5});
+    var us = c.decode(c.encode(new Messages.UnmaskingShares(7L, 3, sm, new TreeMap<>())));
+    assertArrayEquals(sm.get(4), us.selfMaskShares().get(4));
+    TreeMap<Integer, byte[]> sigs = new TreeMap<>();
+    sigs.put(5, bytes(64, 6));
+    var req = c.decode(c.encode(new Messages.UnmaskingRequest(7L, 2, u, sigs, new int[] {0}, new int[] {9})));
+    assertArrayEquals(new int[] {9}, req.revealMaskKey());
+  }
+
+  @Test
+  void malformedFieldsAreNamed() {
+    WireCodec c = new WireCodec(10, 5, 32);
+    var mi = c.encode(new Messages.MaskedInput(7L, 3, new long[5]));
+    WireFormatException e = assertThrows(WireFormatException.class,
+        () -> c.decode(mi.toBuilder().setValues(ByteString.copyFrom(new byte[19])).build()));
+    assertTrue(e.getMessage().startsWith("values: 19 bytes, expected 5 elements"), e.getMessage());
+    e = assertThrows(WireFormatException.class, () -> c.decode(mi.toBuilder().setSender(10).build()));
+    assertTrue(e.getMessage().contains("sender: party 10 is not in [0, 10)"), e.getMessage());
+    var adv = c.encode(new Messages.AdvertiseKeys(7L, 3, bytes(32, 1), bytes(32, 2), bytes(64, 3)));
+    e = assertThrows(WireFormatException.class,
+        () -> c.decode(adv.toBuilder().setSignature(ByteString.copyFrom(new byte[63])).build()));
+    assertTrue(e.getMessage().startsWith("signature: 63 bytes"), e.getMessage());
+    var us = c.encode(new Messages.UnmaskingShares(7L, 3, new TreeMap<>(java.util.Map.of(4, new long[] {1, 2, 3, 4, 5})),
+        new TreeMap<>()));
+    e = assertThrows(WireFormatException.class, () -> c.decode(us.toBuilder().addSelfMaskShares(us.getSelfMaskShares(0))
+        .build()));
+    assertTrue(e.getMessage().contains("appears twice"), e.getMessage());
+    var cc = c.encode(new Messages.ConsistencyCheckRequest(7L, 2, new BitSet()));
+    e = assertThrows(WireFormatException.class,
+        () -> c.decode(cc.toBuilder().setSurvivors(ByteString.copyFrom(new byte[] {0, 4})).build()));
+    assertTrue(e.getMessage().startsWith("survivors: names party 10"), e.getMessage());
+  }
+
+  /** A ring that is not byte-aligned (b = 20, 3 bytes per element): elements >= 2^20 are refused. */
+  @Test
+  void valuesOutsideTheRingAreRefused() {
+    WireCodec c = new WireCodec(4, 2, 20);
+    assertArrayEquals(new long[] {(1 << 20) - 1, 5}, c.unpack(ByteString.copyFrom(c.pack(new long[] {(1 << 20) - 1, 5}))));
+    byte[] outside = c.pack(new long[] {1 << 20, 0});
+    WireFormatException e = assertThrows(WireFormatException.class, () -> c.unpack(ByteString.copyFrom(outside)));
+    assertTrue(e.getMessage().contains("element 0 is outside the ring Z_2^20"), e.getMessage());
+  }
+}
