@@ -164,7 +164,6 @@ public final class Coordinator implements AutoCloseable {
     byte[] identityKey;
     byte[] nonce;
     boolean granted;
-    boolean holdRequests;
     boolean closed;
     long pendingPermits;
     long bytesIn;
@@ -900,7 +899,6 @@ public final class Coordinator implements AutoCloseable {
           + " that is not expected now");
       return true;
     }
-    peer.holdRequests = true;
     uploadQueue.add(peer);
     grantUploads();
     return false;
@@ -913,7 +911,6 @@ public final class Coordinator implements AutoCloseable {
         continue;
       }
       p.granted = true;
-      p.holdRequests = false;
       activeUploads++;
       p.sendSmall(CoordinatorMessage.newBuilder()
           .setUploadGrant(UploadGrant.newBuilder().setSecaggSession(secaggSession)).build());

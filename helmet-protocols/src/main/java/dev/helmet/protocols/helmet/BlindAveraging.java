@@ -582,11 +582,6 @@ public final class BlindAveraging {
   }
 
   /**
-   * The delta spent on the clamps: a mechanism within total-variation distance p of an (eps,
-   * delta)-DP one is (eps, delta + (1 + e^eps) p)-DP, and p is at most the union bound over all
-   * clamped values.
-   */
-  /**
    * The clamp's width in noise standard deviations and the delta it costs.
    *
    * <p>If a mechanism differs from an (epsilon, delta)-DP one only on an event of probability at
@@ -656,6 +651,4 @@ public final class BlindAveraging {
     }
     return FixedPointEncoding.forBound(64, bound, parties, maxFractionalBits);
   }
-
-  /** Runs {@code work} (which uses parallel streams) on a pool of {@code threads} threads. */
 }
