@@ -5,7 +5,9 @@ import dev.helmet.privacy.event.ComposedDpEvent;
 import dev.helmet.privacy.event.DistributedDiscreteGaussianDpEvent;
 import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.event.GaussianDpEvent;
+import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.NoOpDpEvent;
+import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
 
 /**
@@ -21,11 +23,30 @@ import dev.helmet.privacy.event.SelfComposedDpEvent;
  * below the true minimum, so rounding goes the safe way.
  *
  * <p>Supported: Gaussian (rdp = alpha / (2 sigma^2), exact), the distributed discrete Gaussian
- * (Kairouz, Liu, Steinke 2021, Prop. 14), compositions of them.
+ * (Kairouz, Liu, Steinke 2021, Prop. 14), the Poisson-subsampled Gaussian under add-or-remove
+ * neighbours ({@link SampledGaussianRdp}), compositions of them.
  */
 public final class RdpAccountant implements PrivacyAccountant {
   static final double[] ORDERS = orders();
-  private final double[] rdp = new double[ORDERS.length];
+  private final double[] orders;
+  private final double[] rdp;
+
+  /** An accountant over the default grid of orders. */
+  public RdpAccountant() {
+    this(ORDERS);
+  }
+
+  /**
+   * An accountant over the given orders (each above 1), e.g. another library's list to compare
+   * with its results; the default grid is finer and never worse.
+   */
+  public RdpAccountant(double[] orders) {
+    for (double a : orders) {
+      Checks.require(a > 1, "RDP orders must be above 1. Provided value: " + a);
+    }
+    this.orders = orders.clone();
+    this.rdp = new double[orders.length];
+  }
 
   private static double[] orders() {
     int n = 2000;
@@ -45,7 +66,9 @@ public final class RdpAccountant implements PrivacyAccountant {
   @Override
   public boolean supportsMechanism(DpEvent event) {
     return event instanceof GaussianDpEvent || event instanceof NoOpDpEvent
-        || event instanceof DistributedDiscreteGaussianDpEvent;
+        || event instanceof DistributedDiscreteGaussianDpEvent
+        || event instanceof PoissonSampledDpEvent p && p.event() instanceof GaussianDpEvent
+            && p.neighbours() == NeighbourRelation.ADD_OR_REMOVE_ONE;
   }
 
   @Override
@@ -54,8 +77,8 @@ public final class RdpAccountant implements PrivacyAccountant {
     if (!supports(event)) {
       throw new UnsupportedEventException(name(), event);
     }
-    for (int i = 0; i < ORDERS.length; i++) {
-      rdp[i] += count * rdpOf(event, ORDERS[i]);
+    for (int i = 0; i < orders.length; i++) {
+      rdp[i] += count * rdpOf(event, orders[i]);
     }
     return this;
   }
@@ -71,6 +94,9 @@ public final class RdpAccountant implements PrivacyAccountant {
     }
     if (event instanceof DistributedDiscreteGaussianDpEvent d) {
       return distributedDiscreteGaussian(d, alpha);
+    }
+    if (event instanceof PoissonSampledDpEvent p) {
+      return SampledGaussianRdp.rdp(p.samplingProbability(), ((GaussianDpEvent) p.event()).noiseMultiplier(), alpha);
     }
     if (event instanceof SelfComposedDpEvent s) {
       return s.count() * rdpOf(s.event(), alpha);
@@ -121,8 +147,8 @@ public final class RdpAccountant implements PrivacyAccountant {
   public double epsilon(double delta) {
     Checks.openUnit("delta", delta);
     double best = Double.POSITIVE_INFINITY;
-    for (int i = 0; i < ORDERS.length; i++) {
-      double a = ORDERS[i];
+    for (int i = 0; i < orders.length; i++) {
+      double a = orders[i];
       double eps = rdp[i] + Math.log((a - 1) / a) - (Math.log(delta) + Math.log(a)) / (a - 1);
       best = Math.min(best, eps);
     }
@@ -133,8 +159,8 @@ public final class RdpAccountant implements PrivacyAccountant {
   public double delta(double epsilon) {
     Checks.nonNegative("epsilon", epsilon);
     double best = 1;
-    for (int i = 0; i < ORDERS.length; i++) {
-      double a = ORDERS[i];
+    for (int i = 0; i < orders.length; i++) {
+      double a = orders[i];
       // the conversion above solved for delta
       double logDelta = (a - 1) * (rdp[i] - epsilon + Math.log((a - 1) / a)) - Math.log(a);
       best = Math.min(best, Math.exp(logDelta));
