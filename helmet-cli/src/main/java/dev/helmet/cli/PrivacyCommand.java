@@ -2,7 +2,18 @@ package dev.helmet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.util.Checks;
+import dev.helmet.privacy.accounting.Calibration;
+import dev.helmet.privacy.accounting.GaussianAccountant;
+import dev.helmet.privacy.accounting.PldAccountant;
+import dev.helmet.privacy.accounting.PrivacyAccountant;
+import dev.helmet.privacy.accounting.RdpAccountant;
+import dev.helmet.privacy.event.DpEvent;
+import dev.helmet.privacy.event.GaussianDpEvent;
+import dev.helmet.privacy.event.NeighbourRelation;
+import dev.helmet.privacy.event.PoissonSampledDpEvent;
+import dev.helmet.privacy.event.SelfComposedDpEvent;
 import dev.helmet.protocols.helmet.HelmetAccounting;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -13,8 +24,8 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "privacy",
     mixinStandardHelpOptions = true,
-    description = "Privacy arithmetic of K_comp Gaussian releases (tight: Sommer et al. 2019 Thm 5, the analytic "
-        + "Gaussian).",
+    description = "Privacy arithmetic: K_comp Gaussian releases (tight: Sommer et al. 2019 Thm 5, the analytic "
+        + "Gaussian), or T steps of the Poisson-subsampled Gaussian (DP-SGD) with the RDP or PLD accountant.",
     subcommands = {PrivacyCommand.Epsilon.class, PrivacyCommand.Noise.class})
 final class PrivacyCommand extends GroupCommand {
 
@@ -34,7 +45,9 @@ final class PrivacyCommand extends GroupCommand {
     public Integer call() {
       Checks.positive("noise multiplier", sigma);
       releases.check();
-      double eps = HelmetAccounting.epsilon(sigma / releases.groupSize, releases.compositions, releases.delta);
+      double eps = releases.sampled() || !releases.accountant.equals("gaussian")
+          ? Calibration.epsilon(releases.event(sigma), releases::accountant, releases.delta)
+          : HelmetAccounting.epsilon(sigma / releases.groupSize, releases.compositions, releases.delta);
       if (releases.json) {
         ObjectNode j = releases.json();
         Json.put(j, "epsilon", eps);
@@ -64,8 +77,10 @@ final class PrivacyCommand extends GroupCommand {
     public Integer call() {
       Checks.positive("epsilon", epsilon);
       releases.check();
-      double sigma = releases.groupSize
-          * HelmetAccounting.noiseMultiplier(epsilon, releases.delta, releases.compositions);
+      double sigma = releases.sampled() || !releases.accountant.equals("gaussian")
+          ? Calibration.noiseMultiplier(releases::event, releases::accountant, epsilon, releases.delta,
+              releases.accountant.equals("pld") ? 1e-4 : 1e-8)
+          : releases.groupSize * HelmetAccounting.noiseMultiplier(epsilon, releases.delta, releases.compositions);
       if (releases.json) {
         ObjectNode j = releases.json();
         j.put("noise_multiplier", sigma);
@@ -93,13 +108,82 @@ final class PrivacyCommand extends GroupCommand {
             + "S/G; delta is not multiplied (Helmet Cor. 5.4). Default: ${DEFAULT-VALUE}.")
     int groupSize;
 
+    @Option(names = "--sampling-rate", paramLabel = "Q",
+        description = "Poisson sampling probability of each record per step (DP-SGD); needs --steps.")
+    Double samplingRate;
+
+    @Option(names = "--steps", paramLabel = "T", description = "Number of sampled steps (with --sampling-rate).")
+    Integer steps;
+
+    @Option(names = "--accountant", paramLabel = "A",
+        description = "gaussian (exact, unsampled releases only), rdp or pld. Default: gaussian without sampling, rdp "
+            + "with it.")
+    String accountantName;
+
+    @Option(names = "--neighbours", paramLabel = "N", defaultValue = "add-remove",
+        description = "add-remove or replace-one (the cross-silo paper's bounded DP; pld only). Default: "
+            + "${DEFAULT-VALUE}.")
+    String neighbours;
+
     @Option(names = "--json", description = "Print JSON.")
     boolean json;
+
+    /** Resolved by {@link #check}. */
+    String accountant;
+    NeighbourRelation relation;
 
     void check() {
       Checks.positive("compositions", compositions);
       Checks.openUnit("delta", delta);
       Checks.positive("group size", groupSize);
+      relation = switch (neighbours.toLowerCase(java.util.Locale.ROOT)) {
+        case "add-remove" -> NeighbourRelation.ADD_OR_REMOVE_ONE;
+        case "replace-one" -> NeighbourRelation.REPLACE_ONE;
+        default -> throw new IllegalArgumentException("--neighbours must be add-remove or replace-one. Provided value: "
+            + neighbours);
+      };
+      accountant = accountantName != null ? accountantName.toLowerCase(java.util.Locale.ROOT)
+          : sampled() ? "rdp" : "gaussian";
+      if (!List.of("gaussian", "rdp", "pld").contains(accountant)) {
+        throw new IllegalArgumentException("--accountant must be gaussian, rdp or pld. Provided value: " + accountantName);
+      }
+      if (samplingRate != null) {
+        Checks.require(samplingRate > 0 && samplingRate <= 1,
+            "--sampling-rate must be in (0, 1]. Provided value: " + samplingRate);
+        if (steps == null) {
+          throw new IllegalArgumentException("--sampling-rate needs --steps (the number of sampled steps)");
+        }
+        Checks.positive("steps", steps);
+        Checks.require(compositions == 1 && groupSize == 1,
+            "--compositions and --group-size apply to unsampled releases; with --sampling-rate give --steps");
+        Checks.require(!accountant.equals("gaussian"),
+            "the exact Gaussian accountant has no subsampling; use --accountant rdp or pld");
+        Checks.require(relation == NeighbourRelation.ADD_OR_REMOVE_ONE || accountant.equals("pld"),
+            "replace-one neighbours need --accountant pld (the RDP bound here is for add-remove)");
+      } else if (steps != null) {
+        throw new IllegalArgumentException("--steps goes with --sampling-rate; for unsampled releases use --compositions");
+      }
+    }
+
+    boolean sampled() {
+      return samplingRate != null;
+    }
+
+    /** The event for noise multiplier {@code sigma}. */
+    DpEvent event(double sigma) {
+      if (sampled()) {
+        return new SelfComposedDpEvent(new PoissonSampledDpEvent(samplingRate, new GaussianDpEvent(sigma), relation),
+            steps);
+      }
+      return new SelfComposedDpEvent(new GaussianDpEvent(sigma / groupSize), compositions);
+    }
+
+    PrivacyAccountant accountant() {
+      return switch (accountant) {
+        case "pld" -> new PldAccountant();
+        case "rdp" -> new RdpAccountant();
+        default -> new GaussianAccountant();
+      };
     }
 
     ObjectNode json() {
@@ -107,12 +191,22 @@ final class PrivacyCommand extends GroupCommand {
       j.put("delta", delta);
       j.put("compositions", compositions);
       j.put("group_size", groupSize);
-      j.put("accountant", "gaussian-exact");
+      j.put("accountant", accountant.equals("gaussian") ? "gaussian-exact" : accountant);
+      if (sampled()) {
+        j.put("sampling_rate", samplingRate);
+        j.put("steps", steps);
+        j.put("neighbours", neighbours);
+      }
       return j;
     }
 
     String describe() {
-      return compositions + " Gaussian release(s)" + (groupSize > 1 ? " (groups of " + groupSize + ")" : "");
+      if (sampled()) {
+        return steps + " steps of the Poisson-subsampled Gaussian (q = " + Trainer.fmt(samplingRate) + ", " + neighbours
+            + ", " + accountant + " accountant)";
+      }
+      return compositions + " Gaussian release(s)" + (groupSize > 1 ? " (groups of " + groupSize + ")" : "")
+          + (accountant.equals("gaussian") ? "" : " (" + accountant + " accountant)");
     }
   }
 }

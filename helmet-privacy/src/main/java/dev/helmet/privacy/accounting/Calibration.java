@@ -29,6 +29,19 @@ public final class Calibration {
    */
   public static double noiseMultiplier(
       DoubleFunction<DpEvent> eventForSigma, Supplier<PrivacyAccountant> accountants, double epsilon, double delta) {
+    return noiseMultiplier(eventForSigma, accountants, epsilon, delta, 1e-10);
+  }
+
+  /**
+   * As above, stopping the bisection once the bracket is within {@code relativeTolerance}: for
+   * accountants whose every evaluation is expensive (PLD) and whose own discretisation is coarser
+   * than 1e-10. The returned sigma still meets the target (it is the bracket's upper end, checked
+   * by the accountant); it may exceed the smallest such sigma by up to the tolerance.
+   */
+  public static double noiseMultiplier(DoubleFunction<DpEvent> eventForSigma, Supplier<PrivacyAccountant> accountants,
+      double epsilon, double delta, double relativeTolerance) {
+    Checks.require(relativeTolerance >= 1e-12 && relativeTolerance < 0.1,
+        "relative tolerance must be in [1e-12, 0.1). Provided value: " + relativeTolerance);
     Checks.positive("epsilon", epsilon);
     Checks.openUnit("delta", delta);
     double hi = 1;
@@ -52,7 +65,7 @@ public final class Calibration {
         }
       } while (!meets(eventForSigma, accountants, hi, epsilon, delta));
     }
-    while (hi / lo - 1 > 1e-10) {
+    while (hi / lo - 1 > relativeTolerance) {
       double mid = Math.sqrt(lo * hi);
       if (meets(eventForSigma, accountants, mid, epsilon, delta)) {
         hi = mid;
