@@ -23,14 +23,62 @@ final class SampledGaussianRdp {
 
   private SampledGaussianRdp() {}
 
-  /** RDP of order {@code alpha} > 1 of one step with sampling probability q and noise multiplier sigma. */
+  /** Above this order the bound of the unsampled Gaussian is used (see {@link #rdp}). */
+  static final double EXACT_LIMIT = 256;
+  /** Below this order too (see {@link #rdp}). */
+  static final double LOWEST_EXACT = 1.1;
+  /** Up to this order fractional orders are evaluated on a grid of step 0.1, above on integers. */
+  static final double FRACTIONAL_LIMIT = 20;
+
+  /**
+   * RDP of order {@code alpha} > 1 of one step with sampling probability q and noise multiplier
+   * sigma, bounded from above where computing it exactly is slow and never pays:
+   *
+   * <ul>
+   *   <li>below {@link #LOWEST_EXACT} and above {@link #EXACT_LIMIT}: the unsampled Gaussian's
+   *       alpha / (2 sigma^2), an upper bound by quasi-convexity of the Renyi divergence (mixing with
+   *       the unshifted Gaussian never increases it); such orders are never the best for the
+   *       usual deltas and eps;
+   *   <li>otherwise the exact value at alpha rounded up to the next multiple of 0.1 (up to
+   *       {@link #FRACTIONAL_LIMIT}) or the next integer (above): RDP is non-decreasing in the
+   *       order, so this bounds it from above, and a curve needs only a few hundred distinct
+   *       evaluations ({@link #curve} memoises them).
+   * </ul>
+   */
   static double rdp(double q, double sigma, double alpha) {
-    if (q == 1) {
+    if (q == 1 || alpha < LOWEST_EXACT || alpha > EXACT_LIMIT) {
       return alpha / (2 * sigma * sigma);
     }
-    double logA = alpha == Math.rint(alpha) && alpha < 1e6 ? logAInteger(q, sigma, (int) alpha)
-        : logAFractional(q, sigma, alpha);
-    return Math.max(0, logA / (alpha - 1));
+    return exact(q, sigma, roundedOrder(alpha));
+  }
+
+  /** The RDP curve on {@code orders}, each as {@link #rdp}, evaluating each rounded order once. */
+  static double[] curve(double q, double sigma, double[] orders) {
+    java.util.Map<Double, Double> memo = new java.util.HashMap<>();
+    double[] out = new double[orders.length];
+    for (int i = 0; i < orders.length; i++) {
+      double a = orders[i];
+      if (q == 1 || a < LOWEST_EXACT || a > EXACT_LIMIT) {
+        out[i] = a / (2 * sigma * sigma);
+      } else {
+        out[i] = memo.computeIfAbsent(roundedOrder(a), r -> exact(q, sigma, r));
+      }
+    }
+    return out;
+  }
+
+  static double roundedOrder(double alpha) {
+    if (alpha > FRACTIONAL_LIMIT) {
+      return Math.ceil(alpha);
+    }
+    double r = Math.ceil(alpha * 10 - 1e-9) / 10;
+    return Math.max(r, alpha);
+  }
+
+  /** The exact RDP of order a (integer or fractional). */
+  static double exact(double q, double sigma, double a) {
+    double logA = a == Math.rint(a) ? logAInteger(q, sigma, (int) a) : logAFractional(q, sigma, a);
+    return Math.max(0, logA / (a - 1));
   }
 
   static double logAInteger(double q, double sigma, int alpha) {
