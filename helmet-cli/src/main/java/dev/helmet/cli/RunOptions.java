@@ -25,7 +25,8 @@ final class RunOptions {
       description = "How the noised models are summed: secagg+ (SecAgg+, Bell et al. 2020: each party shares "
           + "keys with O(log W) neighbours), secagg (SecAgg, Bonawitz et al. 2017: all pairs), compute-servers "
           + "(additive shares to --compute-servers servers, private if one is honest), or plain (in the clear, "
-          + "for comparison only). Default: ${DEFAULT-VALUE}.")
+          + "for comparison only); or dp-fl: federated DP-SGD instead of blind averaging (see --sampling-rate, "
+          + "--grad-clip, --rounds or --dp-epochs, --learning-rate, --summation). Default: ${DEFAULT-VALUE}.")
   String protocol;
 
   @Option(names = "--dropout", paramLabel = "F", defaultValue = "0",

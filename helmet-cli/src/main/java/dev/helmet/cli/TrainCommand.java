@@ -23,6 +23,7 @@ final class TrainCommand implements Callable<Integer> {
   @Mixin ModelOptions model;
   @Mixin PrivacyOptions privacy;
   @Mixin RunOptions run;
+  @Mixin DpFlOptions dpfl;
 
   @Option(names = "--folds", paramLabel = "K", defaultValue = "0",
       description = "Stratified K-fold cross-validation on the training data instead of one run on the test "
@@ -37,6 +38,14 @@ final class TrainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (run.protocol.equalsIgnoreCase("dp-fl")) {
+      if (folds != 0) {
+        throw new IllegalArgumentException("--folds is not supported with --protocol dp-fl");
+      }
+      DpFlTrainer.train(data, partition.strategy(), model, privacy, run, dpfl, spec.commandLine().getOut(),
+          spec.commandLine().getErr());
+      return Main.OK;
+    }
     Trainer.Spec s = new Trainer.Spec(data, partition.strategy(), model, privacy.privacy(run.dropout), run,
         partition.perParty,
         "Helmet blind averaging");

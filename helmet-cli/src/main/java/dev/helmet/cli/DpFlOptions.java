@@ -1,0 +1,58 @@
+package dev.helmet.cli;
+
+import dev.helmet.protocols.dpfl.DpFl;
+import picocli.CommandLine.Option;
+
+/** Options of {@code helmet train --protocol dp-fl} (federated DP-SGD). */
+final class DpFlOptions {
+  @Option(names = "--sampling-rate", paramLabel = "Q", defaultValue = "0.1",
+      description = "dp-fl: each record joins a round's batch with probability Q (Poisson). Default: ${DEFAULT-VALUE}.")
+  double samplingRate;
+
+  @Option(names = "--grad-clip", paramLabel = "C", defaultValue = "1",
+      description = "dp-fl: per-example gradient L2 bound. Default: ${DEFAULT-VALUE}.")
+  double clip;
+
+  @Option(names = "--rounds", paramLabel = "T", description = "dp-fl: SGD rounds (one secure summation each). "
+      + "Default: --dp-epochs / Q.")
+  Integer rounds;
+
+  @Option(names = "--dp-epochs", paramLabel = "E", defaultValue = "5",
+      description = "dp-fl: passes over the data when --rounds is not given (rounds = E / Q). Default: ${DEFAULT-VALUE}.")
+  double epochs;
+
+  @Option(names = "--learning-rate", paramLabel = "ETA", defaultValue = "2",
+      description = "dp-fl: the server's step size on the mean clipped gradient. Default: ${DEFAULT-VALUE}.")
+  double learningRate;
+
+  @Option(names = "--noise-split", paramLabel = "S", defaultValue = "honest",
+      description = "dp-fl: honest (the honest fraction's parties alone add the full noise) or all-trusted (every "
+          + "party adds 1/W of it: the papers' accounting). Default: ${DEFAULT-VALUE}.")
+  String noiseSplit;
+
+  @Option(names = "--accountant", paramLabel = "A", defaultValue = "rdp",
+      description = "dp-fl: rdp or pld. Default: ${DEFAULT-VALUE}.")
+  String accountant;
+
+  @Option(names = "--summation", paramLabel = "P", defaultValue = "secagg+",
+      description = "dp-fl: how each round's sum is taken: secagg+, secagg or plain. Default: ${DEFAULT-VALUE}.")
+  String summation;
+
+  int rounds() {
+    if (rounds != null) {
+      if (rounds < 1) {
+        throw new IllegalArgumentException("--rounds must be positive. Provided value: " + rounds);
+      }
+      return rounds;
+    }
+    if (!(epochs > 0)) {
+      throw new IllegalArgumentException("--dp-epochs must be positive. Provided value: " + epochs);
+    }
+    return (int) Math.ceil(epochs / samplingRate);
+  }
+
+  DpFl.Config config(double epsilon, double delta, double honestFraction, int ringBits) {
+    return new DpFl.Config(samplingRate, clip, rounds(), learningRate, epsilon, delta, honestFraction,
+        DpFl.NoiseSplit.parse(noiseSplit), accountant.toLowerCase(java.util.Locale.ROOT), ringBits);
+  }
+}
