@@ -69,6 +69,20 @@ class CliTest {
         "--delta", "1e-5", "--neighbours", "replace-one"), "replace-one neighbours need --accountant pld");
   }
 
+  /** Federated DP-SGD on the same data: accounted within its target, through secure aggregation by default. */
+  @Test
+  void trainDpFlReportsPrivacyRoundsAndBytes() throws IOException {
+    JsonNode j = json(Cli.run(irisTrain("--protocol", "dp-fl", "--epsilon", "2", "--sampling-rate", "0.2", "--rounds",
+        "10", "--json")));
+    assertEquals("dp-fl", j.get("protocol").asText());
+    assertEquals("secagg+", j.get("summation").asText());
+    assertEquals(10, j.get("rounds").asInt());
+    assertTrue(j.get("epsilon").asDouble() <= 2, j.toString());
+    assertTrue(j.get("bytes_per_party").asLong() > 10 * 15 * 4, j.toString());
+    assertInvalid(Cli.run(irisTrain("--protocol", "dp-fl", "--learner", "svm")), "dp-fl trains the softmax model");
+    assertInvalid(Cli.run(irisTrain("--protocol", "dp-fl", "--noise-split", "some")), "noise split must be");
+  }
+
   /** Calibration through RDP never overshoots: the calibrated sigma's epsilon is at most the target. */
   @Test
   void privacyNoiseForDpSgdNeverOvershoots() throws IOException {
