@@ -26,8 +26,9 @@ final class DpFlOptions {
   double learningRate;
 
   @Option(names = "--noise-split", paramLabel = "S", defaultValue = "honest",
-      description = "dp-fl: honest (the honest fraction's parties alone add the full noise) or all-trusted (every "
-          + "party adds 1/W of it: the papers' accounting). Default: ${DEFAULT-VALUE}.")
+      description = "dp-fl: honest (the honest fraction's parties alone add the full noise), all-trusted (every "
+          + "party adds 1/W of it, as central DP-SGD) or sqrt-w-penalty (every party adds all of it: the Helmet "
+          + "papers' baseline). Default: ${DEFAULT-VALUE}.")
   String noiseSplit;
 
   @Option(names = "--accountant", paramLabel = "A", defaultValue = "rdp",

@@ -38,8 +38,9 @@ import java.util.function.Supplier;
  * on the sum), composed over the rounds and accounted by RDP or PLD. The noise is split across
  * parties: {@link NoiseSplit#HONEST} (default) so that the honest parties' noise alone has std
  * sigma C (each party adds variance (sigma C)^2 / h, h the guaranteed honest contributors, as in
- * Helmet and the cross-silo paper); {@link NoiseSplit#ALL_TRUSTED} the papers' way, variance
- * (sigma C)^2 / W per party, which holds only if every party adds its noise.
+ * Helmet and the cross-silo paper); {@link NoiseSplit#ALL_TRUSTED}, variance (sigma C)^2 / W per
+ * party, which holds only if every party adds its noise; {@link NoiseSplit#SQRT_W_PENALTY}, the
+ * Helmet papers' baseline, the full (sigma C)^2 per party.
  */
 public final class DpFl {
   private DpFl() {}
@@ -48,8 +49,13 @@ public final class DpFl {
   public enum NoiseSplit {
     /** Honest parties alone provide the full noise: variance (sigma C)^2 / h each. */
     HONEST("honest"),
-    /** Every party is trusted: variance (sigma C)^2 / W each (the papers' accounting). */
-    ALL_TRUSTED("all-trusted");
+    /** Every party is trusted: variance (sigma C)^2 / W each (as central DP-SGD; no penalty). */
+    ALL_TRUSTED("all-trusted"),
+    /**
+     * The Helmet papers' baseline: every party adds the full (sigma C)^2, so the sum carries sqrt(W)
+     * times the central noise (the papers credit DP-FL with "only a sqrt(W) noise penalty").
+     */
+    SQRT_W_PENALTY("sqrt-w-penalty");
 
     private final String id;
 
@@ -67,7 +73,8 @@ public final class DpFl {
           return n;
         }
       }
-      throw new IllegalArgumentException("noise split must be honest or all-trusted. Provided value: " + s);
+      throw new IllegalArgumentException("noise split must be honest, all-trusted or sqrt-w-penalty. Provided value: "
+          + s);
     }
   }
 
@@ -173,7 +180,11 @@ public final class DpFl {
     double clampStds = Math.max(12, Math.sqrt(2 * (Math.log(2 * (1 + 1e-9)) + logCharge - logTarget)));
     double deltaTail = Math.exp(logCharge + Math.log(2 * (1 + 1e-9)) - clampStds * clampStds / 2);
     double sigma = c.noiseMultiplier(c.delta() - deltaTail);
-    double honest = c.split() == NoiseSplit.HONEST ? HelmetAccounting.honestContributors(w, w, c.honestFraction()) : w;
+    double honest = switch (c.split()) {
+      case HONEST -> HelmetAccounting.honestContributors(w, w, c.honestFraction());
+      case ALL_TRUSTED -> w;
+      case SQRT_W_PENALTY -> 1;
+    };
     if (honest <= 0) {
       throw new IllegalArgumentException("honest fraction " + c.honestFraction() + " leaves no honest party");
     }
