@@ -56,8 +56,8 @@ class CliTest {
     JsonNode rdp = json(Cli.run("privacy", "epsilon", "--noise-multiplier", "1.5", "--sampling-rate", "0.04",
         "--steps", "2250", "--delta", "1e-5", "--json"));
     assertEquals("rdp", rdp.get("accountant").asText());
-    // Opacus reports 7.32911117143 on its coarser list of orders; ours is finer, so never larger.
-    assertTrue(rdp.get("epsilon").asDouble() <= 7.32911117143 && rdp.get("epsilon").asDouble() > 7.3,
+    // Opacus reports 7.32911117143 on its list of orders; ours contains them, so it is never larger (up to rounding).
+    assertTrue(rdp.get("epsilon").asDouble() <= 7.32911117143 + 1e-9 && rdp.get("epsilon").asDouble() > 7.3,
         rdp.toString());
     // The cross-silo paper's accountant: replace-one, sigma 1, q 0.008, 1250 steps -> 2.507.
     JsonNode pld = json(Cli.run("privacy", "epsilon", "--noise-multiplier", "1", "--sampling-rate", "0.008",
