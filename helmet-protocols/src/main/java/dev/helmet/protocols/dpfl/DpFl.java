@@ -18,6 +18,7 @@ import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
 import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.privacy.noise.RandomBits;
 import dev.helmet.protocols.helmet.HelmetAccounting;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import dev.helmet.secagg.summation.SecureSummation;
@@ -149,7 +150,8 @@ public final class DpFl {
    *
    * @param summation the secure summation used every round (or the in-the-clear baseline)
    * @param noise the parties' noise (secure outside tests)
-   * @param seed seeds the Poisson sampling (public randomness is fine; the noise is separate)
+   * @param seed seeds the Poisson sampling only when {@code noise} is seeded for tests; otherwise each
+   *     party samples its batches from its own SecureRandom (they must stay secret)
    */
   public static Result run(Dataset data, Partition partition, Preprocessing pre, Config c, SecureSummation summation,
       NoiseFactory noise, long seed, int threads, Progress progress) {
@@ -193,22 +195,24 @@ public final class DpFl {
     FixedPointEncoding enc = encoding(c.ringBits(), bound, w);
     double expectedBatch = c.samplingRate() * total;
     double[] theta = new double[d];
+    // The batches must stay secret (amplification by subsampling assumes no one knows them): each
+    // party samples from its own SecureRandom; only test runs with seeded noise seed them too.
     SplittableRandom root = new SplittableRandom(seed);
+    RandomBits[] sampling = new RandomBits[w];
+    for (int i = 0; i < w; i++) {
+      sampling[i] = noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(root.nextLong());
+    }
     long bytesPerParty = 0;
     long serverBytes = 0;
     double summationSeconds = 0;
     progress.start("DP-FL: " + c.rounds() + " rounds of " + w + " parties through " + summation.name(), c.rounds());
     for (int round = 0; round < c.rounds(); round++) {
-      long[] seeds = new long[w];
-      for (int i = 0; i < w; i++) {
-        seeds[i] = root.nextLong();
-      }
       long[][] inputs = new long[w][];
       int roundIndex = round;
       double[] snapshot = theta.clone();
       Parallel.forEach(threads, w, i -> {
         double[] g = clippedGradientSum(local[i], snapshot, classes, c.clip(), c.samplingRate(),
-            new SplittableRandom(seeds[i]));
+            sampling[i]);
         GaussianNoise gn = noise.gaussian(roundIndex * w + i);
         gn.addTo(g, partyStd);
         long[] e = new long[d];
@@ -243,7 +247,7 @@ public final class DpFl {
    * x^T, whose norm is |p - e_y| |x|.
    */
   static double[] clippedGradientSum(DesignMatrix m, double[] theta, int classes, double clip, double q,
-      SplittableRandom rng) {
+      RandomBits rng) {
     int cols = m.cols();
     double[] g = new double[classes * cols];
     double[] p = new double[classes];
