@@ -92,8 +92,10 @@ public final class PldAccountant implements PrivacyAccountant {
       return this;
     }
     Pld[] one = single(event);
+    // While every event so far was symmetric the two directions are one object: compose once.
+    boolean shared = add == remove && one[1] == one[0];
     remove = remove.convolve(one[0].power(count, tail), tail);
-    add = one[1] == one[0] && add == remove ? remove : add.convolve(one[1].power(count, tail), tail);
+    add = shared ? remove : add.convolve(one[1].power(count, tail), tail);
     return this;
   }
 
