@@ -7,6 +7,7 @@ import dev.helmet.core.data.Dataset;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.protocols.model.ModelFile;
+import dev.helmet.transport.LocalLedger;
 import dev.helmet.transport.Participant;
 import dev.helmet.transport.Tls;
 import java.io.IOException;
@@ -106,6 +107,19 @@ final class ParticipantCommand implements Callable<Integer> {
       description = "Refuse sessions that count on fewer honest parties. Default: ${DEFAULT-VALUE}.")
   double minHonestFraction;
 
+  @Option(names = "--ledger", paramLabel = "FILE",
+      description = "This participant's own privacy ledger for its data (JSON; created if missing): sessions are "
+          + "charged when joined and refused if they would exceed --budget-epsilon / --budget-delta.")
+  Path ledger;
+
+  @Option(names = "--budget-epsilon", paramLabel = "E", defaultValue = "1",
+      description = "With --ledger: the total eps the data may spend. Default: ${DEFAULT-VALUE}.")
+  double budgetEpsilon;
+
+  @Option(names = "--budget-delta", paramLabel = "D", defaultValue = "1e-4",
+      description = "With --ledger: the total delta. Default: ${DEFAULT-VALUE}.")
+  double budgetDelta;
+
   @Option(names = {"-o", "--model-out"}, paramLabel = "FILE", description = "Write the released model here.")
   Path modelOut;
 
@@ -121,7 +135,8 @@ final class ParticipantCommand implements Callable<Integer> {
     Dataset local = loadData();
     Participant.Policy policy = new Participant.Policy(maxEpsilon, minContributors,
         new HashSet<>(learners.stream().map(s -> s.trim().toLowerCase(Locale.ROOT)).toList()), minHonestFraction);
-    Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0));
+    LocalLedger book = ledger == null ? null : new LocalLedger(ledger, budgetEpsilon, budgetDelta);
+    Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book));
     if (r.completed() && modelOut != null) {
       try {
         ModelFile.write(r.model(), modelOut);

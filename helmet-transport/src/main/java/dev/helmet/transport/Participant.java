@@ -103,9 +103,15 @@ public final class Participant {
    * @param data its training data (labels named as in the session's configuration)
    * @param trainingSeed seeds the local shuffle (null: fresh); the noise is always fresh
    * @param timeoutSeconds the longest it waits for any message (0: derived from the deadlines)
+   * @param ledger its own privacy ledger for this data, or null
    */
   public record Settings(String target, Tls.Files tls, Policy policy, Dataset data, Long trainingSeed,
-      long timeoutSeconds) {}
+      long timeoutSeconds, LocalLedger ledger) {
+    /** Without a local ledger. */
+    public Settings(String target, Tls.Files tls, Policy policy, Dataset data, Long trainingSeed, long timeoutSeconds) {
+      this(target, tls, policy, data, trainingSeed, timeoutSeconds, null);
+    }
+  }
 
   /** How it ended for this participant. */
   public record Result(
@@ -210,6 +216,13 @@ public final class Participant {
     LOG.log(Level.INFO, "session {0}: trained the local {1} model on {2} points", session, config.getLearner().getKind(),
         data.size());
 
+    // Charged before anything about the data leaves this machine (the join and its protocol messages).
+    if (s.ledger() != null) {
+      String why = s.ledger().reserve(session, config.getPrivacy().getEpsilon(), config.getPrivacy().getDelta());
+      if (why != null) {
+        throw new ParticipantException("refusing to join session " + session + ": " + why);
+      }
+    }
     Signatures.KeyPair identity = Signatures.generate();
     byte[] nonce = Secrets.bytes(32);
     BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
@@ -248,9 +261,21 @@ public final class Participant {
           throw new ParticipantException("the coordinator closed the stream before the session ended");
         }
         hook.received((CoordinatorMessage) next, channel);
-        Outcome o = run.handle((CoordinatorMessage) next);
+        Outcome o;
+        try {
+          o = run.handle((CoordinatorMessage) next);
+        } catch (ParticipantException e) {
+          if (((CoordinatorMessage) next).hasRefused() && s.ledger() != null) {
+            s.ledger().settle(session, false, 0, 0); // refused at enrolment: nothing was sent
+          }
+          throw e;
+        }
         if (o != null) {
-          return run.result(o, (System.nanoTime() - start) / 1e9);
+          Result r = run.result(o, (System.nanoTime() - start) / 1e9);
+          if (s.ledger() != null) {
+            s.ledger().settle(session, r.completed(), r.epsilon(), o.getDelta());
+          }
+          return r;
         }
       }
     } finally {
