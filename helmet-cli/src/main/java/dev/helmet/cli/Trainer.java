@@ -124,6 +124,7 @@ final class Trainer {
     j.put("seed", spec.run().seed);
     j.put("ring_bits", r.release().encoding().ringBits());
     SummationOutcome so = r.release().summation();
+    j.put("rounds", 1); // one summation: each party sends its noised model once
     j.put("bytes_per_party", so.bytesPerParty());
     j.put("server_bytes", so.serverBytes());
     j.put("secagg_seconds", so.seconds());

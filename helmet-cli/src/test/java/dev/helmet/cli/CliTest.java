@@ -75,6 +75,11 @@ class CliTest {
     JsonNode j = json(Cli.run(irisTrain("--protocol", "dp-fl", "--epsilon", "2", "--sampling-rate", "0.2", "--rounds",
         "10", "--json")));
     assertEquals("dp-fl", j.get("protocol").asText());
+    JsonNode helmet = json(Cli.run(irisTrain("--epsilon", "2", "--json")));
+    assertEquals(1, helmet.get("rounds").asInt(), "Helmet: one summation");
+    assertTrue(j.get("bytes_per_party").asLong() > 5 * helmet.get("bytes_per_party").asLong(),
+        "ten rounds of DP-FL cost more than one Helmet release: " + j.get("bytes_per_party") + " vs "
+            + helmet.get("bytes_per_party"));
     assertEquals("secagg+", j.get("summation").asText());
     assertEquals(10, j.get("rounds").asInt());
     assertTrue(j.get("epsilon").asDouble() <= 2, j.toString());
