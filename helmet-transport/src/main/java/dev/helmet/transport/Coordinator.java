@@ -137,6 +137,8 @@ public final class Coordinator implements AutoCloseable {
   private final Thread runner;
   private final CompletableFuture<Result> result = new CompletableFuture<>();
   private final Semaphore outbound = new Semaphore(OUTBOUND_BUDGET);
+  /** The deployment's CA, over TLS (identity bindings are checked against it), else null. */
+  private final java.security.cert.X509Certificate ca;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -160,6 +162,9 @@ public final class Coordinator implements AutoCloseable {
     final String subject;
     int party = -1;
     boolean joined;
+    /** Over TLS: the certificate of the handshake (DER) and the identity binding from the Join. */
+    final byte[] tlsCertificate;
+    byte[] binding;
     int points;
     byte[] identityKey;
     byte[] nonce;
@@ -169,9 +174,10 @@ public final class Coordinator implements AutoCloseable {
     long bytesIn;
     long bytesOut;
 
-    Peer(ServerCallStreamObserver<CoordinatorMessage> out, String subject) {
+    Peer(ServerCallStreamObserver<CoordinatorMessage> out, String subject, byte[] tlsCertificate) {
       this.out = out;
       this.subject = subject;
+      this.tlsCertificate = tlsCertificate;
     }
 
     String name() {
@@ -257,6 +263,7 @@ public final class Coordinator implements AutoCloseable {
     SessionPlan.validate(config);
     this.configDigest = SessionPlan.digest(config);
     this.sessionHex = HexFormat.of().formatHex(sessionId);
+    this.ca = s.tls() == null ? null : IdentityBinding.ca(s.tls());
     InetAddress address = InetAddress.getByName(s.host());
     ServerCredentials creds;
     if (s.tls() == null) {
@@ -663,7 +670,15 @@ public final class Coordinator implements AutoCloseable {
   private CoordinatorMessage encode(Messages.ServerMessage m) {
     CoordinatorMessage.Builder b = CoordinatorMessage.newBuilder();
     if (m instanceof Messages.KeyRoster k) {
-      b.setKeyRoster(codec.encode(k));
+      var kr = codec.encode(k).toBuilder();
+      if (ca != null) {
+        for (int v : k.neighbours().keySet()) {
+          Peer n = enrolled.get(v);
+          kr.addBindings(dev.helmet.transport.wire.IdentityBinding.newBuilder().setParty(v)
+              .setCertificate(ByteString.copyFrom(n.tlsCertificate)).setSignature(ByteString.copyFrom(n.binding)));
+        }
+      }
+      b.setKeyRoster(kr);
     } else if (m instanceof Messages.ShareDelivery s) {
       b.setShareDelivery(codec.encode(s));
     } else if (m instanceof Messages.ConsistencyCheckRequest c) {
@@ -798,6 +813,7 @@ public final class Coordinator implements AutoCloseable {
       return;
     }
     String why = null;
+    String bindingProblem;
     if (phase != Phase.ENROLLING) {
       why = "enrolment for session " + sessionHex + " is closed";
     } else if (!j.getSessionId().equals(config.getSessionId())) {
@@ -811,6 +827,13 @@ public final class Coordinator implements AutoCloseable {
       why = "a participant needs at least one training point";
     } else if (j.getIdentityKey().size() != 32 || j.getGraphNonce().size() != 32) {
       why = "identity_key and graph_nonce must be 32 bytes each";
+    } else if (ca != null && (peer.tlsCertificate == null
+        || !java.util.Arrays.equals(peer.tlsCertificate, j.getCertificate().toByteArray()))) {
+      why = "the certificate in the Join is not the one presented in the TLS handshake";
+    } else if (ca != null && (bindingProblem = IdentityBinding.check(j.getCertificate().toByteArray(),
+        j.getIdentityBinding().toByteArray(), ca, config.getSessionId().toByteArray(), j.getIdentityKey().toByteArray(),
+        j.getGraphNonce().toByteArray())) != null) {
+      why = bindingProblem;
     } else if (enrolled.size() >= config.getParties()) {
       why = "the session already has its " + config.getParties() + " parties";
     } else {
@@ -829,6 +852,7 @@ public final class Coordinator implements AutoCloseable {
       return;
     }
     peer.joined = true;
+    peer.binding = j.getIdentityBinding().toByteArray();
     peer.points = j.getPoints();
     peer.identityKey = j.getIdentityKey().toByteArray();
     peer.nonce = j.getGraphNonce().toByteArray();
@@ -962,7 +986,7 @@ public final class Coordinator implements AutoCloseable {
     public StreamObserver<ParticipantMessage> participate(StreamObserver<CoordinatorMessage> response) {
       ServerCallStreamObserver<CoordinatorMessage> out = (ServerCallStreamObserver<CoordinatorMessage>) response;
       out.disableAutoRequest();
-      Peer peer = new Peer(out, Tls.PEER.get() == null ? "" : Tls.PEER.get());
+      Peer peer = new Peer(out, Tls.PEER.get() == null ? "" : Tls.PEER.get(), Tls.PEER_CERTIFICATE.get());
       lock.lock();
       try {
         if (phase == Phase.DONE || closing) {

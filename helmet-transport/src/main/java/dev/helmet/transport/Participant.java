@@ -242,11 +242,18 @@ public final class Participant {
         inbox.add(END);
       }
     });
-    Run run = new Run(config, session, out, identity, nonce, data.size(), model, hook);
+    Run run = new Run(config, session, out, identity, nonce, data.size(), model, hook,
+        s.tls() == null ? null : IdentityBinding.ca(s.tls()));
     try {
-      run.send(ParticipantMessage.newBuilder().setJoin(Join.newBuilder().setSessionId(config.getSessionId())
+      Join.Builder join = Join.newBuilder().setSessionId(config.getSessionId())
           .setConfigDigest(ByteString.copyFrom(SessionPlan.digest(config))).setPoints(data.size())
-          .setIdentityKey(ByteString.copyFrom(identity.publicKey())).setGraphNonce(ByteString.copyFrom(nonce))).build());
+          .setIdentityKey(ByteString.copyFrom(identity.publicKey())).setGraphNonce(ByteString.copyFrom(nonce));
+      if (s.tls() != null) {
+        join.setCertificate(ByteString.copyFrom(IdentityBinding.certificate(s.tls())))
+            .setIdentityBinding(ByteString.copyFrom(IdentityBinding.sign(s.tls(), config.getSessionId().toByteArray(),
+                identity.publicKey(), nonce)));
+      }
+      run.send(ParticipantMessage.newBuilder().setJoin(join).build());
       long timeout = s.timeoutSeconds() > 0 ? s.timeoutSeconds()
           : config.getDeadlines().getEnrolmentSeconds() + 2L * config.getDeadlines().getRoundSeconds() + 30;
       while (true) {
@@ -297,6 +304,9 @@ public final class Participant {
     final int points;
     final LinearModel model;
     final Hook hook;
+    /** Over TLS: the CA neighbours' identity bindings must chain to; null over plaintext. */
+    final java.security.cert.X509Certificate ca;
+    Roster roster;
     final CryptoProfile profile = new CryptoProfile();
     WireCodec codec;
     ClientState client;
@@ -306,8 +316,9 @@ public final class Participant {
     long bytesReceived;
 
     Run(SessionConfig config, String session, StreamObserver<ParticipantMessage> out, Signatures.KeyPair identity,
-        byte[] nonce, int points, LinearModel model, Hook hook) {
+        byte[] nonce, int points, LinearModel model, Hook hook, java.security.cert.X509Certificate ca) {
       this.hook = hook;
+      this.ca = ca;
       this.config = config;
       this.session = session;
       this.out = out;
@@ -333,7 +344,10 @@ public final class Participant {
         case REFUSED -> throw new ParticipantException("the coordinator refused to enrol this participant: "
             + m.getRefused().getReason());
         case ROSTER -> start(m.getRoster());
-        case KEY_ROSTER -> step(() -> codec.decode(m.getKeyRoster()));
+        case KEY_ROSTER -> {
+          checkBindings(m.getKeyRoster());
+          step(() -> codec.decode(m.getKeyRoster()));
+        }
         case SHARE_DELIVERY -> step(() -> codec.decode(m.getShareDelivery()));
         case UPLOAD_GRANT -> {
           if (pendingUpload == null) {
@@ -388,6 +402,7 @@ public final class Participant {
             r.getThreshold(), params.graph().degree(), params.threshold()));
       }
       codec = new WireCodec(r.getPartiesCount(), params.length(), params.ringBits());
+      roster = r;
       long[] input = plan.input(party, model, NoiseFactory.secure());
       LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; noise multiplier {5}", session, party,
           r.getPartiesCount(), params.graph().description(), params.threshold(),
@@ -395,6 +410,39 @@ public final class Participant {
       ClientState.Step step = ClientState.start(new ClientState.Context(params, party, identity.secret(),
           () -> input, profile));
       advance(step);
+    }
+
+    /**
+     * Over TLS, every neighbour whose keys the coordinator relays must come with an identity binding
+     * to a certificate from the CA, for the identity key and nonce the roster gave it; otherwise the
+     * coordinator may have substituted keys, and this party stops.
+     */
+    private void checkBindings(dev.helmet.transport.wire.KeyRoster kr) throws ParticipantException {
+      if (ca == null || roster == null) {
+        return;
+      }
+      java.util.Map<Integer, dev.helmet.transport.wire.IdentityBinding> bindings = new java.util.HashMap<>();
+      for (var b : kr.getBindingsList()) {
+        bindings.put(b.getParty(), b);
+      }
+      for (var n : kr.getNeighboursList()) {
+        int v = n.getSender();
+        var b = bindings.get(v);
+        String why;
+        if (v < 0 || v >= roster.getPartiesCount()) {
+          why = "it is not in the roster";
+        } else if (b == null) {
+          why = "no identity binding came with its keys";
+        } else {
+          why = IdentityBinding.check(b.getCertificate().toByteArray(), b.getSignature().toByteArray(), ca,
+              config.getSessionId().toByteArray(), roster.getParties(v).getIdentityKey().toByteArray(),
+              roster.getParties(v).getGraphNonce().toByteArray());
+        }
+        if (why != null) {
+          throw new ParticipantException("neighbour " + v + "'s identity key is not bound to a certificate of this "
+              + "deployment (" + why + "); the coordinator may have substituted keys, so this party stops");
+        }
+      }
     }
 
     private interface Decoder {

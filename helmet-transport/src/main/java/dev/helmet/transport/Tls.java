@@ -92,6 +92,8 @@ public final class Tls {
 
   /** The TLS peer's certificate subject for the current call, or "" over plaintext. */
   static final Context.Key<String> PEER = Context.key("helmet-peer-subject");
+  /** The TLS peer's certificate (DER) for the current call, or null over plaintext. */
+  static final Context.Key<byte[]> PEER_CERTIFICATE = Context.key("helmet-peer-certificate");
 
   /** Puts the client certificate's subject into the call's context as {@link #PEER}. */
   static final class PeerInterceptor implements ServerInterceptor {
@@ -100,17 +102,20 @@ public final class Tls {
         ServerCallHandler<Q, R> next) {
       SSLSession ssl = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
       String subject = "";
+      byte[] der = null;
       if (ssl != null) {
         try {
           Certificate[] chain = ssl.getPeerCertificates();
           if (chain.length > 0 && chain[0] instanceof X509Certificate x) {
             subject = x.getSubjectX500Principal().getName();
+            der = x.getEncoded();
           }
-        } catch (SSLPeerUnverifiedException e) {
+        } catch (SSLPeerUnverifiedException | java.security.cert.CertificateEncodingException e) {
           subject = "";
         }
       }
-      return Contexts.interceptCall(Context.current().withValue(PEER, subject), call, headers, next);
+      return Contexts.interceptCall(Context.current().withValue(PEER, subject).withValue(PEER_CERTIFICATE, der), call,
+          headers, next);
     }
   }
 
