@@ -18,7 +18,8 @@ final class DpFlOptions {
   Integer rounds;
 
   @Option(names = "--dp-epochs", paramLabel = "E", defaultValue = "5",
-      description = "dp-fl: passes over the data when --rounds is not given (rounds = E / Q). Default: ${DEFAULT-VALUE}.")
+      description = "dp-fl: passes over the data when --rounds is not given (rounds = E / Q). "
+          + "Default: ${DEFAULT-VALUE}.")
   double epochs;
 
   @Option(names = "--learning-rate", paramLabel = "ETA", defaultValue = "2",

@@ -21,7 +21,8 @@ final class DpFlTrainer {
       RunOptions run, DpFlOptions o, PrintWriter out, PrintWriter err) {
     long start = System.nanoTime();
     if (!model.learner.equalsIgnoreCase("softmax")) {
-      throw new IllegalArgumentException("dp-fl trains the softmax model; --learner " + model.learner + " is not supported");
+      throw new IllegalArgumentException("dp-fl trains the softmax model; --learner " + model.learner
+          + " is not supported");
     }
     if (privacy.groupSize != 1 || privacy.minContributors != 0 || run.dropout != 0) {
       throw new IllegalArgumentException("dp-fl supports record-level privacy without dropouts (no --group-size, "

@@ -45,7 +45,8 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
       description = "Model size, a multiple of 10 (10 classes). Default: ${DEFAULT-VALUE}.")
   int params;
 
-  @Option(names = "--points", paramLabel = "N", defaultValue = "5", description = "Points per participant. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--points", paramLabel = "N", defaultValue = "5",
+      description = "Points per participant. Default: ${DEFAULT-VALUE}.")
   int points;
 
   @Option(names = "--coordinator-heap", paramLabel = "SIZE", defaultValue = "256m",
@@ -105,7 +106,8 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
       long start = System.nanoTime();
       coordinator = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
           "-Xmx" + heap, "-XX:MaxDirectMemorySize=" + direct, "-XX:+UseSerialGC",
-          "-Xlog:gc:file=" + tmp.resolve("gc.log"), "-cp", jar, Main.class.getName(), "coordinator", "--config",
+          "-Xlog:gc:file=" + tmp.resolve("gc.log"), "-Xlog:all=warning:stderr", "-cp", jar, Main.class.getName(),
+          "coordinator", "--config",
           yaml.toString(), "--json")
           .redirectError(tmp.resolve("coordinator.log").toFile()).start();
       long pid = coordinator.pid();
@@ -182,8 +184,9 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
         o.println(Json.print(j));
       } else {
         o.printf("%d participants x %d parameters over mutual TLS: %s in %.1f s (session %.1f s); coordinator peak "
-            + "RSS %.0f MB, largest heap after GC %.0f MB, with -Xmx%s, direct %s (parties x model = %.0f MB); %d B per "
-            + "participant%n", participants, params, j.get("status").asText(), wall, j.get("session_seconds").asDouble(),
+            + "RSS %.0f MB, largest heap after GC %.0f MB, with -Xmx%s, direct %s (parties x model = %.0f MB); "
+            + "%d B per participant%n", participants, params, j.get("status").asText(), wall,
+            j.get("session_seconds").asDouble(),
             peakRss.get() / 1e6, j.get("coordinator_max_heap_after_gc_bytes").asLong() / 1e6, heap, direct,
             (double) participants * params * 4 / 1e6, j.get("bytes_per_participant").asLong());
       }
