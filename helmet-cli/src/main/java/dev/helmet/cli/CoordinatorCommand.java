@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.transport.Coordinator;
 import dev.helmet.transport.SessionFile;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -54,11 +53,7 @@ final class CoordinatorCommand implements Callable<Integer> {
           + 60;
       Coordinator.Result r = c.await(limit, TimeUnit.SECONDS);
       if (r.completed() && modelOut != null) {
-        try {
-          ModelFile.write(r.model(), modelOut);
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException("cannot write the model to " + modelOut + ": " + e.getMessage(), e);
-        }
+        Trainer.write(r.model(), modelOut);
       }
       report(r, s, out);
       return r.completed() ? Main.OK : Main.SESSION_FAILED;

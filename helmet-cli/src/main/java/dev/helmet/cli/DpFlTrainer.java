@@ -37,15 +37,7 @@ final class DpFlTrainer {
     SplittableRandom root = new SplittableRandom(run.seed);
     Partition partition = strategy.split(tt.train(), root.split());
     Preprocessing pre = model.preprocessing();
-    RunOptions sum = run;
-    String previous = sum.protocol;
-    sum.protocol = o.summation;
-    SecureSummation summation;
-    try {
-      summation = sum.summation(1 - privacy.honestFraction);
-    } finally {
-      sum.protocol = previous;
-    }
+    SecureSummation summation = run.summation(o.summation, 1 - privacy.honestFraction);
     DpFl.Config c = o.config(privacy.epsilon, privacy.delta, privacy.honestFraction, run.ringBits);
     DpFl.Result r = DpFl.run(tt.train(), partition, pre, c, summation, NoiseFactory.secure(), root.nextLong(),
         run.threads(), progress);

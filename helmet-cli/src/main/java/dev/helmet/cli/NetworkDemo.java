@@ -145,7 +145,7 @@ final class NetworkDemo {
         progress.finish();
       }
       if (run.modelOut != null) {
-        ModelFile.write(model, run.modelOut);
+        Trainer.write(model, run.modelOut);
       }
       double wall = (System.nanoTime() - start) / 1e9;
       long sent = 0;

@@ -10,7 +10,6 @@ import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.transport.LocalLedger;
 import dev.helmet.transport.Participant;
 import dev.helmet.transport.Tls;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -138,11 +137,7 @@ final class ParticipantCommand implements Callable<Integer> {
     LocalLedger book = ledger == null ? null : new LocalLedger(ledger, budgetEpsilon, budgetDelta);
     Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book));
     if (r.completed() && modelOut != null) {
-      try {
-        ModelFile.write(r.model(), modelOut);
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException("cannot write the model to " + modelOut + ": " + e.getMessage(), e);
-      }
+      Trainer.write(r.model(), modelOut);
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {

@@ -92,6 +92,11 @@ final class RunOptions {
    * parties colluding with the server unless --colluding-fraction overrides it.
    */
   SecureSummation summation(double defaultColluding) {
+    return summation(protocol, defaultColluding);
+  }
+
+  /** As {@link #summation(double)} for the named protocol (DP-FL names its per-round summation). */
+  SecureSummation summation(String protocol, double defaultColluding) {
     if (ringBits != 0 && ringBits != 32 && ringBits != 64) {
       throw new IllegalArgumentException("ring bits must be 0, 32 or 64. Provided value: " + ringBits);
     }

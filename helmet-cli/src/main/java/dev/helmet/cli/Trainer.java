@@ -67,7 +67,8 @@ final class Trainer {
     return json;
   }
 
-  private static void write(ReleasedModel m, Path p) {
+  /** Writes the model file, turning a failure into an error that names the path. */
+  static void write(ReleasedModel m, Path p) {
     try {
       ModelFile.write(m, p);
     } catch (IOException e) {
