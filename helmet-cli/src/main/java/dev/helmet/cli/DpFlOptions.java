@@ -37,7 +37,9 @@ final class DpFlOptions {
   String accountant;
 
   @Option(names = "--summation", paramLabel = "P", defaultValue = "secagg+",
-      description = "dp-fl: how each round's sum is taken: secagg+, secagg or plain. Default: ${DEFAULT-VALUE}.")
+      description = "dp-fl: how each round's sum is taken: secagg+, secagg, plain (in the clear) or simulated "
+          + "(for experiments: gradients summed in floating point and the parties' noise drawn as one Gaussian "
+          + "of the same total variance; no messages). Default: ${DEFAULT-VALUE}.")
   String summation;
 
   int rounds() {

@@ -37,10 +37,14 @@ final class DpFlTrainer {
     SplittableRandom root = new SplittableRandom(run.seed);
     Partition partition = strategy.split(tt.train(), root.split());
     Preprocessing pre = model.preprocessing();
-    SecureSummation summation = run.summation(o.summation, 1 - privacy.honestFraction);
+    boolean simulated = o.summation.equalsIgnoreCase("simulated");
+    SecureSummation summation = simulated ? null : run.summation(o.summation, 1 - privacy.honestFraction);
+    String summationName = simulated ? "simulated" : summation.name();
+    boolean inTheClear = simulated || summation.revealsInputs();
     DpFl.Config c = o.config(privacy.epsilon, privacy.delta, privacy.honestFraction, run.ringBits);
-    DpFl.Result r = DpFl.run(tt.train(), partition, pre, c, summation, NoiseFactory.secure(), root.nextLong(),
-        run.threads(), progress);
+    DpFl.Result r = DpFl.run(tt.train(), partition, pre, c,
+        simulated ? DpFl.Simulation.AGGREGATE : DpFl.Simulation.PER_PARTY, summation, NoiseFactory.secure(),
+        root.nextLong(), run.threads(), progress);
     DesignMatrix test = pre.design(tt.test());
     Evaluation eval = Evaluation.of(test.labels(), r.model().predict(test), tt.train().numClasses());
     double wall = (System.nanoTime() - start) / 1e9;
@@ -48,8 +52,8 @@ final class DpFlTrainer {
     j.put("dataset", data.dataset);
     j.put("learner", "softmax");
     j.put("protocol", "dp-fl");
-    j.put("summation", summation.name());
-    j.put("in_the_clear", summation.revealsInputs());
+    j.put("summation", summationName);
+    j.put("in_the_clear", inTheClear);
     j.put("parties", partition.count());
     j.put("partition", partition.description());
     j.put("test_accuracy", eval.accuracy());
@@ -81,9 +85,14 @@ final class DpFlTrainer {
       out.printf("  training          %d rounds, sampling rate %s, clip %s, learning rate %s; noise multiplier %.4f%n",
           r.rounds(), Trainer.fmt(c.samplingRate()), Trainer.fmt(c.clip()), Trainer.fmt(c.learningRate()),
           r.noiseMultiplier());
-      out.printf("  communication     %s, %d rounds: %d B per party, %d B at the server%s%n", summation.name(),
-          r.rounds(), r.bytesPerParty(), r.serverBytes(),
-          summation.revealsInputs() ? " (IN THE CLEAR: for comparison only)" : "");
+      if (simulated) {
+        out.printf("  communication     none: %d rounds simulated in aggregate (no messages; for experiments only)%n",
+            r.rounds());
+      } else {
+        out.printf("  communication     %s, %d rounds: %d B per party, %d B at the server%s%n", summationName,
+            r.rounds(), r.bytesPerParty(), r.serverBytes(),
+            inTheClear ? " (IN THE CLEAR: for comparison only)" : "");
+      }
       out.printf("  wall time         %.1f s (summation %.1f s)%n", wall, r.summationSeconds());
     }
     out.flush();

@@ -134,6 +134,186 @@ public final class DpFl {
     }
   }
 
+  /**
+   * The public half of a DP-FL run: everything derived from the configuration, the parties' sizes
+   * (public, as in Helmet) and the fewest contributors a round may sum. The in-process simulation
+   * and the networked coordinator and participants all derive it with this same code, so a
+   * participant computes its own noise and refuses to run more rounds than were accounted.
+   */
+  public static final class Plan {
+    private final Config config;
+    private final int parties;
+    private final int minContributors;
+    private final int classes;
+    private final int cols;
+    private final double sigma;
+    private final double mechanismDelta;
+    private final double clampStds;
+    private final double partyStd;
+    private final double bound;
+    private final FixedPointEncoding encoding;
+
+    private Plan(Config c, int[] sizes, int minContributors, int classes, int cols) {
+      Checks.require(sizes.length >= 1, "DP-FL needs at least one party");
+      Checks.require(minContributors >= 1 && minContributors <= sizes.length,
+          "min contributors must be in [1, " + sizes.length + "]. Provided value: " + minContributors);
+      this.config = c;
+      this.parties = sizes.length;
+      this.minContributors = minContributors;
+      this.classes = classes;
+      this.cols = cols;
+      int w = sizes.length;
+      int d = classes * cols;
+      int maxLocal = 0;
+      for (int n : sizes) {
+        Checks.require(n >= 1, "every party needs at least one record");
+        maxLocal = Math.max(maxLocal, n);
+      }
+      // Encoding: a party's clipped sum has per-coordinate magnitude at most n_i C; its noise is
+      // clamped at k >= 12 standard deviations. A clamp that fires makes the run differ from the
+      // accounted mechanism on an event of probability at most p = rounds W d 2 exp(-k^2/2) (Gaussian
+      // tail, union bound), which costs (1 + e^eps) p of delta; the mechanism is calibrated for the rest.
+      // ln((1 + e^eps) count), stable for any eps; the clamp widens beyond 12 standard deviations when
+      // that is needed to keep its charge below 1 % of delta.
+      double count = (double) c.rounds() * w * d;
+      double logCharge = Math.log(count) + c.epsilon() + Math.log1p(Math.exp(-c.epsilon()));
+      double logTarget = Math.log(c.delta() / 100);
+      this.clampStds = Math.max(12, Math.sqrt(2 * (Math.log(2 * (1 + 1e-9)) + logCharge - logTarget)));
+      double deltaTail = Math.exp(logCharge + Math.log(2 * (1 + 1e-9)) - clampStds * clampStds / 2);
+      this.mechanismDelta = c.delta() - deltaTail;
+      this.sigma = c.noiseMultiplier(mechanismDelta);
+      // The noise is sized for the fewest contributors a round may have: with more, there is only
+      // more noise. Honest: the guaranteed honest contributors among them alone give std sigma C.
+      double honest = switch (c.split()) {
+        case HONEST -> HelmetAccounting.honestContributors(minContributors, w, c.honestFraction());
+        case ALL_TRUSTED -> minContributors;
+        case SQRT_W_PENALTY -> 1;
+      };
+      if (honest <= 0) {
+        throw new IllegalArgumentException("honest fraction " + c.honestFraction() + " of " + w + " parties leaves no "
+            + "honest party among " + minContributors + " contributors");
+      }
+      this.partyStd = sigma * c.clip() / Math.sqrt(honest);
+      this.bound = maxLocal * c.clip() + clampStds * partyStd;
+      this.encoding = DpFl.encoding(c.ringBits(), bound, w);
+    }
+
+    /**
+     * The plan for parties of the given sizes.
+     *
+     * @param minContributors the fewest parties a round's sum may have (W in-process)
+     * @param classes the number of classes
+     * @param cols the design matrix's columns (features plus the intercept)
+     */
+    public static Plan of(Config c, int[] sizes, int minContributors, int classes, int cols) {
+      return new Plan(c, sizes.clone(), minContributors, classes, cols);
+    }
+
+    public Config config() {
+      return config;
+    }
+
+    /** The noise multiplier sigma (noise std sigma C on each round's sum of clipped gradients). */
+    public double noiseMultiplier() {
+      return sigma;
+    }
+
+    /** Each party's noise std (before the clamp). */
+    public double partyStd() {
+      return partyStd;
+    }
+
+    /** The summation ring's encoding. */
+    public FixedPointEncoding encoding() {
+      return encoding;
+    }
+
+    /** The model's length: classes x columns. */
+    public int length() {
+      return classes * cols;
+    }
+
+    public int classes() {
+      return classes;
+    }
+
+    public int cols() {
+      return cols;
+    }
+
+    public int parties() {
+      return parties;
+    }
+
+    public int minContributors() {
+      return minContributors;
+    }
+
+    /** The eps achieved over all rounds (at most the target), at the configured delta. */
+    public double epsilon() {
+      return config.accountants().get().compose(config.event(sigma)).epsilon(mechanismDelta);
+    }
+
+    /**
+     * One party's input to a round: the sum of its Poisson-sampled, clipped gradients at
+     * {@code theta} plus its share of the noise, clamped to the encoding's bound and encoded.
+     *
+     * @param sampling the party's own secret randomness for the Poisson sample
+     */
+    public long[] input(DesignMatrix local, double[] theta, RandomBits sampling, GaussianNoise noise) {
+      checkModel(theta);
+      double[] g = new double[length()];
+      addClippedGradients(local, theta, classes, config.clip(), config.samplingRate(), sampling, g);
+      noise.addTo(g, partyStd);
+      long[] e = new long[g.length];
+      for (int j = 0; j < g.length; j++) {
+        e[j] = encoding.encode(Math.max(-bound, Math.min(bound, g[j])));
+      }
+      return e;
+    }
+
+    /**
+     * The server's step: {@code theta -= lr * sum / (q * n)}, n the contributors' records in total
+     * (public), so the step uses the expected batch size of the parties actually summed.
+     */
+    public void step(double[] theta, double[] sum, long contributorRecords) {
+      checkModel(theta);
+      Checks.require(sum.length == theta.length, "sum of length " + sum.length + ", model of " + theta.length);
+      Checks.positive("contributor records", contributorRecords);
+      double scale = config.learningRate() / (config.samplingRate() * contributorRecords);
+      for (int j = 0; j < theta.length; j++) {
+        theta[j] -= scale * sum[j];
+      }
+    }
+
+    /** Refuses a model of the wrong length or with a non-finite value (it would void the clipping). */
+    public void checkModel(double[] theta) {
+      Checks.require(theta.length == length(), "a model of " + theta.length + " values; this plan's has " + length());
+      for (int j = 0; j < theta.length; j++) {
+        if (!Double.isFinite(theta[j])) {
+          throw new IllegalArgumentException("model value " + j + " is not finite: " + theta[j]);
+        }
+      }
+    }
+  }
+
+  /** How the in-process simulation forms each round's sum. */
+  public enum Simulation {
+    /**
+     * Every party encodes its noised input and the summation adds them (secure aggregation, or the
+     * plain summation in the clear): exactly what a deployment computes.
+     */
+    PER_PARTY,
+    /**
+     * For experiments: the parties' clipped gradients are added in floating point and the sum of
+     * their Gaussian noise is drawn at once (a sum of independent Gaussians is Gaussian with the
+     * summed variance, so the released model has the same distribution, up to the fixed-point
+     * rounding and the clamp the deployment adds). Thousands of rounds of thousands of parties run
+     * in seconds; no bytes are exchanged, and the communication is reported as zero.
+     */
+    AGGREGATE
+  }
+
   /** What a run produced and cost. */
   public record Result(
       LinearModel model,
@@ -146,7 +326,8 @@ public final class DpFl {
       double seconds) {}
 
   /**
-   * Runs DP-FL on {@code data} split by {@code partition}.
+   * Runs DP-FL on {@code data} split by {@code partition}, every party's input through
+   * {@code summation}.
    *
    * @param summation the secure summation used every round (or the in-the-clear baseline)
    * @param noise the parties' noise (secure outside tests)
@@ -155,106 +336,105 @@ public final class DpFl {
    */
   public static Result run(Dataset data, Partition partition, Preprocessing pre, Config c, SecureSummation summation,
       NoiseFactory noise, long seed, int threads, Progress progress) {
+    return run(data, partition, pre, c, Simulation.PER_PARTY, summation, noise, seed, threads, progress);
+  }
+
+  /**
+   * Runs DP-FL; with {@link Simulation#AGGREGATE} the summation is not used (may be null).
+   */
+  public static Result run(Dataset data, Partition partition, Preprocessing pre, Config c, Simulation simulation,
+      SecureSummation summation, NoiseFactory noise, long seed, int threads, Progress progress) {
     long start = System.nanoTime();
     int w = partition.count();
     int classes = data.numClasses();
     DesignMatrix[] local = new DesignMatrix[w];
+    int[] sizes = new int[w];
     long total = 0;
     for (int i = 0; i < w; i++) {
       local[i] = pre.design(data, partition.indices(i));
-      total += local[i].rows();
+      sizes[i] = local[i].rows();
+      total += sizes[i];
     }
-    int cols = local[0].cols();
-    int d = classes * cols;
-    // Encoding: a party's clipped sum has per-coordinate magnitude at most n_i C; its noise is
-    // clamped at k >= 12 standard deviations. A clamp that fires makes the run differ from the
-    // accounted mechanism on an event of probability at most p = rounds W d 2 exp(-k^2/2) (Gaussian
-    // tail, union bound), which costs (1 + e^eps) p of delta; the mechanism is calibrated for the rest.
-    int maxLocal = 0;
-    for (DesignMatrix m : local) {
-      maxLocal = Math.max(maxLocal, m.rows());
-    }
-    // ln((1 + e^eps) count), stable for any eps; the clamp widens beyond 12 standard deviations when
-    // that is needed to keep its charge below 1 % of delta.
-    double count = (double) c.rounds() * w * d;
-    double logCharge = Math.log(count) + c.epsilon() + Math.log1p(Math.exp(-c.epsilon()));
-    double logTarget = Math.log(c.delta() / 100);
-    double clampStds = Math.max(12, Math.sqrt(2 * (Math.log(2 * (1 + 1e-9)) + logCharge - logTarget)));
-    double deltaTail = Math.exp(logCharge + Math.log(2 * (1 + 1e-9)) - clampStds * clampStds / 2);
-    double sigma = c.noiseMultiplier(c.delta() - deltaTail);
-    double honest = switch (c.split()) {
-      case HONEST -> HelmetAccounting.honestContributors(w, w, c.honestFraction());
-      case ALL_TRUSTED -> w;
-      case SQRT_W_PENALTY -> 1;
-    };
-    if (honest <= 0) {
-      throw new IllegalArgumentException("honest fraction " + c.honestFraction() + " leaves no honest party");
-    }
-    double partyStd = sigma * c.clip() / Math.sqrt(honest);
-    double bound = maxLocal * c.clip() + clampStds * partyStd;
-    FixedPointEncoding enc = encoding(c.ringBits(), bound, w);
-    double expectedBatch = c.samplingRate() * total;
+    Plan plan = Plan.of(c, sizes, w, classes, local[0].cols());
+    int d = plan.length();
     double[] theta = new double[d];
     // The batches must stay secret (amplification by subsampling assumes no one knows them): each
     // party samples from its own SecureRandom; only test runs with seeded noise seed them too.
     SplittableRandom root = new SplittableRandom(seed);
     RandomBits[] sampling = new RandomBits[w];
+    GaussianNoise[] partyNoise = new GaussianNoise[w];
     for (int i = 0; i < w; i++) {
       sampling[i] = noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(root.nextLong());
+      partyNoise[i] = noise.gaussian(i);
     }
     long bytesPerParty = 0;
     long serverBytes = 0;
     double summationSeconds = 0;
-    progress.start("DP-FL: " + c.rounds() + " rounds of " + w + " parties through " + summation.name(), c.rounds());
+    boolean aggregate = simulation == Simulation.AGGREGATE;
+    progress.start("DP-FL: " + c.rounds() + " rounds of " + w + " parties "
+        + (aggregate ? "(aggregate simulation)" : "through " + summation.name()), c.rounds());
+    int chunks = Math.min(w, Math.max(1, threads) * 4);
+    double[][] partial = aggregate ? new double[chunks][d] : null;
+    // The sum of W independent N(0, s^2) draws is N(0, W s^2).
+    double aggregateStd = plan.partyStd() * Math.sqrt(w);
+    GaussianNoise centre = noise.gaussian(w);
     for (int round = 0; round < c.rounds(); round++) {
-      long[][] inputs = new long[w][];
-      int roundIndex = round;
       double[] snapshot = theta.clone();
-      Parallel.forEach(threads, w, i -> {
-        double[] g = clippedGradientSum(local[i], snapshot, classes, c.clip(), c.samplingRate(),
-            sampling[i]);
-        GaussianNoise gn = noise.gaussian(roundIndex * w + i);
-        gn.addTo(g, partyStd);
-        long[] e = new long[d];
-        for (int j = 0; j < d; j++) {
-          e[j] = enc.encode(Math.max(-bound, Math.min(bound, g[j])));
+      double[] sum;
+      if (aggregate) {
+        Parallel.forEach(threads, chunks, k -> {
+          double[] acc = partial[k];
+          java.util.Arrays.fill(acc, 0);
+          for (int i = k; i < w; i += chunks) {
+            addClippedGradients(local[i], snapshot, classes, c.clip(), c.samplingRate(), sampling[i], acc);
+          }
+        });
+        sum = new double[d];
+        for (double[] acc : partial) {
+          for (int j = 0; j < d; j++) {
+            sum[j] += acc[j];
+          }
         }
-        inputs[i] = e;
-      });
-      SummationOutcome out = summation.run(new SummationSpec(w, d, enc, w), i -> inputs[i], Progress.NONE);
-      if (out.status() != SummationOutcome.Status.COMPLETED) {
-        throw new IllegalStateException("round " + (round + 1) + ": the summation aborted (" + out.abortReason()
-            + "); nothing further is released");
+        centre.addTo(sum, aggregateStd);
+      } else {
+        long[][] inputs = new long[w][];
+        Parallel.forEach(threads, w, i -> inputs[i] = plan.input(local[i], snapshot, sampling[i], partyNoise[i]));
+        SummationOutcome out = summation.run(new SummationSpec(w, d, plan.encoding(), w), i -> inputs[i],
+            Progress.NONE);
+        if (out.status() != SummationOutcome.Status.COMPLETED) {
+          throw new IllegalStateException("round " + (round + 1) + ": the summation aborted (" + out.abortReason()
+              + "); nothing further is released");
+        }
+        sum = plan.encoding().decode(out.sum());
+        bytesPerParty += out.bytesPerParty();
+        serverBytes += out.serverBytes();
+        summationSeconds += out.seconds();
       }
-      double[] sum = enc.decode(out.sum());
-      for (int j = 0; j < d; j++) {
-        theta[j] -= c.learningRate() * sum[j] / expectedBatch;
-      }
-      bytesPerParty += out.bytesPerParty();
-      serverBytes += out.serverBytes();
-      summationSeconds += out.seconds();
+      plan.step(theta, sum, total);
       progress.advance(1);
     }
     progress.finish();
-    double eps = c.accountants().get().compose(c.event(sigma)).epsilon(c.delta() - deltaTail);
-    return new Result(new LinearModel(classes, cols, theta), sigma, eps, c.rounds(), bytesPerParty, serverBytes,
-        summationSeconds, (System.nanoTime() - start) / 1e9);
+    return new Result(new LinearModel(classes, plan.cols(), theta), plan.noiseMultiplier(), plan.epsilon(),
+        c.rounds(), bytesPerParty, serverBytes, summationSeconds, (System.nanoTime() - start) / 1e9);
   }
 
   /**
-   * The sum over a Poisson sample (rate q) of the party's records of the softmax cross-entropy
-   * gradients, each clipped to L2 norm C. The gradient of one record is the outer product (p - e_y)
-   * x^T, whose norm is |p - e_y| |x|.
+   * Adds to {@code g} the sum over a Poisson sample (rate q) of the party's records of the softmax
+   * cross-entropy gradients, each clipped to L2 norm C. The gradient of one record is the outer
+   * product (p - e_y) x^T, whose norm is |p - e_y| |x|.
+   *
+   * <p>The sample is drawn by geometric skips: the gap before the next sampled record is
+   * floor(ln U / ln(1 - q)), U uniform in (0, 1], which includes each record independently with
+   * probability q (up to floating-point rounding, as for any sampler on doubles) while drawing only
+   * about q n random numbers instead of n.
    */
-  static double[] clippedGradientSum(DesignMatrix m, double[] theta, int classes, double clip, double q,
-      RandomBits rng) {
+  static void addClippedGradients(DesignMatrix m, double[] theta, int classes, double clip, double q,
+      RandomBits rng, double[] g) {
     int cols = m.cols();
-    double[] g = new double[classes * cols];
     double[] p = new double[classes];
-    for (int i = 0; i < m.rows(); i++) {
-      if (rng.nextDouble() >= q) {
-        continue;
-      }
+    double logMiss = q < 1 ? Math.log1p(-q) : Double.NEGATIVE_INFINITY;
+    int rows = m.rows();
+    for (int i = next(rng, -1, logMiss, rows); i < rows; i = next(rng, i, logMiss, rows)) {
       double max = Double.NEGATIVE_INFINITY;
       for (int k = 0; k < classes; k++) {
         p[k] = m.dot(i, theta, k * cols);
@@ -279,7 +459,25 @@ public final class DpFl {
         }
       }
     }
-    return g;
+  }
+
+  /** The indices a Poisson sample of {@code rows} records at rate q picks (for tests of the sampler). */
+  static int[] sampleForTesting(int rows, double q, RandomBits rng) {
+    double logMiss = q < 1 ? Math.log1p(-q) : Double.NEGATIVE_INFINITY;
+    java.util.stream.IntStream.Builder b = java.util.stream.IntStream.builder();
+    for (int i = next(rng, -1, logMiss, rows); i < rows; i = next(rng, i, logMiss, rows)) {
+      b.add(i);
+    }
+    return b.build().toArray();
+  }
+
+  /** The next sampled row after {@code i} (or {@code rows} when there is none). */
+  private static int next(RandomBits rng, int i, double logMiss, int rows) {
+    if (logMiss == Double.NEGATIVE_INFINITY) {
+      return i + 1; // q = 1: every record
+    }
+    double skip = Math.floor(Math.log(rng.nextDoubleNonZero()) / logMiss);
+    return skip >= rows - i - 1 ? rows : i + 1 + (int) skip;
   }
 
   /** 32 bits when they leave at least 16 fractional bits, else 64 (or the ring asked for). */

@@ -2,6 +2,7 @@ package dev.helmet.protocols.dpfl;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.core.data.Dataset;
@@ -13,6 +14,7 @@ import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.testdata.TestData;
 import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.privacy.noise.RandomBits;
 import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.summation.DropoutPlan;
 import dev.helmet.secagg.summation.PlainSummation;
@@ -55,5 +57,79 @@ class DpFlTest {
     assertArrayEquals(plain.model().weights(), secure.model().weights());
     assertEquals(plain.noiseMultiplier(), secure.noiseMultiplier());
     assertTrue(secure.bytesPerParty() > plain.bytesPerParty());
+  }
+
+  /**
+   * The geometric-skip Poisson sampler includes every record independently with probability q:
+   * over 20,000 rounds each of 50 records is sampled q times as often (binomial, within 5.3
+   * standard errors: false failure below 1e-7 per record), and the number sampled per round has
+   * the binomial variance n q (1 - q) (within 10 %, 5.5 SE of the sample variance).
+   */
+  @Test
+  void poissonSamplerIncludesEachRecordWithProbabilityQ() {
+    DesignMatrix m = PRE.design(DIGITS, java.util.stream.IntStream.range(0, 50).toArray());
+    int cols = m.cols();
+    double q = 0.03;
+    int rounds = 20_000;
+    RandomBits rng = RandomBits.insecureForTesting(11);
+    int[] hits = new int[50];
+    double sumK = 0;
+    double sumK2 = 0;
+    double[] theta = new double[10 * cols];
+    for (int r = 0; r < rounds; r++) {
+      int k = 0;
+      for (int i : DpFl.sampleForTesting(50, q, rng)) {
+        hits[i]++;
+        k++;
+      }
+      sumK += k;
+      sumK2 += (double) k * k;
+    }
+    double se = Math.sqrt(rounds * q * (1 - q));
+    for (int i = 0; i < 50; i++) {
+      assertTrue(Math.abs(hits[i] - rounds * q) < 5.33 * se, "record " + i + ": " + hits[i] + " of " + rounds);
+    }
+    double mean = sumK / rounds;
+    double var = sumK2 / rounds - mean * mean;
+    assertTrue(Math.abs(var / (50 * q * (1 - q)) - 1) < 0.1, "variance " + var);
+    // and the sampler drives the gradient: at q = 1 every record is used, at tiny q almost none
+    double[] all = new double[10 * cols];
+    DpFl.addClippedGradients(m, theta, 10, 1e9, 1, rng, all);
+    double[] none = new double[10 * cols];
+    DpFl.addClippedGradients(m, theta, 10, 1e9, 1e-12, rng, none);
+    assertTrue(java.util.Arrays.stream(all).map(Math::abs).sum() > 0);
+    assertEquals(0, java.util.Arrays.stream(none).map(Math::abs).sum());
+  }
+
+  /** The aggregate simulation learns as the per-party run does and reports no communication. */
+  @Test
+  void aggregateSimulationMatchesThePerPartyRun() {
+    Partition p = new PartitionStrategy.Iid(10, 120).split(DIGITS, new SplittableRandom(1));
+    DpFl.Config c = new DpFl.Config(0.2, 1, 60, 2, 50, 1e-5, 1, DpFl.NoiseSplit.HONEST, "rdp", 0);
+    DpFl.Result agg = DpFl.run(DIGITS, p, PRE, c, DpFl.Simulation.AGGREGATE, null, NoiseFactory.seededForTesting(1),
+        7, 2, Progress.NONE);
+    DpFl.Result per = run(50, 60, false, 1);
+    assertEquals(per.noiseMultiplier(), agg.noiseMultiplier());
+    assertEquals(0, agg.bytesPerParty());
+    assertTrue(Math.abs(accuracy(agg) - accuracy(per)) < 0.05, accuracy(agg) + " vs " + accuracy(per));
+  }
+
+  /** The plan refuses models that would void the clipping, and rounds a party cannot afford. */
+  @Test
+  void planRefusesNonFiniteModelsAndImpossibleSplits() {
+    DpFl.Config c = new DpFl.Config(0.2, 1, 5, 2, 1, 1e-5, 0.5, DpFl.NoiseSplit.HONEST, "rdp", 0);
+    DpFl.Plan plan = DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 4, 3, 2);
+    double[] theta = new double[6];
+    theta[2] = Double.NaN;
+    var e = assertThrows(IllegalArgumentException.class, () -> plan.checkModel(theta));
+    assertTrue(e.getMessage().contains("not finite"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> plan.checkModel(new double[5]));
+    // Half may collude and only half must contribute: no honest party is guaranteed.
+    var e2 = assertThrows(IllegalArgumentException.class, () -> DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 2, 3, 2));
+    assertTrue(e2.getMessage().contains("no honest party"), e2.getMessage());
+    // More contributors than needed only add noise: the party std is sized for the minimum.
+    DpFl.Plan four = DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 4, 3, 2);
+    DpFl.Plan three = DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 3, 3, 2);
+    assertTrue(three.partyStd() > four.partyStd());
   }
 }
