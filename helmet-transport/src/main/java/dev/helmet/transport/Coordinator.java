@@ -3,6 +3,7 @@ package dev.helmet.transport;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.TextFormat;
 import dev.helmet.core.util.Version;
+import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.helmet.BlindAveraging;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
@@ -25,6 +26,7 @@ import dev.helmet.transport.wire.ParticipantMessage;
 import dev.helmet.transport.wire.Refused;
 import dev.helmet.transport.wire.Roster;
 import dev.helmet.transport.wire.RosterEntry;
+import dev.helmet.transport.wire.RoundStart;
 import dev.helmet.transport.wire.SessionConfig;
 import dev.helmet.transport.wire.UploadGrant;
 import io.grpc.Server;
@@ -439,27 +441,28 @@ public final class Coordinator implements AutoCloseable {
           .setIdentityKey(ByteString.copyFrom(p.identityKey)).setGraphNonce(ByteString.copyFrom(p.nonce))
           .setSubject(p.subject));
     }
-    BlindAveraging.Plan plan;
+    boolean dpfl = SessionPlan.isDpFl(config);
+    BlindAveraging.Plan plan = null;
+    DpFl.Plan flPlan = null;
     SecAggParameters params;
     try {
-      plan = SessionPlan.noisePlan(config, roster.buildPartial());
-      params = SessionPlan.secagg(config, roster.buildPartial(), plan.spec().length(), plan.encoding().ringBits());
+      Roster partial = roster.buildPartial();
+      if (dpfl) {
+        flPlan = SessionPlan.dpflPlan(config, partial);
+        params = SessionPlan.secagg(config, partial, flPlan.length(), flPlan.encoding().ringBits(), 0);
+      } else {
+        plan = SessionPlan.noisePlan(config, partial);
+        params = SessionPlan.secagg(config, partial, plan.spec().length(), plan.encoding().ringBits());
+      }
     } catch (IllegalArgumentException e) {
       throw new Abort("the enrolled parties admit no plan: " + e.getMessage());
     }
     Roster built = roster.setNeighbours(params.graph().degree()).setThreshold(params.threshold())
         .setSecaggSession(params.session()).build();
     CryptoProfile profile = new CryptoProfile();
-    lock.lock();
-    try {
-      codec = new WireCodec(n, params.length(), params.ringBits());
-      secaggSession = params.session();
-      state = ServerState.start(params, profile);
-    } finally {
-      lock.unlock();
-    }
-    LOG.log(Level.INFO, "session {0}: {1} parties enrolled; {2}, threshold {3}; {4} values per input, {5}-bit ring",
-        sessionHex, n, params.graph().description(), params.threshold(), params.length(), params.ringBits());
+    LOG.log(Level.INFO, "session {0}: {1} parties enrolled; {2}, threshold {3}; {4} values per input, {5}-bit ring{6}",
+        sessionHex, n, params.graph().description(), params.threshold(), params.length(), params.ringBits(),
+        dpfl ? "; dp-fl, " + flPlan.config().rounds() + " rounds" : "");
     Map<String, Object> parameters = new LinkedHashMap<>();
     parameters.put("graph", params.graph().description());
     parameters.put("neighbours", params.graph().degree());
@@ -471,7 +474,135 @@ public final class Coordinator implements AutoCloseable {
       sendCounted(p, rosterMessage, deadlineAfterRound());
     }
 
-    // Rounds 0 to 4.
+    ServerState.Completed done;
+    List<SummationOutcome.Drop> drops = new ArrayList<>();
+    dev.helmet.core.learn.LinearModel weights;
+    dev.helmet.privacy.ledger.PrivacyLedger ledger;
+    String protocolName = config.getProtocol() + " over gRPC";
+    if (!dpfl) {
+      done = summation(params, profile, "", null);
+      drops.addAll(drops(done));
+      long serverBytes = 0;
+      for (Peer p : enrolled) {
+        serverBytes += p.bytesIn + p.bytesOut;
+      }
+      Map<String, Double> prof = new LinkedHashMap<>();
+      for (CryptoProfile.Op op : CryptoProfile.Op.values()) {
+        prof.put(op.name().toLowerCase(java.util.Locale.ROOT), profile.seconds(op));
+      }
+      SummationOutcome outcome = new SummationOutcome(SummationOutcome.Status.COMPLETED, done.sum(),
+          done.contributors().stream().boxed().toList(), drops, null, serverBytes / n, serverBytes,
+          (System.nanoTime() - start) / 1e9, Double.NaN, Double.NaN, prof, parameters);
+      BlindAveraging.Release release = plan.finish(outcome, protocolName, false);
+      weights = release.model();
+      ledger = release.ledger();
+    } else {
+      // Federated DP-SGD: one summation per round on the same streams, the model broadcast first.
+      double[] theta = new double[flPlan.length()];
+      int rounds = flPlan.config().rounds();
+      done = null;
+      for (int r = 0; r < rounds; r++) {
+        SecAggParameters pr = r == 0 ? params
+            : SessionPlan.secagg(config, built, flPlan.length(), flPlan.encoding().ringBits(), r);
+        CoordinatorMessage opening = CoordinatorMessage.newBuilder().setRoundStart(RoundStart.newBuilder().setRound(r)
+            .setSecaggSession(pr.session()).setModel(WireCodec.packModel(theta))).build();
+        String prefix = "R" + r + "/";
+        done = summation(pr, profile, prefix, opening);
+        for (SummationOutcome.Drop d : drops(done)) {
+          if (!absentAtStart.get(d.party())) {
+            drops.add(new SummationOutcome.Drop(d.party(), prefix + d.round(), d.reason(), d.detail()));
+          }
+        }
+        long records = 0;
+        for (int i : done.contributors().stream().toArray()) {
+          records += enrolled.get(i).points;
+        }
+        flPlan.step(theta, flPlan.encoding().decode(done.sum()), records);
+        LOG.log(Level.INFO, "session {0}: dp-fl round {1} of {2} summed {3} contributors", sessionHex, r + 1, rounds,
+            done.contributors().cardinality());
+      }
+      weights = new dev.helmet.core.learn.LinearModel(flPlan.classes(), flPlan.cols(), theta);
+      ledger = flPlan.ledger(protocolName, false);
+    }
+    List<Integer> contributors = done.contributors().stream().boxed().toList();
+    Map<String, Object> provenance = new LinkedHashMap<>();
+    provenance.put("helmet_version", Version.get());
+    provenance.put("created", Instant.now().toString());
+    provenance.put("session", sessionHex);
+    provenance.put("session_name", config.getName());
+    provenance.put("dataset", config.getDataset());
+    provenance.put("parties", n);
+    provenance.put("contributors", contributors.size());
+    provenance.put("protocol", protocolName);
+    provenance.put("algorithm", dpfl ? "dp-fl" : "helmet");
+    provenance.put("rounds", SessionPlan.rounds(config));
+    if (!dpfl) {
+      provenance.put("noise", SessionPlan.noise(config).id());
+    }
+    ReleasedModel model = new ReleasedModel(weights, SessionPlan.preprocessing(config),
+        SessionPlan.labels(config), (int) config.getFeatures(), SessionPlan.learnerConfig(config), ledger,
+        provenance);
+    String json = ModelFile.toJson(model).toString();
+    double eps = ledger.epsilon();
+    double delta = ledger.delta();
+    // The release and the ledger's charge are one transaction: either both are recorded or neither.
+    store.release(sessionHex, json, contributors.size(), eps, delta);
+    lock.lock();
+    try {
+      phase = Phase.DONE;
+    } finally {
+      lock.unlock();
+    }
+    LOG.log(Level.INFO, "session {0}: released the model of {1} contributors, eps = {2}, delta = {3}", sessionHex,
+        contributors.size(), eps, delta);
+    Outcome o = Outcome.newBuilder().setStatus("completed").setModelGzip(ByteString.copyFrom(gzip(json)))
+        .addAllContributors(contributors).setRounds(SessionPlan.rounds(config))
+        .setEpsilon(eps).setDelta(delta).build();
+    broadcastOutcome(o);
+    long total = 0;
+    for (Peer p : enrolled) {
+      total += p.bytesIn + p.bytesOut;
+    }
+    return new Result(sessionHex, true, "", model, eps, delta, n, contributors, drops, total, total / n,
+        (System.nanoTime() - start) / 1e9, parameters);
+  }
+
+  /**
+   * Runs one secure summation (SecAgg rounds 0 to 4) with the deadlines of the configuration.
+   *
+   * @param stagePrefix prefixes the stage names recorded (DP-FL: the round, "R3/")
+   * @param opening sent to every connected party once the summation's state exists, so no answer
+   *     can arrive before it (DP-FL's RoundStart), or null
+   * @return the completed state, with the sum
+   * @throws Abort if the summation aborted (nothing of it is released)
+   */
+  private ServerState.Completed summation(SecAggParameters params, CryptoProfile profile, String stagePrefix,
+      CoordinatorMessage opening) throws Abort, InterruptedException {
+    List<Peer> live = new ArrayList<>();
+    lock.lock();
+    try {
+      codec = new WireCodec(params.graph().parties(), params.length(), params.ringBits());
+      secaggSession = params.session();
+      state = ServerState.start(params, profile);
+      reportedDrops = 0;
+      reportedRejections = 0;
+      this.stagePrefix = stagePrefix;
+      // Parties already gone are dropped again by every later summation; that is recorded once.
+      absentAtStart = (BitSet) gone.clone();
+      for (Peer p : enrolled) {
+        if (!gone.get(p.party)) {
+          live.add(p);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (opening != null) {
+      long sendBy = deadlineAfterRound();
+      for (Peer p : live) {
+        sendCounted(p, opening, sendBy);
+      }
+    }
     ServerState current;
     while (true) {
       lock.lock();
@@ -480,7 +611,7 @@ public final class Coordinator implements AutoCloseable {
         if (current.isFinal()) {
           break;
         }
-        store.stage(sessionHex, Store.Status.RUNNING, current.round().name());
+        store.stage(sessionHex, Store.Status.RUNNING, stagePrefix + current.round().name());
         int expected = current.awaiting().cardinality();
         long roundDeadline = deadlineAfterRound();
         while (!awaitingLive().isEmpty() && waitUntil(roundDeadline)) {
@@ -489,9 +620,9 @@ public final class Coordinator implements AutoCloseable {
         int answered = expected - current.awaiting().cardinality();
         ServerState.Transition tr = current.close();
         state = tr.next();
-        recordEvents(current.round().name());
-        store.roundOutcome(sessionHex, current.round().name(), expected, answered);
-        LOG.log(Level.INFO, "session {0}: {1} closed, {2} of {3} answered, {4} B received", sessionHex,
+        recordEvents(stage(current));
+        store.roundOutcome(sessionHex, stage(current), expected, answered);
+        LOG.log(Level.INFO, "session {0}: {1}{2} closed, {3} of {4} answered, {5} B received", sessionHex, stagePrefix,
             current.round(), answered, expected, bytesInThisRound);
         bytesInThisRound = 0;
         if (state.isFinal()) {
@@ -511,59 +642,10 @@ public final class Coordinator implements AutoCloseable {
       }
     }
     if (current instanceof ServerState.Aborted a) {
-      throw new Abort("secure aggregation aborted: " + a.reason() + ": " + a.detail());
+      throw new Abort((stagePrefix.isEmpty() ? "" : "round " + stagePrefix.substring(1, stagePrefix.length() - 1)
+          + ": ") + "secure aggregation aborted: " + a.reason() + ": " + a.detail());
     }
-    ServerState.Completed done = (ServerState.Completed) current;
-    List<Integer> contributors = done.contributors().stream().boxed().toList();
-    List<SummationOutcome.Drop> drops = drops(done);
-    long serverBytes = 0;
-    for (Peer p : enrolled) {
-      serverBytes += p.bytesIn + p.bytesOut;
-    }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    Map<String, Double> prof = new LinkedHashMap<>();
-    for (CryptoProfile.Op op : CryptoProfile.Op.values()) {
-      prof.put(op.name().toLowerCase(java.util.Locale.ROOT), profile.seconds(op));
-    }
-    SummationOutcome outcome = new SummationOutcome(SummationOutcome.Status.COMPLETED, done.sum(), contributors, drops,
-        null, serverBytes / n, serverBytes, seconds, Double.NaN, Double.NaN, prof, parameters);
-    BlindAveraging.Release release = plan.finish(outcome, config.getProtocol() + " over gRPC", false);
-    Map<String, Object> provenance = new LinkedHashMap<>();
-    provenance.put("helmet_version", Version.get());
-    provenance.put("created", Instant.now().toString());
-    provenance.put("session", sessionHex);
-    provenance.put("session_name", config.getName());
-    provenance.put("dataset", config.getDataset());
-    provenance.put("parties", n);
-    provenance.put("contributors", contributors.size());
-    provenance.put("protocol", config.getProtocol() + " over gRPC");
-    provenance.put("noise", SessionPlan.noise(config).id());
-    ReleasedModel model = new ReleasedModel(release.model(), SessionPlan.preprocessing(config),
-        SessionPlan.labels(config), (int) config.getFeatures(), SessionPlan.learnerConfig(config), release.ledger(),
-        provenance);
-    String json = ModelFile.toJson(model).toString();
-    double eps = release.ledger().epsilon();
-    double delta = release.ledger().delta();
-    // The release and the ledger's charge are one transaction: either both are recorded or neither.
-    store.release(sessionHex, json, contributors.size(), eps, delta);
-    lock.lock();
-    try {
-      phase = Phase.DONE;
-    } finally {
-      lock.unlock();
-    }
-    LOG.log(Level.INFO, "session {0}: released the model of {1} contributors, eps = {2}, delta = {3}", sessionHex,
-        contributors.size(), eps, delta);
-    Outcome o = Outcome.newBuilder().setStatus("completed").setModelGzip(ByteString.copyFrom(gzip(json)))
-        .addAllContributors(contributors)
-        .setEpsilon(eps).setDelta(delta).build();
-    broadcastOutcome(o);
-    long total = 0;
-    for (Peer p : enrolled) {
-      total += p.bytesIn + p.bytesOut;
-    }
-    return new Result(sessionHex, true, "", model, eps, delta, n, contributors, drops, total, total / n,
-        (System.nanoTime() - start) / 1e9, parameters);
+    return (ServerState.Completed) current;
   }
 
   private void finishAborted(String reason, long start) {
@@ -737,6 +819,9 @@ public final class Coordinator implements AutoCloseable {
     List<ServerEvents.Drop> drops = state.drops();
     for (int i = reportedDrops; i < drops.size(); i++) {
       ServerEvents.Drop d = drops.get(i);
+      if (absentAtStart.get(d.party())) {
+        continue;
+      }
       store.event(sessionHex, d.round().name(), d.party(), "DROP", d.reason().name(), d.detail());
       LOG.log(Level.INFO, "session {0}: dropped party {1} in {2}: {3} ({4})", sessionHex, d.party(), d.round(),
           d.reason(), d.detail());
@@ -804,7 +889,17 @@ public final class Coordinator implements AutoCloseable {
   }
 
   private String stage() {
-    return state == null || state.isFinal() ? "ENROLMENT" : state.round().name();
+    if (state == null) {
+      return "ENROLMENT";
+    }
+    if (state.isFinal()) {
+      return phase == Phase.DONE ? "FINISHED" : stagePrefix + "BETWEEN_ROUNDS";
+    }
+    return stage(state);
+  }
+
+  private String stage(ServerState s) {
+    return stagePrefix + s.round().name();
   }
 
   private void join(Peer peer, Join j) {
@@ -944,6 +1039,10 @@ public final class Coordinator implements AutoCloseable {
 
   /** The SecAgg session id, once the roster is fixed. Guarded by lock. */
   private long secaggSession;
+  /** Prefixes recorded stage names: the DP-FL round ("R3/"), or "" for blind averaging. Guarded by lock. */
+  private String stagePrefix = "";
+  /** The parties gone before the current summation began (their drops were recorded earlier). Guarded by lock. */
+  private BitSet absentAtStart = new BitSet();
 
   private void departed(Peer peer, String why) {
     lock.lock();

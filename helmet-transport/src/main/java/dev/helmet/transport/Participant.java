@@ -4,8 +4,12 @@ import com.google.protobuf.ByteString;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.learn.Learner;
 import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.privacy.noise.RandomBits;
+import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.helmet.BlindAveraging;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
@@ -147,6 +151,11 @@ public final class Participant {
 
     default void received(CoordinatorMessage m, ManagedChannel channel) throws ParticipantException {}
 
+    /** May replace a received message before it is handled (a misbehaving coordinator). */
+    default CoordinatorMessage rewrite(CoordinatorMessage m) {
+      return m;
+    }
+
     default List<ParticipantMessage> sending(ParticipantMessage m) {
       return List.of(m);
     }
@@ -209,12 +218,17 @@ public final class Participant {
     if (data.size() < 1) {
       throw new ParticipantException("the local data set is empty");
     }
-    Learner learner = SessionPlan.learner(config);
     Preprocessing pre = SessionPlan.preprocessing(config);
-    long seed = s.trainingSeed() != null ? s.trainingSeed() : Secrets.random().nextLong();
-    LinearModel model = learner.train(pre.design(data), new SplittableRandom(seed));
-    LOG.log(Level.INFO, "session {0}: trained the local {1} model on {2} points", session, config.getLearner().getKind(),
-        data.size());
+    boolean dpfl = SessionPlan.isDpFl(config);
+    LinearModel model = null;
+    DesignMatrix design = pre.design(data);
+    if (!dpfl) {
+      Learner learner = SessionPlan.learner(config);
+      long seed = s.trainingSeed() != null ? s.trainingSeed() : Secrets.random().nextLong();
+      model = learner.train(design, new SplittableRandom(seed));
+      LOG.log(Level.INFO, "session {0}: trained the local {1} model on {2} points", session,
+          config.getLearner().getKind(), data.size());
+    }
 
     // Charged before anything about the data leaves this machine (the join and its protocol messages).
     if (s.ledger() != null) {
@@ -242,7 +256,7 @@ public final class Participant {
         inbox.add(END);
       }
     });
-    Run run = new Run(config, session, out, identity, nonce, data.size(), model, hook,
+    Run run = new Run(config, session, out, identity, nonce, data.size(), model, design, hook,
         s.tls() == null ? null : IdentityBinding.ca(s.tls()));
     try {
       Join.Builder join = Join.newBuilder().setSessionId(config.getSessionId())
@@ -254,8 +268,10 @@ public final class Participant {
                 identity.publicKey(), nonce)));
       }
       run.send(ParticipantMessage.newBuilder().setJoin(join).build());
+      // Blind averaging: at most two round deadlines pass between messages to a live party; DP-FL:
+      // a party dropped from one summation waits for the others' five rounds until the next starts.
       long timeout = s.timeoutSeconds() > 0 ? s.timeoutSeconds()
-          : config.getDeadlines().getEnrolmentSeconds() + 2L * config.getDeadlines().getRoundSeconds() + 30;
+          : config.getDeadlines().getEnrolmentSeconds() + (dpfl ? 6L : 2L) * config.getDeadlines().getRoundSeconds() + 30;
       while (true) {
         Object next = inbox.poll(timeout, TimeUnit.SECONDS);
         if (next == null) {
@@ -268,11 +284,12 @@ public final class Participant {
           throw new ParticipantException("the coordinator closed the stream before the session ended");
         }
         hook.received((CoordinatorMessage) next, channel);
+        CoordinatorMessage message = hook.rewrite((CoordinatorMessage) next);
         Outcome o;
         try {
-          o = run.handle((CoordinatorMessage) next);
+          o = run.handle(message);
         } catch (ParticipantException e) {
-          if (((CoordinatorMessage) next).hasRefused() && s.ledger() != null) {
+          if (message.hasRefused() && s.ledger() != null) {
             s.ledger().settle(session, false, 0, 0); // refused at enrolment: nothing was sent
           }
           throw e;
@@ -302,8 +319,16 @@ public final class Participant {
     final Signatures.KeyPair identity;
     final byte[] nonce;
     final int points;
+    /** Blind averaging: the trained local model; null for DP-FL. */
     final LinearModel model;
+    /** The local data, preprocessed (DP-FL computes its gradients on it every round). */
+    final DesignMatrix design;
     final Hook hook;
+    /** DP-FL: the plan derived from the roster, the next round expected, the party's own randomness. */
+    DpFl.Plan flPlan;
+    int nextRound;
+    final RandomBits sampling = RandomBits.secure();
+    final GaussianNoise noise = GaussianNoise.secure();
     /** Over TLS: the CA neighbours' identity bindings must chain to; null over plaintext. */
     final java.security.cert.X509Certificate ca;
     Roster roster;
@@ -316,7 +341,9 @@ public final class Participant {
     long bytesReceived;
 
     Run(SessionConfig config, String session, StreamObserver<ParticipantMessage> out, Signatures.KeyPair identity,
-        byte[] nonce, int points, LinearModel model, Hook hook, java.security.cert.X509Certificate ca) {
+        byte[] nonce, int points, LinearModel model, DesignMatrix design, Hook hook,
+        java.security.cert.X509Certificate ca) {
+      this.design = design;
       this.hook = hook;
       this.ca = ca;
       this.config = config;
@@ -359,6 +386,7 @@ public final class Participant {
         }
         case CONSISTENCY_CHECK_REQUEST -> step(() -> codec.decode(m.getConsistencyCheckRequest()));
         case UNMASKING_REQUEST -> step(() -> codec.decode(m.getUnmaskingRequest()));
+        case ROUND_START -> roundStart(m.getRoundStart());
         case OUTCOME -> {
           return m.getOutcome();
         }
@@ -387,11 +415,16 @@ public final class Participant {
           r.getParties(party).getGraphNonce().toByteArray(), nonce)) {
         throw new ParticipantException("the roster misstates this participant's points or nonce");
       }
-      BlindAveraging.Plan plan;
+      BlindAveraging.Plan plan = null;
       SecAggParameters params;
       try {
-        plan = SessionPlan.noisePlan(config, r);
-        params = SessionPlan.secagg(config, r, plan.spec().length(), plan.encoding().ringBits());
+        if (SessionPlan.isDpFl(config)) {
+          flPlan = SessionPlan.dpflPlan(config, r);
+          params = SessionPlan.secagg(config, r, flPlan.length(), flPlan.encoding().ringBits(), 0);
+        } else {
+          plan = SessionPlan.noisePlan(config, r);
+          params = SessionPlan.secagg(config, r, plan.spec().length(), plan.encoding().ringBits());
+        }
       } catch (IllegalArgumentException e) {
         throw new ParticipantException("cannot derive the session's plan from the roster: " + e.getMessage(), e);
       }
@@ -403,6 +436,12 @@ public final class Participant {
       }
       codec = new WireCodec(r.getPartiesCount(), params.length(), params.ringBits());
       roster = r;
+      if (flPlan != null) {
+        LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; dp-fl, {5} rounds, noise multiplier {6}",
+            session, party, r.getPartiesCount(), params.graph().description(), params.threshold(),
+            flPlan.config().rounds(), String.format(Locale.ROOT, "%.4f", flPlan.noiseMultiplier()));
+        return; // each round starts with a RoundStart
+      }
       long[] input = plan.input(party, model, NoiseFactory.secure());
       LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; noise multiplier {5}", session, party,
           r.getPartiesCount(), params.graph().description(), params.threshold(),
@@ -410,6 +449,42 @@ public final class Participant {
       ClientState.Step step = ClientState.start(new ClientState.Context(params, party, identity.secret(),
           () -> input, profile));
       advance(step);
+    }
+
+    /**
+     * DP-FL: round r opens with the current model. The party answers only the next round it expects
+     * and never more rounds than the configuration accounted for, checks the round's SecAgg session
+     * against its own derivation, and computes its input (its Poisson sample of clipped gradients and
+     * its own noise) itself.
+     */
+    private void roundStart(dev.helmet.transport.wire.RoundStart rs) throws ParticipantException {
+      if (flPlan == null) {
+        throw new ParticipantException(roster == null ? "a round start before the roster"
+            : "a round start in a blind-averaging session");
+      }
+      int rounds = flPlan.config().rounds();
+      if (rs.getRound() != nextRound || nextRound >= rounds) {
+        throw new ParticipantException("the coordinator opened round " + rs.getRound() + "; this participant expects "
+            + (nextRound >= rounds ? "no further round (all " + rounds + " accounted rounds have run)"
+            : "round " + nextRound) + ", so it stops");
+      }
+      SecAggParameters params = SessionPlan.secagg(config, roster, flPlan.length(), flPlan.encoding().ringBits(),
+          nextRound);
+      if (params.session() != rs.getSecaggSession()) {
+        throw new ParticipantException("round " + nextRound + "'s SecAgg session id differs from this participant's "
+            + "own derivation");
+      }
+      double[] theta;
+      try {
+        theta = WireCodec.unpackModel(rs.getModel(), flPlan.length());
+      } catch (WireFormatException e) {
+        throw new ParticipantException("round " + nextRound + ": a malformed model from the coordinator: "
+            + e.getMessage(), e);
+      }
+      long[] input = flPlan.input(design, theta, sampling, noise);
+      nextRound++;
+      pendingUpload = null;
+      advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), () -> input, profile)));
     }
 
     /**

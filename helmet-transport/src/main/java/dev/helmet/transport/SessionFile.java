@@ -7,6 +7,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.transport.wire.Deadlines;
+import dev.helmet.transport.wire.DpFlSpec;
 import dev.helmet.transport.wire.LearnerSpec;
 import dev.helmet.transport.wire.PrivacySpec;
 import dev.helmet.transport.wire.SessionConfig;
@@ -65,7 +66,7 @@ public final class SessionFile {
   static Coordinator.Settings parse(Node n, Path base) {
     n.allow("name", "dataset", "protocol", "parties", "min_contributors", "colluding_fraction", "noise", "ring_bits",
         "features", "labels", "learner", "privacy", "deadlines", "listen", "tls", "plaintext", "database", "budget",
-        "upload_slots");
+        "upload_slots", "algorithm", "dpfl");
     int parties = n.integer("parties", null, 2, 1_000_000);
     int minContributors = n.integer("min_contributors", parties - (int) Math.floor(0.1 * parties), 1, parties);
     Node learner = n.child("learner");
@@ -89,7 +90,31 @@ public final class SessionFile {
     if (!protocol.equals("secagg+") && !protocol.equals("secagg")) {
       throw n.error("protocol", "must be secagg+ or secagg. Provided value: " + protocol);
     }
+    String algorithm = n.string("algorithm", "helmet");
+    if (!algorithm.equals("helmet") && !algorithm.equals("dp-fl")) {
+      throw n.error("algorithm", "must be helmet or dp-fl. Provided value: " + algorithm);
+    }
+    Node dpfl = n.child("dpfl");
+    dpfl.allow("sampling_rate", "grad_clip", "rounds", "epochs", "learning_rate", "noise_split", "accountant");
+    if (n.has("dpfl") && !algorithm.equals("dp-fl")) {
+      throw n.error("dpfl", "is set but algorithm is " + algorithm + " (set algorithm: dp-fl)");
+    }
+    double samplingRate = dpfl.number("sampling_rate", 0.1, 1e-9, 1);
+    if (dpfl.has("rounds") && dpfl.has("epochs")) {
+      throw dpfl.error("rounds", "and dpfl.epochs are alternatives; give one");
+    }
+    int rounds = dpfl.has("rounds") ? dpfl.integer("rounds", null, 1, 10_000_000)
+        : (int) Math.min(10_000_000, Math.ceil(dpfl.number("epochs", 5.0, 1e-9, 1e6) / samplingRate));
     SessionConfig config = SessionConfig.newBuilder()
+        .setAlgorithm(algorithm)
+        .setDpfl(algorithm.equals("dp-fl") ? DpFlSpec.newBuilder()
+            .setSamplingRate(samplingRate)
+            .setGradClip(dpfl.number("grad_clip", 1.0, 1e-12, 1e12))
+            .setRounds(rounds)
+            .setLearningRate(dpfl.number("learning_rate", 2.0, 1e-12, 1e12))
+            .setNoiseSplit(dpfl.string("noise_split", "honest"))
+            .setAccountant(dpfl.string("accountant", "rdp"))
+            .build() : DpFlSpec.getDefaultInstance())
         .setName(n.string("name", null))
         .setDataset(n.string("dataset", null))
         .setProtocol(protocol)

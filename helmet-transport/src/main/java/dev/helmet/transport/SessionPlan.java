@@ -6,6 +6,7 @@ import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.SmoothnessBound;
 import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.helmet.BlindAveraging;
 import dev.helmet.protocols.helmet.HelmetPrivacy;
 import dev.helmet.protocols.helmet.NoiseKind;
@@ -100,6 +101,37 @@ public final class SessionPlan {
     };
   }
 
+  /** Whether the session runs federated DP-SGD (algorithm "dp-fl") rather than blind averaging. */
+  public static boolean isDpFl(SessionConfig c) {
+    return switch (c.getAlgorithm()) {
+      case "", "helmet" -> false;
+      case "dp-fl" -> true;
+      default -> throw new IllegalArgumentException("algorithm must be helmet or dp-fl. Provided value: "
+          + c.getAlgorithm());
+    };
+  }
+
+  /** The DP-FL run the configuration describes. */
+  public static DpFl.Config dpflConfig(SessionConfig c) {
+    var f = c.getDpfl();
+    var p = c.getPrivacy();
+    return new DpFl.Config(f.getSamplingRate(), f.getGradClip(), (int) Math.min(Integer.MAX_VALUE, f.getRounds()),
+        f.getLearningRate(), p.getEpsilon(), p.getDelta(), p.getHonestFraction(),
+        DpFl.NoiseSplit.parse(f.getNoiseSplit().isEmpty() ? "honest" : f.getNoiseSplit()),
+        f.getAccountant().isEmpty() ? "rdp" : f.getAccountant(), (int) c.getRingBits());
+  }
+
+  /** The DP-FL plan: identical on every party and the coordinator. */
+  public static DpFl.Plan dpflPlan(SessionConfig c, Roster r) {
+    return DpFl.Plan.of(dpflConfig(c), sizes(r), (int) c.getMinContributors(), c.getLabelsCount(),
+        (int) c.getFeatures() + 1);
+  }
+
+  /** The summations a session runs. */
+  public static int rounds(SessionConfig c) {
+    return isDpFl(c) ? dpflConfig(c).rounds() : 1;
+  }
+
   /**
    * Checks a configuration for internal consistency (what every party will need to compute its
    * plan), naming the first problem.
@@ -138,6 +170,15 @@ public final class SessionPlan {
     noise(c);
     learner(c);
     privacy(c);
+    if (isDpFl(c)) {
+      if (learnerKind(c) != dev.helmet.core.learn.LearnerKind.SOFTMAX) {
+        throw new IllegalArgumentException("dp-fl trains the softmax model; learner.kind is " + c.getLearner().getKind());
+      }
+      if (!protection(c).describe().equals(Protection.record().describe())) {
+        throw new IllegalArgumentException("dp-fl protects records; privacy.protection must be record");
+      }
+      dpflConfig(c);
+    }
   }
 
   /** SHA-256 of the configuration's encoding: what a participant agrees to when it joins. */
@@ -179,12 +220,19 @@ public final class SessionPlan {
     return ByteBuffer.wrap(d.digest()).getLong();
   }
 
-  /** The SecAgg session id: bound into every signature, key derivation and AEAD tag. */
-  public static long secaggSession(SessionConfig c, long graphSeed) {
+  /**
+   * The SecAgg session id of summation {@code round}: bound into every signature, key derivation and
+   * AEAD tag, so no message of one summation is accepted in another. Blind averaging's single
+   * summation omits the round.
+   */
+  public static long secaggSession(SessionConfig c, long graphSeed, int round) {
     MessageDigest d = sha256();
     d.update("helmet-secagg-session-v1".getBytes(StandardCharsets.US_ASCII));
     d.update(c.getSessionId().toByteArray());
     d.update(ByteBuffer.allocate(8).putLong(graphSeed).array());
+    if (isDpFl(c)) {
+      d.update(ByteBuffer.allocate(4).putInt(round).array());
+    }
     return ByteBuffer.wrap(d.digest()).getLong();
   }
 
@@ -193,6 +241,11 @@ public final class SessionPlan {
    * the configured colluding fraction and exactly the dropouts the release tolerates.
    */
   public static SecAggParameters secagg(SessionConfig c, Roster r, int vectorLength, int ringBits) {
+    return secagg(c, r, vectorLength, ringBits, 0);
+  }
+
+  /** As {@link #secagg(SessionConfig, Roster, int, int)} for summation {@code round} of a DP-FL session. */
+  public static SecAggParameters secagg(SessionConfig c, Roster r, int vectorLength, int ringBits, int round) {
     int n = r.getPartiesCount();
     int m = (int) c.getMinContributors();
     if (n < m) {
@@ -206,7 +259,7 @@ public final class SessionPlan {
     for (RosterEntry e : r.getPartiesList()) {
       keys.add(e.getIdentityKey().toByteArray());
     }
-    return new SecAggParameters(secaggSession(c, seed), vectorLength, ringBits, graph, choice.threshold(), m, keys);
+    return new SecAggParameters(secaggSession(c, seed, round), vectorLength, ringBits, graph, choice.threshold(), m, keys);
   }
 
   static byte[] sha256(byte[] data) {

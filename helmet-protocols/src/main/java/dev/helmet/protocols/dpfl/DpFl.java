@@ -286,6 +286,32 @@ public final class DpFl {
       }
     }
 
+    /**
+     * The privacy ledger of the released model: every round summed at least the plan's minimum of
+     * contributors (the summation refuses fewer), so the accounted eps is the plan's.
+     */
+    public dev.helmet.privacy.ledger.PrivacyLedger ledger(String summationName, boolean summationRevealsInputs) {
+      java.util.Map<String, Object> details = new java.util.LinkedHashMap<>();
+      details.put("noise_multiplier", sigma);
+      details.put("sampling_rate", config.samplingRate());
+      details.put("rounds", config.rounds());
+      details.put("gradient_clip", config.clip());
+      details.put("learning_rate", config.learningRate());
+      details.put("noise_split", config.split().id());
+      details.put("honest_fraction", config.honestFraction());
+      details.put("parties", parties);
+      details.put("min_contributors", minContributors);
+      details.put("party_noise_std", partyStd);
+      details.put("delta_clamp_tail", config.delta() - mechanismDelta);
+      details.put("summation", summationName);
+      details.put("summation_reveals_inputs", summationRevealsInputs);
+      details.put("ring_bits", encoding.ringBits());
+      details.put("fractional_bits", encoding.fractionalBits());
+      return new dev.helmet.privacy.ledger.PrivacyLedger("dp-fl (federated DP-SGD, one summation per round)",
+          "add-remove", "record", config.event(sigma).describe(), config.accountant(), epsilon(), config.delta(),
+          details);
+    }
+
     /** Refuses a model of the wrong length or with a non-finite value (it would void the clipping). */
     public void checkModel(double[] theta) {
       Checks.require(theta.length == length(), "a model of " + theta.length + " values; this plan's has " + length());

@@ -1,0 +1,200 @@
+package dev.helmet.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.partition.Partition;
+import dev.helmet.core.partition.PartitionStrategy;
+import dev.helmet.core.testdata.TestData;
+import dev.helmet.core.util.Progress;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.dpfl.DpFl;
+import dev.helmet.secagg.summation.PlainSummation;
+import dev.helmet.transport.store.Store;
+import dev.helmet.transport.wire.CoordinatorMessage;
+import dev.helmet.transport.wire.DpFlSpec;
+import dev.helmet.transport.wire.RoundStart;
+import dev.helmet.transport.wire.SessionConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** DP-FL (federated DP-SGD) over the network: the same DpFl.Plan as the in-process simulation. */
+class NetworkedDpFlTest {
+  private static final Dataset DIGITS = TestData.digits();
+
+  private static SessionConfig config(int parties, int min, double eps, double q, int rounds) {
+    return Loopback.config(DIGITS, parties, min, eps)
+        .setAlgorithm("dp-fl")
+        .setDpfl(DpFlSpec.newBuilder().setSamplingRate(q).setGradClip(1).setRounds(rounds).setLearningRate(2)
+            .setNoiseSplit("honest").setAccountant("rdp"))
+        .setDeadlines(dev.helmet.transport.wire.Deadlines.newBuilder().setEnrolmentSeconds(60).setRoundSeconds(20))
+        .build();
+  }
+
+  private static List<Dataset> shards(Partition p) {
+    List<Dataset> out = new ArrayList<>();
+    for (int i = 0; i < p.count(); i++) {
+      out.add(DIGITS.subset(p.indices(i), "shard " + i));
+    }
+    return out;
+  }
+
+  /**
+   * 8 participants, 5 rounds, every record in every batch (q = 1) and eps = 1e6 (negligible noise):
+   * the released model is the in-process DpFl run's on the same partition, up to the fixed-point
+   * encoding. Every round is one SecAgg+ summation (5 SecAgg rounds each are recorded).
+   */
+  @Test
+  void matchesTheInProcessRun(@TempDir Path dir) throws Exception {
+    int w = 8;
+    int rounds = 5;
+    Partition partition = new PartitionStrategy.Iid(w, 60).split(DIGITS, new SplittableRandom(5));
+    SessionConfig config = config(w, w, 1e6, 1, rounds);
+    DpFl.Result local = DpFl.run(DIGITS, partition, SessionPlan.preprocessing(config), SessionPlan.dpflConfig(config),
+        new PlainSummation(), NoiseFactory.seededForTesting(1), 1, 2, Progress.NONE);
+    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, shards(partition), null, i -> null,
+          Participant.Policy.upTo(1e7));
+      Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
+      assertTrue(r.completed(), r.reason());
+      assertEquals(w, r.contributors().size());
+      for (Loopback.Outcome o : outs) {
+        assertNull(o.error(), () -> String.valueOf(o.error()));
+        assertTrue(o.result().completed());
+        assertEquals(r.epsilon(), o.result().epsilon());
+      }
+      double diff = Loopback.maxDifference(r.model().weights().weights(), local.model().weights());
+      assertTrue(diff < 1e-4, "largest difference from the in-process run: " + diff);
+      assertTrue(r.epsilon() <= 1e6 && r.epsilon() > 0.99e6, "eps " + r.epsilon());
+      assertEquals("dp-fl", r.model().provenance().get("algorithm"));
+      assertEquals(rounds, r.model().privacy().details().get("rounds"));
+      Store s = c.store();
+      assertEquals("SPENT", s.ledgerEntry(c.sessionId()).get("STATUS"));
+      List<Map<String, Object>> recorded = s.rounds(c.sessionId());
+      assertEquals(5 * rounds, recorded.size());
+      assertTrue(recorded.stream().anyMatch(m -> "R4/UNMASKING".equals(m.get("ROUND"))), recorded::toString);
+    }
+  }
+
+  /**
+   * Parties that leave between rounds are dropped from the rest of the session: with 10 parties
+   * and min_contributors 8, two leaving at round 2 leave a model of the 8 others; a third leaving
+   * aborts at that round, releases nothing and refunds the budget.
+   */
+  @Test
+  void partiesLeavingBetweenRoundsAreDroppedAndTooManyAbort(@TempDir Path dir) throws Exception {
+    int w = 10;
+    Partition partition = new PartitionStrategy.Iid(w, 40).split(DIGITS, new SplittableRandom(7));
+    SessionConfig config = config(w, 8, 2, 0.5, 4);
+    for (int leaving : new int[] {2, 3}) {
+      Path sub = dir.resolve("leaving-" + leaving);
+      try (Coordinator c = Coordinator.start(Loopback.settings(config, sub, null, 10))) {
+        List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards(partition), null, i -> null,
+            Participant.Policy.upTo(10), i -> i < leaving ? killAtRound(2) : Participant.Hook.NONE);
+        Coordinator.Result r = c.await(180, TimeUnit.SECONDS);
+        Store s = c.store();
+        if (leaving == 2) {
+          assertTrue(r.completed(), r.reason());
+          assertEquals(8, r.contributors().size());
+          assertTrue(r.dropped().stream().allMatch(d -> d.round().startsWith("R2/")), r.dropped()::toString);
+          assertEquals(2, r.dropped().size(), r.dropped()::toString);
+          assertEquals("SPENT", s.ledgerEntry(c.sessionId()).get("STATUS"));
+          for (int i = leaving; i < w; i++) {
+            assertNull(outs.get(i).error(), String.valueOf(outs.get(i).error()));
+          }
+        } else {
+          assertFalse(r.completed());
+          assertTrue(r.reason().startsWith("round 2: secure aggregation aborted"), r.reason());
+          assertNull(r.model());
+          assertEquals("REFUNDED", s.ledgerEntry(c.sessionId()).get("STATUS"));
+          assertNull(s.releasedModel(c.sessionId()));
+          Participant.Result told = outs.get(w - 1).result();
+          assertNotNull(told, String.valueOf(outs.get(w - 1).error()));
+          assertFalse(told.completed());
+        }
+      }
+    }
+  }
+
+  /**
+   * A participant answers only the next round it expects, never more rounds than were accounted,
+   * and only a finite model of the right length: a coordinator that replays round 0, opens a round
+   * past the last, or sends a NaN model is refused (the participant stops; the others go on).
+   */
+  @Test
+  void participantRefusesReplayedExtraAndMalformedRounds(@TempDir Path dir) throws Exception {
+    int w = 4;
+    int rounds = 3;
+    Partition partition = new PartitionStrategy.Iid(w, 30).split(DIGITS, new SplittableRandom(9));
+    SessionConfig config = config(w, 3, 2, 0.5, rounds);
+    List<UnaryOperator<CoordinatorMessage>> attacks = List.of(
+        // round 1 replaced by a replay of round 0's number
+        m -> m.hasRoundStart() && m.getRoundStart().getRound() == 1
+            ? m.toBuilder().setRoundStart(m.getRoundStart().toBuilder().setRound(0)).build() : m,
+        // the outcome replaced by one more round
+        m -> m.hasOutcome() ? CoordinatorMessage.newBuilder().setRoundStart(RoundStart.newBuilder().setRound(rounds)
+            .setModel(m.getOutcome().getModelGzip())).build() : m,
+        // a NaN in round 1's model
+        m -> m.hasRoundStart() && m.getRoundStart().getRound() == 1
+            ? m.toBuilder().setRoundStart(m.getRoundStart().toBuilder().setModel(nan(m.getRoundStart().getModel())))
+                .build() : m);
+    List<String> expected = List.of("expects round 1", "no further round (all 3 accounted rounds have run)",
+        "model value 0 is not finite");
+    for (int a = 0; a < attacks.size(); a++) {
+      UnaryOperator<CoordinatorMessage> attack = attacks.get(a);
+      try (Coordinator c = Coordinator.start(Loopback.settings(config, dir.resolve("a" + a), null, 10))) {
+        List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards(partition), null, i -> null,
+            Participant.Policy.upTo(10), i -> i == 0 ? rewriting(attack) : Participant.Hook.NONE);
+        Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
+        Exception e = outs.get(0).error();
+        assertNotNull(e, "the attacked participant went on");
+        assertTrue(e.getMessage().contains(expected.get(a)), e.getMessage());
+        if (a != 1) {
+          // it stopped mid-session; the other three (= min_contributors) completed without it
+          assertTrue(r.completed(), r.reason());
+          assertEquals(3, r.contributors().size());
+        }
+      }
+    }
+  }
+
+  private static ByteString nan(ByteString model) {
+    byte[] b = model.toByteArray();
+    java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putDouble(0, Double.NaN);
+    return ByteString.copyFrom(b);
+  }
+
+  private static Participant.Hook rewriting(UnaryOperator<CoordinatorMessage> f) {
+    return new Participant.Hook() {
+      @Override
+      public CoordinatorMessage rewrite(CoordinatorMessage m) {
+        return f.apply(m);
+      }
+    };
+  }
+
+  /** Closes the participant's connection when round {@code round} starts. */
+  private static Participant.Hook killAtRound(int round) {
+    return new Participant.Hook() {
+      @Override
+      public void received(CoordinatorMessage m, io.grpc.ManagedChannel channel) throws Participant.ParticipantException {
+        if (m.hasRoundStart() && m.getRoundStart().getRound() == round) {
+          channel.shutdownNow();
+          throw new Participant.ParticipantException("killed at round " + round);
+        }
+      }
+    };
+  }
+}
