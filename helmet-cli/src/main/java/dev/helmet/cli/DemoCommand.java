@@ -38,6 +38,13 @@ final class DemoCommand implements Callable<Integer> {
           + "participant with its own mutual-TLS connection (see `helmet coordinator` and `helmet participant`).")
   boolean network;
 
+  @Option(names = "--algorithm", paramLabel = "A", defaultValue = "helmet",
+      description = "With --network: helmet (blind averaging, one summation) or dp-fl (federated DP-SGD, one "
+          + "summation per round; see the dp-fl options of `helmet train`). Default: ${DEFAULT-VALUE}.")
+  String algorithm;
+
+  @Mixin DpFlOptions dpfl;
+
   @Option(names = "--parties", paramLabel = "N",
       description = "Number of parties. Default: 1000, or 50 with --network.")
   Integer parties;
@@ -55,8 +62,16 @@ final class DemoCommand implements Callable<Integer> {
       if (run.modelOut == null) {
         run.modelOut = Path.of("helmet-demo-model.json");
       }
-      NetworkDemo.run(w, PER_PARTY, cacheDir, run, spec.commandLine().getOut(), spec.commandLine().getErr());
+      if (!algorithm.equals("helmet") && !algorithm.equals("dp-fl")) {
+        throw new IllegalArgumentException("--algorithm must be helmet or dp-fl. Provided value: " + algorithm);
+      }
+      NetworkDemo.run(w, PER_PARTY, cacheDir, run, algorithm.equals("dp-fl") ? dpfl : null,
+          spec.commandLine().getOut(), spec.commandLine().getErr());
       return Main.OK;
+    }
+    if (!algorithm.equals("helmet")) {
+      throw new IllegalArgumentException("--algorithm " + algorithm + " needs --network (in-process DP-FL: "
+          + "`helmet train --protocol dp-fl`)");
     }
     DataOptions data = new DataOptions();
     data.dataset = "mnist";

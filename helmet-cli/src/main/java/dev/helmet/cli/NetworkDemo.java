@@ -48,8 +48,9 @@ import java.util.stream.Stream;
 final class NetworkDemo {
   private NetworkDemo() {}
 
-  static ObjectNode run(int parties, int perParty, Path cacheDir, RunOptions run, PrintWriter out, PrintWriter err)
-      throws Exception {
+  /** @param dpfl the DP-FL options for a federated DP-SGD session, or null for blind averaging */
+  static ObjectNode run(int parties, int perParty, Path cacheDir, RunOptions run, DpFlOptions dpfl, PrintWriter out,
+      PrintWriter err) throws Exception {
     long start = System.nanoTime();
     Logging.configure(true);
     if (!run.quiet) {
@@ -66,7 +67,17 @@ final class NetworkDemo {
       LearnerKind kind = LearnerKind.SOFTMAX;
       int minContributors = parties - (int) Math.floor(run.dropout * parties + 1e-9);
       double colluding = run.colludingFraction != null ? run.colludingFraction : 1 - HelmetDefaults.HONEST_FRACTION;
-      SessionConfig config = SessionConfig.newBuilder()
+      SessionConfig.Builder builder = SessionConfig.newBuilder();
+      if (dpfl != null) {
+        if (dpfl.summation.equals("simulated") || dpfl.summation.equals("plain")) {
+          throw new IllegalArgumentException("--summation " + dpfl.summation + " has no network version; the "
+              + "networked session sums through secagg+");
+        }
+        builder.setAlgorithm("dp-fl").setDpfl(dev.helmet.transport.wire.DpFlSpec.newBuilder()
+            .setSamplingRate(dpfl.samplingRate).setGradClip(dpfl.clip).setRounds(dpfl.rounds())
+            .setLearningRate(dpfl.learningRate).setNoiseSplit(dpfl.noiseSplit).setAccountant(dpfl.accountant));
+      }
+      SessionConfig config = builder
           .setName("network-demo")
           .setDataset("mnist-demo")
           .setProtocol("secagg+")
@@ -113,8 +124,8 @@ final class NetworkDemo {
               }
             }));
           }
-          result = c.await(config.getDeadlines().getEnrolmentSeconds() + 10L * config.getDeadlines().getRoundSeconds(),
-              TimeUnit.SECONDS);
+          result = c.await(config.getDeadlines().getEnrolmentSeconds()
+              + (5L * SessionPlan.rounds(config) + 5) * config.getDeadlines().getRoundSeconds(), TimeUnit.SECONDS);
           for (Future<Participant.Result> f : fs) {
             try {
               results.add(f.get(60, TimeUnit.SECONDS));
@@ -135,7 +146,7 @@ final class NetworkDemo {
       LinearModel w = model.weights();
       Evaluation eval = Evaluation.of(test.labels(), w.predict(test), train.numClasses());
       Evaluation reference = null;
-      if (run.reference) {
+      if (run.reference && dpfl == null) {
         progress.start("training the non-private centralized reference", 1);
         var learner = SessionPlan.learner(config);
         LinearModel ref = learner.train(SessionPlan.preprocessing(config).design(train, partition.pooled()),
@@ -157,6 +168,8 @@ final class NetworkDemo {
       ObjectNode j = Json.object();
       j.put("dataset", "mnist");
       j.put("learner", kind.id());
+      j.put("algorithm", dpfl == null ? "helmet" : "dp-fl");
+      j.put("rounds", SessionPlan.rounds(config));
       j.put("protocol", "secagg+ over gRPC (mutual TLS, loopback)");
       j.put("in_the_clear", false);
       j.put("parties", parties);
@@ -183,12 +196,19 @@ final class NetworkDemo {
       if (run.json) {
         out.println(Json.print(j));
       } else {
-        out.printf("Helmet demo: %d parties x %d MNIST images, softmax, blind averaging through secagg+ over gRPC%n",
-            parties, perParty);
+        out.printf("Helmet demo: %d parties x %d MNIST images, softmax, %s through secagg+ over gRPC%n",
+            parties, perParty, dpfl == null ? "blind averaging" : "federated DP-SGD (dp-fl), " + SessionPlan.rounds(config)
+                + " rounds");
         out.printf("  data              mnist; %s%n", partition.description());
-        out.printf("  learner           softmax, Lambda %s, R %s, %d epochs, batch %d, clip c=%s (rows normalised)%n",
-            Trainer.fmt(HelmetDefaults.lambda(kind)), Trainer.fmt(HelmetDefaults.radius(kind)),
-            HelmetDefaults.epochs(kind), HelmetDefaults.BATCH_SIZE, Trainer.fmt(HelmetDefaults.CLIP_BOUND));
+        if (dpfl == null) {
+          out.printf("  learner           softmax, Lambda %s, R %s, %d epochs, batch %d, clip c=%s (rows normalised)%n",
+              Trainer.fmt(HelmetDefaults.lambda(kind)), Trainer.fmt(HelmetDefaults.radius(kind)),
+              HelmetDefaults.epochs(kind), HelmetDefaults.BATCH_SIZE, Trainer.fmt(HelmetDefaults.CLIP_BOUND));
+        } else {
+          out.printf("  training          %d rounds, sampling rate %s, gradient clip %s, learning rate %s, noise split "
+              + "%s%n", SessionPlan.rounds(config), Trainer.fmt(dpfl.samplingRate), Trainer.fmt(dpfl.clip),
+              Trainer.fmt(dpfl.learningRate), dpfl.noiseSplit);
+        }
         out.printf("  test accuracy     %.2f %%  (macro-F1 %.3f)%n", 100 * eval.accuracy(), eval.macroF1());
         if (reference != null) {
           out.printf("  reference         %.2f %%  non-private centralized, same objective on the pooled data%n",
@@ -197,12 +217,19 @@ final class NetworkDemo {
         out.printf("  privacy           (eps = %s, delta = %s) per record; honest fraction %s%n",
             Trainer.fmt(model.privacy().epsilon()), Trainer.fmt(model.privacy().delta()),
             Trainer.fmt(HelmetDefaults.HONEST_FRACTION));
-        out.printf("  noise multiplier  %.4f over %s release(s)%n", ((Number) d.get("noise_multiplier")).doubleValue(),
-            d.get("releases"));
+        if (dpfl == null) {
+          out.printf("  noise multiplier  %.4f over %s release(s)%n", ((Number) d.get("noise_multiplier")).doubleValue(),
+              d.get("releases"));
+        } else {
+          out.printf("  noise multiplier  %.4f per round (%s accountant)%n",
+              ((Number) d.get("noise_multiplier")).doubleValue(), model.privacy().accountant());
+        }
         out.printf("  protocol          secagg+ over gRPC, mutual TLS on loopback%s; %d of %d contributed; %d B per "
             + "participant%n", Trainer.describe(result.parameters()), result.contributors().size(), parties,
             results.isEmpty() ? 0 : (sent + received) / results.size());
-        out.printf("  noise             %s%n", d.get("noise_sampler"));
+        if (d.get("noise_sampler") != null) {
+          out.printf("  noise             %s%n", d.get("noise_sampler"));
+        }
         out.printf("  wall time         %.1f s (session %.1f s)%n", wall, result.seconds());
         if (run.modelOut != null) {
           out.printf("  model             %s%n", run.modelOut);
