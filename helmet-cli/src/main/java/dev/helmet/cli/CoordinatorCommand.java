@@ -3,6 +3,7 @@ package dev.helmet.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.transport.Coordinator;
+import dev.helmet.transport.SessionPlan;
 import dev.helmet.transport.SessionFile;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -66,6 +67,8 @@ final class CoordinatorCommand implements Callable<Integer> {
       j.put("session", r.sessionId());
       j.put("status", r.completed() ? "completed" : "aborted");
       j.put("reason", r.reason());
+      j.put("algorithm", SessionPlan.isDpFl(s.config()) ? "dp-fl" : "helmet");
+      j.put("rounds", SessionPlan.rounds(s.config()));
       j.put("enrolled", r.enrolled());
       j.put("contributors", r.contributors().size());
       j.put("dropped", r.dropped().size());
@@ -80,8 +83,10 @@ final class CoordinatorCommand implements Callable<Integer> {
       }
       out.println(Json.print(j));
     } else if (r.completed()) {
-      out.printf("session %s completed: %d of %d enrolled parties contributed; (eps = %s, delta = %s); %d B per "
-          + "participant; %.1f s%s%n", r.sessionId(), r.contributors().size(), r.enrolled(), Trainer.fmt(r.epsilon()),
+      out.printf("session %s completed (%s, %d summation%s): %d of %d enrolled parties contributed; (eps = %s, "
+          + "delta = %s); %d B per participant; %.1f s%s%n", r.sessionId(),
+          SessionPlan.isDpFl(s.config()) ? "dp-fl" : "blind averaging", SessionPlan.rounds(s.config()),
+          SessionPlan.rounds(s.config()) == 1 ? "" : "s", r.contributors().size(), r.enrolled(), Trainer.fmt(r.epsilon()),
           Trainer.fmt(r.delta()), r.bytesPerParticipant(), r.seconds(),
           modelOut == null ? "" : "; model written to " + modelOut);
     } else {

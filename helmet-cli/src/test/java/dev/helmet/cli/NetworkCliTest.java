@@ -115,4 +115,62 @@ class NetworkCliTest {
     assertEquals(Main.INVALID_INPUT, c.exit, c.toString());
     assertTrue(c.errorLine().contains("privacy.epsilon must be in"), c.err);
   }
+
+  /** A DP-FL session from a session file: the coordinator and three participants, as a user runs them. */
+  @Test
+  void aDpFlSessionRunsItsRoundsAndReleasesAModel(@TempDir Path dir) throws Exception {
+    assertEquals(0, Cli.run("certs", "--out", dir.resolve("certs").toString(), "--participants", "3").exit);
+    int port = freePort();
+    Path yaml = session(dir, port, "algorithm: dp-fl\ndpfl: {sampling_rate: 0.5, rounds: 4, learning_rate: 1}");
+    CompletableFuture<Cli> coordinator = CompletableFuture.supplyAsync(() -> Cli.run("coordinator", "--config",
+        yaml.toString(), "--json", "-o", dir.resolve("model.json").toString()));
+    String iris = TestData.path("iris.csv").toString();
+    List<CompletableFuture<Cli>> parts = new ArrayList<>();
+    for (int k = 1; k <= 3; k++) {
+      String name = "participant-" + k;
+      parts.add(CompletableFuture.supplyAsync(() -> {
+        Cli p = null;
+        for (int attempt = 0; attempt < 100; attempt++) {
+          p = Cli.run("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris, "--skip-rows", "1",
+              "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--min-contributors", "3", "--json");
+          if (!p.err.contains("cannot reach")) {
+            break;
+          }
+          try {
+            Thread.sleep(100);
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        }
+        return p;
+      }));
+    }
+    for (CompletableFuture<Cli> f : parts) {
+      Cli p = f.get(120, TimeUnit.SECONDS);
+      assertEquals(0, p.exit, p.toString());
+      assertEquals("completed", JSON.readTree(p.out).get("status").asText());
+    }
+    Cli c = coordinator.get(120, TimeUnit.SECONDS);
+    assertEquals(0, c.exit, c.toString());
+    JsonNode model = JSON.readTree(dir.resolve("model.json").toFile());
+    assertTrue(model.toString().contains("dp-fl (federated DP-SGD"), model.toString());
+    assertTrue(JSON.readTree(c.out).get("epsilon").asDouble() <= 1.0);
+  }
+
+  @Test
+  void dpFlKeysAreCheckedNamingTheKey(@TempDir Path dir) throws Exception {
+    Cli.run("certs", "--out", dir.resolve("certs").toString(), "--participants", "1");
+    String[][] cases = {
+        {"dpfl: {rounds: 3}", "dpfl is set but algorithm is helmet"},
+        {"algorithm: dp-fl\ndpfl: {rounds: 3, epochs: 2}", "dpfl.rounds and dpfl.epochs are alternatives"},
+        {"algorithm: dp-fl\ndpfl: {round: 3}", "unknown key dpfl.round"},
+        {"algorithm: dp-fl\ndpfl: {sampling_rate: 2}", "dpfl.sampling_rate must be in"},
+        {"algorithm: dpfl", "algorithm must be helmet or dp-fl"},
+    };
+    for (String[] k : cases) {
+      Cli c = Cli.run("coordinator", "--config", session(dir, freePort(), k[0]).toString());
+      assertEquals(Main.INVALID_INPUT, c.exit, c.toString());
+      assertTrue(c.errorLine().contains(k[1]), k[1] + " not in: " + c.err);
+    }
+  }
 }
