@@ -57,10 +57,11 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The coordinator of one networked blind-averaging session: it publishes the configuration,
+ * The coordinator of one networked session, blind averaging (one summation) or DP-FL (one
+ * summation per SGD round, each opened by the current model): it publishes the configuration,
  * enrols participants over mutual TLS, runs the SecAgg/SecAgg+ server state machine (the same one
- * the in-process simulation runs) with a deadline on every round, and releases the decoded,
- * averaged model, recording everything (participants, round outcomes, drops and rejections, the
+ * the in-process simulation runs) with a deadline on every round, and releases the decoded
+ * model (the noisy average, or the last DP-SGD iterate), recording everything (participants, round outcomes, drops and rejections, the
  * release, the privacy ledger) in its database.
  *
  * <p>Memory stays bounded whatever the number of parties: masked inputs are added to a running sum

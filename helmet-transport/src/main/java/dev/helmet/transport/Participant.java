@@ -46,10 +46,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One participant of a networked session: it reads the published configuration, checks it against
- * its own policy, trains its model on its own data, and runs the SecAgg client state machine (the
- * same one the in-process simulation runs) over one stream to the coordinator. Its data and its
- * model never leave it; only protocol messages do, and its summation input is its model noised once
- * by itself with {@link NoiseFactory#secure()}. It derives the noise plan and the SecAgg
+ * its own policy, and runs the SecAgg client state machine (the same one the in-process simulation
+ * runs) over one stream to the coordinator. Blind averaging: it trains its model on its own data
+ * and its summation input is that model noised once by itself with {@link NoiseFactory#secure()}.
+ * DP-FL: every round its input is its own Poisson sample's clipped gradient sum at the model the
+ * round opened with, noised by itself. Its data never leave it; only protocol messages do. It derives the noise plan and the SecAgg
  * parameters itself and refuses a roster that disagrees.
  */
 public final class Participant {
