@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
       DataCommand.class,
       CoordinatorCommand.class,
       ParticipantCommand.class,
+      ExperimentCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class
     },
@@ -73,7 +74,8 @@ public final class Main extends GroupCommand {
       err.println("helmet: " + oneLine(e.getMessage()));
       return SESSION_FAILED;
     }
-    if (e instanceof dev.helmet.transport.SessionFile.SessionFileException) {
+    if (e instanceof dev.helmet.transport.SessionFile.SessionFileException
+        || e instanceof dev.helmet.experiments.ExperimentConfig.ConfigException) {
       err.println("helmet: error: " + oneLine(e.getMessage()));
       return INVALID_INPUT;
     }

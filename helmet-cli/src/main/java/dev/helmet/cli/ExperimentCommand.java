@@ -1,0 +1,91 @@
+package dev.helmet.cli;
+
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.experiments.ExperimentConfig;
+import dev.helmet.experiments.ExperimentRunner;
+import dev.helmet.experiments.Presets;
+import dev.helmet.experiments.Report;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code helmet experiment}: sweeps that reproduce the papers' evaluations, with plots and a report. */
+@Command(name = "experiment", mixinStandardHelpOptions = true,
+    description = "Experiments: sweeps over parties, eps, learners and protocols, with results.csv, plots and a "
+        + "report.",
+    subcommands = {ExperimentCommand.Run.class})
+final class ExperimentCommand extends GroupCommand {
+
+  /** Runs one experiment (resumable). */
+  @Command(name = "run", mixinStandardHelpOptions = true,
+      description = "Run an experiment from a YAML or JSON file, or a built-in preset (fig5: accuracy vs parties; "
+          + "fig6: accuracy vs eps; table2: IID vs one class per party). Cells already in --out are kept, so an "
+          + "interrupted run continues where it stopped. Writes results.csv, PNG and SVG plots and report.md.")
+  static final class Run implements Callable<Integer> {
+    @Parameters(paramLabel = "CONFIG", arity = "0..1", description = "The experiment file (see docs/experiments.md).")
+    Path config;
+
+    @Option(names = "--preset", paramLabel = "NAME", description = "fig5, fig6 or table2 instead of a file.")
+    String preset;
+
+    @Option(names = "--dataset", paramLabel = "NAME", defaultValue = "mnist",
+        description = "With --preset: mnist or fashion-mnist. Default: ${DEFAULT-VALUE}.")
+    String dataset;
+
+    @Option(names = "--quick", description = "With --preset: a small grid that finishes in about two minutes.")
+    boolean quick;
+
+    @Option(names = "--out", paramLabel = "DIR", required = true, description = "Where the results go (created).")
+    Path out;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Worker threads. Default: all cores.")
+    Integer threads;
+
+    @Option(names = "--cache-dir", paramLabel = "DIR", description = "Default: $HELMET_CACHE or ~/.cache/helmet.")
+    Path cacheDir;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress output.")
+    boolean quiet;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if ((config == null) == (preset == null)) {
+        throw new IllegalArgumentException("give either an experiment file or --preset (" + String.join(", ",
+            Presets.NAMES) + ")");
+      }
+      if (config != null && quick) {
+        throw new IllegalArgumentException("--quick applies to presets only; make the file's grid smaller instead");
+      }
+      ExperimentConfig c = config != null ? ExperimentConfig.read(config)
+          : Presets.get(preset.toLowerCase(java.util.Locale.ROOT), dataset.toLowerCase(java.util.Locale.ROOT), quick);
+      int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+      if (t < 1) {
+        throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
+      }
+      var err = spec.commandLine().getErr();
+      if (!quiet) {
+        err.println("experiment " + c.name() + " -> " + out);
+        err.flush();
+      }
+      ExperimentRunner.Summary s = ExperimentRunner.run(c, new ExperimentRunner.Settings(out,
+          cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), t, new ConsoleProgress(System.err, !quiet)));
+      String command = "helmet experiment run " + (config != null ? config.toString()
+          : "--preset " + preset + " --dataset " + dataset + (quick ? " --quick" : "")) + " --out " + out;
+      Report.Outputs o = Report.write(c, s.rows(), out, command, s.seconds());
+      var pw = spec.commandLine().getOut();
+      pw.printf("%s: %d cells (%d run now, %d kept from before) in %.1f s%n", c.name(), s.cells(), s.ran(),
+          s.skipped(), s.seconds());
+      pw.printf("  results   %s%n  report    %s%n", o.csv(), o.report());
+      for (Path p : o.plots()) {
+        pw.printf("  plot      %s.png, .svg%n", p);
+      }
+      pw.flush();
+      return Main.OK;
+    }
+  }
+}

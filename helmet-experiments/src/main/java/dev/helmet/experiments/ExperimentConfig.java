@@ -1,0 +1,417 @@
+package dev.helmet.experiments;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.protocols.dpfl.DpFl;
+import dev.helmet.protocols.helmet.HelmetDefaults;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * An experiment: a sweep over party counts, partitions, privacy levels, learners and their
+ * hyperparameter grids, for Helmet and optionally DP-FL, repeated over seeds and validation folds.
+ * Read from YAML or JSON ({@link #read}) or a built-in preset ({@link Presets}); every key is
+ * checked, and an unknown key, a missing required key or an out-of-range value is an error that
+ * names the key. docs/experiments.md lists the keys.
+ *
+ * @param name a label (also the report's title)
+ * @param dataset a built-in data set id (mnist, fashion-mnist)
+ * @param parties the party counts W
+ * @param perParty records per party
+ * @param epsilons the privacy levels; Helmet trains once per grid point and adds noise per eps
+ * @param delta delta
+ * @param honestFraction t
+ * @param partitions iid, one-class (party i holds class i mod K only) or dirichlet
+ * @param dirichletAlpha the Dirichlet concentration for "dirichlet"
+ * @param repeats independent repetitions (seeds 1..repeats: partition, local shuffles, noise)
+ * @param folds validation folds: 1 = a stratified holdout of {@code validationFraction} of the
+ *     training data; K > 1 = K-fold (fold k validates, the rest is dealt to the parties)
+ * @param validationFraction the holdout's share when {@code folds == 1}
+ * @param helmet Helmet's learners and grids (null: Helmet not run)
+ * @param dpfl DP-FL's grid (null: DP-FL not run)
+ * @param fixedEpsilon the eps of the accuracy-vs-parties and partition plots (the closest in the list)
+ */
+public record ExperimentConfig(
+    String name,
+    String dataset,
+    List<Integer> parties,
+    int perParty,
+    List<Double> epsilons,
+    double delta,
+    double honestFraction,
+    List<String> partitions,
+    double dirichletAlpha,
+    int repeats,
+    int folds,
+    double validationFraction,
+    Helmet helmet,
+    DpFlGrid dpfl,
+    double fixedEpsilon) {
+
+  /** Thrown for a configuration that does not parse or validate; the message names the key. */
+  public static final class ConfigException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public ConfigException(String message) {
+      super(message);
+    }
+  }
+
+  /** One Helmet grid point. */
+  public record HelmetPoint(LearnerKind learner, double lambda, double radius, int epochs) {}
+
+  /** Helmet's learners, each with its grid of (Lambda, R, epochs). */
+  public record Helmet(List<HelmetPoint> grid) {}
+
+  /** One DP-FL grid point; sampling rate 0 means 1024 / N (the papers' choice), at most 1. */
+  public record DpFlPoint(double learningRate, double clip, double epochs, double samplingRate) {}
+
+  /** DP-FL's grid and noise split. */
+  public record DpFlGrid(List<DpFlPoint> grid, DpFl.NoiseSplit split, String accountant) {}
+
+  /** Reads a YAML or JSON file. */
+  public static ExperimentConfig read(Path path) {
+    JsonNode root;
+    try {
+      root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(path));
+    } catch (JsonProcessingException e) {
+      throw new ConfigException(path + ": not valid YAML or JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new ConfigException(path + ": cannot read: " + e.getMessage());
+    }
+    if (root == null || !root.isObject()) {
+      throw new ConfigException(path + ": expected a mapping of keys to values");
+    }
+    return parse(root, path.toString());
+  }
+
+  /** Parses a configuration tree; {@code source} names it in errors. */
+  public static ExperimentConfig parse(JsonNode root, String source) {
+    Node n = new Node(source, "", root);
+    n.allow("name", "dataset", "parties", "per_party", "epsilons", "delta", "honest_fraction", "partitions",
+        "dirichlet_alpha", "repeats", "folds", "validation_fraction", "helmet", "dpfl", "plots");
+    String dataset = n.string("dataset", null);
+    if (BuiltinDataset.byId(dataset) == null) {
+      throw n.error("dataset", "must name a built-in data set ("
+          + java.util.Arrays.stream(BuiltinDataset.values()).map(BuiltinDataset::id).toList() + "). Provided value: "
+          + dataset);
+    }
+    List<Integer> parties = n.integers("parties", 1, 1_000_000);
+    List<Double> epsilons = n.numbers("epsilons", 1e-6, 1e6);
+    List<String> partitions = n.has("partitions") ? n.strings("partitions") : List.of("iid");
+    for (String p : partitions) {
+      if (!Set.of("iid", "one-class", "dirichlet").contains(p)) {
+        throw n.error("partitions", "must list iid, one-class or dirichlet. Provided value: " + p);
+      }
+    }
+    Helmet helmet = null;
+    if (n.has("helmet")) {
+      Node h = n.child("helmet");
+      h.allow("learners", "grid");
+      List<HelmetPoint> grid = new ArrayList<>();
+      Node g = h.child("grid");
+      List<String> learners = h.strings("learners");
+      Set<String> allowed = new TreeSet<>(learners);
+      g.allow(allowed.toArray(String[]::new));
+      for (String l : learners) {
+        LearnerKind kind;
+        try {
+          kind = LearnerKind.parse(l);
+        } catch (IllegalArgumentException e) {
+          throw h.error("learners", e.getMessage());
+        }
+        Node lg = g.child(l);
+        lg.allow("lambda", "radius", "epochs");
+        List<Double> lambdas = lg.has("lambda") ? lg.numbers("lambda", 1e-9, 1e9) : List.of(HelmetDefaults.lambda(kind));
+        List<Double> radii = lg.has("radius") ? lg.numbers("radius", 1e-9, 1e9) : List.of(HelmetDefaults.radius(kind));
+        List<Integer> epochs = lg.has("epochs") ? lg.integers("epochs", 1, 100_000)
+            : List.of(HelmetDefaults.epochs(kind));
+        for (double lambda : lambdas) {
+          for (double r : radii) {
+            for (int e : epochs) {
+              grid.add(new HelmetPoint(kind, lambda, r, e));
+            }
+          }
+        }
+      }
+      helmet = new Helmet(List.copyOf(grid));
+    }
+    DpFlGrid dpfl = null;
+    if (n.has("dpfl")) {
+      Node d = n.child("dpfl");
+      d.allow("noise_split", "accountant", "grid");
+      DpFl.NoiseSplit split;
+      try {
+        split = DpFl.NoiseSplit.parse(d.string("noise_split", "honest"));
+      } catch (IllegalArgumentException e) {
+        throw d.error("noise_split", e.getMessage());
+      }
+      String accountant = d.string("accountant", "rdp");
+      if (!accountant.equals("rdp") && !accountant.equals("pld")) {
+        throw d.error("accountant", "must be rdp or pld. Provided value: " + accountant);
+      }
+      Node g = d.child("grid");
+      g.allow("learning_rate", "clip", "epochs", "sampling_rate");
+      List<DpFlPoint> grid = new ArrayList<>();
+      List<Double> lrs = g.has("learning_rate") ? g.numbers("learning_rate", 1e-9, 1e9) : List.of(4.0);
+      List<Double> clips = g.has("clip") ? g.numbers("clip", 1e-9, 1e9) : List.of(0.1);
+      List<Double> epochs = g.has("epochs") ? g.numbers("epochs", 1e-3, 1e5) : List.of(40.0);
+      List<Double> rates = g.has("sampling_rate") ? g.numbers("sampling_rate", 0, 1) : List.of(0.0);
+      for (double lr : lrs) {
+        for (double c : clips) {
+          for (double e : epochs) {
+            for (double q : rates) {
+              grid.add(new DpFlPoint(lr, c, e, q));
+            }
+          }
+        }
+      }
+      dpfl = new DpFlGrid(List.copyOf(grid), split, accountant);
+    }
+    if (helmet == null && dpfl == null) {
+      throw n.error("helmet", "or dpfl is required: the experiment must run at least one protocol");
+    }
+    Node plots = n.child("plots");
+    plots.allow("fixed_epsilon");
+    int folds = n.integer("folds", 1, 1, 20);
+    ExperimentConfig c = new ExperimentConfig(
+        n.string("name", "experiment"),
+        dataset,
+        parties,
+        n.integer("per_party", 60, 1, 1_000_000),
+        epsilons,
+        n.number("delta", 1e-5, 1e-300, 0.5),
+        n.number("honest_fraction", HelmetDefaults.HONEST_FRACTION, 1e-9, 1),
+        List.copyOf(partitions),
+        n.number("dirichlet_alpha", 0.5, 1e-6, 1e6),
+        n.integer("repeats", 1, 1, 1000),
+        folds,
+        n.number("validation_fraction", 0.1, 1e-6, 0.9),
+        helmet,
+        dpfl,
+        plots.number("fixed_epsilon", epsilons.get(0), 1e-6, 1e6));
+    return c;
+  }
+
+  /** The configuration as a JSON tree (for the report and for checking that a resumed run matches). */
+  public ObjectNode toJson() {
+    ObjectMapper m = new ObjectMapper();
+    ObjectNode j = m.createObjectNode();
+    j.put("name", name);
+    j.put("dataset", dataset);
+    j.set("parties", m.valueToTree(parties));
+    j.put("per_party", perParty);
+    j.set("epsilons", m.valueToTree(epsilons));
+    j.put("delta", delta);
+    j.put("honest_fraction", honestFraction);
+    j.set("partitions", m.valueToTree(partitions));
+    j.put("dirichlet_alpha", dirichletAlpha);
+    j.put("repeats", repeats);
+    j.put("folds", folds);
+    j.put("validation_fraction", validationFraction);
+    if (helmet != null) {
+      Map<String, Map<String, Object>> grids = new LinkedHashMap<>();
+      for (HelmetPoint p : helmet.grid()) {
+        Map<String, Object> g = grids.computeIfAbsent(p.learner().id(), k -> new LinkedHashMap<>());
+        addTo(g, "lambda", p.lambda());
+        addTo(g, "radius", p.radius());
+        addTo(g, "epochs", p.epochs());
+      }
+      ObjectNode h = j.putObject("helmet");
+      h.set("learners", m.valueToTree(new ArrayList<>(grids.keySet())));
+      h.set("grid", m.valueToTree(grids));
+    }
+    if (dpfl != null) {
+      ObjectNode d = j.putObject("dpfl");
+      d.put("noise_split", dpfl.split().id());
+      d.put("accountant", dpfl.accountant());
+      Map<String, Object> g = new LinkedHashMap<>();
+      for (DpFlPoint p : dpfl.grid()) {
+        addTo(g, "learning_rate", p.learningRate());
+        addTo(g, "clip", p.clip());
+        addTo(g, "epochs", p.epochs());
+        addTo(g, "sampling_rate", p.samplingRate());
+      }
+      d.set("grid", m.valueToTree(g));
+    }
+    j.putObject("plots").put("fixed_epsilon", fixedEpsilon);
+    return j;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void addTo(Map<String, Object> g, String key, Object v) {
+    List<Object> l = (List<Object>) g.computeIfAbsent(key, k -> new ArrayList<>());
+    if (!l.contains(v)) {
+      l.add(v);
+    }
+  }
+
+  /** The eps in the list closest to {@link #fixedEpsilon} (on a log scale). */
+  public double plotEpsilon() {
+    double best = epsilons.get(0);
+    for (double e : epsilons) {
+      if (Math.abs(Math.log(e / fixedEpsilon)) < Math.abs(Math.log(best / fixedEpsilon))) {
+        best = e;
+      }
+    }
+    return best;
+  }
+
+  /** A mapping in the file, with the path of keys that leads to it. */
+  static final class Node {
+    final String source;
+    final String prefix;
+    final JsonNode json;
+
+    Node(String source, String prefix, JsonNode json) {
+      this.source = source;
+      this.prefix = prefix;
+      this.json = json;
+    }
+
+    ConfigException error(String key, String message) {
+      return new ConfigException(source + ": " + prefix + key + " " + message);
+    }
+
+    boolean has(String key) {
+      return json.has(key) && !json.get(key).isNull();
+    }
+
+    void allow(String... keys) {
+      Set<String> known = Set.of(keys);
+      for (Iterator<String> it = json.fieldNames(); it.hasNext(); ) {
+        String k = it.next();
+        if (!known.contains(k)) {
+          throw new ConfigException(source + ": unknown key " + prefix + k + " (known keys here: "
+              + String.join(", ", new TreeSet<>(known)) + ")");
+        }
+      }
+    }
+
+    Node child(String key) {
+      if (!has(key)) {
+        return new Node(source, prefix + key + ".", new ObjectMapper().createObjectNode());
+      }
+      JsonNode c = json.get(key);
+      if (!c.isObject()) {
+        throw error(key, "must be a mapping of keys to values");
+      }
+      return new Node(source, prefix + key + ".", c);
+    }
+
+    String string(String key, String fallback) {
+      if (!has(key)) {
+        if (fallback == null) {
+          throw error(key, "is required");
+        }
+        return fallback;
+      }
+      JsonNode v = json.get(key);
+      if (!v.isValueNode() || v.asText().isEmpty()) {
+        throw error(key, "must be a non-empty text");
+      }
+      return v.asText().toLowerCase(Locale.ROOT);
+    }
+
+    double number(String key, Double fallback, double lo, double hi) {
+      if (!has(key)) {
+        if (fallback == null) {
+          throw error(key, "is required");
+        }
+        return fallback;
+      }
+      return checkNumber(key, json.get(key), lo, hi);
+    }
+
+    double checkNumber(String key, JsonNode v, double lo, double hi) {
+      if (!v.isNumber()) {
+        throw error(key, "must be a number. Provided value: " + v.asText());
+      }
+      double d = v.asDouble();
+      if (!(d >= lo && d <= hi)) {
+        throw error(key, "must be in [" + lo + ", " + hi + "]. Provided value: " + d);
+      }
+      return d;
+    }
+
+    int integer(String key, Integer fallback, int lo, int hi) {
+      if (!has(key)) {
+        if (fallback == null) {
+          throw error(key, "is required");
+        }
+        return fallback;
+      }
+      return checkInteger(key, json.get(key), lo, hi);
+    }
+
+    int checkInteger(String key, JsonNode v, int lo, int hi) {
+      if (!v.isIntegralNumber()) {
+        throw error(key, "must be a whole number. Provided value: " + v.asText());
+      }
+      long l = v.asLong();
+      if (l < lo || l > hi) {
+        throw error(key, "must be in [" + lo + ", " + hi + "]. Provided value: " + l);
+      }
+      return (int) l;
+    }
+
+    /** A list of values, or one value taken as a list of one. */
+    private List<JsonNode> list(String key) {
+      if (!has(key)) {
+        throw error(key, "is required");
+      }
+      JsonNode v = json.get(key);
+      List<JsonNode> out = new ArrayList<>();
+      if (v.isArray()) {
+        v.forEach(out::add);
+      } else {
+        out.add(v);
+      }
+      if (out.isEmpty()) {
+        throw error(key, "must list at least one value");
+      }
+      return out;
+    }
+
+    List<Double> numbers(String key, double lo, double hi) {
+      List<Double> out = new ArrayList<>();
+      for (JsonNode e : list(key)) {
+        out.add(checkNumber(key, e, lo, hi));
+      }
+      return List.copyOf(out);
+    }
+
+    List<Integer> integers(String key, int lo, int hi) {
+      List<Integer> out = new ArrayList<>();
+      for (JsonNode e : list(key)) {
+        out.add(checkInteger(key, e, lo, hi));
+      }
+      return List.copyOf(out);
+    }
+
+    List<String> strings(String key) {
+      List<String> out = new ArrayList<>();
+      for (JsonNode e : list(key)) {
+        if (!e.isValueNode() || e.asText().isEmpty()) {
+          throw error(key, "must list plain values");
+        }
+        out.add(e.asText().toLowerCase(Locale.ROOT));
+      }
+      return List.copyOf(out);
+    }
+  }
+}

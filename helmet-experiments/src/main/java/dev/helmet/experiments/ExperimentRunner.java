@@ -1,0 +1,288 @@
+package dev.helmet.experiments;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.eval.Evaluation;
+import dev.helmet.core.eval.StratifiedKFold;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.learn.SmoothnessBound;
+import dev.helmet.core.partition.Partition;
+import dev.helmet.core.partition.PartitionStrategy;
+import dev.helmet.core.preprocess.DesignMatrix;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.core.util.Progress;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.dpfl.DpFl;
+import dev.helmet.protocols.helmet.BlindAveraging;
+import dev.helmet.protocols.helmet.HelmetDefaults;
+import dev.helmet.protocols.helmet.HelmetPrivacy;
+import dev.helmet.protocols.helmet.LocalModels;
+import dev.helmet.protocols.helmet.NoiseKind;
+import dev.helmet.protocols.helmet.Protection;
+import dev.helmet.secagg.summation.PlainSummation;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * Runs an experiment cell by cell. A cell is one protocol variant at one hyperparameter point on
+ * one (partition, party count, repeat, fold); it yields one {@link Row} per eps. Helmet trains the
+ * local models once per cell and adds noise once per eps (noise is post-processing of the trained
+ * models); DP-FL trains per eps (its noise enters every step), with the parties' summed noise drawn
+ * at once ({@link DpFl.Simulation#AGGREGATE}). Sums are taken in the clear: the accuracy of a secure
+ * summation is the same (it adds the same noise and sums exactly).
+ *
+ * <p>Resumable: every finished cell is appended to {@code cells.jsonl} in the output folder and
+ * flushed; a rerun with the same configuration skips the cells already there. A rerun with a
+ * different configuration in the same folder is refused (it would mix two experiments).
+ */
+public final class ExperimentRunner {
+  private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
+  static final String CELLS = "cells.jsonl";
+  static final String CONFIG = "config.json";
+
+  private ExperimentRunner() {}
+
+  /**
+   * Where and how to run.
+   *
+   * @param out the output folder (created)
+   * @param cache where built-in data sets are kept
+   * @param threads worker threads (local training and DP-FL gradients are parallel over parties)
+   * @param progress progress over all cells (ETA)
+   */
+  public record Settings(Path out, Path cache, int threads, Progress progress) {}
+
+  /** What a run did. */
+  public record Summary(int cells, int skipped, int ran, List<Row> rows, double seconds) {}
+
+  /** Runs every cell not already in the output folder, and returns all the experiment's rows. */
+  public static Summary run(ExperimentConfig c, Settings s) throws IOException {
+    long start = System.nanoTime();
+    Files.createDirectories(s.out());
+    checkSameExperiment(c, s.out());
+    Path cellsFile = s.out().resolve(CELLS);
+    List<Row> rows = new ArrayList<>();
+    Set<String> done = new HashSet<>();
+    readCells(cellsFile, done, rows);
+    List<Cell> cells = cells(c);
+    long work = 0;
+    int skipped = 0;
+    for (Cell cell : cells) {
+      if (done.contains(cell.key())) {
+        skipped++;
+      } else {
+        work += cell.parties();
+      }
+    }
+    s.progress().start(c.name() + ": " + (cells.size() - skipped) + " of " + cells.size() + " cells to run"
+        + (skipped > 0 ? " (" + skipped + " already done)" : ""), Math.max(1, work));
+    BuiltinDataset.TrainTest data = null;
+    Group group = null;
+    int ran = 0;
+    try (BufferedWriter w = Files.newBufferedWriter(cellsFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND)) {
+      for (Cell cell : cells) {
+        if (done.contains(cell.key())) {
+          continue;
+        }
+        if (data == null) {
+          data = BuiltinDataset.byId(c.dataset()).load(s.cache());
+        }
+        if (group == null || !group.matches(cell)) {
+          group = Group.of(c, data, cell);
+        }
+        List<Row> cellRows = runCell(c, group, cell, s.threads());
+        ObjectNode line = JSON.createObjectNode();
+        line.put("key", cell.key());
+        line.set("rows", JSON.valueToTree(cellRows));
+        w.write(JSON.writeValueAsString(line));
+        w.newLine();
+        w.flush();
+        rows.addAll(cellRows);
+        done.add(cell.key());
+        ran++;
+        s.progress().advance(cell.parties());
+      }
+    }
+    s.progress().finish();
+    // Only the rows of this configuration's cells (the file holds nothing else: see checkSameExperiment).
+    return new Summary(cells.size(), skipped, ran, rows, (System.nanoTime() - start) / 1e9);
+  }
+
+  /** Refuses an output folder that holds another experiment; records this one's configuration. */
+  static void checkSameExperiment(ExperimentConfig c, Path out) throws IOException {
+    Path file = out.resolve(CONFIG);
+    JsonNode mine = c.toJson();
+    if (Files.exists(file)) {
+      JsonNode theirs;
+      try {
+        theirs = JSON.readTree(file.toFile());
+      } catch (IOException e) {
+        throw new IllegalArgumentException(file + " is not the configuration of an experiment (" + e.getMessage()
+            + "); use another --out folder");
+      }
+      if (!theirs.equals(mine)) {
+        throw new IllegalArgumentException(out + " holds the results of a different experiment (its config.json "
+            + "differs from this configuration); use another --out folder, or delete it to start over");
+      }
+    } else {
+      Files.writeString(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(mine));
+    }
+  }
+
+  /** Reads the finished cells; a truncated last line (an interrupted write) is ignored and rerun. */
+  static void readCells(Path file, Set<String> done, List<Row> rows) throws IOException {
+    if (!Files.exists(file)) {
+      return;
+    }
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    for (int i = 0; i < lines.size(); i++) {
+      String l = lines.get(i);
+      if (l.isBlank()) {
+        continue;
+      }
+      JsonNode j;
+      try {
+        j = JSON.readTree(l);
+      } catch (IOException e) {
+        if (i == lines.size() - 1) {
+          continue; // the run was interrupted while writing it: the cell is run again
+        }
+        throw new IllegalArgumentException(file + " line " + (i + 1) + " is corrupt: " + e.getMessage());
+      }
+      done.add(j.get("key").asText());
+      for (JsonNode r : (ArrayNode) j.get("rows")) {
+        rows.add(JSON.treeToValue(r, Row.class));
+      }
+    }
+  }
+
+  /** One cell of the sweep. */
+  record Cell(String partition, int parties, int repeat, int fold, String protocol, ExperimentConfig.HelmetPoint helmet,
+      ExperimentConfig.DpFlPoint dpfl) {
+    String key() {
+      String point = helmet != null
+          ? String.format(Locale.ROOT, "helmet/%s/%s/%s/%d", helmet.learner().id(), helmet.lambda(), helmet.radius(),
+              helmet.epochs())
+          : String.format(Locale.ROOT, "dp-fl/%s/%s/%s/%s", dpfl.learningRate(), dpfl.clip(), dpfl.epochs(),
+              dpfl.samplingRate());
+      return partition + "/" + parties + "/" + repeat + "/" + fold + "/" + point;
+    }
+  }
+
+  /** Every cell, grouped so that cells sharing data and partition are adjacent. */
+  static List<Cell> cells(ExperimentConfig c) {
+    List<Cell> out = new ArrayList<>();
+    for (String p : c.partitions()) {
+      for (int w : c.parties()) {
+        for (int r = 1; r <= c.repeats(); r++) {
+          for (int f = 0; f < c.folds(); f++) {
+            if (c.helmet() != null) {
+              for (ExperimentConfig.HelmetPoint h : c.helmet().grid()) {
+                out.add(new Cell(p, w, r, f, "helmet", h, null));
+              }
+            }
+            if (c.dpfl() != null) {
+              for (ExperimentConfig.DpFlPoint d : c.dpfl().grid()) {
+                out.add(new Cell(p, w, r, f, "dp-fl", null, d));
+              }
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The data of one (partition, parties, repeat, fold): the parties' shares, validation and test. */
+  record Group(String partition, int parties, int repeat, int fold, Dataset pool, Partition split,
+      DesignMatrix validation, DesignMatrix test, Preprocessing pre) {
+    boolean matches(Cell c) {
+      return c.partition().equals(partition) && c.parties() == parties && c.repeat() == repeat && c.fold() == fold;
+    }
+
+    static Group of(ExperimentConfig c, BuiltinDataset.TrainTest data, Cell cell) {
+      Dataset train = data.train();
+      // The validation split depends on the repeat and fold only, never on the test set.
+      SplittableRandom rng = new SplittableRandom(1_000_003L * cell.repeat() + cell.fold());
+      StratifiedKFold.Fold f = c.folds() == 1
+          ? StratifiedKFold.holdout(train.labels(), train.numClasses(), c.validationFraction(), rng)
+          : StratifiedKFold.split(train.labels(), train.numClasses(), c.folds(), 1, rng).get(cell.fold());
+      Dataset pool = train.subset(f.train(), train.name() + " (without validation fold " + cell.fold() + ")");
+      Dataset validation = train.subset(f.test(), train.name() + " (validation fold " + cell.fold() + ")");
+      PartitionStrategy strategy = switch (cell.partition()) {
+        case "iid" -> new PartitionStrategy.Iid(cell.parties(), c.perParty());
+        case "one-class" -> new PartitionStrategy.OneClassPerParty(cell.parties(), c.perParty());
+        case "dirichlet" -> new PartitionStrategy.Dirichlet(cell.parties(), c.perParty(), c.dirichletAlpha());
+        default -> throw new IllegalArgumentException("unknown partition " + cell.partition());
+      };
+      Partition split = strategy.split(pool, new SplittableRandom(cell.repeat()));
+      Preprocessing pre = HelmetDefaults.preprocessing();
+      return new Group(cell.partition(), cell.parties(), cell.repeat(), cell.fold(), pool, split,
+          pre.design(validation), pre.design(data.test()), pre);
+    }
+  }
+
+  static List<Row> runCell(ExperimentConfig c, Group g, Cell cell, int threads) {
+    List<Row> rows = new ArrayList<>();
+    int k = g.pool().numClasses();
+    if (cell.helmet() != null) {
+      ExperimentConfig.HelmetPoint h = cell.helmet();
+      LearnerConfig lc = new LearnerConfig(h.learner(), h.lambda(), h.radius(), h.epochs(), HelmetDefaults.BATCH_SIZE,
+          SmoothnessBound.TIGHT, LearnerConfig.DEFAULT_HUBER_H);
+      LocalModels locals = BlindAveraging.trainLocal(g.pool(), g.split(), g.pre(), lc,
+          cell.repeat() * 7919L + cell.fold(), threads, Progress.NONE);
+      for (double eps : c.epsilons()) {
+        HelmetPrivacy privacy = new HelmetPrivacy(eps, c.delta(), c.honestFraction(), Protection.record(), 0, 0);
+        BlindAveraging.Release r = BlindAveraging.release(locals, privacy, new PlainSummation(), NoiseFactory.secure(),
+            NoiseKind.GAUSSIAN, 0, threads);
+        rows.add(row(c, g, cell, "helmet-" + h.learner().id(), h.learner().id(), h.lambda(), h.radius(), h.epochs(),
+            Double.NaN, Double.NaN, Double.NaN, 1, eps, r.ledger().epsilon(), r.model(), k));
+      }
+    } else {
+      ExperimentConfig.DpFlPoint d = cell.dpfl();
+      long records = 0;
+      for (int i = 0; i < g.split().count(); i++) {
+        records += g.split().size(i);
+      }
+      double q = d.samplingRate() > 0 ? d.samplingRate() : Math.min(1, 1024.0 / records);
+      int rounds = (int) Math.max(1, Math.ceil(d.epochs() / q));
+      String variant = c.dpfl().split() == DpFl.NoiseSplit.HONEST ? "dp-fl" : "dp-fl-" + c.dpfl().split().id();
+      for (double eps : c.epsilons()) {
+        DpFl.Config dc = new DpFl.Config(q, d.clip(), rounds, d.learningRate(), eps, c.delta(), c.honestFraction(),
+            c.dpfl().split(), c.dpfl().accountant(), 0);
+        DpFl.Result r = DpFl.run(g.pool(), g.split(), g.pre(), dc, DpFl.Simulation.AGGREGATE, null,
+            NoiseFactory.secure(), cell.repeat(), threads, Progress.NONE);
+        rows.add(row(c, g, cell, variant, "softmax", Double.NaN, Double.NaN, d.epochs(), d.learningRate(), d.clip(), q,
+            rounds, eps, r.epsilon(), r.model(), k));
+      }
+    }
+    return rows;
+  }
+
+  private static Row row(ExperimentConfig c, Group g, Cell cell, String variant, String learner, double lambda,
+      double radius, double epochs, double lr, double clip, double q, int rounds, double eps, double achieved,
+      LinearModel model, int k) {
+    Evaluation val = Evaluation.of(g.validation().labels(), model.predict(g.validation()), k);
+    Evaluation test = Evaluation.of(g.test().labels(), model.predict(g.test()), k);
+    return new Row(variant, learner, lambda, radius, epochs, lr, clip, q, rounds, cell.parties(), c.perParty(),
+        cell.partition(), cell.fold(), cell.repeat(), eps, achieved, c.delta(), val.accuracy(), test.accuracy(),
+        test.macroF1(), "grid");
+  }
+}

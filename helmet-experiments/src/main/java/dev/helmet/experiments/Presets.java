@@ -1,0 +1,70 @@
+package dev.helmet.experiments;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+
+/**
+ * The papers' evaluations on the data sets we have (SPEC section 1.6, the Helmet papers' figures 5
+ * and 6 and table 2), as experiment configurations. Each has a full setting (Lambda x R grids
+ * around the defaults, three repeats; at most an hour on two cores) and a quick one (the defaults
+ * only, one repeat; about two minutes).
+ *
+ * <ul>
+ *   <li>{@code fig5}: accuracy against the number of parties, 60 records each, eps = 0.6; Helmet
+ *       (softmax, SVM) and DP-FL.
+ *   <li>{@code fig6}: accuracy against eps for several party counts; Helmet (softmax, SVM).
+ *   <li>{@code table2}: IID against one class per party; Helmet (softmax, SVM).
+ * </ul>
+ */
+public final class Presets {
+  private Presets() {}
+
+  public static final List<String> NAMES = List.of("fig5", "fig6", "table2");
+
+  /** The preset {@code name} for {@code dataset}. */
+  public static ExperimentConfig get(String name, String dataset, boolean quick) {
+    ObjectMapper m = new ObjectMapper();
+    ObjectNode j = m.createObjectNode();
+    j.put("name", name + "-" + dataset + (quick ? "-quick" : ""));
+    j.put("dataset", dataset);
+    j.put("per_party", 60);
+    j.put("delta", 1e-5);
+    j.put("honest_fraction", 0.5);
+    j.put("repeats", quick ? 1 : 3);
+    j.put("validation_fraction", 0.1);
+    ObjectNode helmet = j.putObject("helmet");
+    helmet.set("learners", m.valueToTree(List.of("softmax", "svm")));
+    if (!quick) {
+      ObjectNode grid = helmet.putObject("grid");
+      grid.set("softmax", m.valueToTree(java.util.Map.of("lambda", List.of(0.5, 1), "radius", List.of(1, 2))));
+      grid.set("svm", m.valueToTree(java.util.Map.of("lambda", List.of(2, 5), "radius", List.of(0.3, 0.5))));
+    }
+    switch (name) {
+      case "fig5" -> {
+        j.set("parties", m.valueToTree(quick ? List.of(10, 100, 1000) : List.of(10, 50, 100, 200, 400, 700, 1000)));
+        j.set("epsilons", m.valueToTree(List.of(0.6)));
+        ObjectNode dpfl = j.putObject("dpfl");
+        dpfl.put("noise_split", "honest");
+        if (!quick) {
+          dpfl.set("grid", m.valueToTree(java.util.Map.of("learning_rate", List.of(1, 4), "clip", List.of(0.1, 1),
+              "epochs", List.of(10, 40))));
+        }
+        j.putObject("plots").put("fixed_epsilon", 0.6);
+      }
+      case "fig6" -> {
+        j.set("parties", m.valueToTree(quick ? List.of(10, 100, 1000) : List.of(100, 400, 1000)));
+        j.set("epsilons", m.valueToTree(quick ? List.of(0.1, 0.5, 1, 3) : List.of(0.1, 0.3, 0.5, 1, 3)));
+        j.putObject("plots").put("fixed_epsilon", 0.5);
+      }
+      case "table2" -> {
+        j.set("parties", m.valueToTree(quick ? List.of(100, 500) : List.of(100, 500)));
+        j.set("epsilons", m.valueToTree(quick ? List.of(1) : List.of(0.5, 1)));
+        j.set("partitions", m.valueToTree(List.of("iid", "one-class")));
+        j.putObject("plots").put("fixed_epsilon", 1);
+      }
+      default -> throw new IllegalArgumentException("unknown preset " + name + "; presets: " + String.join(", ", NAMES));
+    }
+    return ExperimentConfig.parse(j, "preset " + name);
+  }
+}

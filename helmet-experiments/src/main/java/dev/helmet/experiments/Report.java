@@ -1,0 +1,152 @@
+package dev.helmet.experiments;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Writes an experiment's outputs: {@code results.csv}, the plots (PNG and SVG) and
+ * {@code report.md}, which embeds them next to the configuration and the tables of mean test
+ * accuracy, hyperparameters selected on validation data beside the best on test data.
+ */
+public final class Report {
+  private Report() {}
+
+  /** The files written. */
+  public record Outputs(Path csv, Path report, List<Path> plots) {}
+
+  private static final String[] SELECTIONS = {"validation", "test"};
+
+  public static Outputs write(ExperimentConfig c, List<Row> rows, Path out, String command, double seconds)
+      throws IOException {
+    List<Row> grid = rows.stream().filter(r -> r.selection().equals("grid")).toList();
+    List<Row> selected = Results.select(grid);
+    Path csv = out.resolve("results.csv");
+    Results.writeCsv(csv, grid, selected);
+    var summary = Results.summarise(selected);
+    List<Path> plots = new ArrayList<>();
+    StringBuilder md = new StringBuilder();
+    md.append("# ").append(c.name()).append("\n\n");
+    md.append("Made by `").append(command).append("` in ").append(String.format(Locale.ROOT, "%.0f", seconds))
+        .append(" s (this run; cells finished earlier were kept). Data set ").append(c.dataset()).append(", ")
+        .append(c.perParty()).append(" records per party, delta = ").append(c.delta()).append(", honest fraction ")
+        .append(c.honestFraction()).append("; ").append(c.repeats()).append(" repeat(s) x ").append(c.folds())
+        .append(" validation fold(s). Each figure is the mean test accuracy over the repeats and folds (error bars: "
+            + "one standard deviation). Every run is in `results.csv`.\n\n");
+    md.append("**Hyperparameter selection.** *validation*: for each setting the grid point with the best accuracy "
+        + "on a validation split of the training data (never trained on; honest). *test*: the best on the test set "
+        + "itself, as the papers did; it is optimistic and its selection is not privacy-accounted.\n\n");
+    String firstPartition = c.partitions().get(0);
+    if (c.epsilons().size() > 1) {
+      for (String sel : SELECTIONS) {
+        List<Chart.Series> series = new ArrayList<>();
+        var byVariant = summary.getOrDefault(sel, Map.of());
+        byVariant.forEach((variant, byPartition) -> {
+          var byParties = byPartition.get(firstPartition);
+          if (byParties != null) {
+            byParties.forEach((w, byEps) -> series.add(series(variant + ", " + w + " parties", byEps, false)));
+          }
+        });
+        Path base = out.resolve("accuracy-vs-eps-" + sel);
+        Chart.line(base, "Accuracy vs eps (" + firstPartition + "; selected on " + sel + ")", "eps (log scale)", true,
+            series);
+        plots.add(base);
+        md.append("![accuracy vs eps, selected on ").append(sel).append("](").append(base.getFileName())
+            .append(".png)\n\n");
+      }
+    }
+    double plotEps = c.plotEpsilon();
+    if (c.parties().size() > 1) {
+      List<Chart.Series> series = new ArrayList<>();
+      for (String sel : SELECTIONS) {
+        summary.getOrDefault(sel, Map.of()).forEach((variant, byPartition) -> {
+          var byParties = byPartition.get(firstPartition);
+          if (byParties == null) {
+            return;
+          }
+          List<double[]> pts = new ArrayList<>();
+          byParties.forEach((w, byEps) -> {
+            Results.Cell cell = byEps.get(plotEps);
+            if (cell != null) {
+              pts.add(new double[] {w, cell.mean(), cell.sd()});
+            }
+          });
+          series.add(new Chart.Series(variant + " (" + sel + ")", col(pts, 0), col(pts, 1), col(pts, 2),
+              sel.equals("test")));
+        });
+      }
+      Path base = out.resolve("accuracy-vs-parties");
+      Chart.line(base, "Accuracy vs parties (" + firstPartition + ", eps = " + Chart.fmt(plotEps) + ")",
+          "parties (log scale)", true, series);
+      plots.add(base);
+      md.append("![accuracy vs parties](").append(base.getFileName()).append(".png)\n\n")
+          .append("Solid: selected on validation data; dashed: best on test data.\n\n");
+    }
+    if (c.partitions().size() > 1) {
+      int w = c.parties().get(c.parties().size() - 1);
+      List<Chart.BarGroup> groups = new ArrayList<>();
+      summary.getOrDefault("validation", Map.of()).forEach((variant, byPartition) -> {
+        double[] y = new double[c.partitions().size()];
+        double[] sd = new double[y.length];
+        for (int i = 0; i < y.length; i++) {
+          var byParties = byPartition.get(c.partitions().get(i));
+          Results.Cell cell = byParties == null || byParties.get(w) == null ? null : byParties.get(w).get(plotEps);
+          y[i] = cell == null ? 0 : cell.mean();
+          sd[i] = cell == null ? 0 : cell.sd();
+        }
+        groups.add(new Chart.BarGroup(variant, y, sd));
+      });
+      Path base = out.resolve("partitions");
+      Chart.bars(base, "Partitions (" + w + " parties, eps = " + Chart.fmt(plotEps) + "; selected on validation)",
+          c.partitions(), groups);
+      plots.add(base);
+      md.append("![partitions](").append(base.getFileName()).append(".png)\n\n");
+    }
+    for (String sel : SELECTIONS) {
+      md.append("## Test accuracy %, hyperparameters selected on ").append(sel).append("\n\n");
+      md.append("| variant | partition | parties |");
+      for (double e : c.epsilons()) {
+        md.append(" eps ").append(Chart.fmt(e)).append(" |");
+      }
+      md.append(" chosen at eps ").append(Chart.fmt(plotEps)).append(" |\n|---|---|---|");
+      md.append("---|".repeat(c.epsilons().size() + 1)).append("\n");
+      summary.getOrDefault(sel, Map.of()).forEach((variant, byPartition) -> byPartition.forEach((p, byParties) ->
+          byParties.forEach((w, byEps) -> {
+            md.append("| ").append(variant).append(" | ").append(p).append(" | ").append(w).append(" |");
+            for (double e : c.epsilons()) {
+              Results.Cell cell = byEps.get(e);
+              md.append(cell == null ? " - |" : String.format(Locale.ROOT, " %.2f ± %.2f |", 100 * cell.mean(),
+                  100 * cell.sd()));
+            }
+            Results.Cell chosen = byEps.get(plotEps);
+            md.append(" ").append(chosen == null ? "-" : chosen.hyperparameters()).append(" |\n");
+          })));
+      md.append("\n");
+    }
+    md.append("## Configuration\n\n```yaml\n");
+    md.append(new ObjectMapper(new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER))
+        .writeValueAsString(c.toJson()));
+    md.append("```\n");
+    Path report = out.resolve("report.md");
+    Files.writeString(report, md.toString(), StandardCharsets.UTF_8);
+    return new Outputs(csv, report, plots);
+  }
+
+  private static Chart.Series series(String label, Map<Double, Results.Cell> byEps, boolean dashed) {
+    List<double[]> pts = new ArrayList<>();
+    byEps.forEach((e, cell) -> pts.add(new double[] {e, cell.mean(), cell.sd()}));
+    return new Chart.Series(label, col(pts, 0), col(pts, 1), col(pts, 2), dashed);
+  }
+
+  private static double[] col(List<double[]> pts, int k) {
+    return pts.stream().mapToDouble(p -> p[k]).toArray();
+  }
+}

@@ -1,0 +1,92 @@
+package dev.helmet.experiments;
+
+import java.util.List;
+
+/**
+ * One run of an experiment: a protocol variant with one hyperparameter point, on one partition of
+ * one party count, at one privacy level, for one repeat and validation fold. {@code selection} is
+ * "grid" for every run; {@link Results} adds copies marked "test" (the best on the test set, the
+ * papers' way) and "validation" (the best on the validation split, honest).
+ *
+ * @param variant helmet-softmax, helmet-svm, helmet-logreg, dp-fl (or dp-fl-SPLIT for a non-default noise split)
+ * @param learner the model trained
+ * @param lambda Helmet's regularisation (NaN for DP-FL)
+ * @param radius Helmet's model radius (NaN for DP-FL)
+ * @param epochs Helmet's local epochs, or DP-FL's passes over the data
+ * @param learningRate DP-FL's server step (NaN for Helmet)
+ * @param clip DP-FL's per-example gradient clip (NaN for Helmet)
+ * @param samplingRate DP-FL's Poisson rate (NaN for Helmet)
+ * @param rounds summations: 1 for Helmet, the SGD steps for DP-FL
+ * @param parties W
+ * @param perParty records per party
+ * @param partition iid, one-class or dirichlet
+ * @param fold the validation fold
+ * @param seed the repeat's seed (partition, local shuffles)
+ * @param targetEps the eps asked for
+ * @param dpEps the eps achieved (accounted; at most the target)
+ * @param dpDelta delta
+ * @param valAcc accuracy on the validation split
+ * @param testAcc accuracy on the test set
+ * @param testF1 macro-F1 on the test set
+ * @param selection grid, test or validation
+ */
+public record Row(
+    String variant,
+    String learner,
+    double lambda,
+    double radius,
+    double epochs,
+    double learningRate,
+    double clip,
+    double samplingRate,
+    int rounds,
+    int parties,
+    int perParty,
+    String partition,
+    int fold,
+    long seed,
+    double targetEps,
+    double dpEps,
+    double dpDelta,
+    double valAcc,
+    double testAcc,
+    double testF1,
+    String selection) {
+
+  /** The CSV header, in column order. */
+  public static final List<String> COLUMNS = List.of("variant", "learner", "lambda", "radius", "epochs",
+      "learning_rate", "clip", "sampling_rate", "rounds", "parties", "per_party", "partition", "fold", "seed",
+      "target_eps", "dp_eps", "dp_delta", "val_acc", "test_acc", "test_f1", "selection");
+
+  /** The values in {@link #COLUMNS} order. */
+  public List<Object> values() {
+    return List.of(variant, learner, num(lambda), num(radius), num(epochs), num(learningRate), num(clip),
+        num(samplingRate), rounds, parties, perParty, partition, fold, seed, num(targetEps), num(dpEps),
+        num(dpDelta), num(valAcc), num(testAcc), num(testF1), selection);
+  }
+
+  /** This run marked as chosen by {@code how}. */
+  public Row selectedBy(String how) {
+    return new Row(variant, learner, lambda, radius, epochs, learningRate, clip, samplingRate, rounds, parties,
+        perParty, partition, fold, seed, targetEps, dpEps, dpDelta, valAcc, testAcc, testF1, how);
+  }
+
+  /** The hyperparameters, for the report. */
+  public String hyperparameters() {
+    if (Double.isNaN(lambda)) {
+      return String.format(java.util.Locale.ROOT, "lr %s, C %s, %s ep.", fmt(learningRate), fmt(clip), fmt(epochs));
+    }
+    return String.format(java.util.Locale.ROOT, "Lambda %s, R %s, %s ep.", fmt(lambda), fmt(radius), fmt(epochs));
+  }
+
+  private static String num(double v) {
+    return Double.isNaN(v) ? "" : fmt(v);
+  }
+
+  static String fmt(double v) {
+    if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+      return Long.toString((long) v);
+    }
+    return Double.toString(v);
+  }
+}
