@@ -41,6 +41,10 @@ import java.util.TreeSet;
  * @param folds validation folds: 1 = a stratified holdout of {@code validationFraction} of the
  *     training data; K > 1 = K-fold (fold k validates, the rest is dealt to the parties)
  * @param validationFraction the holdout's share when {@code folds == 1}
+ * @param validationFrom where the validation split comes from: "train" (held out of the training
+ *     data, which the parties then do not get) or "test" (the official test set is split: the
+ *     validation part chooses hyperparameters, accuracy is reported on the rest; lets the parties
+ *     have every training record, e.g. MNIST's 60,000 as 1000 x 60)
  * @param helmet Helmet's learners and grids (null: Helmet not run)
  * @param dpfl DP-FL's grid (null: DP-FL not run)
  * @param fixedEpsilon the eps of the accuracy-vs-parties and partition plots (the closest in the list)
@@ -58,6 +62,7 @@ public record ExperimentConfig(
     int repeats,
     int folds,
     double validationFraction,
+    String validationFrom,
     Helmet helmet,
     DpFlGrid dpfl,
     double fixedEpsilon) {
@@ -103,7 +108,7 @@ public record ExperimentConfig(
   public static ExperimentConfig parse(JsonNode root, String source) {
     Node n = new Node(source, "", root);
     n.allow("name", "dataset", "parties", "per_party", "epsilons", "delta", "honest_fraction", "partitions",
-        "dirichlet_alpha", "repeats", "folds", "validation_fraction", "helmet", "dpfl", "plots");
+        "dirichlet_alpha", "repeats", "folds", "validation_fraction", "validation_from", "helmet", "dpfl", "plots");
     String dataset = n.string("dataset", null);
     if (BuiltinDataset.byId(dataset) == null) {
       throw n.error("dataset", "must name a built-in data set ("
@@ -125,15 +130,18 @@ public record ExperimentConfig(
       List<HelmetPoint> grid = new ArrayList<>();
       Node g = h.child("grid");
       List<String> learners = h.strings("learners");
-      Set<String> allowed = new TreeSet<>(learners);
-      g.allow(allowed.toArray(String[]::new));
+      List<LearnerKind> kinds = new ArrayList<>();
       for (String l : learners) {
-        LearnerKind kind;
         try {
-          kind = LearnerKind.parse(l);
+          kinds.add(LearnerKind.parse(l));
         } catch (IllegalArgumentException e) {
           throw h.error("learners", e.getMessage());
         }
+      }
+      g.allow(new TreeSet<>(learners).toArray(String[]::new));
+      for (int li = 0; li < learners.size(); li++) {
+        String l = learners.get(li);
+        LearnerKind kind = kinds.get(li);
         Node lg = g.child(l);
         lg.allow("lambda", "radius", "epochs");
         List<Double> lambdas = lg.has("lambda") ? lg.numbers("lambda", 1e-9, 1e9) : List.of(HelmetDefaults.lambda(kind));
@@ -201,10 +209,19 @@ public record ExperimentConfig(
         n.integer("repeats", 1, 1, 1000),
         folds,
         n.number("validation_fraction", 0.1, 1e-6, 0.9),
+        validationFrom(n),
         helmet,
         dpfl,
         plots.number("fixed_epsilon", epsilons.get(0), 1e-6, 1e6));
     return c;
+  }
+
+  private static String validationFrom(Node n) {
+    String v = n.string("validation_from", "train");
+    if (!v.equals("train") && !v.equals("test")) {
+      throw n.error("validation_from", "must be train or test. Provided value: " + v);
+    }
+    return v;
   }
 
   /** The configuration as a JSON tree (for the report and for checking that a resumed run matches). */
@@ -223,6 +240,7 @@ public record ExperimentConfig(
     j.put("repeats", repeats);
     j.put("folds", folds);
     j.put("validation_fraction", validationFraction);
+    j.put("validation_from", validationFrom);
     if (helmet != null) {
       Map<String, Map<String, Object>> grids = new LinkedHashMap<>();
       for (HelmetPoint p : helmet.grid()) {

@@ -65,8 +65,15 @@ public final class ExperimentRunner {
    * @param cache where built-in data sets are kept
    * @param threads worker threads (local training and DP-FL gradients are parallel over parties)
    * @param progress progress over all cells (ETA)
+   * @param loader loads the configuration's data set by id (tests substitute a small one)
    */
-  public record Settings(Path out, Path cache, int threads, Progress progress) {}
+  public record Settings(Path out, Path cache, int threads, Progress progress,
+      java.util.function.Function<String, BuiltinDataset.TrainTest> loader) {
+    /** Built-in data sets from {@code cache}. */
+    public Settings(Path out, Path cache, int threads, Progress progress) {
+      this(out, cache, threads, progress, id -> BuiltinDataset.byId(id).load(cache));
+    }
+  }
 
   /** What a run did. */
   public record Summary(int cells, int skipped, int ran, List<Row> rows, double seconds) {}
@@ -102,7 +109,7 @@ public final class ExperimentRunner {
           continue;
         }
         if (data == null) {
-          data = BuiltinDataset.byId(c.dataset()).load(s.cache());
+          data = s.loader().apply(c.dataset());
         }
         if (group == null || !group.matches(cell)) {
           group = Group.of(c, data, cell);
@@ -162,7 +169,10 @@ public final class ExperimentRunner {
         j = JSON.readTree(l);
       } catch (IOException e) {
         if (i == lines.size() - 1) {
-          continue; // the run was interrupted while writing it: the cell is run again
+          // The run was interrupted while writing it: drop the partial line (so the next append
+          // starts on a clean line) and run the cell again.
+          Files.write(file, lines.subList(0, i), StandardCharsets.UTF_8);
+          continue;
         }
         throw new IllegalArgumentException(file + " line " + (i + 1) + " is corrupt: " + e.getMessage());
       }
@@ -218,14 +228,18 @@ public final class ExperimentRunner {
     }
 
     static Group of(ExperimentConfig c, BuiltinDataset.TrainTest data, Cell cell) {
-      Dataset train = data.train();
-      // The validation split depends on the repeat and fold only, never on the test set.
+      // The validation split depends on the repeat and fold only; the reported accuracy never comes
+      // from rows that chose the hyperparameters.
       SplittableRandom rng = new SplittableRandom(1_000_003L * cell.repeat() + cell.fold());
+      boolean fromTest = c.validationFrom().equals("test");
+      Dataset source = fromTest ? data.test() : data.train();
       StratifiedKFold.Fold f = c.folds() == 1
-          ? StratifiedKFold.holdout(train.labels(), train.numClasses(), c.validationFraction(), rng)
-          : StratifiedKFold.split(train.labels(), train.numClasses(), c.folds(), 1, rng).get(cell.fold());
-      Dataset pool = train.subset(f.train(), train.name() + " (without validation fold " + cell.fold() + ")");
-      Dataset validation = train.subset(f.test(), train.name() + " (validation fold " + cell.fold() + ")");
+          ? StratifiedKFold.holdout(source.labels(), source.numClasses(), c.validationFraction(), rng)
+          : StratifiedKFold.split(source.labels(), source.numClasses(), c.folds(), 1, rng).get(cell.fold());
+      Dataset rest = source.subset(f.train(), source.name() + " (without validation fold " + cell.fold() + ")");
+      Dataset validation = source.subset(f.test(), source.name() + " (validation fold " + cell.fold() + ")");
+      Dataset pool = fromTest ? data.train() : rest;
+      Dataset test = fromTest ? rest : data.test();
       PartitionStrategy strategy = switch (cell.partition()) {
         case "iid" -> new PartitionStrategy.Iid(cell.parties(), c.perParty());
         case "one-class" -> new PartitionStrategy.OneClassPerParty(cell.parties(), c.perParty());
@@ -235,7 +249,7 @@ public final class ExperimentRunner {
       Partition split = strategy.split(pool, new SplittableRandom(cell.repeat()));
       Preprocessing pre = HelmetDefaults.preprocessing();
       return new Group(cell.partition(), cell.parties(), cell.repeat(), cell.fold(), pool, split,
-          pre.design(validation), pre.design(data.test()), pre);
+          pre.design(validation), pre.design(test), pre);
     }
   }
 

@@ -42,8 +42,10 @@ public final class Report {
         .append(" validation fold(s). Each figure is the mean test accuracy over the repeats and folds (error bars: "
             + "one standard deviation). Every run is in `results.csv`.\n\n");
     md.append("**Hyperparameter selection.** *validation*: for each setting the grid point with the best accuracy "
-        + "on a validation split of the training data (never trained on; honest). *test*: the best on the test set "
-        + "itself, as the papers did; it is optimistic and its selection is not privacy-accounted.\n\n");
+        + "on a validation split (" + (c.validationFrom().equals("test") ? "a stratified " + Chart.fmt(100 * c.validationFraction())
+        + " % of the official test set; accuracy is reported on the rest of it" : "a stratified "
+        + Chart.fmt(100 * c.validationFraction()) + " % of the training data, which no party holds") + "; honest). *test*: the best on the reported test "
+        + "data itself, as the papers did; it is optimistic and its selection is not privacy-accounted.\n\n");
     String firstPartition = c.partitions().get(0);
     if (c.epsilons().size() > 1) {
       for (String sel : SELECTIONS) {

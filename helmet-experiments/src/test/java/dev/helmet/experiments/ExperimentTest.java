@@ -1,0 +1,189 @@
+package dev.helmet.experiments;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.eval.StratifiedKFold;
+import dev.helmet.core.testdata.TestData;
+import dev.helmet.core.util.Progress;
+import java.awt.image.BufferedImage;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import javax.imageio.ImageIO;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExperimentTest {
+  /** The 8x8 digits (1797 rows) split 70/30 stand in for MNIST, so the tests need no download. */
+  private static final BuiltinDataset.TrainTest DIGITS;
+
+  static {
+    Dataset all = TestData.digits();
+    StratifiedKFold.Fold f = StratifiedKFold.holdout(all.labels(), all.numClasses(), 0.3, new SplittableRandom(1));
+    DIGITS = new BuiltinDataset.TrainTest(all.subset(f.train(), "digits train"), all.subset(f.test(), "digits test"));
+  }
+
+  private static final String SMALL = String.join("\n",
+      "name: small",
+      "dataset: mnist",
+      "parties: [5, 20]",
+      "per_party: 30",
+      "epsilons: [0.5, 5]",
+      "repeats: 2",
+      "helmet:",
+      "  learners: [softmax, svm]",
+      "  grid:",
+      "    softmax: {lambda: [0.5, 1], epochs: [5]}",
+      "    svm: {epochs: [5]}",
+      "dpfl:",
+      "  grid: {learning_rate: [2], clip: [1], epochs: [2], sampling_rate: [0.2]}",
+      "");
+
+  private static ExperimentConfig parse(String yaml) throws Exception {
+    JsonNode j = new ObjectMapper(new YAMLFactory()).readTree(yaml);
+    return ExperimentConfig.parse(j, "test.yaml");
+  }
+
+  private static ExperimentRunner.Settings settings(Path out) {
+    return new ExperimentRunner.Settings(out, out, 2, Progress.NONE, id -> DIGITS);
+  }
+
+  @Test
+  void configurationErrorsNameTheKey() {
+    String[][] cases = {
+        {SMALL + "parites: 3\n", "unknown key parites"},
+        {SMALL.replace("per_party: 30", "per_party: -1"), "per_party must be in [1, 1000000]. Provided value: -1"},
+        {SMALL.replace("epsilons: [0.5, 5]", "epsilons: [0.5, big]"), "epsilons must be a number. Provided value: big"},
+        {SMALL.replace("learners: [softmax, svm]", "learners: [softmax, tree]"), "helmet.learners"},
+        {SMALL.replace("svm: {epochs: [5]}", "svm: {epoch: [5]}"), "unknown key helmet.grid.svm.epoch"},
+        {SMALL.replace("learners: [softmax, svm]", "learners: [softmax]"), "unknown key helmet.grid.svm"},
+        {SMALL.replace("dataset: mnist", "dataset: cifar"), "dataset must name a built-in data set"},
+        {SMALL.replace("parties: [5, 20]", "parties: []"), "parties must list at least one value"},
+        {SMALL + "partitions: [iid, skewed]\n", "partitions must list iid, one-class or dirichlet"},
+        {SMALL + "validation_from: elsewhere\n", "validation_from must be train or test"},
+        {"name: x\ndataset: mnist\nparties: [5]\nepsilons: [1]\n", "helmet or dpfl is required"},
+        {SMALL.replace("sampling_rate: [0.2]", "sampling_rate: [2]"), "dpfl.grid.sampling_rate must be in"},
+    };
+    for (String[] c : cases) {
+      var e = assertThrows(ExperimentConfig.ConfigException.class, () -> parse(c[0]), c[1]);
+      assertTrue(e.getMessage().startsWith("test.yaml: "), e.getMessage());
+      assertTrue(e.getMessage().contains(c[1]), c[1] + " not in: " + e.getMessage());
+    }
+  }
+
+  @Test
+  void everyPresetParses() {
+    for (String p : Presets.NAMES) {
+      for (String d : List.of("mnist", "fashion-mnist")) {
+        for (boolean quick : new boolean[] {true, false}) {
+          ExperimentConfig c = Presets.get(p, d, quick);
+          assertEquals(d, c.dataset());
+          assertTrue(ExperimentRunner.cells(c).size() > 0);
+        }
+      }
+    }
+    var e = assertThrows(IllegalArgumentException.class, () -> Presets.get("fig7", "mnist", true));
+    assertTrue(e.getMessage().contains("fig5, fig6, table2"), e.getMessage());
+  }
+
+  /**
+   * results.csv has the documented columns; every run appears once as "grid"; every (variant,
+   * parties, eps, repeat) group has exactly one "test" and one "validation" pick, the test pick
+   * has the group's best test accuracy and the validation pick its best validation accuracy; the
+   * plots are written as PNG (decodable, 1440 x 920) and SVG, and the report embeds them.
+   */
+  @Test
+  void csvSchemaSelectionAndPlots(@TempDir Path out) throws Exception {
+    ExperimentConfig c = parse(SMALL);
+    ExperimentRunner.Summary s = ExperimentRunner.run(c, settings(out));
+    // 2 party counts x 2 repeats x (2 + 1 Helmet points + 1 DP-FL point)
+    assertEquals(16, s.cells());
+    assertEquals(16, s.ran());
+    Report.Outputs o = Report.write(c, s.rows(), out, "test", s.seconds());
+    List<CSVRecord> records;
+    try (Reader r = Files.newBufferedReader(o.csv(), StandardCharsets.UTF_8);
+        CSVParser p = CSVFormat.RFC4180.builder().setHeader().setSkipHeaderRecord(true).build().parse(r)) {
+      assertEquals(Row.COLUMNS, p.getHeaderNames());
+      records = p.getRecords();
+    }
+    List<CSVRecord> grid = records.stream().filter(r -> r.get("selection").equals("grid")).toList();
+    assertEquals(16 * 2, grid.size()); // every cell has one row per eps
+    Map<String, List<CSVRecord>> groups = new HashMap<>();
+    for (CSVRecord r : grid) {
+      double acc = Double.parseDouble(r.get("test_acc"));
+      assertTrue(acc >= 0 && acc <= 1, r.toString());
+      assertTrue(Double.parseDouble(r.get("dp_eps")) <= Double.parseDouble(r.get("target_eps")), r.toString());
+      groups.computeIfAbsent(group(r), k -> new ArrayList<>()).add(r);
+    }
+    for (String how : List.of("test", "validation")) {
+      List<CSVRecord> picked = records.stream().filter(r -> r.get("selection").equals(how)).toList();
+      assertEquals(groups.size(), picked.size(), how);
+      String column = how.equals("test") ? "test_acc" : "val_acc";
+      for (CSVRecord r : picked) {
+        double best = groups.get(group(r)).stream().mapToDouble(g -> Double.parseDouble(g.get(column))).max()
+            .orElseThrow();
+        assertEquals(best, Double.parseDouble(r.get(column)), how + " pick of " + group(r));
+      }
+    }
+    for (String plot : List.of("accuracy-vs-eps-validation", "accuracy-vs-eps-test", "accuracy-vs-parties")) {
+      BufferedImage png = ImageIO.read(out.resolve(plot + ".png").toFile());
+      assertEquals(1440, png.getWidth());
+      assertEquals(920, png.getHeight());
+      String svg = Files.readString(out.resolve(plot + ".svg"));
+      assertTrue(svg.startsWith("<svg") && svg.contains("helmet-softmax") && svg.contains("dp-fl"), plot);
+      assertTrue(Files.readString(o.report()).contains("](" + plot + ".png)"), plot);
+    }
+  }
+
+  private static String group(CSVRecord r) {
+    return r.get("variant") + "|" + r.get("parties") + "|" + r.get("target_eps") + "|" + r.get("seed") + "|"
+        + r.get("fold");
+  }
+
+  /**
+   * A rerun keeps the finished cells (and their rows, unchanged), a cell whose line was cut off by
+   * an interruption is run again, and a different experiment in the same folder is refused.
+   */
+  @Test
+  void resumesWhereItStoppedAndRefusesAnotherExperiment(@TempDir Path out) throws Exception {
+    ExperimentConfig c = parse(SMALL);
+    ExperimentRunner.Summary first = ExperimentRunner.run(c, settings(out));
+    ExperimentRunner.Summary again = ExperimentRunner.run(c, settings(out));
+    assertEquals(0, again.ran());
+    assertEquals(first.cells(), again.skipped());
+    assertEquals(first.rows(), again.rows());
+    // Interrupted while writing the last cell: its line is cut in half.
+    Path cells = out.resolve(ExperimentRunner.CELLS);
+    List<String> lines = Files.readAllLines(cells);
+    String last = lines.get(lines.size() - 1);
+    lines.set(lines.size() - 1, last.substring(0, last.length() / 2));
+    Files.writeString(cells, String.join("\n", lines) + "\n");
+    ExperimentRunner.Summary resumed = ExperimentRunner.run(c, settings(out));
+    assertEquals(1, resumed.ran());
+    assertEquals(first.rows().size(), resumed.rows().size());
+    // A corrupt line in the middle is an error that names the line, not silently dropped results.
+    lines.set(0, "{not json");
+    Files.writeString(cells, String.join("\n", lines) + "\n");
+    var corrupt = assertThrows(IllegalArgumentException.class, () -> ExperimentRunner.run(c, settings(out)));
+    assertTrue(corrupt.getMessage().contains("line 1 is corrupt"), corrupt.getMessage());
+    ExperimentConfig other = parse(SMALL.replace("epsilons: [0.5, 5]", "epsilons: [0.5, 3]"));
+    var e = assertThrows(IllegalArgumentException.class, () -> ExperimentRunner.run(other, settings(out)));
+    assertTrue(e.getMessage().contains("holds the results of a different experiment"), e.getMessage());
+  }
+}
