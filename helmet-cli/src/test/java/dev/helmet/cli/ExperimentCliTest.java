@@ -1,0 +1,54 @@
+package dev.helmet.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code helmet experiment run} as a user runs it (MNIST, fetched and verified on first use). */
+class ExperimentCliTest {
+  private static void assertInvalid(Cli c, String expected) {
+    assertEquals(Main.INVALID_INPUT, c.exit, c.toString());
+    assertTrue(c.errorLine().contains(expected), "expected '" + expected + "' in: " + c.err);
+    assertFalse(c.err.contains("\tat "), "no stack trace for bad input: " + c.err);
+  }
+
+  /** The command of the issue, as written; a rerun keeps every finished cell. */
+  @Test
+  void quickFig6PresetRunsAndResumes(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("fig6");
+    Cli run = Cli.run("experiment", "run", "--preset", "fig6", "--dataset", "mnist", "--quick", "--out", out.toString());
+    assertEquals(0, run.exit, run.toString());
+    assertTrue(run.out.contains("12 cells (12 run now, 0 kept from before)"), run.out);
+    for (String f : new String[] {"results.csv", "report.md", "accuracy-vs-eps-validation.png",
+        "accuracy-vs-eps-test.svg", "accuracy-vs-parties.png"}) {
+      assertTrue(Files.size(out.resolve(f)) > 0, f);
+    }
+    Cli again = Cli.run("experiment", "run", "--preset", "fig6", "--dataset", "mnist", "--quick", "--out",
+        out.toString());
+    assertEquals(0, again.exit, again.toString());
+    assertTrue(again.out.contains("12 cells (0 run now, 12 kept from before)"), again.out);
+    // The same folder for another experiment is refused, naming the reason.
+    assertInvalid(Cli.run("experiment", "run", "--preset", "fig5", "--quick", "--out", out.toString()),
+        "holds the results of a different experiment");
+  }
+
+  @Test
+  void badInvocationsAndFilesNameTheProblem(@TempDir Path dir) throws Exception {
+    Path yaml = dir.resolve("e.yaml");
+    Files.writeString(yaml, "dataset: mnist\nparties: [10]\nepsilons: [1]\nhelmet: {learners: [softmax]}\nrepeat: 2\n");
+    assertInvalid(Cli.run("experiment", "run", yaml.toString(), "--out", dir.resolve("o").toString()),
+        "unknown key repeat");
+    assertInvalid(Cli.run("experiment", "run", yaml.toString(), "--preset", "fig5", "--out", dir.toString()),
+        "give either an experiment file or --preset");
+    assertInvalid(Cli.run("experiment", "run", "--preset", "fig9", "--out", dir.toString()), "unknown preset fig9");
+    assertInvalid(Cli.run("experiment", "run", "--preset", "fig5", "--dataset", "cifar", "--out", dir.toString()),
+        "dataset must name a built-in data set");
+    assertInvalid(Cli.run("experiment", "run", yaml.toString(), "--quick", "--out", dir.toString()),
+        "--quick applies to presets only");
+  }
+}
