@@ -35,8 +35,15 @@ public final class Chart {
   private static final String[] COLOURS = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
       "#000000", "#F0E442"};
 
-  /** One line: points (x, mean, sd). */
-  public record Series(String label, double[] x, double[] y, double[] sd, boolean dashed) {}
+  /**
+   * One line: points (x, mean, sd); {@code colour} indexes the palette (-1: the series' position),
+   * so that related lines (one variant, two selections) can share a colour and differ by dashing.
+   */
+  public record Series(String label, double[] x, double[] y, double[] sd, boolean dashed, int colour) {
+    public Series(String label, double[] x, double[] y, double[] sd, boolean dashed) {
+      this(label, x, y, sd, dashed, -1);
+    }
+  }
 
   /** One group of bars: a label and one value (and sd) per bar kind. */
   public record BarGroup(String label, double[] y, double[] sd) {}
@@ -119,7 +126,7 @@ public final class Chart {
     }
     for (int k = 0; k < series.size(); k++) {
       Series s = series.get(k);
-      String colour = COLOURS[k % COLOURS.length];
+      String colour = COLOURS[(s.colour() >= 0 ? s.colour() : k) % COLOURS.length];
       for (int i = 0; i < s.x().length; i++) {
         double px = a.px(s.x()[i]);
         if (i > 0) {
@@ -130,7 +137,7 @@ public final class Chart {
         }
         c.circle(px, a.py(s.y()[i]), 3, colour);
       }
-      legend(c, k, s.label(), colour, s.dashed());
+      legend(c, k, s.label(), colour, s.dashed(), false);
     }
   }
 
@@ -167,7 +174,7 @@ public final class Chart {
       c.text(a.px(gi) + slot / 2, HEIGHT - BOTTOM + 20, g.label(), 12, "middle", false);
     }
     for (int k = 0; k < kinds.size(); k++) {
-      legend(c, k, kinds.get(k), COLOURS[k % COLOURS.length], false);
+      legend(c, k, kinds.get(k), COLOURS[k % COLOURS.length], false, true);
     }
   }
 
@@ -180,11 +187,15 @@ public final class Chart {
     c.text(20, (TOP + HEIGHT - BOTTOM) / 2.0, yLabel, 13, "middle", true);
   }
 
-  private static void legend(Canvas c, int k, String label, String colour, boolean dashed) {
+  private static void legend(Canvas c, int k, String label, String colour, boolean dashed, boolean box) {
     double y = TOP + 10 + 20 * k;
     double x = WIDTH - RIGHT + 15;
-    c.line(x, y, x + 24, y, colour, 2, dashed);
-    c.circle(x + 12, y, 3, colour);
+    if (box) {
+      c.rect(x + 4, y - 7, 16, 14, colour);
+    } else {
+      c.line(x, y, x + 24, y, colour, 2, dashed);
+      c.circle(x + 12, y, 3, colour);
+    }
     c.text(x + 30, y + 4, label, 12, "start", false);
   }
 

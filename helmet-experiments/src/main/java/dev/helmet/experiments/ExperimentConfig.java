@@ -85,8 +85,8 @@ public record ExperimentConfig(
   /** One DP-FL grid point; sampling rate 0 means 1024 / N (the papers' choice), at most 1. */
   public record DpFlPoint(double learningRate, double clip, double epochs, double samplingRate) {}
 
-  /** DP-FL's grid and noise split. */
-  public record DpFlGrid(List<DpFlPoint> grid, DpFl.NoiseSplit split, String accountant) {}
+  /** DP-FL's grid and noise splits (each split is its own variant). */
+  public record DpFlGrid(List<DpFlPoint> grid, List<DpFl.NoiseSplit> splits, String accountant) {}
 
   /** Reads a YAML or JSON file. */
   public static ExperimentConfig read(Path path) {
@@ -162,11 +162,13 @@ public record ExperimentConfig(
     if (n.has("dpfl")) {
       Node d = n.child("dpfl");
       d.allow("noise_split", "accountant", "grid");
-      DpFl.NoiseSplit split;
-      try {
-        split = DpFl.NoiseSplit.parse(d.string("noise_split", "honest"));
-      } catch (IllegalArgumentException e) {
-        throw d.error("noise_split", e.getMessage());
+      List<DpFl.NoiseSplit> splits = new ArrayList<>();
+      for (String sp : d.has("noise_split") ? d.strings("noise_split") : List.of("honest")) {
+        try {
+          splits.add(DpFl.NoiseSplit.parse(sp));
+        } catch (IllegalArgumentException e) {
+          throw d.error("noise_split", e.getMessage());
+        }
       }
       String accountant = d.string("accountant", "rdp");
       if (!accountant.equals("rdp") && !accountant.equals("pld")) {
@@ -188,7 +190,7 @@ public record ExperimentConfig(
           }
         }
       }
-      dpfl = new DpFlGrid(List.copyOf(grid), split, accountant);
+      dpfl = new DpFlGrid(List.copyOf(grid), List.copyOf(splits), accountant);
     }
     if (helmet == null && dpfl == null) {
       throw n.error("helmet", "or dpfl is required: the experiment must run at least one protocol");
@@ -255,7 +257,7 @@ public record ExperimentConfig(
     }
     if (dpfl != null) {
       ObjectNode d = j.putObject("dpfl");
-      d.put("noise_split", dpfl.split().id());
+      d.set("noise_split", m.valueToTree(dpfl.splits().stream().map(DpFl.NoiseSplit::id).toList()));
       d.put("accountant", dpfl.accountant());
       Map<String, Object> g = new LinkedHashMap<>();
       for (DpFlPoint p : dpfl.grid()) {

@@ -185,13 +185,13 @@ public final class ExperimentRunner {
 
   /** One cell of the sweep. */
   record Cell(String partition, int parties, int repeat, int fold, String protocol, ExperimentConfig.HelmetPoint helmet,
-      ExperimentConfig.DpFlPoint dpfl) {
+      ExperimentConfig.DpFlPoint dpfl, DpFl.NoiseSplit split) {
     String key() {
       String point = helmet != null
           ? String.format(Locale.ROOT, "helmet/%s/%s/%s/%d", helmet.learner().id(), helmet.lambda(), helmet.radius(),
               helmet.epochs())
-          : String.format(Locale.ROOT, "dp-fl/%s/%s/%s/%s", dpfl.learningRate(), dpfl.clip(), dpfl.epochs(),
-              dpfl.samplingRate());
+          : String.format(Locale.ROOT, "dp-fl/%s/%s/%s/%s/%s", split.id(), dpfl.learningRate(), dpfl.clip(),
+              dpfl.epochs(), dpfl.samplingRate());
       return partition + "/" + parties + "/" + repeat + "/" + fold + "/" + point;
     }
   }
@@ -205,12 +205,14 @@ public final class ExperimentRunner {
           for (int f = 0; f < c.folds(); f++) {
             if (c.helmet() != null) {
               for (ExperimentConfig.HelmetPoint h : c.helmet().grid()) {
-                out.add(new Cell(p, w, r, f, "helmet", h, null));
+                out.add(new Cell(p, w, r, f, "helmet", h, null, null));
               }
             }
             if (c.dpfl() != null) {
-              for (ExperimentConfig.DpFlPoint d : c.dpfl().grid()) {
-                out.add(new Cell(p, w, r, f, "dp-fl", null, d));
+              for (DpFl.NoiseSplit split : c.dpfl().splits()) {
+                for (ExperimentConfig.DpFlPoint d : c.dpfl().grid()) {
+                  out.add(new Cell(p, w, r, f, "dp-fl", null, d, split));
+                }
               }
             }
           }
@@ -277,10 +279,10 @@ public final class ExperimentRunner {
       }
       double q = d.samplingRate() > 0 ? d.samplingRate() : Math.min(1, 1024.0 / records);
       int rounds = (int) Math.max(1, Math.ceil(d.epochs() / q));
-      String variant = c.dpfl().split() == DpFl.NoiseSplit.HONEST ? "dp-fl" : "dp-fl-" + c.dpfl().split().id();
+      String variant = cell.split() == DpFl.NoiseSplit.HONEST ? "dp-fl" : "dp-fl-" + cell.split().id();
       for (double eps : c.epsilons()) {
         DpFl.Config dc = new DpFl.Config(q, d.clip(), rounds, d.learningRate(), eps, c.delta(), c.honestFraction(),
-            c.dpfl().split(), c.dpfl().accountant(), 0);
+            cell.split(), c.dpfl().accountant(), 0);
         DpFl.Result r = DpFl.run(g.pool(), g.split(), g.pre(), dc, DpFl.Simulation.AGGREGATE, null,
             NoiseFactory.secure(), cell.repeat(), threads, Progress.NONE);
         rows.add(row(c, g, cell, variant, "softmax", Double.NaN, Double.NaN, d.epochs(), d.learningRate(), d.clip(), q,

@@ -49,7 +49,8 @@ public final class Presets {
         j.set("parties", m.valueToTree(quick ? List.of(10, 100, 1000) : List.of(10, 50, 100, 200, 400, 700, 1000)));
         j.set("epsilons", m.valueToTree(List.of(0.6)));
         ObjectNode dpfl = j.putObject("dpfl");
-        dpfl.put("noise_split", "honest");
+        // Both ways: the honest split (the assumption Helmet makes) and the papers' sqrt(W) penalty.
+        dpfl.set("noise_split", m.valueToTree(List.of("honest", "sqrt-w-penalty")));
         if (!quick) {
           dpfl.set("grid", m.valueToTree(java.util.Map.of("learning_rate", List.of(1, 4), "clip", List.of(0.1, 1),
               "epochs", List.of(10, 40))));

@@ -68,6 +68,7 @@ public final class Report {
     double plotEps = c.plotEpsilon();
     if (c.parties().size() > 1) {
       List<Chart.Series> series = new ArrayList<>();
+      List<String> variants = new ArrayList<>(summary.getOrDefault("validation", Map.of()).keySet());
       for (String sel : SELECTIONS) {
         summary.getOrDefault(sel, Map.of()).forEach((variant, byPartition) -> {
           var byParties = byPartition.get(firstPartition);
@@ -82,7 +83,7 @@ public final class Report {
             }
           });
           series.add(new Chart.Series(variant + " (" + sel + ")", col(pts, 0), col(pts, 1), col(pts, 2),
-              sel.equals("test")));
+              sel.equals("test"), variants.indexOf(variant)));
         });
       }
       Path base = out.resolve("accuracy-vs-parties");
