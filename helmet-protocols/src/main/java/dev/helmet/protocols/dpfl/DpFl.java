@@ -391,7 +391,9 @@ public final class DpFl {
     GaussianNoise[] partyNoise = new GaussianNoise[w];
     for (int i = 0; i < w; i++) {
       sampling[i] = noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(root.nextLong());
-      partyNoise[i] = noise.gaussian(i);
+      if (simulation == Simulation.PER_PARTY) {
+        partyNoise[i] = noise.gaussian(i);
+      }
     }
     long bytesPerParty = 0;
     long serverBytes = 0;
