@@ -25,10 +25,10 @@ import javax.imageio.ImageIO;
  * PNG and as SVG elements for SVG, through the {@link Canvas} both implement.
  */
 public final class Chart {
-  private static final int WIDTH = 720;
+  private static final int WIDTH = 780;
   private static final int HEIGHT = 460;
   private static final int LEFT = 70;
-  private static final int RIGHT = 220;
+  private static final int RIGHT = 270;
   private static final int TOP = 40;
   private static final int BOTTOM = 60;
   /** Colour-blind-safe palette (Okabe-Ito). */

@@ -106,7 +106,7 @@ class ExperimentTest {
    * results.csv has the documented columns; every run appears once as "grid"; every (variant,
    * parties, eps, repeat) group has exactly one "test" and one "validation" pick, the test pick
    * has the group's best test accuracy and the validation pick its best validation accuracy; the
-   * plots are written as PNG (decodable, 1440 x 920) and SVG, and the report embeds them.
+   * plots are written as PNG (decodable, 1560 x 920) and SVG, and the report embeds them.
    */
   @Test
   void csvSchemaSelectionAndPlots(@TempDir Path out) throws Exception {
@@ -143,7 +143,7 @@ class ExperimentTest {
     }
     for (String plot : List.of("accuracy-vs-eps-validation", "accuracy-vs-eps-test", "accuracy-vs-parties")) {
       BufferedImage png = ImageIO.read(out.resolve(plot + ".png").toFile());
-      assertEquals(1440, png.getWidth());
+      assertEquals(1560, png.getWidth());
       assertEquals(920, png.getHeight());
       String svg = Files.readString(out.resolve(plot + ".svg"));
       assertTrue(svg.startsWith("<svg") && svg.contains("helmet-softmax") && svg.contains("dp-fl"), plot);
