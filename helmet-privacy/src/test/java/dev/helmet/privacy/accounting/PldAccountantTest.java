@@ -48,4 +48,22 @@ class PldAccountantTest {
     assertTrue(pld.delta(eps) <= 1e-5 * (1 + 1e-9));
     System.out.printf("sigma 1.5, q 0.04, 2250 steps, delta 1e-5: RDP %.4f, PLD %.4f%n", rdp, eps);
   }
+
+  /** Never looser than RDP across a grid of subsampled Gaussians (noise, rate, steps, delta). */
+  @Test
+  void neverLooserThanRdpOnAGrid() {
+    for (double sigma : new double[] {0.8, 2, 5}) {
+      for (double q : new double[] {0.01, 0.2}) {
+        for (int steps : new int[] {10, 500}) {
+          var event = new PoissonSampledDpEvent(q, new GaussianDpEvent(sigma));
+          for (double delta : new double[] {1e-5, 1e-8}) {
+            double rdp = new RdpAccountant().compose(event, steps).epsilon(delta);
+            double pld = new PldAccountant().compose(event, steps).epsilon(delta);
+            assertTrue(pld <= rdp, String.format("sigma %s q %s steps %d delta %s: pld %s > rdp %s", sigma, q, steps,
+                delta, pld, rdp));
+          }
+        }
+      }
+    }
+  }
 }
