@@ -169,7 +169,8 @@ public final class Chart {
           c.line(x + barW / 2, a.py(g.y()[k] - g.sd()[k]), x + barW / 2, a.py(g.y()[k] + g.sd()[k]), "#000000", 1,
               false);
         }
-        c.text(x + barW / 2, top - 4, fmt(100 * g.y()[k]), 10, "middle", false);
+        // The value above its error bar, so neither hides the other.
+        c.text(x + barW / 2, a.py(g.y()[k] + g.sd()[k]) - 4, fmt(100 * g.y()[k]), 10, "middle", false);
       }
       c.text(a.px(gi) + slot / 2, HEIGHT - BOTTOM + 20, g.label(), 12, "middle", false);
     }
