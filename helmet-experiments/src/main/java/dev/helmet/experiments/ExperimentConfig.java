@@ -29,7 +29,9 @@ import java.util.TreeSet;
  * names the key. docs/experiments.md lists the keys.
  *
  * @param name a label (also the report's title)
- * @param dataset a built-in data set id (mnist, fashion-mnist)
+ * @param dataset a built-in data set id (mnist, fashion-mnist) or a data file (absolute path)
+ * @param data how to read a data file: its test file (or null: a stratified holdout of
+ *     {@code testFraction}) and reader options; null for a built-in data set
  * @param parties the party counts W
  * @param perParty records per party
  * @param epsilons the privacy levels; Helmet trains once per grid point and adds noise per eps
@@ -52,6 +54,7 @@ import java.util.TreeSet;
 public record ExperimentConfig(
     String name,
     String dataset,
+    DataFile data,
     List<Integer> parties,
     int perParty,
     List<Double> epsilons,
@@ -75,6 +78,10 @@ public record ExperimentConfig(
       super(message);
     }
   }
+
+  /** A data file: its test file (null: hold out {@code testFraction}) and how to read both. */
+  public record DataFile(Path test, double testFraction, String format, String labelColumn, Boolean header,
+      int skipRows) {}
 
   /** One Helmet grid point. */
   public record HelmetPoint(LearnerKind learner, double lambda, double radius, int epochs) {}
@@ -101,19 +108,58 @@ public record ExperimentConfig(
     if (root == null || !root.isObject()) {
       throw new ConfigException(path + ": expected a mapping of keys to values");
     }
-    return parse(root, path.toString());
+    return parse(root, path.toString(), path.toAbsolutePath().getParent());
   }
 
-  /** Parses a configuration tree; {@code source} names it in errors. */
+  /** Parses a configuration tree whose file paths are relative to the working directory. */
   public static ExperimentConfig parse(JsonNode root, String source) {
+    return parse(root, source, Path.of("").toAbsolutePath());
+  }
+
+  /**
+   * Parses a configuration tree; {@code source} names it in errors, {@code base} resolves relative
+   * data paths.
+   */
+  public static ExperimentConfig parse(JsonNode root, String source, Path base) {
     Node n = new Node(source, "", root);
-    n.allow("name", "dataset", "parties", "per_party", "epsilons", "delta", "honest_fraction", "partitions",
+    n.allow("name", "dataset", "data", "parties", "per_party", "epsilons", "delta", "honest_fraction", "partitions",
         "dirichlet_alpha", "repeats", "folds", "validation_fraction", "validation_from", "helmet", "dpfl", "plots");
-    String dataset = n.string("dataset", null);
-    if (BuiltinDataset.byId(dataset) == null) {
-      throw n.error("dataset", "must name a built-in data set ("
-          + java.util.Arrays.stream(BuiltinDataset.values()).map(BuiltinDataset::id).toList() + "). Provided value: "
-          + dataset);
+    String dataset = n.has("dataset") && n.json.get("dataset").isValueNode() ? n.json.get("dataset").asText()
+        : n.string("dataset", null);
+    DataFile data = null;
+    Node df = n.child("data");
+    df.allow("test", "test_fraction", "format", "label_column", "header", "skip_rows");
+    if (BuiltinDataset.byId(dataset) != null) {
+      dataset = BuiltinDataset.byId(dataset).id();
+      if (n.has("data")) {
+        throw n.error("data", "applies to data files, not to the built-in data set " + dataset);
+      }
+    } else {
+      Path file = base.resolve(dataset).normalize();
+      if (!Files.isRegularFile(file)) {
+        throw n.error("dataset", "must name a built-in data set ("
+            + java.util.Arrays.stream(BuiltinDataset.values()).map(BuiltinDataset::id).toList()
+            + ") or a readable data file. Provided value: " + dataset + " (no file " + file + ")");
+      }
+      dataset = file.toString();
+      Path test = null;
+      if (df.has("test")) {
+        test = base.resolve(df.string("test", null)).normalize();
+        if (!Files.isRegularFile(test)) {
+          throw df.error("test", "must name a readable data file. Provided value: " + test);
+        }
+      }
+      String header = df.has("header") ? df.json.get("header").asText() : "auto";
+      Boolean h = switch (header.toLowerCase(Locale.ROOT)) {
+        case "auto" -> null;
+        case "yes", "true" -> Boolean.TRUE;
+        case "no", "false" -> Boolean.FALSE;
+        default -> throw df.error("header", "must be auto, yes or no. Provided value: " + header);
+      };
+      data = new DataFile(test, df.number("test_fraction", 0.2, 1e-6, 0.9),
+          df.has("format") ? df.string("format", null) : null,
+          df.has("label_column") ? df.json.get("label_column").asText() : null, h,
+          df.integer("skip_rows", 0, 0, 1_000_000));
     }
     List<Integer> parties = n.integers("parties", 1, 1_000_000);
     List<Double> epsilons = n.numbers("epsilons", 1e-6, 1e6);
@@ -201,6 +247,7 @@ public record ExperimentConfig(
     ExperimentConfig c = new ExperimentConfig(
         n.string("name", "experiment"),
         dataset,
+        data,
         parties,
         n.integer("per_party", 60, 1, 1_000_000),
         epsilons,
@@ -232,6 +279,18 @@ public record ExperimentConfig(
     ObjectNode j = m.createObjectNode();
     j.put("name", name);
     j.put("dataset", dataset);
+    if (data != null) {
+      ObjectNode d = j.putObject("data");
+      if (data.test() != null) {
+        d.put("test", data.test().toString());
+      } else {
+        d.put("test_fraction", data.testFraction());
+      }
+      d.put("format", data.format());
+      d.put("label_column", data.labelColumn());
+      d.put("header", data.header() == null ? "auto" : data.header() ? "yes" : "no");
+      d.put("skip_rows", data.skipRows());
+    }
     j.set("parties", m.valueToTree(parties));
     j.put("per_party", perParty);
     j.set("epsilons", m.valueToTree(epsilons));

@@ -69,10 +69,33 @@ public final class ExperimentRunner {
    */
   public record Settings(Path out, Path cache, int threads, Progress progress,
       java.util.function.Function<String, BuiltinDataset.TrainTest> loader) {
-    /** Built-in data sets from {@code cache}. */
+    /** Built-in data sets from {@code cache}; data files as the configuration says. */
     public Settings(Path out, Path cache, int threads, Progress progress) {
-      this(out, cache, threads, progress, id -> BuiltinDataset.byId(id).load(cache));
+      this(out, cache, threads, progress, null);
     }
+  }
+
+  /** Loads the configuration's data: a built-in data set, or a data file with its test file or holdout. */
+  static BuiltinDataset.TrainTest load(ExperimentConfig c, Path cache) {
+    BuiltinDataset builtin = BuiltinDataset.byId(c.dataset());
+    if (builtin != null) {
+      return builtin.load(cache);
+    }
+    ExperimentConfig.DataFile f = c.data();
+    dev.helmet.core.data.ReadOptions opts = new dev.helmet.core.data.ReadOptions(
+        f.format() == null ? null : dev.helmet.core.data.DataFormat.parse(f.format()), null, f.labelColumn(),
+        f.header(), null, 0, null, f.skipRows());
+    Dataset train = dev.helmet.core.data.DataReader.read(Path.of(c.dataset()), opts);
+    if (f.test() != null) {
+      Dataset test = dev.helmet.core.data.DataReader.read(f.test(), new dev.helmet.core.data.ReadOptions(
+          opts.format(), null, f.labelColumn(), f.header(), null, train.dimension(), train.labelSet(), f.skipRows()));
+      return new BuiltinDataset.TrainTest(train, test);
+    }
+    // A fixed split (seed 1): the same test rows for every repeat and every rerun.
+    StratifiedKFold.Fold split = StratifiedKFold.holdout(train.labels(), train.numClasses(), f.testFraction(),
+        new SplittableRandom(1));
+    return new BuiltinDataset.TrainTest(train.subset(split.train(), train.name() + " (train part)"),
+        train.subset(split.test(), train.name() + " (test part)"));
   }
 
   /** What a run did. */
@@ -109,7 +132,7 @@ public final class ExperimentRunner {
           continue;
         }
         if (data == null) {
-          data = s.loader().apply(c.dataset());
+          data = s.loader() != null ? s.loader().apply(c.dataset()) : load(c, s.cache());
         }
         if (group == null || !group.matches(cell)) {
           group = Group.of(c, data, cell);

@@ -186,4 +186,30 @@ class ExperimentTest {
     var e = assertThrows(IllegalArgumentException.class, () -> ExperimentRunner.run(other, settings(out)));
     assertTrue(e.getMessage().contains("holds the results of a different experiment"), e.getMessage());
   }
+
+  /** Any data file works as the data set: iris from CSV, its test rows a fixed stratified holdout. */
+  @Test
+  void runsOnADataFile(@TempDir Path out) throws Exception {
+    Path iris = TestData.path("iris.csv");
+    Path yaml = out.resolve("iris.yaml");
+    Files.writeString(yaml, String.join("\n",
+        "dataset: " + iris,
+        "data: {skip_rows: 1, test_fraction: 0.3}",
+        "parties: [3]",
+        "per_party: 20",
+        "epsilons: [1000]",
+        "validation_fraction: 0.2",
+        "helmet: {learners: [softmax], grid: {softmax: {epochs: [20]}}}",
+        ""));
+    ExperimentConfig c = ExperimentConfig.read(yaml);
+    ExperimentRunner.Summary s = ExperimentRunner.run(c, new ExperimentRunner.Settings(out.resolve("o"), out, 2,
+        Progress.NONE));
+    assertEquals(1, s.ran());
+    Row r = s.rows().get(0);
+    assertTrue(r.testAcc() > 0.6, "iris at eps 1000: " + r.testAcc());
+    Files.writeString(yaml, Files.readString(yaml).replace(iris.toString(), "no-such.csv"));
+    var e = assertThrows(ExperimentConfig.ConfigException.class, () -> ExperimentConfig.read(yaml));
+    assertTrue(e.getMessage().contains("dataset must name a built-in data set") && e.getMessage().contains(
+        "no-such.csv"), e.getMessage());
+  }
 }
