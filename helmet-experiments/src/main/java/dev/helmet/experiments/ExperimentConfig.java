@@ -7,13 +7,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -121,13 +121,12 @@ public record ExperimentConfig(
    * data paths.
    */
   public static ExperimentConfig parse(JsonNode root, String source, Path base) {
-    Node n = new Node(source, "", root);
+    StrictNode n = new StrictNode(source, root, ConfigException::new);
     n.allow("name", "dataset", "data", "parties", "per_party", "epsilons", "delta", "honest_fraction", "partitions",
         "dirichlet_alpha", "repeats", "folds", "validation_fraction", "validation_from", "helmet", "dpfl", "plots");
-    String dataset = n.has("dataset") && n.json.get("dataset").isValueNode() ? n.json.get("dataset").asText()
-        : n.string("dataset", null);
+    String dataset = n.string("dataset", null);
     DataFile data = null;
-    Node df = n.child("data");
+    StrictNode df = n.child("data");
     df.allow("test", "test_fraction", "format", "label_column", "header", "skip_rows");
     if (BuiltinDataset.byId(dataset) != null) {
       dataset = BuiltinDataset.byId(dataset).id();
@@ -149,7 +148,7 @@ public record ExperimentConfig(
           throw df.error("test", "must name a readable data file. Provided value: " + test);
         }
       }
-      String header = df.has("header") ? df.json.get("header").asText() : "auto";
+      String header = df.string("header", "auto");
       Boolean h = switch (header.toLowerCase(Locale.ROOT)) {
         case "auto" -> null;
         case "yes", "true" -> Boolean.TRUE;
@@ -158,12 +157,12 @@ public record ExperimentConfig(
       };
       data = new DataFile(test, df.number("test_fraction", 0.2, 1e-6, 0.9),
           df.has("format") ? df.string("format", null) : null,
-          df.has("label_column") ? df.json.get("label_column").asText() : null, h,
+          df.has("label_column") ? df.string("label_column", null) : null, h,
           df.integer("skip_rows", 0, 0, 1_000_000));
     }
     List<Integer> parties = n.integers("parties", 1, 1_000_000);
     List<Double> epsilons = n.numbers("epsilons", 1e-6, 1e6);
-    List<String> partitions = n.has("partitions") ? n.strings("partitions") : List.of("iid");
+    List<String> partitions = n.has("partitions") ? lower(n.strings("partitions")) : List.of("iid");
     for (String p : partitions) {
       if (!Set.of("iid", "one-class", "dirichlet").contains(p)) {
         throw n.error("partitions", "must list iid, one-class or dirichlet. Provided value: " + p);
@@ -171,11 +170,11 @@ public record ExperimentConfig(
     }
     Helmet helmet = null;
     if (n.has("helmet")) {
-      Node h = n.child("helmet");
+      StrictNode h = n.child("helmet");
       h.allow("learners", "grid");
       List<HelmetPoint> grid = new ArrayList<>();
-      Node g = h.child("grid");
-      List<String> learners = h.strings("learners");
+      StrictNode g = h.child("grid");
+      List<String> learners = lower(h.strings("learners"));
       List<LearnerKind> kinds = new ArrayList<>();
       for (String l : learners) {
         try {
@@ -188,7 +187,7 @@ public record ExperimentConfig(
       for (int li = 0; li < learners.size(); li++) {
         String l = learners.get(li);
         LearnerKind kind = kinds.get(li);
-        Node lg = g.child(l);
+        StrictNode lg = g.child(l);
         lg.allow("lambda", "radius", "epochs");
         List<Double> lambdas = lg.has("lambda") ? lg.numbers("lambda", 1e-9, 1e9) : List.of(HelmetDefaults.lambda(kind));
         List<Double> radii = lg.has("radius") ? lg.numbers("radius", 1e-9, 1e9) : List.of(HelmetDefaults.radius(kind));
@@ -206,7 +205,7 @@ public record ExperimentConfig(
     }
     DpFlGrid dpfl = null;
     if (n.has("dpfl")) {
-      Node d = n.child("dpfl");
+      StrictNode d = n.child("dpfl");
       d.allow("noise_split", "accountant", "grid");
       List<DpFl.NoiseSplit> splits = new ArrayList<>();
       for (String sp : d.has("noise_split") ? d.strings("noise_split") : List.of("honest")) {
@@ -216,11 +215,11 @@ public record ExperimentConfig(
           throw d.error("noise_split", e.getMessage());
         }
       }
-      String accountant = d.string("accountant", "rdp");
+      String accountant = d.string("accountant", "rdp").toLowerCase(Locale.ROOT);
       if (!accountant.equals("rdp") && !accountant.equals("pld")) {
         throw d.error("accountant", "must be rdp or pld. Provided value: " + accountant);
       }
-      Node g = d.child("grid");
+      StrictNode g = d.child("grid");
       g.allow("learning_rate", "clip", "epochs", "sampling_rate");
       List<DpFlPoint> grid = new ArrayList<>();
       List<Double> lrs = g.has("learning_rate") ? g.numbers("learning_rate", 1e-9, 1e9) : List.of(4.0);
@@ -241,7 +240,7 @@ public record ExperimentConfig(
     if (helmet == null && dpfl == null) {
       throw n.error("helmet", "or dpfl is required: the experiment must run at least one protocol");
     }
-    Node plots = n.child("plots");
+    StrictNode plots = n.child("plots");
     plots.allow("fixed_epsilon");
     int folds = n.integer("folds", 1, 1, 20);
     ExperimentConfig c = new ExperimentConfig(
@@ -265,8 +264,12 @@ public record ExperimentConfig(
     return c;
   }
 
-  private static String validationFrom(Node n) {
-    String v = n.string("validation_from", "train");
+  private static List<String> lower(List<String> values) {
+    return values.stream().map(v -> v.toLowerCase(Locale.ROOT)).toList();
+  }
+
+  private static String validationFrom(StrictNode n) {
+    String v = n.string("validation_from", "train").toLowerCase(Locale.ROOT);
     if (!v.equals("train") && !v.equals("test")) {
       throw n.error("validation_from", "must be train or test. Provided value: " + v);
     }
@@ -348,149 +351,5 @@ public record ExperimentConfig(
       }
     }
     return best;
-  }
-
-  /** A mapping in the file, with the path of keys that leads to it. */
-  static final class Node {
-    final String source;
-    final String prefix;
-    final JsonNode json;
-
-    Node(String source, String prefix, JsonNode json) {
-      this.source = source;
-      this.prefix = prefix;
-      this.json = json;
-    }
-
-    ConfigException error(String key, String message) {
-      return new ConfigException(source + ": " + prefix + key + " " + message);
-    }
-
-    boolean has(String key) {
-      return json.has(key) && !json.get(key).isNull();
-    }
-
-    void allow(String... keys) {
-      Set<String> known = Set.of(keys);
-      for (Iterator<String> it = json.fieldNames(); it.hasNext(); ) {
-        String k = it.next();
-        if (!known.contains(k)) {
-          throw new ConfigException(source + ": unknown key " + prefix + k + " (known keys here: "
-              + String.join(", ", new TreeSet<>(known)) + ")");
-        }
-      }
-    }
-
-    Node child(String key) {
-      if (!has(key)) {
-        return new Node(source, prefix + key + ".", new ObjectMapper().createObjectNode());
-      }
-      JsonNode c = json.get(key);
-      if (!c.isObject()) {
-        throw error(key, "must be a mapping of keys to values");
-      }
-      return new Node(source, prefix + key + ".", c);
-    }
-
-    String string(String key, String fallback) {
-      if (!has(key)) {
-        if (fallback == null) {
-          throw error(key, "is required");
-        }
-        return fallback;
-      }
-      JsonNode v = json.get(key);
-      if (!v.isValueNode() || v.asText().isEmpty()) {
-        throw error(key, "must be a non-empty text");
-      }
-      return v.asText().toLowerCase(Locale.ROOT);
-    }
-
-    double number(String key, Double fallback, double lo, double hi) {
-      if (!has(key)) {
-        if (fallback == null) {
-          throw error(key, "is required");
-        }
-        return fallback;
-      }
-      return checkNumber(key, json.get(key), lo, hi);
-    }
-
-    double checkNumber(String key, JsonNode v, double lo, double hi) {
-      if (!v.isNumber()) {
-        throw error(key, "must be a number. Provided value: " + v.asText());
-      }
-      double d = v.asDouble();
-      if (!(d >= lo && d <= hi)) {
-        throw error(key, "must be in [" + lo + ", " + hi + "]. Provided value: " + d);
-      }
-      return d;
-    }
-
-    int integer(String key, Integer fallback, int lo, int hi) {
-      if (!has(key)) {
-        if (fallback == null) {
-          throw error(key, "is required");
-        }
-        return fallback;
-      }
-      return checkInteger(key, json.get(key), lo, hi);
-    }
-
-    int checkInteger(String key, JsonNode v, int lo, int hi) {
-      if (!v.isIntegralNumber()) {
-        throw error(key, "must be a whole number. Provided value: " + v.asText());
-      }
-      long l = v.asLong();
-      if (l < lo || l > hi) {
-        throw error(key, "must be in [" + lo + ", " + hi + "]. Provided value: " + l);
-      }
-      return (int) l;
-    }
-
-    /** A list of values, or one value taken as a list of one. */
-    private List<JsonNode> list(String key) {
-      if (!has(key)) {
-        throw error(key, "is required");
-      }
-      JsonNode v = json.get(key);
-      List<JsonNode> out = new ArrayList<>();
-      if (v.isArray()) {
-        v.forEach(out::add);
-      } else {
-        out.add(v);
-      }
-      if (out.isEmpty()) {
-        throw error(key, "must list at least one value");
-      }
-      return out;
-    }
-
-    List<Double> numbers(String key, double lo, double hi) {
-      List<Double> out = new ArrayList<>();
-      for (JsonNode e : list(key)) {
-        out.add(checkNumber(key, e, lo, hi));
-      }
-      return List.copyOf(out);
-    }
-
-    List<Integer> integers(String key, int lo, int hi) {
-      List<Integer> out = new ArrayList<>();
-      for (JsonNode e : list(key)) {
-        out.add(checkInteger(key, e, lo, hi));
-      }
-      return List.copyOf(out);
-    }
-
-    List<String> strings(String key) {
-      List<String> out = new ArrayList<>();
-      for (JsonNode e : list(key)) {
-        if (!e.isValueNode() || e.asText().isEmpty()) {
-          throw error(key, "must list plain values");
-        }
-        out.add(e.asText().toLowerCase(Locale.ROOT));
-      }
-      return List.copyOf(out);
-    }
   }
 }

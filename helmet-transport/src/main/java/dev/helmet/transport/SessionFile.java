@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.transport.wire.Deadlines;
 import dev.helmet.transport.wire.DpFlSpec;
@@ -14,11 +15,8 @@ import dev.helmet.transport.wire.SessionConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The coordinator's session file (YAML or JSON). Every key is checked: an unknown or mistyped key,
@@ -60,16 +58,16 @@ public final class SessionFile {
     if (root == null || !root.isObject()) {
       throw new SessionFileException(path + ": expected a mapping of keys to values");
     }
-    return parse(new Node(path.toString(), "", root), path.toAbsolutePath().getParent());
+    return parse(new StrictNode(path.toString(), root, SessionFileException::new), path.toAbsolutePath().getParent());
   }
 
-  static Coordinator.Settings parse(Node n, Path base) {
+  static Coordinator.Settings parse(StrictNode n, Path base) {
     n.allow("name", "dataset", "protocol", "parties", "min_contributors", "colluding_fraction", "noise", "ring_bits",
         "features", "labels", "learner", "privacy", "deadlines", "listen", "tls", "plaintext", "database", "budget",
         "upload_slots", "algorithm", "dpfl");
     int parties = n.integer("parties", null, 2, 1_000_000);
     int minContributors = n.integer("min_contributors", parties - (int) Math.floor(0.1 * parties), 1, parties);
-    Node learner = n.child("learner");
+    StrictNode learner = n.child("learner");
     learner.allow("kind", "lambda", "radius", "epochs", "batch_size", "smoothness", "huber_h", "clip_bound",
         "normalise");
     LearnerKind kind;
@@ -78,9 +76,9 @@ public final class SessionFile {
     } catch (IllegalArgumentException e) {
       throw learner.error("kind", e.getMessage());
     }
-    Node privacy = n.child("privacy");
+    StrictNode privacy = n.child("privacy");
     privacy.allow("epsilon", "delta", "honest_fraction", "protection", "group_size");
-    Node deadlines = n.child("deadlines");
+    StrictNode deadlines = n.child("deadlines");
     deadlines.allow("enrolment_seconds", "round_seconds");
     List<String> labels = n.strings("labels");
     if (labels.size() < 2 || new LinkedHashSet<>(labels).size() != labels.size()) {
@@ -94,7 +92,7 @@ public final class SessionFile {
     if (!algorithm.equals("helmet") && !algorithm.equals("dp-fl")) {
       throw n.error("algorithm", "must be helmet or dp-fl. Provided value: " + algorithm);
     }
-    Node dpfl = n.child("dpfl");
+    StrictNode dpfl = n.child("dpfl");
     dpfl.allow("sampling_rate", "grad_clip", "rounds", "epochs", "learning_rate", "noise_split", "accountant");
     if (n.has("dpfl") && !algorithm.equals("dp-fl")) {
       throw n.error("dpfl", "is set but algorithm is " + algorithm + " (set algorithm: dp-fl)");
@@ -151,7 +149,7 @@ public final class SessionFile {
     try {
       SessionPlan.validate(config);
     } catch (IllegalArgumentException e) {
-      throw new SessionFileException(n.source + ": " + e.getMessage());
+      throw new SessionFileException(n.source() + ": " + e.getMessage());
     }
 
     String listen = n.string("listen", "127.0.0.1:7443");
@@ -175,22 +173,22 @@ public final class SessionFile {
       if (plaintext) {
         throw n.error("plaintext", "cannot be combined with tls");
       }
-      Node t = n.child("tls");
+      StrictNode t = n.child("tls");
       t.allow("certificate", "key", "ca");
       try {
         tls = new Tls.Files(base.resolve(t.string("certificate", null)), base.resolve(t.string("key", null)),
             base.resolve(t.string("ca", null)));
       } catch (IllegalArgumentException e) {
-        throw new SessionFileException(n.source + ": tls: " + e.getMessage());
+        throw new SessionFileException(n.source() + ": tls: " + e.getMessage());
       }
     } else if (!plaintext) {
       throw n.error("tls", "is required (mutual TLS; create certificates with `helmet certs`), or set plaintext: true"
           + " for a loopback test");
     }
-    Node db = n.child("database");
+    StrictNode db = n.child("database");
     db.allow("url", "user", "password");
     String url = db.string("url", "jdbc:h2:file:" + base.resolve("helmet-coordinator").toAbsolutePath());
-    Node budget = n.child("budget");
+    StrictNode budget = n.child("budget");
     budget.allow("epsilon", "delta");
     if (!n.has("budget")) {
       throw n.error("budget", "is required: the total (epsilon, delta) the data set may spend over all sessions");
@@ -198,139 +196,5 @@ public final class SessionFile {
     return new Coordinator.Settings(config, host, port, tls, url, db.text("user"), db.text("password"),
         budget.number("epsilon", null, 1e-9, 1e9), budget.number("delta", null, 0, 1),
         n.integer("upload_slots", 16, 1, 10_000));
-  }
-
-  /** A mapping in the file, with the path of keys that leads to it. */
-  static final class Node {
-    final String source;
-    final String prefix;
-    final JsonNode json;
-
-    Node(String source, String prefix, JsonNode json) {
-      this.source = source;
-      this.prefix = prefix;
-      this.json = json;
-    }
-
-    SessionFileException error(String key, String message) {
-      return new SessionFileException(source + ": " + prefix + key + " " + message);
-    }
-
-    boolean has(String key) {
-      return json.has(key) && !json.get(key).isNull();
-    }
-
-    void allow(String... keys) {
-      Set<String> known = Set.of(keys);
-      for (Iterator<String> it = json.fieldNames(); it.hasNext(); ) {
-        String k = it.next();
-        if (!known.contains(k)) {
-          throw new SessionFileException(source + ": unknown key " + prefix + k + " (known keys here: "
-              + String.join(", ", new java.util.TreeSet<>(known)) + ")");
-        }
-      }
-    }
-
-    Node child(String key) {
-      if (!has(key)) {
-        return new Node(source, prefix + key + ".", new ObjectMapper().createObjectNode());
-      }
-      JsonNode c = json.get(key);
-      if (!c.isObject()) {
-        throw error(key, "must be a mapping of keys to values");
-      }
-      return new Node(source, prefix + key + ".", c);
-    }
-
-    String string(String key, String fallback) {
-      if (!has(key)) {
-        if (fallback == null) {
-          throw error(key, "is required");
-        }
-        return fallback;
-      }
-      JsonNode v = json.get(key);
-      if (!v.isValueNode() || v.asText().isEmpty()) {
-        throw error(key, "must be a non-empty text");
-      }
-      return v.asText();
-    }
-
-    /** A text that may be empty (user names, passwords); "" when absent. */
-    String text(String key) {
-      if (!has(key)) {
-        return "";
-      }
-      JsonNode v = json.get(key);
-      if (!v.isValueNode()) {
-        throw error(key, "must be a text");
-      }
-      return v.asText();
-    }
-
-    double number(String key, Double fallback, double lo, double hi) {
-      if (!has(key)) {
-        if (fallback == null) {
-          throw error(key, "is required");
-        }
-        return fallback;
-      }
-      JsonNode v = json.get(key);
-      if (!v.isNumber()) {
-        throw error(key, "must be a number. Provided value: " + v.asText());
-      }
-      double d = v.asDouble();
-      if (!(d >= lo && d <= hi)) {
-        throw error(key, "must be in [" + lo + ", " + hi + "]. Provided value: " + d);
-      }
-      return d;
-    }
-
-    int integer(String key, Integer fallback, int lo, int hi) {
-      if (!has(key)) {
-        if (fallback == null) {
-          throw error(key, "is required");
-        }
-        return fallback;
-      }
-      JsonNode v = json.get(key);
-      if (!v.isIntegralNumber()) {
-        throw error(key, "must be a whole number. Provided value: " + v.asText());
-      }
-      long l = v.asLong();
-      if (l < lo || l > hi) {
-        throw error(key, "must be in [" + lo + ", " + hi + "]. Provided value: " + l);
-      }
-      return (int) l;
-    }
-
-    boolean bool(String key, boolean fallback) {
-      if (!has(key)) {
-        return fallback;
-      }
-      JsonNode v = json.get(key);
-      if (!v.isBoolean()) {
-        throw error(key, "must be true or false. Provided value: " + v.asText());
-      }
-      return v.asBoolean();
-    }
-
-    List<String> strings(String key) {
-      if (!has(key)) {
-        throw error(key, "is required");
-      }
-      JsonNode v = json.get(key);
-      if (!v.isArray()) {
-        throw error(key, "must be a list");
-      }
-      List<String> out = new ArrayList<>();
-      for (JsonNode e : v) {
-        if (!e.isValueNode()) {
-          throw error(key, "must list plain values");
-        }
-        out.add(e.asText());
-      }
-      return out;
-    }
   }
 }
