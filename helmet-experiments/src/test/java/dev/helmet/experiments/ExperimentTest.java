@@ -212,4 +212,25 @@ class ExperimentTest {
     assertTrue(e.getMessage().contains("dataset must name a built-in data set") && e.getMessage().contains(
         "no-such.csv"), e.getMessage());
   }
+
+  /** Partitions side by side: IID, one class per party and Dirichlet label skew, with the bar chart. */
+  @Test
+  void comparesPartitions(@TempDir Path out) throws Exception {
+    ExperimentConfig c = parse(String.join("\n",
+        "dataset: mnist",
+        "parties: [10]",
+        "per_party: 30",
+        "epsilons: [1000]",
+        "partitions: [iid, one-class, dirichlet]",
+        "dirichlet_alpha: 0.1",
+        "helmet: {learners: [softmax], grid: {softmax: {epochs: [10]}}}",
+        ""));
+    ExperimentRunner.Summary s = ExperimentRunner.run(c, settings(out));
+    assertEquals(3, s.ran());
+    assertEquals(List.of("iid", "one-class", "dirichlet"), s.rows().stream().map(Row::partition).toList());
+    Report.write(c, s.rows(), out, "test", s.seconds());
+    String svg = Files.readString(out.resolve("partitions.svg"));
+    assertTrue(svg.contains(">dirichlet<") && svg.contains(">one-class<") && svg.contains(">iid<"), svg);
+    assertTrue(ImageIO.read(out.resolve("partitions.png").toFile()).getWidth() > 0);
+  }
 }
