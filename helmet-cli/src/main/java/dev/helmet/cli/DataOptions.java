@@ -7,7 +7,6 @@ import dev.helmet.core.data.Dataset;
 import dev.helmet.core.data.ReadOptions;
 import dev.helmet.core.eval.StratifiedKFold;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.SplittableRandom;
 import picocli.CommandLine.Option;
 
@@ -91,27 +90,12 @@ final class DataOptions {
       }
       return builtin.load(cacheDir != null ? cacheDir : BuiltinDataset.defaultCache());
     }
-    ReadOptions opts = readOptions().withLabels(labels);
-    Dataset train = DataReader.read(Path.of(dataset), opts);
-    if (test != null) {
-      Dataset t = DataReader.read(test, readOptions().withLabels(testLabels)
-          .withLabelSet(train.labelSet()).withDimension(train.dimension()));
-      return new BuiltinDataset.TrainTest(train, t);
-    }
-    StratifiedKFold.Fold split = StratifiedKFold.holdout(train.labels(), train.numClasses(), testFraction,
-        new SplittableRandom(seed ^ 0x5DEECE66DL));
-    return new BuiltinDataset.TrainTest(train.subset(split.train(), train.name() + " (train part)"),
-        train.subset(split.test(), train.name() + " (held-out " + testFraction + ")"));
+    return DataReader.readTrainTest(Path.of(dataset), readOptions().withLabels(labels), test,
+        readOptions().withLabels(testLabels), testFraction, new SplittableRandom(seed ^ 0x5DEECE66DL));
   }
 
   ReadOptions readOptions() {
-    Boolean h = switch (header.toLowerCase(Locale.ROOT)) {
-      case "auto" -> null;
-      case "yes", "true" -> Boolean.TRUE;
-      case "no", "false" -> Boolean.FALSE;
-      default -> throw new IllegalArgumentException("header must be auto, yes or no. Provided value: " + header);
-    };
-    return new ReadOptions(format == null ? null : DataFormat.parse(format), null, labelColumn, h, partyColumn, 0,
-        null, skipRows);
+    return new ReadOptions(format == null ? null : DataFormat.parse(format), null, labelColumn,
+        ReadOptions.header(header), partyColumn, 0, null, skipRows);
   }
 }

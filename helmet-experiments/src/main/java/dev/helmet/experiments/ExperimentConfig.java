@@ -148,13 +148,12 @@ public record ExperimentConfig(
           throw df.error("test", "must name a readable data file. Provided value: " + test);
         }
       }
-      String header = df.string("header", "auto");
-      Boolean h = switch (header.toLowerCase(Locale.ROOT)) {
-        case "auto" -> null;
-        case "yes", "true" -> Boolean.TRUE;
-        case "no", "false" -> Boolean.FALSE;
-        default -> throw df.error("header", "must be auto, yes or no. Provided value: " + header);
-      };
+      Boolean h;
+      try {
+        h = dev.helmet.core.data.ReadOptions.header(df.string("header", "auto"));
+      } catch (IllegalArgumentException e) {
+        throw df.error("header", e.getMessage());
+      }
       data = new DataFile(test, df.number("test_fraction", 0.2, 1e-6, 0.9),
           df.has("format") ? df.string("format", null) : null,
           df.has("label_column") ? df.string("label_column", null) : null, h,

@@ -85,17 +85,9 @@ public final class ExperimentRunner {
     dev.helmet.core.data.ReadOptions opts = new dev.helmet.core.data.ReadOptions(
         f.format() == null ? null : dev.helmet.core.data.DataFormat.parse(f.format()), null, f.labelColumn(),
         f.header(), null, 0, null, f.skipRows());
-    Dataset train = dev.helmet.core.data.DataReader.read(Path.of(c.dataset()), opts);
-    if (f.test() != null) {
-      Dataset test = dev.helmet.core.data.DataReader.read(f.test(), new dev.helmet.core.data.ReadOptions(
-          opts.format(), null, f.labelColumn(), f.header(), null, train.dimension(), train.labelSet(), f.skipRows()));
-      return new BuiltinDataset.TrainTest(train, test);
-    }
-    // A fixed split (seed 1): the same test rows for every repeat and every rerun.
-    StratifiedKFold.Fold split = StratifiedKFold.holdout(train.labels(), train.numClasses(), f.testFraction(),
+    // A fixed holdout (seed 1): the same test rows for every repeat and every rerun.
+    return dev.helmet.core.data.DataReader.readTrainTest(Path.of(c.dataset()), opts, f.test(), opts, f.testFraction(),
         new SplittableRandom(1));
-    return new BuiltinDataset.TrainTest(train.subset(split.train(), train.name() + " (train part)"),
-        train.subset(split.test(), train.name() + " (test part)"));
   }
 
   /** What a run did. */

@@ -99,6 +99,20 @@ final class Loopback {
         "", "", budget, 1e-3, 4);
   }
 
+  /**
+   * The session completed with {@code contributors} contributors and every participant completed
+   * with the coordinator's eps.
+   */
+  static void assertAllCompleted(Coordinator.Result r, List<Outcome> outs, int contributors) {
+    org.junit.jupiter.api.Assertions.assertTrue(r.completed(), r.reason());
+    org.junit.jupiter.api.Assertions.assertEquals(contributors, r.contributors().size());
+    for (Outcome o : outs) {
+      org.junit.jupiter.api.Assertions.assertNull(o.error(), () -> String.valueOf(o.error()));
+      org.junit.jupiter.api.Assertions.assertTrue(o.result().completed());
+      org.junit.jupiter.api.Assertions.assertEquals(r.epsilon(), o.result().epsilon());
+    }
+  }
+
   /** Outcome of one participant: its result or its exception. */
   record Outcome(Participant.Result result, Exception error) {}
 

@@ -68,13 +68,7 @@ class NetworkedDpFlTest {
       List<Loopback.Outcome> outs = Loopback.participants(c, shards(partition), null, i -> null,
           Participant.Policy.upTo(1e7));
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
-      assertTrue(r.completed(), r.reason());
-      assertEquals(w, r.contributors().size());
-      for (Loopback.Outcome o : outs) {
-        assertNull(o.error(), () -> String.valueOf(o.error()));
-        assertTrue(o.result().completed());
-        assertEquals(r.epsilon(), o.result().epsilon());
-      }
+      Loopback.assertAllCompleted(r, outs, w);
       double diff = Loopback.maxDifference(r.model().weights().weights(), local.model().weights());
       assertTrue(diff < 1e-4, "largest difference from the in-process run: " + diff);
       assertTrue(r.epsilon() <= 1e6 && r.epsilon() > 0.99e6, "eps " + r.epsilon());

@@ -1,7 +1,6 @@
 package dev.helmet.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.core.data.Dataset;
@@ -45,13 +44,7 @@ class NetworkedSessionTest {
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds, i -> null, Participant.Policy.upTo(1e7));
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
-      assertTrue(r.completed(), r.reason());
-      assertEquals(w, r.contributors().size());
-      for (Loopback.Outcome o : outs) {
-        assertNull(o.error(), () -> String.valueOf(o.error()));
-        assertTrue(o.result().completed());
-        assertEquals(r.epsilon(), o.result().epsilon());
-      }
+      Loopback.assertAllCompleted(r, outs, w);
       double[] mean = new double[locals.models().get(0).weights().length];
       long total = 0;
       for (int i = 0; i < w; i++) {

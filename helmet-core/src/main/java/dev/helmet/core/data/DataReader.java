@@ -21,6 +21,25 @@ public final class DataReader {
    * @throws DataFormatException when the file is missing, unreadable or malformed; the message
    *     names the file and the place
    */
+  /**
+   * Training and test data from files: the test file read with the training data's labels and
+   * dimension, or, without one, a stratified holdout of {@code testFraction} drawn with {@code rng}.
+   *
+   * @param test the test file, or null
+   */
+  public static BuiltinDataset.TrainTest readTrainTest(Path train, ReadOptions trainOptions, Path test,
+      ReadOptions testOptions, double testFraction, java.util.SplittableRandom rng) {
+    Dataset tr = read(train, trainOptions);
+    if (test != null) {
+      Dataset t = read(test, testOptions.withLabelSet(tr.labelSet()).withDimension(tr.dimension()));
+      return new BuiltinDataset.TrainTest(tr, t);
+    }
+    dev.helmet.core.eval.StratifiedKFold.Fold split = dev.helmet.core.eval.StratifiedKFold.holdout(tr.labels(),
+        tr.numClasses(), testFraction, rng);
+    return new BuiltinDataset.TrainTest(tr.subset(split.train(), tr.name() + " (train part)"),
+        tr.subset(split.test(), tr.name() + " (held-out " + testFraction + ")"));
+  }
+
   public static Dataset read(Path path, ReadOptions options) {
     requireReadable(path);
     if (options.labels() != null) {

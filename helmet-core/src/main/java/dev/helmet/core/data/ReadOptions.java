@@ -71,4 +71,14 @@ public record ReadOptions(
   public ReadOptions withLabelSet(LabelSet s) {
     return new ReadOptions(format, labels, labelColumn, header, partyColumn, dimension, s, skipRows);
   }
+
+  /** A header setting as users write it: auto (null: detect), yes/true, no/false. */
+  public static Boolean header(String value) {
+    return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+      case "auto" -> null;
+      case "yes", "true" -> Boolean.TRUE;
+      case "no", "false" -> Boolean.FALSE;
+      default -> throw new IllegalArgumentException("header must be auto, yes or no. Provided value: " + value);
+    };
+  }
 }
