@@ -450,7 +450,7 @@ public final class Coordinator implements AutoCloseable {
       Roster partial = roster.buildPartial();
       if (dpfl) {
         flPlan = SessionPlan.dpflPlan(config, partial);
-        params = SessionPlan.secagg(config, partial, flPlan.length(), flPlan.encoding().ringBits(), 0);
+        params = SessionPlan.secagg(config, partial, flPlan.length(), flPlan.encoding().ringBits());
       } else {
         plan = SessionPlan.noisePlan(config, partial);
         params = SessionPlan.secagg(config, partial, plan.spec().length(), plan.encoding().ringBits());
@@ -501,10 +501,10 @@ public final class Coordinator implements AutoCloseable {
       // Federated DP-SGD: one summation per round on the same streams, the model broadcast first.
       double[] theta = new double[flPlan.length()];
       int rounds = flPlan.config().rounds();
+      long graphSeed = SessionPlan.graphSeed(config, built);
       done = null;
       for (int r = 0; r < rounds; r++) {
-        SecAggParameters pr = r == 0 ? params
-            : SessionPlan.secagg(config, built, flPlan.length(), flPlan.encoding().ringBits(), r);
+        SecAggParameters pr = r == 0 ? params : SessionPlan.forRound(config, params, graphSeed, r);
         CoordinatorMessage opening = CoordinatorMessage.newBuilder().setRoundStart(RoundStart.newBuilder().setRound(r)
             .setSecaggSession(pr.session()).setModel(WireCodec.packModel(theta))).build();
         String prefix = "R" + r + "/";

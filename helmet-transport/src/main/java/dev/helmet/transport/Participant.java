@@ -327,6 +327,9 @@ public final class Participant {
     final Hook hook;
     /** DP-FL: the plan derived from the roster, the next round expected, the party's own randomness. */
     DpFl.Plan flPlan;
+    /** DP-FL: round 0's SecAgg parameters and the graph seed; later rounds differ only in the session id. */
+    SecAggParameters firstRound;
+    long graphSeed;
     int nextRound;
     final RandomBits sampling = RandomBits.secure();
     final GaussianNoise noise = GaussianNoise.secure();
@@ -421,7 +424,7 @@ public final class Participant {
       try {
         if (SessionPlan.isDpFl(config)) {
           flPlan = SessionPlan.dpflPlan(config, r);
-          params = SessionPlan.secagg(config, r, flPlan.length(), flPlan.encoding().ringBits(), 0);
+          params = SessionPlan.secagg(config, r, flPlan.length(), flPlan.encoding().ringBits());
         } else {
           plan = SessionPlan.noisePlan(config, r);
           params = SessionPlan.secagg(config, r, plan.spec().length(), plan.encoding().ringBits());
@@ -438,6 +441,8 @@ public final class Participant {
       codec = new WireCodec(r.getPartiesCount(), params.length(), params.ringBits());
       roster = r;
       if (flPlan != null) {
+        firstRound = params;
+        graphSeed = SessionPlan.graphSeed(config, r);
         LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; dp-fl, {5} rounds, noise multiplier {6}",
             session, party, r.getPartiesCount(), params.graph().description(), params.threshold(),
             flPlan.config().rounds(), String.format(Locale.ROOT, "%.4f", flPlan.noiseMultiplier()));
@@ -469,8 +474,7 @@ public final class Participant {
             + (nextRound >= rounds ? "no further round (all " + rounds + " accounted rounds have run)"
             : "round " + nextRound) + ", so it stops");
       }
-      SecAggParameters params = SessionPlan.secagg(config, roster, flPlan.length(), flPlan.encoding().ringBits(),
-          nextRound);
+      SecAggParameters params = SessionPlan.forRound(config, firstRound, graphSeed, nextRound);
       if (params.session() != rs.getSecaggSession()) {
         throw new ParticipantException("round " + nextRound + "'s SecAgg session id differs from this participant's "
             + "own derivation");

@@ -238,14 +238,10 @@ public final class SessionPlan {
 
   /**
    * The SecAgg parameters for the roster: neighbours and threshold from {@link SecAggSizing} for
-   * the configured colluding fraction and exactly the dropouts the release tolerates.
+   * the configured colluding fraction and exactly the dropouts the release tolerates (a DP-FL
+   * session's first round; later rounds: {@link #forRound}).
    */
   public static SecAggParameters secagg(SessionConfig c, Roster r, int vectorLength, int ringBits) {
-    return secagg(c, r, vectorLength, ringBits, 0);
-  }
-
-  /** As {@link #secagg(SessionConfig, Roster, int, int)} for summation {@code round} of a DP-FL session. */
-  public static SecAggParameters secagg(SessionConfig c, Roster r, int vectorLength, int ringBits, int round) {
     int n = r.getPartiesCount();
     int m = (int) c.getMinContributors();
     if (n < m) {
@@ -259,7 +255,16 @@ public final class SessionPlan {
     for (RosterEntry e : r.getPartiesList()) {
       keys.add(e.getIdentityKey().toByteArray());
     }
-    return new SecAggParameters(secaggSession(c, seed, round), vectorLength, ringBits, graph, choice.threshold(), m, keys);
+    return new SecAggParameters(secaggSession(c, seed, 0), vectorLength, ringBits, graph, choice.threshold(), m, keys);
+  }
+
+  /**
+   * Round {@code round}'s parameters from the first round's: the same graph, threshold and keys
+   * (derived once per session), a fresh SecAgg session id.
+   */
+  public static SecAggParameters forRound(SessionConfig c, SecAggParameters first, long graphSeed, int round) {
+    return new SecAggParameters(secaggSession(c, graphSeed, round), first.length(), first.ringBits(), first.graph(),
+        first.threshold(), first.minSurvivors(), first.identityKeys());
   }
 
   static byte[] sha256(byte[] data) {
