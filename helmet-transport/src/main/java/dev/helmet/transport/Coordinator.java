@@ -588,8 +588,11 @@ public final class Coordinator implements AutoCloseable {
       reportedDrops = 0;
       reportedRejections = 0;
       this.stagePrefix = stagePrefix;
-      // Parties already gone are dropped again by every later summation; that is recorded once.
+      // A party that left is dropped again by every later summation; its drop is recorded once. A
+      // party that left before its first drop was recorded (e.g. between the roster and round 0)
+      // is recorded here as usual.
       absentAtStart = (BitSet) gone.clone();
+      absentAtStart.and(dropRecorded);
       for (Peer p : enrolled) {
         if (!gone.get(p.party)) {
           live.add(p);
@@ -823,6 +826,7 @@ public final class Coordinator implements AutoCloseable {
       if (absentAtStart.get(d.party())) {
         continue;
       }
+      dropRecorded.set(d.party());
       store.event(sessionHex, d.round().name(), d.party(), "DROP", d.reason().name(), d.detail());
       LOG.log(Level.INFO, "session {0}: dropped party {1} in {2}: {3} ({4})", sessionHex, d.party(), d.round(),
           d.reason(), d.detail());
@@ -1042,8 +1046,10 @@ public final class Coordinator implements AutoCloseable {
   private long secaggSession;
   /** Prefixes recorded stage names: the DP-FL round ("R3/"), or "" for blind averaging. Guarded by lock. */
   private String stagePrefix = "";
-  /** The parties gone before the current summation began (their drops were recorded earlier). Guarded by lock. */
+  /** The parties gone before the current summation began whose drop an earlier one recorded. Guarded by lock. */
   private BitSet absentAtStart = new BitSet();
+  /** The parties with a recorded drop. Guarded by lock. */
+  private final BitSet dropRecorded = new BitSet();
 
   private void departed(Peer peer, String why) {
     lock.lock();
