@@ -1,5 +1,6 @@
 package dev.helmet.cli;
 
+import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.protocols.dpfl.DpFl;
 import picocli.CommandLine.Option;
 
@@ -32,9 +33,20 @@ final class DpFlOptions {
           + "papers' baseline). Default: ${DEFAULT-VALUE}.")
   String noiseSplit;
 
-  @Option(names = "--accountant", paramLabel = "A", defaultValue = "rdp",
-      description = "dp-fl: rdp or pld. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--accountant", paramLabel = "A",
+      description = "dp-fl: rdp or pld. Default: pld under replace-one neighbours (the only one that accounts them), "
+          + "rdp under add-remove.")
   String accountant;
+
+  @Option(names = "--neighbours", paramLabel = "N", defaultValue = "replace-one",
+      description = "dp-fl: the neighbouring relation of the guarantee: replace-one (Helmet's, so the two compare) or "
+          + "add-remove (needs --expected-batch). Default: ${DEFAULT-VALUE}.")
+  String neighbours;
+
+  @Option(names = "--expected-batch", paramLabel = "B",
+      description = "dp-fl: the public number each round's summed gradient is divided by. Needed under add-remove "
+          + "neighbours, where the number of records is private. Default under replace-one: Q times the records.")
+  Double expectedBatch;
 
   @Option(names = "--summation", paramLabel = "P", defaultValue = "secagg+",
       description = "dp-fl: how each round's sum is taken: secagg+, secagg, plain (in the clear) or simulated "
@@ -56,7 +68,14 @@ final class DpFlOptions {
   }
 
   DpFl.Config config(double epsilon, double delta, double honestFraction, int ringBits) {
+    NeighbourRelation relation = NeighbourRelation.parse(neighbours);
+    String acc = accountant != null ? accountant.toLowerCase(java.util.Locale.ROOT)
+        : relation == NeighbourRelation.REPLACE_ONE ? "pld" : "rdp";
+    if (relation == NeighbourRelation.ADD_OR_REMOVE_ONE && expectedBatch == null) {
+      throw new IllegalArgumentException("--neighbours add-remove needs --expected-batch: under add-or-remove "
+          + "neighbours the number of records is private, so the step's normaliser must be a public number");
+    }
     return new DpFl.Config(samplingRate, clip, rounds(), learningRate, epsilon, delta, honestFraction,
-        DpFl.NoiseSplit.parse(noiseSplit), accountant.toLowerCase(java.util.Locale.ROOT), ringBits);
+        DpFl.NoiseSplit.parse(noiseSplit), acc, ringBits, relation, expectedBatch == null ? Double.NaN : expectedBatch);
   }
 }

@@ -9,6 +9,7 @@ import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.protocols.dpfl.DpFl;
+import dev.helmet.protocols.dpfl.DpFlSimulation;
 import dev.helmet.secagg.summation.SecureSummation;
 import java.io.PrintWriter;
 import java.util.SplittableRandom;
@@ -42,8 +43,8 @@ final class DpFlTrainer {
     String summationName = simulated ? "simulated" : summation.name();
     boolean inTheClear = simulated || summation.revealsInputs();
     DpFl.Config c = o.config(privacy.epsilon, privacy.delta, privacy.honestFraction, run.ringBits);
-    DpFl.Result r = DpFl.run(tt.train(), partition, pre, c,
-        simulated ? DpFl.Simulation.AGGREGATE : DpFl.Simulation.PER_PARTY, summation, NoiseFactory.secure(),
+    DpFlSimulation.Result r = DpFlSimulation.run(tt.train(), partition, pre, c,
+        simulated ? DpFlSimulation.Mode.AGGREGATE : DpFlSimulation.Mode.PER_PARTY, summation, NoiseFactory.secure(),
         root.nextLong(), run.threads(), progress);
     DesignMatrix test = pre.design(tt.test());
     Evaluation eval = Evaluation.of(test.labels(), r.model().predict(test), tt.train().numClasses());

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.protocols.config.StrictNode;
+import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import java.io.IOException;
@@ -93,7 +94,8 @@ public record ExperimentConfig(
   public record DpFlPoint(double learningRate, double clip, double epochs, double samplingRate) {}
 
   /** DP-FL's grid and noise splits (each split is its own variant). */
-  public record DpFlGrid(List<DpFlPoint> grid, List<DpFl.NoiseSplit> splits, String accountant) {}
+  public record DpFlGrid(List<DpFlPoint> grid, List<DpFl.NoiseSplit> splits, String accountant,
+      NeighbourRelation neighbours) {}
 
   /** Reads a YAML or JSON file. */
   public static ExperimentConfig read(Path path) {
@@ -205,7 +207,7 @@ public record ExperimentConfig(
     DpFlGrid dpfl = null;
     if (n.has("dpfl")) {
       StrictNode d = n.child("dpfl");
-      d.allow("noise_split", "accountant", "grid");
+      d.allow("noise_split", "accountant", "neighbours", "grid");
       List<DpFl.NoiseSplit> splits = new ArrayList<>();
       for (String sp : d.has("noise_split") ? d.strings("noise_split") : List.of("honest")) {
         try {
@@ -214,9 +216,20 @@ public record ExperimentConfig(
           throw d.error("noise_split", e.getMessage());
         }
       }
-      String accountant = d.string("accountant", "rdp").toLowerCase(Locale.ROOT);
+      // Replace-one by default: Helmet's relation, so the two are compared under the same one.
+      NeighbourRelation neighbours;
+      try {
+        neighbours = NeighbourRelation.parse(d.string("neighbours", "replace-one"));
+      } catch (IllegalArgumentException e) {
+        throw d.error("neighbours", e.getMessage());
+      }
+      String accountant = d.string("accountant", neighbours == NeighbourRelation.REPLACE_ONE ? "pld" : "rdp")
+          .toLowerCase(Locale.ROOT);
       if (!accountant.equals("rdp") && !accountant.equals("pld")) {
         throw d.error("accountant", "must be rdp or pld. Provided value: " + accountant);
+      }
+      if (neighbours == NeighbourRelation.REPLACE_ONE && !accountant.equals("pld")) {
+        throw d.error("accountant", "must be pld under replace-one neighbours (RDP accounts add-remove only)");
       }
       StrictNode g = d.child("grid");
       g.allow("learning_rate", "clip", "epochs", "sampling_rate");
@@ -234,7 +247,7 @@ public record ExperimentConfig(
           }
         }
       }
-      dpfl = new DpFlGrid(List.copyOf(grid), List.copyOf(splits), accountant);
+      dpfl = new DpFlGrid(List.copyOf(grid), List.copyOf(splits), accountant, neighbours);
     }
     if (helmet == null && dpfl == null) {
       throw n.error("helmet", "or dpfl is required: the experiment must run at least one protocol");
@@ -320,6 +333,7 @@ public record ExperimentConfig(
       ObjectNode d = j.putObject("dpfl");
       d.set("noise_split", m.valueToTree(dpfl.splits().stream().map(DpFl.NoiseSplit::id).toList()));
       d.put("accountant", dpfl.accountant());
+      d.put("neighbours", dpfl.neighbours().id());
       Map<String, Object> g = new LinkedHashMap<>();
       for (DpFlPoint p : dpfl.grid()) {
         addTo(g, "learning_rate", p.learningRate());

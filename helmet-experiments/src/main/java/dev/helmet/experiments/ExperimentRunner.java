@@ -18,7 +18,9 @@ import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.protocols.dpfl.DpFl;
+import dev.helmet.protocols.dpfl.DpFlSimulation;
 import dev.helmet.protocols.helmet.BlindAveraging;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.protocols.helmet.HelmetPrivacy;
@@ -44,7 +46,7 @@ import java.util.SplittableRandom;
  * one (partition, party count, repeat, fold); it yields one {@link Row} per eps. Helmet trains the
  * local models once per cell and adds noise once per eps (noise is post-processing of the trained
  * models); DP-FL trains per eps (its noise enters every step), with the parties' summed noise drawn
- * at once ({@link DpFl.Simulation#AGGREGATE}). Sums are taken in the clear: the accuracy of a secure
+ * at once ({@link DpFlSimulation.Mode#AGGREGATE}). Sums are taken in the clear: the accuracy of a secure
  * summation is the same (it adds the same noise and sums exactly).
  *
  * <p>Resumable: every finished cell is appended to {@code cells.jsonl} in the output folder and
@@ -297,8 +299,11 @@ public final class ExperimentRunner {
       String variant = cell.split() == DpFl.NoiseSplit.HONEST ? "dp-fl" : "dp-fl-" + cell.split().id();
       for (double eps : c.epsilons()) {
         DpFl.Config dc = new DpFl.Config(q, d.clip(), rounds, d.learningRate(), eps, c.delta(), c.honestFraction(),
-            cell.split(), c.dpfl().accountant(), 0);
-        DpFl.Result r = DpFl.run(g.pool(), g.split(), g.pre(), dc, DpFl.Simulation.AGGREGATE, null,
+            cell.split(), c.dpfl().accountant(), 0, c.dpfl().neighbours(),
+            // The pool's size is parties x per_party from the configuration: public, so under
+            // add-remove it is a public normaliser; under replace-one the sizes are public anyway.
+            c.dpfl().neighbours() == NeighbourRelation.ADD_OR_REMOVE_ONE ? q * records : Double.NaN);
+        DpFlSimulation.Result r = DpFlSimulation.run(g.pool(), g.split(), g.pre(), dc, DpFlSimulation.Mode.AGGREGATE, null,
             NoiseFactory.secure(), cell.repeat(), threads, Progress.NONE);
         rows.add(row(c, g, cell, variant, "softmax", Double.NaN, Double.NaN, d.epochs(), d.learningRate(), d.clip(), q,
             rounds, eps, r.epsilon(), r.model(), k));

@@ -87,7 +87,8 @@ public final class Coordinator implements AutoCloseable {
    * @param databaseUrl JDBC URL of the database (H2 file or PostgreSQL)
    * @param databaseUser database user ("" for H2)
    * @param databasePassword database password ("" for H2)
-   * @param budgetEpsilon the data set's total eps budget
+   * @param budgetEpsilon the data set's total eps budget, or NaN to use the one its data set has in the
+   *     database (a data set's budget is set once; later changes go through {@code helmet budget set})
    * @param budgetDelta the data set's total delta budget
    * @param uploadSlots masked inputs uploaded at once
    */
@@ -106,7 +107,7 @@ public final class Coordinator implements AutoCloseable {
       if (uploadSlots < 1) {
         throw new IllegalArgumentException("upload slots must be positive. Provided value: " + uploadSlots);
       }
-      if (!(budgetEpsilon > 0) || !(budgetDelta >= 0)) {
+      if (!Double.isNaN(budgetEpsilon) && (!(budgetEpsilon > 0) || !(budgetDelta >= 0))) {
         throw new IllegalArgumentException("the privacy budget must have eps > 0 and delta >= 0");
       }
     }
@@ -299,9 +300,8 @@ public final class Coordinator implements AutoCloseable {
   public static Coordinator start(Settings s) throws IOException {
     Store store = Store.open(s.databaseUrl(), s.databaseUser(), s.databasePassword());
     try {
-      for (String id : store.recover()) {
-        LOG.log(Level.WARNING, "session {0} was left unfinished by a previous coordinator: recorded as aborted, "
-            + "its privacy budget refunded (nothing was released)", id);
+      for (String line : store.recover()) {
+        LOG.log(Level.WARNING, line);
       }
       Coordinator c = new Coordinator(s, store);
       var p = c.config.getPrivacy();
@@ -406,7 +406,7 @@ public final class Coordinator implements AutoCloseable {
     } catch (Abort a) {
       finishAborted(a.getMessage(), start);
     } catch (InterruptedException e) {
-      finishAborted("the coordinator was stopped; nothing was released", start);
+      finishAborted("the coordinator was stopped", start);
     } catch (RuntimeException | Error e) {
       // Whatever happens, the session ends with a recorded abort and nothing released.
       LOG.log(Level.ERROR, "session " + sessionHex + " failed", e);
@@ -458,6 +458,9 @@ public final class Coordinator implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       throw new Abort("the enrolled parties admit no plan: " + e.getMessage());
     }
+    // What each released round will cost, stored before any can be released (so an abort or a
+    // restart charges exactly the released rounds).
+    store.charge(sessionHex, dpfl ? flPlan.charge() : plan.charge());
     Roster built = roster.setNeighbours(params.graph().degree()).setThreshold(params.threshold())
         .setSecaggSession(params.session()).build();
     CryptoProfile profile = new CryptoProfile();
@@ -622,8 +625,21 @@ public final class Coordinator implements AutoCloseable {
           // woken by a message or a departure
         }
         int answered = expected - current.awaiting().cardinality();
+        boolean unmasking = current.round() == Round.UNMASKING;
+        if (unmasking) {
+          // Closing the unmasking round computes the sum: charge the round first (a crash in
+          // between over-charges, which is safe), and take the charge back only if it aborts.
+          store.roundsReleased(sessionHex, releasedRounds + 1);
+        }
         ServerState.Transition tr = current.close();
         state = tr.next();
+        if (unmasking) {
+          if (state instanceof ServerState.Completed) {
+            releasedRounds++;
+          } else {
+            store.roundsReleased(sessionHex, releasedRounds);
+          }
+        }
         recordEvents(stage(current));
         store.roundOutcome(sessionHex, stage(current), expected, answered);
         LOG.log(Level.INFO, "session {0}: {1}{2} closed, {3} of {4} answered, {5} B received", sessionHex, stagePrefix,
@@ -652,13 +668,26 @@ public final class Coordinator implements AutoCloseable {
     return (ServerState.Completed) current;
   }
 
-  private void finishAborted(String reason, long start) {
-    LOG.log(Level.WARNING, "session {0} aborted: {1}", sessionHex, reason);
+  private void finishAborted(String why, long start) {
+    int released;
+    lock.lock();
     try {
-      store.abort(sessionHex, reason);
+      released = releasedRounds;
+    } finally {
+      lock.unlock();
+    }
+    String reason = why;
+    double charged = 0;
+    try {
+      charged = store.abort(sessionHex, why + (released == 0 ? "; nothing was released"
+          : "; " + released + " round(s) were released and are charged"));
     } catch (RuntimeException e) {
       LOG.log(Level.ERROR, "could not record the abort of session " + sessionHex, e);
     }
+    reason = why + (released == 0 ? "; nothing was released and the reservation is refunded"
+        : String.format(java.util.Locale.ROOT, "; %d of %d rounds were released before it and are charged "
+            + "(eps = %.4g)", released, SessionPlan.rounds(config), charged));
+    LOG.log(Level.WARNING, "session {0} aborted: {1}", sessionHex, reason);
     List<SummationOutcome.Drop> drops;
     lock.lock();
     try {
@@ -681,7 +710,9 @@ public final class Coordinator implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    result.complete(new Result(sessionHex, false, reason, null, Double.NaN, Double.NaN, n, List.of(), drops, bytes,
+    // An aborted session's epsilon is what its released rounds cost (0: nothing was released).
+    result.complete(new Result(sessionHex, false, reason, null, charged, released == 0 ? 0 : config.getPrivacy()
+        .getDelta(), n, List.of(), drops, bytes,
         n == 0 ? 0 : bytes / n, (System.nanoTime() - start) / 1e9, Map.of()));
   }
 
@@ -1042,6 +1073,8 @@ public final class Coordinator implements AutoCloseable {
     }
   }
 
+  /** Summations whose sum the server computed (each is charged). Guarded by lock. */
+  private int releasedRounds;
   /** The SecAgg session id, once the roster is fixed. Guarded by lock. */
   private long secaggSession;
   /** Prefixes recorded stage names: the DP-FL round ("R3/"), or "" for blind averaging. Guarded by lock. */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.util.Checks;
+import dev.helmet.privacy.ledger.PrivacyCharge;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -15,12 +17,18 @@ import java.time.Instant;
 
 /**
  * A participant's own privacy ledger for its data (a JSON file), so that it, the data holder, and
- * not only the coordinator, refuses sessions that would take its data past its budget. A session is
- * charged its target (eps, delta) when the participant joins; the charge becomes the achieved eps
- * when the model is released, and is removed only when the coordinator reports an abort. A
- * participant that stops without hearing the outcome keeps the full charge: it cannot know whether
- * the sum was released. Sessions compose by basic composition, summed in decimal. Every update
- * replaces the file atomically.
+ * not only the coordinator, refuses sessions that would take its data past its budget, and so that
+ * what its data spent is computed by itself, never taken from a coordinator's message.
+ *
+ * <p>A session is <em>reserved</em> at its target (eps, delta) before the participant joins. Just
+ * before each masked input leaves (a round's contribution), the entry is <em>committed</em> with
+ * the number of rounds sent and the per-round {@link PrivacyCharge} the participant derived from
+ * the public plan it checked; from then on it can never be refunded. When the participant stops,
+ * whatever the outcome, the entry is <em>spent</em> at its own accountant's eps for the rounds it
+ * sent (the upper bound of what any release of them costs), or <em>refunded</em> if it sent none
+ * (its data never left in any form). An entry left reserved or committed by a participant that
+ * crashed keeps its full target. Sessions compose by basic composition, summed in decimal. Every
+ * update replaces the file atomically, and each commit is on disk before the input is sent.
  */
 public final class LocalLedger {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,8 +43,8 @@ public final class LocalLedger {
    * @param budgetDelta the total delta
    */
   public LocalLedger(Path file, double budgetEpsilon, double budgetDelta) {
-    if (!(budgetEpsilon > 0) || !(budgetDelta >= 0 && budgetDelta < 1)) {
-      throw new IllegalArgumentException("the local budget needs eps > 0 and delta in [0, 1)");
+    if (!(budgetEpsilon > 0) || !Double.isFinite(budgetEpsilon) || !(budgetDelta >= 0 && budgetDelta < 1)) {
+      throw new IllegalArgumentException("the local budget needs eps > 0 (finite) and delta in [0, 1)");
     }
     this.file = file;
     this.budgetEpsilon = budgetEpsilon;
@@ -49,8 +57,8 @@ public final class LocalLedger {
     BigDecimal d = BigDecimal.ZERO;
     for (JsonNode s : read()) {
       if (!"refunded".equals(s.path("status").asText())) {
-        e = e.add(BigDecimal.valueOf(s.path("epsilon").asDouble()));
-        d = d.add(BigDecimal.valueOf(s.path("delta").asDouble()));
+        e = e.add(amount(s, "epsilon"));
+        d = d.add(amount(s, "delta"));
       }
     }
     return new BigDecimal[] {e, d};
@@ -60,8 +68,10 @@ public final class LocalLedger {
    * Charges a session's target before joining, or says why not.
    *
    * @return null if charged, else the reason for refusing
+   * @throws IllegalArgumentException if eps or delta is negative or not finite
    */
   public synchronized String reserve(String session, double epsilon, double delta) {
+    check(epsilon, delta);
     BigDecimal[] used = used();
     if (used[0].add(BigDecimal.valueOf(epsilon)).compareTo(BigDecimal.valueOf(budgetEpsilon)) > 0
         || used[1].add(BigDecimal.valueOf(delta)).compareTo(BigDecimal.valueOf(budgetDelta)) > 0) {
@@ -70,33 +80,97 @@ public final class LocalLedger {
           used[1].toPlainString(), epsilon, delta);
     }
     ArrayNode all = read();
+    for (JsonNode n : all) {
+      if (session.equals(n.path("session").asText())) {
+        throw new IllegalArgumentException("session " + session + " is already in the ledger " + file
+            + "; a session is joined once");
+      }
+    }
     ObjectNode s = all.addObject();
     s.put("session", session);
     s.put("epsilon", epsilon);
     s.put("delta", delta);
     s.put("status", "reserved");
+    s.put("rounds", 0);
     s.put("updated", Instant.now().toString());
     write(all);
     return null;
   }
 
-  /** Records the outcome: the achieved (eps, delta) if released, a refund if the session aborted. */
-  public synchronized void settle(String session, boolean released, double epsilon, double delta) {
+  /**
+   * Records, before the {@code rounds}-th contribution leaves, that {@code rounds} rounds were sent
+   * and what each costs (the participant's own derivation). The entry keeps counting its reserved
+   * target until it is settled, and can no longer be refunded.
+   *
+   * @throws IllegalStateException if the session was not reserved, or the charge of the rounds
+   *     sent would exceed the reservation (the plan is not the one the participant agreed to)
+   */
+  public synchronized void commit(String session, PrivacyCharge charge, int rounds) {
+    Checks.positive("rounds", rounds);
     ArrayNode all = read();
+    ObjectNode o = open(all, session);
+    if (rounds > charge.plannedRounds()) {
+      throw new IllegalStateException("session " + session + ": round " + rounds + " was not planned (the plan has "
+          + charge.plannedRounds() + ")");
+    }
+    o.set("charge", charge.toJson());
+    o.put("rounds", rounds);
+    o.put("status", "committed");
+    o.put("updated", Instant.now().toString());
+    write(all);
+  }
+
+  /**
+   * Settles a session when this participant stops taking part, whatever the outcome: spent at its
+   * own eps for the rounds it sent, or refunded if it sent none.
+   *
+   * @return the eps charged (0 for a refund)
+   */
+  public synchronized double settle(String session) {
+    ArrayNode all = read();
+    ObjectNode o = open(all, session);
+    int rounds = o.path("rounds").asInt(0);
+    double eps = 0;
+    if (rounds == 0 || !o.has("charge")) {
+      o.put("status", "refunded");
+    } else {
+      PrivacyCharge c = PrivacyCharge.fromJson(o.get("charge"));
+      eps = c.epsilon(rounds);
+      check(eps, c.delta(rounds));
+      o.put("epsilon", eps);
+      o.put("delta", c.delta(rounds));
+      o.put("status", "spent");
+    }
+    o.put("updated", Instant.now().toString());
+    write(all);
+    return eps;
+  }
+
+  private ObjectNode open(ArrayNode all, String session) {
     for (JsonNode n : all) {
-      if (session.equals(n.path("session").asText()) && "reserved".equals(n.path("status").asText())) {
-        ObjectNode o = (ObjectNode) n;
-        if (released) {
-          o.put("epsilon", epsilon);
-          o.put("delta", delta);
-          o.put("status", "spent");
-        } else {
-          o.put("status", "refunded");
-        }
-        o.put("updated", Instant.now().toString());
+      String st = n.path("status").asText();
+      if (session.equals(n.path("session").asText()) && (st.equals("reserved") || st.equals("committed"))) {
+        return (ObjectNode) n;
       }
     }
-    write(all);
+    throw new IllegalStateException("session " + session + " has no open entry in the ledger " + file);
+  }
+
+  private static void check(double epsilon, double delta) {
+    if (!(epsilon >= 0) || !Double.isFinite(epsilon) || !(delta >= 0) || !(delta < 1)) {
+      throw new IllegalArgumentException("a ledger charge needs finite eps >= 0 and delta in [0, 1). Provided values: "
+          + epsilon + ", " + delta);
+    }
+  }
+
+  /** An entry's amount; a corrupt (non-finite or negative) one is an error, never a credit. */
+  private BigDecimal amount(JsonNode s, String key) {
+    JsonNode v = s.get(key);
+    if (v == null || !v.isNumber() || !Double.isFinite(v.asDouble()) || v.asDouble() < 0) {
+      throw new IllegalArgumentException("the ledger " + file + " has an entry (session "
+          + s.path("session").asText() + ") whose " + key + " is not a finite number >= 0: " + v);
+    }
+    return BigDecimal.valueOf(v.asDouble());
   }
 
   private ArrayNode read() {

@@ -8,6 +8,7 @@ import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.noise.RandomBits;
 import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.helmet.BlindAveraging;
@@ -118,7 +119,12 @@ public final class Participant {
     }
   }
 
-  /** How it ended for this participant. */
+  /**
+   * How it ended for this participant.
+   *
+   * @param epsilon what the session cost this party's data by its own accounting: the eps of the
+   *     rounds it sent (0 if it sent none), at the session's delta, never a number the coordinator sent
+   */
   public record Result(
       boolean completed,
       String reason,
@@ -258,7 +264,8 @@ public final class Participant {
       }
     });
     Run run = new Run(config, session, out, identity, nonce, data.size(), model, design, hook,
-        s.tls() == null ? null : IdentityBinding.ca(s.tls()));
+        s.tls() == null ? null : IdentityBinding.ca(s.tls()), s.policy(), s.ledger());
+    Result result = null;
     try {
       Join.Builder join = Join.newBuilder().setSessionId(config.getSessionId())
           .setConfigDigest(ByteString.copyFrom(SessionPlan.digest(config))).setPoints(data.size())
@@ -273,7 +280,7 @@ public final class Participant {
       // a party dropped from one summation waits for the others' five rounds until the next starts.
       long timeout = s.timeoutSeconds() > 0 ? s.timeoutSeconds()
           : config.getDeadlines().getEnrolmentSeconds() + (dpfl ? 6L : 2L) * config.getDeadlines().getRoundSeconds() + 30;
-      while (true) {
+      while (result == null) {
         Object next = inbox.poll(timeout, TimeUnit.SECONDS);
         if (next == null) {
           throw new ParticipantException("no message from the coordinator for " + timeout + " s");
@@ -286,28 +293,24 @@ public final class Participant {
         }
         hook.received((CoordinatorMessage) next, channel);
         CoordinatorMessage message = hook.rewrite((CoordinatorMessage) next);
-        Outcome o;
-        try {
-          o = run.handle(message);
-        } catch (ParticipantException e) {
-          if (message.hasRefused() && s.ledger() != null) {
-            s.ledger().settle(session, false, 0, 0); // refused at enrolment: nothing was sent
-          }
-          throw e;
-        }
+        Outcome o = run.handle(message);
         if (o != null) {
-          Result r = run.result(o, (System.nanoTime() - start) / 1e9);
-          if (s.ledger() != null) {
-            s.ledger().settle(session, r.completed(), r.epsilon(), o.getDelta());
-          }
-          return r;
+          result = run.result(o, (System.nanoTime() - start) / 1e9);
         }
       }
+      return result;
     } finally {
       try {
         out.onCompleted();
       } catch (RuntimeException e) {
         // already closed
+      }
+      // Whatever the outcome, this party takes no further part: its data is charged exactly the
+      // rounds it sent, by its own accountant (or refunded if it sent none).
+      if (s.ledger() != null) {
+        double eps = s.ledger().settle(session);
+        LOG.log(Level.INFO, "session {0}: the local ledger charged eps = {1} for {2} round(s) sent", session, eps,
+            run.roundsSent);
       }
     }
   }
@@ -335,6 +338,13 @@ public final class Participant {
     final GaussianNoise noise = GaussianNoise.secure();
     /** Over TLS: the CA neighbours' identity bindings must chain to; null over plaintext. */
     final java.security.cert.X509Certificate ca;
+    final Policy policy;
+    /** The participant's own ledger, or null. */
+    final LocalLedger ledger;
+    /** What a released round costs this party's data, derived from the plan it checked; null before the roster. */
+    PrivacyCharge charge;
+    /** Rounds whose masked input this party sent (each is charged, whatever happens next). */
+    int roundsSent;
     Roster roster;
     final CryptoProfile profile = new CryptoProfile();
     WireCodec codec;
@@ -346,7 +356,9 @@ public final class Participant {
 
     Run(SessionConfig config, String session, StreamObserver<ParticipantMessage> out, Signatures.KeyPair identity,
         byte[] nonce, int points, LinearModel model, DesignMatrix design, Hook hook,
-        java.security.cert.X509Certificate ca) {
+        java.security.cert.X509Certificate ca, Policy policy, LocalLedger ledger) {
+      this.policy = policy;
+      this.ledger = ledger;
       this.design = design;
       this.hook = hook;
       this.ca = ca;
@@ -384,6 +396,11 @@ public final class Participant {
           if (pendingUpload == null) {
             LOG.log(Level.WARNING, "session {0}: an upload grant with nothing to upload; ignored", session);
           } else {
+            // The contribution leaves now: it is charged first (on disk before it is sent) and never refunded.
+            roundsSent++;
+            if (ledger != null) {
+              ledger.commit(session, charge, roundsSent);
+            }
             send(ParticipantMessage.newBuilder().setMaskedInput(codec.encode(pendingUpload)).build());
             pendingUpload = null;
           }
@@ -431,6 +448,17 @@ public final class Participant {
         }
       } catch (IllegalArgumentException e) {
         throw new ParticipantException("cannot derive the session's plan from the roster: " + e.getMessage(), e);
+      }
+      // This party's own account of what the session costs its data, from the plan it derived; it
+      // never takes the coordinator's number. A plan that costs more than this party accepts or
+      // reserved is refused before anything about its data leaves.
+      charge = flPlan != null ? flPlan.charge() : plan.charge();
+      double own = charge.epsilon();
+      if (!(own <= policy.maxEpsilon()) || !(own <= config.getPrivacy().getEpsilon() * (1 + 1e-9))) {
+        throw new ParticipantException(String.format(Locale.ROOT, "refusing session %s: by this participant's own "
+            + "accounting the plan costs eps = %.6g (%s), above %s", session, own, charge.neighbours(),
+            own > policy.maxEpsilon() ? "its limit of " + policy.maxEpsilon() : "the session's stated eps "
+                + config.getPrivacy().getEpsilon()));
       }
       if (params.graph().degree() != r.getNeighbours() || params.threshold() != r.getThreshold()
           || params.session() != r.getSecaggSession()) {
@@ -574,6 +602,11 @@ public final class Participant {
       send(b.build());
     }
 
+    /** This party's own eps for the rounds it sent (0 if none). */
+    double ownEpsilon() {
+      return charge == null || roundsSent == 0 ? 0 : charge.epsilon(roundsSent);
+    }
+
     Result result(Outcome o, double seconds) {
       boolean completed = o.getStatus().equals("completed");
       ReleasedModel released = null;
@@ -582,14 +615,16 @@ public final class Participant {
           released = ModelFile.fromJson(new com.fasterxml.jackson.databind.ObjectMapper().readTree(
               new java.util.zip.GZIPInputStream(o.getModelGzip().newInput())), "the coordinator's outcome");
         } catch (java.io.IOException e) {
-          return new Result(false, "the released model does not parse: " + e.getMessage(), null, Double.NaN, party,
+          return new Result(false, "the released model does not parse: " + e.getMessage(), null, ownEpsilon(), party,
               o.getContributorsList(), bytesSent, bytesReceived, seconds);
         }
       }
-      LOG.log(Level.INFO, "session {0}: {1}{2}; sent {3} B, received {4} B", session, o.getStatus(),
-          completed ? ", eps = " + o.getEpsilon() : ": " + o.getReason(), bytesSent, bytesReceived);
-      return new Result(completed, o.getReason(), released, completed ? o.getEpsilon() : Double.NaN, party,
-          o.getContributorsList(), bytesSent, bytesReceived, seconds);
+      double own = ownEpsilon();
+      LOG.log(Level.INFO, "session {0}: {1}{2}; by its own accounting this party's data spent eps = {3} ({4} round(s) "
+          + "sent); sent {5} B, received {6} B", session, o.getStatus(), completed ? "" : ": " + o.getReason(),
+          own, roundsSent, bytesSent, bytesReceived);
+      return new Result(completed, o.getReason(), released, own, party, o.getContributorsList(), bytesSent,
+          bytesReceived, seconds);
     }
   }
 

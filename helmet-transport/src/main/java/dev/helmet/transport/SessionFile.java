@@ -93,7 +93,8 @@ public final class SessionFile {
       throw n.error("algorithm", "must be helmet or dp-fl. Provided value: " + algorithm);
     }
     StrictNode dpfl = n.child("dpfl");
-    dpfl.allow("sampling_rate", "grad_clip", "rounds", "epochs", "learning_rate", "noise_split", "accountant");
+    dpfl.allow("sampling_rate", "grad_clip", "rounds", "epochs", "learning_rate", "noise_split", "accountant",
+        "neighbours", "expected_batch");
     if (n.has("dpfl") && !algorithm.equals("dp-fl")) {
       throw n.error("dpfl", "is set but algorithm is " + algorithm + " (set algorithm: dp-fl)");
     }
@@ -111,7 +112,10 @@ public final class SessionFile {
             .setRounds(rounds)
             .setLearningRate(dpfl.number("learning_rate", 2.0, 1e-12, 1e12))
             .setNoiseSplit(dpfl.string("noise_split", "honest"))
-            .setAccountant(dpfl.string("accountant", "rdp"))
+            .setNeighbours(dpfl.string("neighbours", "replace-one"))
+            .setAccountant(dpfl.string("accountant",
+                dpfl.string("neighbours", "replace-one").equals("add-remove") ? "rdp" : "pld"))
+            .setExpectedBatch(dpfl.has("expected_batch") ? dpfl.number("expected_batch", null, 1e-9, 1e12) : 0)
             .build() : DpFlSpec.getDefaultInstance())
         .setName(n.string("name", null))
         .setDataset(n.string("dataset", null))

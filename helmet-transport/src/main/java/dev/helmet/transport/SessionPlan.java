@@ -6,6 +6,7 @@ import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.SmoothnessBound;
 import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.helmet.BlindAveraging;
 import dev.helmet.protocols.helmet.HelmetPrivacy;
@@ -118,7 +119,9 @@ public final class SessionPlan {
     return new DpFl.Config(f.getSamplingRate(), f.getGradClip(), (int) Math.min(Integer.MAX_VALUE, f.getRounds()),
         f.getLearningRate(), p.getEpsilon(), p.getDelta(), p.getHonestFraction(),
         DpFl.NoiseSplit.parse(f.getNoiseSplit().isEmpty() ? "honest" : f.getNoiseSplit()),
-        f.getAccountant().isEmpty() ? "rdp" : f.getAccountant(), (int) c.getRingBits());
+        f.getAccountant().isEmpty() ? "pld" : f.getAccountant(), (int) c.getRingBits(),
+        NeighbourRelation.parse(f.getNeighbours().isEmpty() ? "replace-one" : f.getNeighbours()),
+        f.getExpectedBatch() > 0 ? f.getExpectedBatch() : Double.NaN);
   }
 
   /** The DP-FL plan: identical on every party and the coordinator. */

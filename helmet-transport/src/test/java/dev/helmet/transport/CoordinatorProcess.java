@@ -11,8 +11,20 @@ import java.util.concurrent.TimeUnit;
 public final class CoordinatorProcess {
   private CoordinatorProcess() {}
 
+  /** A DP-FL session of 5 rounds on the digits, add-or-remove neighbours with the RDP accountant. */
+  static dev.helmet.transport.wire.SessionConfig dpflConfig(int parties, int min) {
+    return Loopback.config(TestData.digits(), parties, min, 1e6).setAlgorithm("dp-fl")
+        .setDpfl(dev.helmet.transport.wire.DpFlSpec.newBuilder().setSamplingRate(0.5).setGradClip(1).setRounds(5)
+            .setLearningRate(2).setNoiseSplit("honest").setAccountant("rdp").setNeighbours("add-remove")
+            .setExpectedBatch(0.5 * 60 * parties))
+        .build();
+  }
+
   public static void main(String[] args) throws Exception {
-    var config = Loopback.config(TestData.digits(), Integer.parseInt(args[1]), Integer.parseInt(args[2]), 1e6).build();
+    int parties = Integer.parseInt(args[1]);
+    int min = Integer.parseInt(args[2]);
+    var config = args.length > 3 && args[3].equals("dp-fl") ? dpflConfig(parties, min)
+        : Loopback.config(TestData.digits(), parties, min, 1e6).build();
     try (Coordinator c = Coordinator.start(Loopback.settings(config, Path.of(args[0]), null, 1.5e6))) {
       System.out.println("PORT " + c.port());
       System.out.println("SESSION " + c.sessionId());

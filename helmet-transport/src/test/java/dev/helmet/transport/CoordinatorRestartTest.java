@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.testdata.TestData;
+import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.transport.store.BudgetExceededException;
 import dev.helmet.transport.store.Store;
 import dev.helmet.transport.wire.CoordinatorMessage;
@@ -18,6 +19,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.LongStream;
@@ -92,9 +94,57 @@ class CoordinatorRestartTest {
     }
     // The ledger charges the eps achieved (here below the target, as all parties contributed); a
     // budget that leaves less than the next session's target is refused before anyone trains.
-    double budget = charged + 0.9e6;
+    try (Store s = Store.open("jdbc:h2:file:" + dir.resolve("db").toAbsolutePath(), "", "")) {
+      s.setBudget(config.getDataset(), charged + 0.9e6, 1e-3, "test: less than the next session needs");
+    }
     BudgetExceededException e = assertThrows(BudgetExceededException.class,
-        () -> Coordinator.start(Loopback.settings(config, dir, null, budget)).close());
+        () -> Coordinator.start(Loopback.settings(config, dir, null, Double.NaN)).close());
     assertTrue(e.getMessage().contains("digits"), e.getMessage());
+  }
+
+  /**
+   * A DP-FL coordinator is killed (SIGKILL) when round 2 opens, after two rounds' sums were
+   * released. Its successor charges exactly those two rounds (release 0.1 refunded them all).
+   */
+  @Test
+  void aKilledDpFlCoordinatorsReleasedRoundsStayCharged(@TempDir Path dir) throws Exception {
+    int w = 4;
+    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), CoordinatorProcess.class.getName(), dir.toString(),
+        String.valueOf(w), String.valueOf(w), "dp-fl")
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String session;
+    try {
+      BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+      int port = Integer.parseInt(in.readLine().replace("PORT ", "").trim());
+      session = in.readLine().replace("SESSION ", "").trim();
+      AtomicBoolean killed = new AtomicBoolean();
+      Participant.Hook killCoordinator = new Participant.Hook() {
+        @Override
+        public void received(CoordinatorMessage m, io.grpc.ManagedChannel channel) {
+          if (m.hasRoundStart() && m.getRoundStart().getRound() == 2 && killed.compareAndSet(false, true)) {
+            child.destroyForcibly();
+          }
+        }
+      };
+      Loopback.participants(port, Loopback.shards(DIGITS, w, 60, 9), null, i -> null, Participant.Policy.upTo(1e7),
+          i -> killCoordinator);
+      assertTrue(killed.get());
+      assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+    } finally {
+      child.destroyForcibly();
+    }
+    try (Store s = Store.open("jdbc:h2:file:" + dir.resolve("db").toAbsolutePath(), "", "")) {
+      List<String> recovered = s.recover();
+      assertEquals(1, recovered.size(), recovered::toString);
+      Map<String, Object> entry = s.ledgerEntry(session);
+      assertEquals("SPENT", entry.get("STATUS"));
+      assertEquals(2, ((Number) entry.get("RELEASED_ROUNDS")).intValue());
+      int[] sizes = {60, 60, 60, 60};
+      double twoRounds = DpFl.Plan.of(SessionPlan.dpflConfig(CoordinatorProcess.dpflConfig(w, w)), sizes, w,
+          DIGITS.numClasses(), DIGITS.dimension() + 1).charge().epsilon(2);
+      assertEquals(twoRounds, ((Number) entry.get("EPSILON")).doubleValue(), 0);
+      assertNull(s.releasedModel(session));
+    }
   }
 }

@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.testdata.TestData;
+import dev.helmet.privacy.event.GaussianDpEvent;
+import dev.helmet.privacy.ledger.PrivacyCharge;
+import dev.helmet.transport.wire.CoordinatorMessage;
+import dev.helmet.transport.wire.Outcome;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,20 +20,44 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class LocalLedgerTest {
+  private static final PrivacyCharge CHARGE = new PrivacyCharge("gaussian", new GaussianDpEvent(4), 3, 1e-5, 1e-5,
+      "replace one record", "record");
+
   @Test
-  void reservesSettlesAndRefusesPastTheBudget(@TempDir Path dir) {
+  void reservesChargesTheRoundsSentAndRefusesPastTheBudget(@TempDir Path dir) {
     LocalLedger l = new LocalLedger(dir.resolve("ledger.json"), 1.0, 1e-4);
     assertNull(l.reserve("a", 0.1, 1e-5));
     assertNull(l.reserve("b", 0.2, 1e-5));
-    l.settle("b", false, 0, 0); // aborted: refunded
+    assertEquals(0, l.settle("b")); // stopped before sending anything: refunded
     assertNull(l.reserve("c", 0.7, 1e-5));
-    l.settle("c", true, 0.65, 1e-5); // released: the achieved eps is charged
-    assertEquals(0, l.used()[0].compareTo(new BigDecimal("0.75")));
-    String why = l.reserve("d", 0.3, 1e-5);
-    assertTrue(why != null && why.contains("has (eps = 0.75"), why);
-    // A participant that never heard the outcome keeps its reservation ("a" above).
-    assertNull(l.reserve("e", 0.25, 1e-5)); // 0.1 + 0.65 + 0.25 = 1 exactly: decimal sums fit
+    l.commit("c", CHARGE, 1);
+    l.commit("c", CHARGE, 2);
+    double spent = l.settle("c"); // two rounds sent: charged their eps by this ledger's own accountant
+    assertEquals(CHARGE.epsilon(2), spent, 0);
+    assertTrue(spent > CHARGE.epsilon(1) && spent < CHARGE.epsilon(3), "two rounds cost more than one, less than three");
+    assertEquals(0, l.used()[0].compareTo(BigDecimal.valueOf(0.1).add(BigDecimal.valueOf(spent))));
+    assertThrows(IllegalStateException.class, () -> l.settle("c"), "a settled session stays settled");
+    String why = l.reserve("d", 0.95, 1e-5);
+    assertTrue(why != null && why.contains("spent or reserved"), why);
+    // A participant that crashed keeps its reservation ("a" above) in full.
     assertTrue(Files.exists(dir.resolve("ledger.json")));
+  }
+
+  /**
+   * The ledger takes no amount from outside: a negative or non-finite eps is refused when
+   * reserving, and a file edited to hold one is an error, never a credit (release 0.1 settled on the
+   * coordinator's reported eps: a reported -5 gave 5 eps of extra budget, NaN broke every later read).
+   */
+  @Test
+  void negativeOrNonFiniteAmountsAreNeverCredited(@TempDir Path dir) throws Exception {
+    Path f = dir.resolve("ledger.json");
+    LocalLedger l = new LocalLedger(f, 1.0, 1e-4);
+    assertThrows(IllegalArgumentException.class, () -> l.reserve("x", -5, 1e-5));
+    assertThrows(IllegalArgumentException.class, () -> l.reserve("y", Double.NaN, 1e-5));
+    assertThrows(IllegalArgumentException.class, () -> l.reserve("z", 0.1, Double.POSITIVE_INFINITY));
+    Files.writeString(f, "[{\"session\": \"s\", \"epsilon\": -5, \"delta\": 0, \"status\": \"spent\"}]");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, l::used);
+    assertTrue(e.getMessage().contains("ledger.json") && e.getMessage().contains("epsilon"), e.getMessage());
   }
 
   @Test
@@ -41,7 +69,12 @@ class LocalLedgerTest {
     assertTrue(e.getMessage().contains("ledger.json"), e.getMessage());
   }
 
-  /** Participants charge their own ledgers; a later session beyond a participant's budget is refused by it. */
+  /**
+   * Participants charge their own ledgers with their own accounting, whatever the coordinator
+   * reports: one is told "aborted" after it sent its input (release 0.1 refunded it), another is
+   * told eps = -5 (release 0.1 credited it 5). Both charge what they computed. A later session
+   * beyond a participant's budget is refused by it.
+   */
   @Test
   void participantsChargeTheirOwnLedgers(@TempDir Path dir) throws Exception {
     Dataset digits = TestData.digits();
@@ -49,6 +82,10 @@ class LocalLedgerTest {
     List<LocalLedger> ledgers = List.of(new LocalLedger(dir.resolve("l0.json"), 1.5e6, 1e-4),
         new LocalLedger(dir.resolve("l1.json"), 1.5e6, 1e-4), new LocalLedger(dir.resolve("l2.json"), 1.5e6, 1e-4));
     List<Dataset> shards = Loopback.shards(digits, 3, 50, 1);
+    List<java.util.function.UnaryOperator<Outcome>> lies = List.of(
+        o -> o.toBuilder().setStatus("aborted").setReason("nothing was released, trust me").build(),
+        o -> o.toBuilder().setEpsilon(-5).build(),
+        o -> o);
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
       java.util.List<Participant.Result> results = new java.util.ArrayList<>();
       java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
@@ -56,19 +93,29 @@ class LocalLedgerTest {
         var fs = new java.util.ArrayList<java.util.concurrent.Future<Participant.Result>>();
         for (int i = 0; i < 3; i++) {
           int k = i;
+          Participant.Hook lying = new Participant.Hook() {
+            @Override
+            public CoordinatorMessage rewrite(CoordinatorMessage m) {
+              return m.hasOutcome() ? m.toBuilder().setOutcome(lies.get(k).apply(m.getOutcome())).build() : m;
+            }
+          };
           fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null,
-              Participant.Policy.upTo(1e7), shards.get(k), null, 60, ledgers.get(k)))));
+              Participant.Policy.upTo(1e7), shards.get(k), null, 60, ledgers.get(k)), lying)));
         }
         for (var f : fs) {
-          results.add(f.get(120, TimeUnit.SECONDS));
+          results.add(f.get(300, TimeUnit.SECONDS));
         }
       } finally {
         pool.shutdownNow();
       }
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());
-      for (LocalLedger l : ledgers) {
-        assertEquals(0, l.used()[0].compareTo(BigDecimal.valueOf(r.epsilon())), "charged the achieved eps");
+      for (int i = 0; i < 3; i++) {
+        // Each participant charged its own account of the one round it sent: the plan's eps at the
+        // planned contributors, the same arithmetic the coordinator used (all three contributed).
+        assertTrue(results.get(i).epsilon() > 0);
+        assertEquals(results.get(i).epsilon(), ledgers.get(i).used()[0].doubleValue(), 0);
+        assertEquals(r.epsilon(), results.get(i).epsilon(), 1e-9 * r.epsilon());
       }
     }
     // The next session of eps 1e6 would exceed each participant's 1.5e6: refused before anything is sent.

@@ -100,8 +100,9 @@ final class Loopback {
   }
 
   /**
-   * The session completed with {@code contributors} contributors and every participant completed
-   * with the coordinator's eps.
+   * The session completed with {@code contributors} contributors and every participant completed,
+   * charging its data by its own accounting at least the coordinator's eps (the participant counts
+   * the planned contributors; more of them only add noise).
    */
   static void assertAllCompleted(Coordinator.Result r, List<Outcome> outs, int contributors) {
     org.junit.jupiter.api.Assertions.assertTrue(r.completed(), r.reason());
@@ -109,7 +110,8 @@ final class Loopback {
     for (Outcome o : outs) {
       org.junit.jupiter.api.Assertions.assertNull(o.error(), () -> String.valueOf(o.error()));
       org.junit.jupiter.api.Assertions.assertTrue(o.result().completed());
-      org.junit.jupiter.api.Assertions.assertEquals(r.epsilon(), o.result().epsilon());
+      org.junit.jupiter.api.Assertions.assertTrue(o.result().epsilon() >= r.epsilon() * (1 - 1e-9),
+          "participant's own eps " + o.result().epsilon() + " below the coordinator's " + r.epsilon());
     }
   }
 
@@ -132,6 +134,14 @@ final class Loopback {
   static List<Outcome> participants(int port, List<Dataset> shards, List<Long> seeds,
       java.util.function.IntFunction<Tls.Files> tls, Participant.Policy policy,
       java.util.function.IntFunction<Participant.Hook> hooks) throws InterruptedException {
+    return participants(port, shards, seeds, tls, policy, hooks, i -> null);
+  }
+
+  /** As above, each participant with its own ledger (or null). */
+  static List<Outcome> participants(int port, List<Dataset> shards, List<Long> seeds,
+      java.util.function.IntFunction<Tls.Files> tls, Participant.Policy policy,
+      java.util.function.IntFunction<Participant.Hook> hooks, java.util.function.IntFunction<LocalLedger> ledgers)
+      throws InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(shards.size(), 64));
     try {
       List<Future<Outcome>> fs = new ArrayList<>();
@@ -140,7 +150,7 @@ final class Loopback {
         fs.add(pool.submit(() -> {
           try {
             return new Outcome(Participant.run(new Participant.Settings("127.0.0.1:" + port, tls.apply(k), policy,
-                shards.get(k), seeds == null ? null : seeds.get(k), 120), hooks.apply(k)), null);
+                shards.get(k), seeds == null ? null : seeds.get(k), 120, ledgers.apply(k)), hooks.apply(k)), null);
           } catch (Exception e) {
             return new Outcome(null, e);
           }

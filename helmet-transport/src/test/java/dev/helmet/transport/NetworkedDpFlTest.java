@@ -12,8 +12,10 @@ import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.testdata.TestData;
 import dev.helmet.core.util.Progress;
+import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.protocols.dpfl.DpFl;
+import dev.helmet.protocols.dpfl.DpFlSimulation;
 import dev.helmet.secagg.summation.PlainSummation;
 import dev.helmet.transport.store.Store;
 import dev.helmet.transport.wire.CoordinatorMessage;
@@ -34,11 +36,15 @@ import org.junit.jupiter.api.io.TempDir;
 class NetworkedDpFlTest {
   private static final Dataset DIGITS = TestData.digits();
 
+  /**
+   * A DP-FL session under add-or-remove neighbours with the RDP accountant (fast to calibrate) and
+   * a public normaliser of q x 60 records per party.
+   */
   private static SessionConfig config(int parties, int min, double eps, double q, int rounds) {
     return Loopback.config(DIGITS, parties, min, eps)
         .setAlgorithm("dp-fl")
         .setDpfl(DpFlSpec.newBuilder().setSamplingRate(q).setGradClip(1).setRounds(rounds).setLearningRate(2)
-            .setNoiseSplit("honest").setAccountant("rdp"))
+            .setNoiseSplit("honest").setAccountant("rdp").setNeighbours("add-remove").setExpectedBatch(q * 60 * parties))
         .setDeadlines(dev.helmet.transport.wire.Deadlines.newBuilder().setEnrolmentSeconds(60).setRoundSeconds(20))
         .build();
   }
@@ -62,7 +68,7 @@ class NetworkedDpFlTest {
     int rounds = 5;
     Partition partition = new PartitionStrategy.Iid(w, 60).split(DIGITS, new SplittableRandom(5));
     SessionConfig config = config(w, w, 1e6, 1, rounds);
-    DpFl.Result local = DpFl.run(DIGITS, partition, SessionPlan.preprocessing(config), SessionPlan.dpflConfig(config),
+    DpFlSimulation.Result local = DpFlSimulation.run(DIGITS, partition, SessionPlan.preprocessing(config), SessionPlan.dpflConfig(config),
         new PlainSummation(), NoiseFactory.seededForTesting(1), 1, 2, Progress.NONE);
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c, shards(partition), null, i -> null,
@@ -85,18 +91,29 @@ class NetworkedDpFlTest {
   /**
    * Parties that leave between rounds are dropped from the rest of the session: with 10 parties
    * and min_contributors 8, two leaving at round 2 leave a model of the 8 others; a third leaving
-   * aborts at that round, releases nothing and refunds the budget.
+   * aborts round 2, releases no model, and the two rounds whose sums were released are charged, on
+   * the coordinator's ledger and on every participant's own (each computed by its own accountant
+   * from the plan: a released round is spent forever).
    */
   @Test
-  void partiesLeavingBetweenRoundsAreDroppedAndTooManyAbort(@TempDir Path dir) throws Exception {
+  void partiesLeavingBetweenRoundsAreDroppedAndTooManyAbortChargingTheReleasedRounds(@TempDir Path dir)
+      throws Exception {
     int w = 10;
     Partition partition = new PartitionStrategy.Iid(w, 40).split(DIGITS, new SplittableRandom(7));
     SessionConfig config = config(w, 8, 2, 0.5, 4);
+    int[] sizes = new int[w];
+    java.util.Arrays.fill(sizes, 40);
+    PrivacyCharge charge = DpFl.Plan.of(SessionPlan.dpflConfig(config), sizes, 8, DIGITS.numClasses(),
+        DIGITS.dimension() + 1).charge();
     for (int leaving : new int[] {2, 3}) {
       Path sub = dir.resolve("leaving-" + leaving);
+      List<LocalLedger> ledgers = new ArrayList<>();
+      for (int i = 0; i < w; i++) {
+        ledgers.add(new LocalLedger(sub.resolve("ledger-" + i + ".json"), 10, 1e-3));
+      }
       try (Coordinator c = Coordinator.start(Loopback.settings(config, sub, null, 10))) {
         List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards(partition), null, i -> null,
-            Participant.Policy.upTo(10), i -> i < leaving ? killAtRound(2) : Participant.Hook.NONE);
+            Participant.Policy.upTo(10), i -> i < leaving ? killAtRound(2) : Participant.Hook.NONE, ledgers::get);
         Coordinator.Result r = c.await(180, TimeUnit.SECONDS);
         Store s = c.store();
         if (leaving == 2) {
@@ -107,16 +124,30 @@ class NetworkedDpFlTest {
           assertEquals("SPENT", s.ledgerEntry(c.sessionId()).get("STATUS"));
           for (int i = leaving; i < w; i++) {
             assertNull(outs.get(i).error(), String.valueOf(outs.get(i).error()));
+            assertEquals(charge.epsilon(4), ledgers.get(i).used()[0].doubleValue(), 0, "all four rounds sent");
+          }
+          for (int i = 0; i < leaving; i++) {
+            assertEquals(charge.epsilon(2), ledgers.get(i).used()[0].doubleValue(), 0, "left after two rounds");
           }
         } else {
           assertFalse(r.completed());
           assertTrue(r.reason().startsWith("round 2: secure aggregation aborted"), r.reason());
+          assertTrue(r.reason().contains("2 of 4 rounds were released before it and are charged"), r.reason());
           assertNull(r.model());
-          assertEquals("REFUNDED", s.ledgerEntry(c.sessionId()).get("STATUS"));
+          Map<String, Object> entry = s.ledgerEntry(c.sessionId());
+          assertEquals("SPENT", entry.get("STATUS"), "a released round is never refunded");
+          assertEquals(2, ((Number) entry.get("RELEASED_ROUNDS")).intValue());
+          double twoRounds = charge.epsilon(2);
+          assertEquals(twoRounds, ((Number) entry.get("EPSILON")).doubleValue(), 0);
+          assertTrue(twoRounds > 0 && twoRounds < charge.epsilon(4), "two rounds cost less than four: " + twoRounds);
+          assertEquals(twoRounds, r.epsilon(), 0);
           assertNull(s.releasedModel(c.sessionId()));
           Participant.Result told = outs.get(w - 1).result();
           assertNotNull(told, String.valueOf(outs.get(w - 1).error()));
           assertFalse(told.completed());
+          for (int i = 0; i < w; i++) {
+            assertEquals(twoRounds, ledgers.get(i).used()[0].doubleValue(), 0, "participant " + i + " sent two rounds");
+          }
         }
       }
     }

@@ -1,11 +1,6 @@
 package dev.helmet.core.data;
 
-import dev.helmet.core.util.Hashing;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.security.MessageDigest;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 
@@ -25,7 +20,6 @@ public final class Dataset {
   private final int dimension;
   private final LabelSet labelSet;
   private final String[] parties;
-  private volatile String fingerprint;
 
   /**
    * @param name where the data came from, shown in messages and provenance
@@ -174,42 +168,6 @@ public final class Dataset {
       c[y]++;
     }
     return c;
-  }
-
-  /**
-   * SHA-256 over dimension, features, labels and label names: identifies the data in a model's
-   * provenance without revealing it.
-   */
-  public String fingerprint() {
-    String f = fingerprint;
-    if (f == null) {
-      MessageDigest md = Hashing.sha256();
-      ByteBuffer buf = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
-      buf.putInt(size).putInt(dimension);
-      for (float v : features) {
-        if (buf.remaining() < 4) {
-          flush(md, buf);
-        }
-        buf.putFloat(v);
-      }
-      for (int y : labels) {
-        if (buf.remaining() < 4) {
-          flush(md, buf);
-        }
-        buf.putInt(y);
-      }
-      flush(md, buf);
-      md.update(String.join("\u0000", labelSet.names()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      f = HexFormat.of().formatHex(md.digest());
-      fingerprint = f;
-    }
-    return f;
-  }
-
-  private static void flush(MessageDigest md, ByteBuffer buf) {
-    buf.flip();
-    md.update(buf);
-    buf.clear();
   }
 
   /** Concatenates data sets with the same dimension and label set. */

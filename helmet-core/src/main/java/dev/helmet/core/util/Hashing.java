@@ -9,7 +9,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
-/** SHA-256 helpers, used to pin fetched files and to fingerprint datasets in model provenance. */
+/** SHA-256 helpers, used to pin fetched public files (never to fingerprint private data: a digest of private data is a release). */
 public final class Hashing {
   private Hashing() {}
 

@@ -8,18 +8,21 @@ import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Parallel;
 import dev.helmet.core.util.Progress;
+import dev.helmet.privacy.accounting.Accountants;
 import dev.helmet.privacy.accounting.Calibration;
-import dev.helmet.privacy.accounting.PldAccountant;
 import dev.helmet.privacy.accounting.PrivacyAccountant;
-import dev.helmet.privacy.accounting.RdpAccountant;
 import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.event.GaussianDpEvent;
+import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
 import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.privacy.noise.RandomBits;
+import dev.helmet.privacy.ledger.Guarantee;
+import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.protocols.helmet.HelmetAccounting;
+import dev.helmet.protocols.privacy.Audience;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import dev.helmet.secagg.summation.SecureSummation;
 import dev.helmet.secagg.summation.SummationOutcome;
@@ -92,6 +95,13 @@ public final class DpFl {
    * @param split how the noise is split
    * @param accountant "rdp" or "pld"
    * @param ringBits summation ring (0: choose)
+   * @param neighbours the neighbouring relation the guarantee is stated for: replace-one (as
+   *     Helmet's, so the two compare; needs the PLD accountant) or add-or-remove (needs a public
+   *     {@code expectedBatch})
+   * @param expectedBatch the step's normaliser, a public number: the sum of the round's clipped
+   *     gradients is divided by it. NaN under replace-one: q times the contributors' records, which
+   *     are public there (neighbours keep every party's size). Under add-or-remove the number of
+   *     records is itself private, so a normaliser computed from it would leak; it must be given.
    */
   public record Config(
       double samplingRate,
@@ -103,7 +113,9 @@ public final class DpFl {
       double honestFraction,
       NoiseSplit split,
       String accountant,
-      int ringBits) {
+      int ringBits,
+      NeighbourRelation neighbours,
+      double expectedBatch) {
     public Config {
       Checks.require(samplingRate > 0 && samplingRate <= 1, "sampling rate must be in (0, 1]. Provided value: "
           + samplingRate);
@@ -116,15 +128,39 @@ public final class DpFl {
       Checks.notNull("noise split", split);
       Checks.require(accountant.equals("rdp") || accountant.equals("pld"),
           "accountant must be rdp or pld. Provided value: " + accountant);
+      Checks.notNull("neighbours", neighbours);
+      Checks.require(neighbours == NeighbourRelation.ADD_OR_REMOVE_ONE || accountant.equals("pld"),
+          "replace-one neighbours need the pld accountant (the RDP of the Poisson-subsampled Gaussian is known for "
+              + "add-or-remove neighbours only)");
+      if (neighbours == NeighbourRelation.ADD_OR_REMOVE_ONE) {
+        Checks.require(expectedBatch > 0 && Double.isFinite(expectedBatch), "under add-or-remove neighbours the "
+            + "number of records is private, so the step's normaliser must be a public expected batch size > 0. "
+            + "Provided value: " + expectedBatch);
+      } else {
+        Checks.require(Double.isNaN(expectedBatch) || expectedBatch > 0 && Double.isFinite(expectedBatch),
+            "expected batch size must be positive. Provided value: " + expectedBatch);
+      }
     }
 
-    /** The accounted event for noise multiplier sigma. */
+    /** Replace-one neighbours (Helmet's relation), the PLD accountant, q times the records as normaliser. */
+    public static Config replaceOne(double samplingRate, double clip, int rounds, double learningRate, double epsilon,
+        double delta, double honestFraction, NoiseSplit split, int ringBits) {
+      return new Config(samplingRate, clip, rounds, learningRate, epsilon, delta, honestFraction, split, "pld",
+          ringBits, NeighbourRelation.REPLACE_ONE, Double.NaN);
+    }
+
+    /** The accounted event of one round with noise multiplier sigma. */
+    public DpEvent roundEvent(double sigma) {
+      return new PoissonSampledDpEvent(samplingRate, new GaussianDpEvent(sigma), neighbours);
+    }
+
+    /** The accounted event for noise multiplier sigma over all rounds. */
     public DpEvent event(double sigma) {
-      return new SelfComposedDpEvent(new PoissonSampledDpEvent(samplingRate, new GaussianDpEvent(sigma)), rounds);
+      return new SelfComposedDpEvent(roundEvent(sigma), rounds);
     }
 
     Supplier<PrivacyAccountant> accountants() {
-      return accountant.equals("pld") ? PldAccountant::new : RdpAccountant::new;
+      return Accountants.named(accountant);
     }
 
     /** The smallest noise multiplier meeting (epsilon, mechanismDelta) over all rounds (never overshooting). */
@@ -263,7 +299,7 @@ public final class DpFl {
     public long[] input(DesignMatrix local, double[] theta, RandomBits sampling, GaussianNoise noise) {
       checkModel(theta);
       double[] g = new double[length()];
-      addClippedGradients(local, theta, classes, config.clip(), config.samplingRate(), sampling, g);
+      ClippedGradients.add(local, theta, classes, config.clip(), config.samplingRate(), sampling, g);
       noise.addTo(g, partyStd);
       long[] e = new long[g.length];
       for (int j = 0; j < g.length; j++) {
@@ -273,18 +309,46 @@ public final class DpFl {
     }
 
     /**
-     * The server's step: {@code theta -= lr * sum / (q * n)}, n the contributors' records in total
-     * (public), so the step uses the expected batch size of the parties actually summed.
+     * The server's step: {@code theta -= lr * sum / B}. B is public: under replace-one neighbours
+     * {@code q n}, n the contributors' records in total (every party's size is public there), so the
+     * step uses the expected batch size of the parties actually summed; under add-or-remove the
+     * configured expected batch size (the number of records is private there).
      */
     public void step(double[] theta, double[] sum, long contributorRecords) {
       checkModel(theta);
       Checks.require(sum.length == theta.length, "sum of length " + sum.length + ", model of " + theta.length);
       Checks.positive("contributor records", contributorRecords);
-      double scale = config.learningRate() / (config.samplingRate() * contributorRecords);
+      double normaliser = config.neighbours() == NeighbourRelation.REPLACE_ONE && Double.isNaN(config.expectedBatch())
+          ? config.samplingRate() * contributorRecords : config.expectedBatch();
+      double scale = config.learningRate() / normaliser;
       for (int j = 0; j < theta.length; j++) {
         theta[j] -= scale * sum[j];
       }
     }
+
+    /** The most parties that may collude with the server and leave the noise calibrated. */
+    public int colluders() {
+      return switch (config.split()) {
+        case HONEST -> parties - HelmetAccounting.honestContributors(parties, parties, config.honestFraction());
+        case ALL_TRUSTED -> 0;
+        case SQRT_W_PENALTY -> minContributors - 1; // one honest party's noise is the full noise
+      };
+    }
+
+    /**
+     * What the run costs every party's data per released round, from this public plan alone: a
+     * party charges its own ledger with {@code charge().epsilon(k)} after k rounds it contributed
+     * to, never with a number it is sent.
+     */
+    public PrivacyCharge charge() {
+      return new PrivacyCharge(config.accountant(), config.roundEvent(sigma), config.rounds(), mechanismDelta,
+          config.delta(), config.neighbours().describe(), "record");
+    }
+
+    /** What the noise is, for ledgers and reports: continuous Gaussian noise in floating point. */
+    public static final String NOISE_SAMPLER = "continuous Gaussian in floating point (Box-Muller on SecureRandom "
+        + "DRBG bits), clamped and rounded onto the ring's fixed-point grid; the guarantee assumes ideal real-valued "
+        + "noise (Mironov 2012 shows floating-point noise can leak low-order bits)";
 
     /**
      * The privacy ledger of the released model: every round summed at least the plan's minimum of
@@ -302,14 +366,32 @@ public final class DpFl {
       details.put("parties", parties);
       details.put("min_contributors", minContributors);
       details.put("party_noise_std", partyStd);
+      details.put("noise_sampler", NOISE_SAMPLER);
+      details.put("step_normaliser", Double.isNaN(config.expectedBatch())
+          ? "q x records of the round's contributors (public under replace-one)"
+          : "expected batch size " + config.expectedBatch());
       details.put("delta_clamp_tail", config.delta() - mechanismDelta);
       details.put("summation", summationName);
       details.put("summation_reveals_inputs", summationRevealsInputs);
       details.put("ring_bits", encoding.ringBits());
       details.put("fractional_bits", encoding.fractionalBits());
+      double eps = epsilon();
+      String relation = config.neighbours().describe();
+      java.util.List<Guarantee> guarantees = new java.util.ArrayList<>();
+      guarantees.add(new Guarantee(Audience.releasedModel(summationName, summationRevealsInputs, colluders())
+          + "; covers every round's model", relation, "record", eps, config.delta()));
+      if (summationRevealsInputs) {
+        // In the clear the server sees each party's noised gradient sum every round: one party's own
+        // noise (std partyStd on a sum of sensitivity C) protects that party's records.
+        double perParty = config.accountants().get()
+            .compose(new SelfComposedDpEvent(config.roundEvent(partyStd / config.clip()), config.rounds()))
+            .epsilon(mechanismDelta);
+        guarantees.add(new Guarantee(Audience.serverInTheClear(), relation, "record", perParty, config.delta()));
+        details.put("epsilon_against_server_per_party", perParty);
+      }
       return new dev.helmet.privacy.ledger.PrivacyLedger("dp-fl (federated DP-SGD, one summation per round)",
-          "add-remove", "record", config.event(sigma).describe(), config.accountant(), epsilon(), config.delta(),
-          details);
+          relation, "record", config.event(sigma).describe(), config.accountant(), eps, config.delta(), details,
+          guarantees);
     }
 
     /** Refuses a model of the wrong length or with a non-finite value (it would void the clipping). */
@@ -321,191 +403,6 @@ public final class DpFl {
         }
       }
     }
-  }
-
-  /** How the in-process simulation forms each round's sum. */
-  public enum Simulation {
-    /**
-     * Every party encodes its noised input and the summation adds them (secure aggregation, or the
-     * plain summation in the clear): exactly what a deployment computes.
-     */
-    PER_PARTY,
-    /**
-     * For experiments: the parties' clipped gradients are added in floating point and the sum of
-     * their Gaussian noise is drawn at once (a sum of independent Gaussians is Gaussian with the
-     * summed variance, so the released model has the same distribution, up to the fixed-point
-     * rounding and the clamp the deployment adds). Thousands of rounds of thousands of parties run
-     * in seconds; no bytes are exchanged, and the communication is reported as zero.
-     */
-    AGGREGATE
-  }
-
-  /** What a run produced and cost. */
-  public record Result(
-      LinearModel model,
-      double noiseMultiplier,
-      double epsilon,
-      int rounds,
-      long bytesPerParty,
-      long serverBytes,
-      double summationSeconds,
-      double seconds) {}
-
-  /**
-   * Runs DP-FL on {@code data} split by {@code partition}, every party's input through
-   * {@code summation}.
-   *
-   * @param summation the secure summation used every round (or the in-the-clear baseline)
-   * @param noise the parties' noise (secure outside tests)
-   * @param seed seeds the Poisson sampling only when {@code noise} is seeded for tests; otherwise each
-   *     party samples its batches from its own SecureRandom (they must stay secret)
-   */
-  public static Result run(Dataset data, Partition partition, Preprocessing pre, Config c, SecureSummation summation,
-      NoiseFactory noise, long seed, int threads, Progress progress) {
-    return run(data, partition, pre, c, Simulation.PER_PARTY, summation, noise, seed, threads, progress);
-  }
-
-  /**
-   * Runs DP-FL; with {@link Simulation#AGGREGATE} the summation is not used (may be null).
-   */
-  public static Result run(Dataset data, Partition partition, Preprocessing pre, Config c, Simulation simulation,
-      SecureSummation summation, NoiseFactory noise, long seed, int threads, Progress progress) {
-    long start = System.nanoTime();
-    int w = partition.count();
-    int classes = data.numClasses();
-    DesignMatrix[] local = new DesignMatrix[w];
-    int[] sizes = new int[w];
-    long total = 0;
-    for (int i = 0; i < w; i++) {
-      local[i] = pre.design(data, partition.indices(i));
-      sizes[i] = local[i].rows();
-      total += sizes[i];
-    }
-    Plan plan = Plan.of(c, sizes, w, classes, local[0].cols());
-    int d = plan.length();
-    double[] theta = new double[d];
-    // The batches must stay secret (amplification by subsampling assumes no one knows them): each
-    // party samples from its own SecureRandom; only test runs with seeded noise seed them too.
-    SplittableRandom root = new SplittableRandom(seed);
-    RandomBits[] sampling = new RandomBits[w];
-    GaussianNoise[] partyNoise = new GaussianNoise[w];
-    for (int i = 0; i < w; i++) {
-      sampling[i] = noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(root.nextLong());
-      if (simulation == Simulation.PER_PARTY) {
-        partyNoise[i] = noise.gaussian(i);
-      }
-    }
-    long bytesPerParty = 0;
-    long serverBytes = 0;
-    double summationSeconds = 0;
-    boolean aggregate = simulation == Simulation.AGGREGATE;
-    progress.start("DP-FL: " + c.rounds() + " rounds of " + w + " parties "
-        + (aggregate ? "(aggregate simulation)" : "through " + summation.name()), c.rounds());
-    int chunks = Math.min(w, Math.max(1, threads) * 4);
-    double[][] partial = aggregate ? new double[chunks][d] : null;
-    // The sum of W independent N(0, s^2) draws is N(0, W s^2).
-    double aggregateStd = plan.partyStd() * Math.sqrt(w);
-    GaussianNoise centre = noise.gaussian(w);
-    for (int round = 0; round < c.rounds(); round++) {
-      double[] snapshot = theta.clone();
-      double[] sum;
-      if (aggregate) {
-        Parallel.forEach(threads, chunks, k -> {
-          double[] acc = partial[k];
-          java.util.Arrays.fill(acc, 0);
-          for (int i = k; i < w; i += chunks) {
-            addClippedGradients(local[i], snapshot, classes, c.clip(), c.samplingRate(), sampling[i], acc);
-          }
-        });
-        sum = new double[d];
-        for (double[] acc : partial) {
-          for (int j = 0; j < d; j++) {
-            sum[j] += acc[j];
-          }
-        }
-        centre.addTo(sum, aggregateStd);
-      } else {
-        long[][] inputs = new long[w][];
-        Parallel.forEach(threads, w, i -> inputs[i] = plan.input(local[i], snapshot, sampling[i], partyNoise[i]));
-        SummationOutcome out = summation.run(new SummationSpec(w, d, plan.encoding(), w), i -> inputs[i],
-            Progress.NONE);
-        if (out.status() != SummationOutcome.Status.COMPLETED) {
-          throw new IllegalStateException("round " + (round + 1) + ": the summation aborted (" + out.abortReason()
-              + "); nothing further is released");
-        }
-        sum = plan.encoding().decode(out.sum());
-        bytesPerParty += out.bytesPerParty();
-        serverBytes += out.serverBytes();
-        summationSeconds += out.seconds();
-      }
-      plan.step(theta, sum, total);
-      progress.advance(1);
-    }
-    progress.finish();
-    return new Result(new LinearModel(classes, plan.cols(), theta), plan.noiseMultiplier(), plan.epsilon(),
-        c.rounds(), bytesPerParty, serverBytes, summationSeconds, (System.nanoTime() - start) / 1e9);
-  }
-
-  /**
-   * Adds to {@code g} the sum over a Poisson sample (rate q) of the party's records of the softmax
-   * cross-entropy gradients, each clipped to L2 norm C. The gradient of one record is the outer
-   * product (p - e_y) x^T, whose norm is |p - e_y| |x|.
-   *
-   * <p>The sample is drawn by geometric skips: the gap before the next sampled record is
-   * floor(ln U / ln(1 - q)), U uniform in (0, 1], which includes each record independently with
-   * probability q (up to floating-point rounding, as for any sampler on doubles) while drawing only
-   * about q n random numbers instead of n.
-   */
-  static void addClippedGradients(DesignMatrix m, double[] theta, int classes, double clip, double q,
-      RandomBits rng, double[] g) {
-    int cols = m.cols();
-    double[] p = new double[classes];
-    double logMiss = q < 1 ? Math.log1p(-q) : Double.NEGATIVE_INFINITY;
-    int rows = m.rows();
-    for (int i = next(rng, -1, logMiss, rows); i < rows; i = next(rng, i, logMiss, rows)) {
-      double max = Double.NEGATIVE_INFINITY;
-      for (int k = 0; k < classes; k++) {
-        p[k] = m.dot(i, theta, k * cols);
-        max = Math.max(max, p[k]);
-      }
-      double z = 0;
-      for (int k = 0; k < classes; k++) {
-        p[k] = Math.exp(p[k] - max);
-        z += p[k];
-      }
-      double norm2 = 0;
-      int y = m.label(i);
-      for (int k = 0; k < classes; k++) {
-        p[k] = p[k] / z - (k == y ? 1 : 0);
-        norm2 += p[k] * p[k];
-      }
-      double norm = Math.sqrt(norm2) * m.rowNorm(i);
-      double f = norm > clip ? clip / norm : 1;
-      for (int k = 0; k < classes; k++) {
-        if (p[k] != 0) {
-          m.axpy(i, f * p[k], g, k * cols);
-        }
-      }
-    }
-  }
-
-  /** The indices a Poisson sample of {@code rows} records at rate q picks (for tests of the sampler). */
-  static int[] sampleForTesting(int rows, double q, RandomBits rng) {
-    double logMiss = q < 1 ? Math.log1p(-q) : Double.NEGATIVE_INFINITY;
-    java.util.stream.IntStream.Builder b = java.util.stream.IntStream.builder();
-    for (int i = next(rng, -1, logMiss, rows); i < rows; i = next(rng, i, logMiss, rows)) {
-      b.add(i);
-    }
-    return b.build().toArray();
-  }
-
-  /** The next sampled row after {@code i} (or {@code rows} when there is none). */
-  private static int next(RandomBits rng, int i, double logMiss, int rows) {
-    if (logMiss == Double.NEGATIVE_INFINITY) {
-      return i + 1; // q = 1: every record
-    }
-    double skip = Math.floor(Math.log(rng.nextDoubleNonZero()) / logMiss);
-    return skip >= rows - i - 1 ? rows : i + 1 + (int) skip;
   }
 
   /** 32 bits when they leave at least 16 fractional bits, else 64 (or the ring asked for). */

@@ -15,10 +15,13 @@ import dev.helmet.privacy.accounting.PrivacyAccountant;
 import dev.helmet.privacy.accounting.RdpAccountant;
 import dev.helmet.privacy.event.DistributedDiscreteGaussianDpEvent;
 import dev.helmet.privacy.event.DpEvent;
+import dev.helmet.privacy.ledger.Guarantee;
+import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.ledger.PrivacyLedger;
 import dev.helmet.privacy.noise.DiscreteNoise;
 import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.privacy.Audience;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import dev.helmet.secagg.summation.SecureSummation;
 import dev.helmet.secagg.summation.SummationOutcome;
@@ -173,6 +176,7 @@ public final class BlindAveraging {
     private final int[] sizes;
     private final HelmetPrivacy privacy;
     private final int minContributors;
+    private final int plannedHonest;
     private final NoisePlan noise;
 
     private Plan(Learner learner, Preprocessing preprocessing, int[] sizes, HelmetPrivacy privacy, NoiseKind kind,
@@ -191,7 +195,7 @@ public final class BlindAveraging {
       this.minContributors = privacy.minContributors(w);
       Checks.inRange("min contributors", minContributors, 1, w);
       double t = privacy.honestFraction();
-      double plannedHonest = HelmetAccounting.honestContributors(minContributors, w, t);
+      this.plannedHonest = HelmetAccounting.honestContributors(minContributors, w, t);
       if (plannedHonest <= 0) {
         throw new IllegalArgumentException(String.format(
             "with %d of %d parties contributing and honest fraction %s, no honest party's noise is "
@@ -222,6 +226,23 @@ public final class BlindAveraging {
     /** The noise multiplier on the released sum (noise std / L2 sensitivity). */
     public double noiseMultiplier() {
       return noise.noiseMultiplier();
+    }
+
+    /**
+     * What the release costs every party's data, from this public plan alone: the one release at
+     * the planned honest contributors (more contributors only add noise, so this bounds the
+     * achieved guarantee). A party charges its own ledger with this, never with a number it is
+     * sent.
+     */
+    public PrivacyCharge charge() {
+      return new PrivacyCharge(noise.accountantId(), noise.achievedEvent(plannedHonest), 1,
+          privacy.delta() - noise.deltaTail(), privacy.delta(), HelmetAccounting.neighbours(privacy.protection()),
+          privacy.protection().describe());
+    }
+
+    /** The most parties that may collude with the server: floor((1 - t) w). */
+    public int colluders() {
+      return sizes.length - HelmetAccounting.honestContributors(sizes.length, sizes.length, privacy.honestFraction());
     }
 
     /**
@@ -307,15 +328,28 @@ public final class BlindAveraging {
       details.put("summation_reveals_inputs", summationRevealsInputs);
       details.put("ring_bits", encoding.ringBits());
       details.put("fractional_bits", encoding.fractionalBits());
+      String relation = HelmetAccounting.neighbours(privacy.protection());
+      String unit = privacy.protection().describe();
+      List<Guarantee> guarantees = new ArrayList<>();
+      guarantees.add(new Guarantee(Audience.releasedModel(summationName, summationRevealsInputs, colluders()),
+          relation, unit, achievedEps, privacy.delta()));
+      if (summationRevealsInputs) {
+        // In the clear the server sees each party's noised model: one party's own noise, the event
+        // of a single honest contributor, protects that party's records.
+        double perParty = noise.accountant().compose(noise.achievedEvent(1)).epsilon(privacy.delta() - noise.deltaTail());
+        guarantees.add(new Guarantee(Audience.serverInTheClear(), relation, unit, perParty, privacy.delta()));
+        details.put("epsilon_against_server_per_party", perParty);
+      }
       PrivacyLedger ledger = new PrivacyLedger(
           "helmet-blind-averaging (output perturbation, one summation)",
-          HelmetAccounting.neighbours(privacy.protection()),
-          privacy.protection().describe(),
+          relation,
+          unit,
           achieved == null ? "no honest noise guaranteed" : achieved.describe(),
           noise.accountantName(),
           achievedEps,
           privacy.delta(),
-          details);
+          details,
+          guarantees);
       return new Release(model, ledger, outcome, encoding, noise.noiseMultiplier(), perPartySensitivity, scaled);
     }
   }
@@ -337,6 +371,9 @@ public final class BlindAveraging {
     DpEvent achievedEvent(double honest);
 
     PrivacyAccountant accountant();
+
+    /** The accountant's short name ({@link dev.helmet.privacy.accounting.Accountants#named}). */
+    String accountantId();
 
     String accountantName();
 
@@ -423,6 +460,11 @@ public final class BlindAveraging {
     @Override
     public PrivacyAccountant accountant() {
       return new GaussianAccountant();
+    }
+
+    @Override
+    public String accountantId() {
+      return "gaussian";
     }
 
     @Override
@@ -559,6 +601,11 @@ public final class BlindAveraging {
     @Override
     public PrivacyAccountant accountant() {
       return new RdpAccountant();
+    }
+
+    @Override
+    public String accountantId() {
+      return "rdp";
     }
 
     @Override

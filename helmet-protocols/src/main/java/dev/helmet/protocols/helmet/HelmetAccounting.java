@@ -22,8 +22,8 @@ import dev.helmet.privacy.event.SelfComposedDpEvent;
  * sensitivities use them, and neighbouring data sets keep them.
  *
  * <p>Every scaled input then carries noise of std {@code tau = sigma S / (w sqrt(h))} per
- * coordinate, where {@code h = m - (1 - t) w} is the number of honest contributors guaranteed when
- * at least m parties contribute and at most (1 - t) w are dishonest (m = w: h = t w, SPEC 1.3). The
+ * coordinate, where {@code h = m - floor((1 - t) w)} is the number of honest contributors guaranteed
+ * when at least m parties contribute and at most (1 - t) w are dishonest (m = w: h = ceil(t w), SPEC 1.3). The
  * honest noise in the sum has std at least {@code sigma S / w} and one record moves the sum by at
  * most {@code S / w}: the Gaussian mechanism with multiplier sigma, once per release ({@link
  * Learner#releases()}: K for one-vs-rest, 1 for softmax). Dishonest parties' noise is
@@ -75,13 +75,20 @@ public final class HelmetAccounting {
 
   /**
    * Honest contributors guaranteed when {@code contributors} of {@code parties} take part and at
-   * most {@code (1 - t) parties} are dishonest: {@code contributors - (1 - t) parties}. Not rounded
-   * to an integer: (1-t)w itself is the bound, which is conservative when it is not an integer.
+   * most {@code (1 - t) parties} are dishonest. The number of dishonest parties is an integer, so
+   * at most {@code floor((1 - t) parties)} of them exist and at least {@code contributors - floor((1
+   * - t) parties)} contributors are honest (may be 0 or negative: none is guaranteed).
+   *
+   * <p>t is the decimal the user wrote (0.9, not the binary double nearest to it, which is a hair
+   * above): {@code (1 - t) parties} is computed exactly in decimal from the shortest decimal form of
+   * t, so (1 - 0.9) 10 is exactly 1 and floating-point error can never hide a dishonest party.
    */
-  public static double honestContributors(int contributors, int parties, double honestFraction) {
-    // Round the dishonest count up (relative 1e-12) so floating-point error in (1 - t) w can only
-    // make the guaranteed honest count smaller.
-    return contributors - (1 - honestFraction) * parties * (1 + 1e-12);
+  public static int honestContributors(int contributors, int parties, double honestFraction) {
+    Checks.halfOpenUnit("honest fraction", honestFraction);
+    java.math.BigDecimal dishonest = java.math.BigDecimal.ONE.subtract(java.math.BigDecimal.valueOf(honestFraction))
+        .multiply(java.math.BigDecimal.valueOf(parties));
+    int maxDishonest = dishonest.setScale(0, java.math.RoundingMode.FLOOR).intValueExact();
+    return contributors - maxDishonest;
   }
 
   /**

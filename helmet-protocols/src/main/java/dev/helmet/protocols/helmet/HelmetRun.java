@@ -99,14 +99,15 @@ public final class HelmetRun {
     Map<String, Object> provenance = new LinkedHashMap<>();
     provenance.put("helmet_version", Version.get());
     provenance.put("created", Instant.now().toString());
+    // Provenance names the data's source, never a digest or statistic of it: a hash of private data
+    // lets anyone holding the model test guesses of a record, and an accuracy on private data is a
+    // release the guarantee does not cover (docs/privacy.md).
     provenance.put("dataset", job.train().name());
-    provenance.put("dataset_sha256", job.train().fingerprint());
     provenance.put("partition", partition.description());
     provenance.put("parties", partition.count());
     provenance.put("seed", job.seed());
     provenance.put("protocol", job.summation().name());
     provenance.put("noise", job.noise().id());
-    provenance.put("test_accuracy", eval.accuracy());
     ReleasedModel model = new ReleasedModel(release.model(), job.preprocessing(), job.train().labelSet(),
         job.train().dimension(), job.learner(), release.ledger(), provenance);
     Timings timings = new Timings(secs(t0, t1), secs(t1, t2), secs(t2, t3), secs(t3, t4), secs(t4, t5));

@@ -12,6 +12,7 @@ import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.learn.SmoothnessBound;
 import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.privacy.ledger.Guarantee;
 import dev.helmet.privacy.ledger.PrivacyLedger;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -90,6 +91,15 @@ public final class ModelFile {
     ObjectNode d = p.putObject("details");
     for (Map.Entry<String, Object> e : l.details().entrySet()) {
       d.set(e.getKey(), JSON.valueToTree(e.getValue()));
+    }
+    ArrayNode gs = p.putArray("guarantees");
+    for (Guarantee g : l.guarantees()) {
+      ObjectNode o = gs.addObject();
+      o.put("against", g.against());
+      o.put("neighbours", g.neighbours());
+      o.put("unit", g.unit());
+      putNumber(o, "epsilon", g.epsilon());
+      o.put("delta", g.delta());
     }
     return p;
   }
@@ -218,8 +228,24 @@ public final class ModelFile {
       }
       JsonNode eps = priv.get("epsilon");
       double epsilon = eps != null && eps.isNumber() ? eps.asDouble() : Double.POSITIVE_INFINITY;
+      List<Guarantee> guarantees = new ArrayList<>();
+      JsonNode gs = priv.get("guarantees");
+      if (gs != null) { // absent in files written before guarantees were listed
+        if (!gs.isArray()) {
+          throw new ModelFormatException(source + ": 'privacy.guarantees' must be an array");
+        }
+        for (JsonNode g : gs) {
+          JsonNode ge = g.get("epsilon");
+          try {
+            guarantees.add(new Guarantee(r.text(g, "against"), r.text(g, "neighbours"), r.text(g, "unit"),
+                ge != null && ge.isNumber() ? ge.asDouble() : Double.POSITIVE_INFINITY, r.number(g, "delta")));
+          } catch (IllegalArgumentException e) {
+            throw new ModelFormatException(source + ": privacy.guarantees: " + e.getMessage());
+          }
+        }
+      }
       ledger = new PrivacyLedger(r.text(priv, "mechanism"), r.text(priv, "neighbours"), r.text(priv, "unit"),
-          r.text(priv, "event"), r.text(priv, "accountant"), epsilon, r.number(priv, "delta"), details);
+          r.text(priv, "event"), r.text(priv, "accountant"), epsilon, r.number(priv, "delta"), details, guarantees);
     }
     Map<String, Object> provenance = new LinkedHashMap<>();
     JsonNode prov = root.get("provenance");

@@ -13,7 +13,7 @@ import java.util.Map;
 
 /**
  * A model as released: weights, the preprocessing to replay on new data, the hyperparameters, the
- * privacy ledger and provenance (Tribuo-style: configuration, seed, data fingerprint, version).
+ * privacy ledger and provenance (configuration, seed, the data source by name, version; never a digest or statistic of private data).
  *
  * @param weights the linear model on {@code [1, preprocessed x]}
  * @param preprocessing replayed at prediction

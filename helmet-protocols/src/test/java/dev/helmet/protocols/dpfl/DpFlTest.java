@@ -25,16 +25,16 @@ class DpFlTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final Preprocessing PRE = new Preprocessing(1, true);
 
-  private static DpFl.Result run(double eps, int rounds, boolean secure, long noiseSeed) {
+  private static DpFlSimulation.Result run(double eps, int rounds, boolean secure, long noiseSeed) {
     Partition p = new PartitionStrategy.Iid(10, 120).split(DIGITS, new SplittableRandom(1));
-    DpFl.Config c = new DpFl.Config(0.2, 1, rounds, 2, eps, 1e-5, 1, DpFl.NoiseSplit.HONEST, "rdp", 0);
-    return DpFl.run(DIGITS, p, PRE, c, secure
+    DpFl.Config c = DpFl.Config.replaceOne(0.2, 1, rounds, 2, eps, 1e-5, 1, DpFl.NoiseSplit.HONEST, 0);
+    return DpFlSimulation.run(DIGITS, p, PRE, c, secure
         ? new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0, InProcessSecAgg.DROPOUTS_FROM_THRESHOLD,
             DropoutPlan.NONE, 2)
         : new PlainSummation(), NoiseFactory.seededForTesting(noiseSeed), 7, 2, Progress.NONE);
   }
 
-  private static double accuracy(DpFl.Result r) {
+  private static double accuracy(DpFlSimulation.Result r) {
     DesignMatrix all = PRE.design(DIGITS);
     return Evaluation.of(all.labels(), r.model().predict(all), 10).accuracy();
   }
@@ -42,7 +42,7 @@ class DpFlTest {
   /** Little noise (eps = 50): DP-SGD learns the digits; the accounted eps never exceeds the target. */
   @Test
   void learnsWithLittleNoiseAndMeetsItsTarget() {
-    DpFl.Result r = run(50, 60, false, 1);
+    DpFlSimulation.Result r = run(50, 60, false, 1);
     assertTrue(r.epsilon() <= 50, "eps " + r.epsilon());
     assertTrue(r.epsilon() > 49, "calibrated close to the target: " + r.epsilon());
     double acc = accuracy(r);
@@ -52,8 +52,8 @@ class DpFlTest {
   /** Secure aggregation sums exactly: with the same sampling and noise the model is identical to the plain run. */
   @Test
   void throughSecAggPlusTheModelIsExactlyThePlainOne() {
-    DpFl.Result plain = run(2, 5, false, 3);
-    DpFl.Result secure = run(2, 5, true, 3);
+    DpFlSimulation.Result plain = run(2, 5, false, 3);
+    DpFlSimulation.Result secure = run(2, 5, true, 3);
     assertArrayEquals(plain.model().weights(), secure.model().weights());
     assertEquals(plain.noiseMultiplier(), secure.noiseMultiplier());
     assertTrue(secure.bytesPerParty() > plain.bytesPerParty());
@@ -78,7 +78,7 @@ class DpFlTest {
     double[] theta = new double[10 * cols];
     for (int r = 0; r < rounds; r++) {
       int k = 0;
-      for (int i : DpFl.sampleForTesting(50, q, rng)) {
+      for (int i : ClippedGradients.sampleForTesting(50, q, rng)) {
         hits[i]++;
         k++;
       }
@@ -94,9 +94,9 @@ class DpFlTest {
     assertTrue(Math.abs(var / (50 * q * (1 - q)) - 1) < 0.1, "variance " + var);
     // and the sampler drives the gradient: at q = 1 every record is used, at tiny q almost none
     double[] all = new double[10 * cols];
-    DpFl.addClippedGradients(m, theta, 10, 1e9, 1, rng, all);
+    ClippedGradients.add(m, theta, 10, 1e9, 1, rng, all);
     double[] none = new double[10 * cols];
-    DpFl.addClippedGradients(m, theta, 10, 1e9, 1e-12, rng, none);
+    ClippedGradients.add(m, theta, 10, 1e9, 1e-12, rng, none);
     assertTrue(java.util.Arrays.stream(all).map(Math::abs).sum() > 0);
     assertEquals(0, java.util.Arrays.stream(none).map(Math::abs).sum());
   }
@@ -105,10 +105,10 @@ class DpFlTest {
   @Test
   void aggregateSimulationMatchesThePerPartyRun() {
     Partition p = new PartitionStrategy.Iid(10, 120).split(DIGITS, new SplittableRandom(1));
-    DpFl.Config c = new DpFl.Config(0.2, 1, 60, 2, 50, 1e-5, 1, DpFl.NoiseSplit.HONEST, "rdp", 0);
-    DpFl.Result agg = DpFl.run(DIGITS, p, PRE, c, DpFl.Simulation.AGGREGATE, null, NoiseFactory.seededForTesting(1),
+    DpFl.Config c = DpFl.Config.replaceOne(0.2, 1, 60, 2, 50, 1e-5, 1, DpFl.NoiseSplit.HONEST, 0);
+    DpFlSimulation.Result agg = DpFlSimulation.run(DIGITS, p, PRE, c, DpFlSimulation.Mode.AGGREGATE, null, NoiseFactory.seededForTesting(1),
         7, 2, Progress.NONE);
-    DpFl.Result per = run(50, 60, false, 1);
+    DpFlSimulation.Result per = run(50, 60, false, 1);
     assertEquals(per.noiseMultiplier(), agg.noiseMultiplier());
     assertEquals(0, agg.bytesPerParty());
     assertTrue(Math.abs(accuracy(agg) - accuracy(per)) < 0.05, accuracy(agg) + " vs " + accuracy(per));
@@ -117,7 +117,7 @@ class DpFlTest {
   /** The plan refuses models that would void the clipping, and rounds a party cannot afford. */
   @Test
   void planRefusesNonFiniteModelsAndImpossibleSplits() {
-    DpFl.Config c = new DpFl.Config(0.2, 1, 5, 2, 1, 1e-5, 0.5, DpFl.NoiseSplit.HONEST, "rdp", 0);
+    DpFl.Config c = DpFl.Config.replaceOne(0.2, 1, 5, 2, 1, 1e-5, 0.5, DpFl.NoiseSplit.HONEST, 0);
     DpFl.Plan plan = DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 4, 3, 2);
     double[] theta = new double[6];
     theta[2] = Double.NaN;

@@ -48,13 +48,28 @@ class HelmetAccountingTest {
 
   @Test
   void achievedNoiseShrinksWithFewerHonestContributors() {
-    double planned = HelmetAccounting.honestContributors(100, 100, 0.5); // 50, rounded down a hair
-    assertEquals(50, planned, 1e-9);
-    assertTrue(planned <= 50);
+    int planned = HelmetAccounting.honestContributors(100, 100, 0.5);
+    assertEquals(50, planned);
     assertEquals(7.0, HelmetAccounting.achievedNoiseMultiplier(7, planned, planned), 0);
-    double fewer = HelmetAccounting.honestContributors(80, 100, 0.5); // 30
+    int fewer = HelmetAccounting.honestContributors(80, 100, 0.5); // 30
     assertEquals(7 * Math.sqrt(30.0 / 50), HelmetAccounting.achievedNoiseMultiplier(7, planned, fewer), 1e-9);
     assertEquals(0, HelmetAccounting.achievedNoiseMultiplier(7, planned, -3));
     assertTrue(HelmetAccounting.epsilon(7 * Math.sqrt(0.6), 1, 1e-5) > HelmetAccounting.epsilon(7, 1, 1e-5));
+  }
+
+  /**
+   * The dishonest parties are an integer count, at most (1 - t) w: exactly that many when it is an
+   * integer (the discrete path once counted one honest party too few), its floor otherwise, and t
+   * is read as the decimal the user wrote (0.9 of 10 parties leaves exactly 1 dishonest).
+   */
+  @Test
+  void honestContributorsCountWholeDishonestParties() {
+    assertEquals(500, HelmetAccounting.honestContributors(1000, 1000, 0.5));
+    assertEquals(9, HelmetAccounting.honestContributors(10, 10, 0.9));
+    assertEquals(1, HelmetAccounting.honestContributors(10, 10, 0.1));
+    assertEquals(2, HelmetAccounting.honestContributors(3, 3, 0.5)); // at most 1.5, so 1 dishonest
+    assertEquals(0, HelmetAccounting.honestContributors(2, 4, 0.5));
+    assertEquals(-1, HelmetAccounting.honestContributors(1, 4, 0.5));
+    assertEquals(1000, HelmetAccounting.honestContributors(1000, 1000, 1));
   }
 }

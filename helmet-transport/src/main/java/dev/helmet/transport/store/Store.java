@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.helmet.privacy.ledger.PrivacyCharge;
 import org.flywaydb.core.Flyway;
 
 /**
@@ -22,13 +24,16 @@ import org.flywaydb.core.Flyway;
  * released models, and the privacy ledger. An embedded H2 file by default, PostgreSQL through a
  * JDBC URL; the schema is created and upgraded by versioned migrations (db/migration/V*.sql).
  *
- * <p>The ledger charges a data set's budget in two steps: a session <em>reserves</em> its target
- * (eps, delta) before anyone trains, and either <em>spends</em> the eps it achieved (in the same
- * transaction that stores the released model) or is <em>refunded</em> when it ends without a
- * release. Sessions compose by basic composition (eps and delta add up), summed in decimal so that
- * e.g. 0.1 + 0.2 + 0.7 fits a budget of 1. A coordinator that stops mid-session finds the session
- * on its next start ({@link #recover}) and refunds it: nothing was released, since the release and
- * the spend are one transaction.
+ * <p>The ledger charges a data set's budget in steps: a session <em>reserves</em> its target (eps,
+ * delta) before anyone trains, records its per-round charge once its plan is fixed and the count
+ * of rounds released before the server can learn each round's sum, and finally either
+ * <em>spends</em> the eps it achieved (in the same transaction that stores the released model),
+ * or, if it aborts, spends exactly what its released rounds cost, or is <em>refunded</em> when it
+ * released none. A released round is spent forever. Sessions compose by basic composition (eps and
+ * delta add up), summed in decimal so that e.g. 0.1 + 0.2 + 0.7 fits a budget of 1. A coordinator
+ * that stops mid-session finds the session on its next start ({@link #recover}) and settles it the
+ * same way. A data set's budget is set once and changed only on purpose ({@link #setBudget}), each
+ * change in its history.
  */
 public final class Store implements AutoCloseable {
   /** A session's status. */
@@ -90,32 +95,111 @@ public final class Store implements AutoCloseable {
   }
 
   /**
-   * Reserves (eps, delta) of {@code dataset}'s budget for session {@code id}, setting the budget
-   * to ({@code budgetEps}, {@code budgetDelta}) first; refuses if the reservations and spends so far
-   * plus this one would exceed it.
+   * Reserves (eps, delta) of {@code dataset}'s budget for session {@code id}; refuses if the
+   * reservations and spends so far plus this one would exceed the budget. A data set seen for the
+   * first time gets the budget ({@code budgetEps}, {@code budgetDelta}), recorded in its history; a
+   * known data set keeps the budget it has, and a session that states another one is refused (a
+   * budget changes only through {@link #setBudget}, so editing a session file cannot reset it).
    *
+   * @param budgetEps the budget the session states, or NaN to use the data set's recorded one
    * @throws BudgetExceededException naming the data set, what is taken and what is left
+   * @throws BudgetMismatchException if the session states a budget other than the recorded one, or
+   *     none for a data set that has none
    */
   public synchronized void reserve(String id, String dataset, double eps, double delta, double budgetEps,
       double budgetDelta) {
     inTransaction(() -> {
-      if (update("UPDATE budgets SET epsilon = ?, delta = ? WHERE dataset = ?", budgetEps, budgetDelta, dataset) == 0) {
-        update("INSERT INTO budgets (dataset, epsilon, delta) VALUES (?, ?, ?)", dataset, budgetEps, budgetDelta);
-      }
       // Lock the budget row so two coordinators sharing a database cannot both take the last of it.
-      query("SELECT epsilon FROM budgets WHERE dataset = ? FOR UPDATE", dataset);
+      List<Map<String, Object>> rows = query("SELECT epsilon, delta FROM budgets WHERE dataset = ? FOR UPDATE", dataset);
+      double be;
+      double bd;
+      if (rows.isEmpty()) {
+        if (Double.isNaN(budgetEps)) {
+          throw new BudgetMismatchException("data set '" + dataset + "' has no privacy budget yet: give one in the "
+              + "session file (budget: {epsilon: ..., delta: ...}) or with `helmet budget set`");
+        }
+        update("INSERT INTO budgets (dataset, epsilon, delta) VALUES (?, ?, ?)", dataset, budgetEps, budgetDelta);
+        update("INSERT INTO budget_changes (dataset, epsilon, delta, reason, changed_at) VALUES (?, ?, ?, ?, ?)",
+            dataset, budgetEps, budgetDelta, "first named by session " + id, now());
+        be = budgetEps;
+        bd = budgetDelta;
+      } else {
+        be = ((Number) rows.get(0).get("EPSILON")).doubleValue();
+        bd = ((Number) rows.get(0).get("DELTA")).doubleValue();
+        if (!Double.isNaN(budgetEps) && (be != budgetEps || bd != budgetDelta)) {
+          throw new BudgetMismatchException(String.format("the session states the budget (eps = %s, delta = %s) for "
+              + "data set '%s', whose budget is (eps = %s, delta = %s); a budget changes only with `helmet budget "
+              + "set` (recorded in its history): remove `budget` from the session file or change it there",
+              budgetEps, budgetDelta, dataset, be, bd));
+        }
+      }
       BigDecimal[] used = used(dataset);
       BigDecimal e = used[0].add(BigDecimal.valueOf(eps));
       BigDecimal d = used[1].add(BigDecimal.valueOf(delta));
-      if (e.compareTo(BigDecimal.valueOf(budgetEps)) > 0 || d.compareTo(BigDecimal.valueOf(budgetDelta)) > 0) {
+      if (e.compareTo(BigDecimal.valueOf(be)) > 0 || d.compareTo(BigDecimal.valueOf(bd)) > 0) {
         throw new BudgetExceededException(String.format(
             "the privacy budget of data set '%s' is (eps = %s, delta = %s); sessions have taken (eps = %s, delta = %s)"
-                + " and this one needs (eps = %s, delta = %s)", dataset, budgetEps, budgetDelta,
+                + " and this one needs (eps = %s, delta = %s)", dataset, be, bd,
             used[0].toPlainString(), used[1].toPlainString(), eps, delta));
       }
       update("INSERT INTO ledger (session_id, dataset, epsilon, delta, status, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
           id, dataset, eps, delta, Charge.RESERVED.name(), now());
     });
+  }
+
+  /** A data set's budget {eps, delta}, or null if it has none. */
+  public synchronized double[] budget(String dataset) {
+    List<Map<String, Object>> rows = query("SELECT epsilon, delta FROM budgets WHERE dataset = ?", dataset);
+    return rows.isEmpty() ? null : new double[] {((Number) rows.get(0).get("EPSILON")).doubleValue(),
+        ((Number) rows.get(0).get("DELTA")).doubleValue()};
+  }
+
+  /**
+   * Sets a data set's budget on purpose (the operator's command), recording the change and its
+   * reason in the budget's history.
+   */
+  public synchronized void setBudget(String dataset, double eps, double delta, String reason) {
+    if (!(eps > 0) || !Double.isFinite(eps) || !(delta >= 0 && delta < 1)) {
+      throw new IllegalArgumentException("a budget needs eps > 0 (finite) and delta in [0, 1). Provided values: "
+          + eps + ", " + delta);
+    }
+    if (reason == null || reason.isBlank()) {
+      throw new IllegalArgumentException("a budget change needs a reason (it is recorded in the ledger)");
+    }
+    inTransaction(() -> {
+      if (update("UPDATE budgets SET epsilon = ?, delta = ? WHERE dataset = ?", eps, delta, dataset) == 0) {
+        update("INSERT INTO budgets (dataset, epsilon, delta) VALUES (?, ?, ?)", dataset, eps, delta);
+      }
+      update("INSERT INTO budget_changes (dataset, epsilon, delta, reason, changed_at) VALUES (?, ?, ?, ?, ?)",
+          dataset, eps, delta, truncate(reason), now());
+    });
+  }
+
+  /** A data set's budget history, oldest first. */
+  public synchronized List<Map<String, Object>> budgetHistory(String dataset) {
+    return query("SELECT epsilon, delta, reason, changed_at FROM budget_changes WHERE dataset = ? ORDER BY id", dataset);
+  }
+
+  /**
+   * Records what session {@code id} costs per released round (from its public plan), before any
+   * round can be released.
+   */
+  public synchronized void charge(String id, PrivacyCharge charge) {
+    if (update("UPDATE ledger SET charge = ?, updated_at = ? WHERE session_id = ? AND status = ?",
+        charge.toJson().toString(), now(), id, Charge.RESERVED.name()) != 1) {
+      throw new StoreException("session " + id + " has no reservation in the ledger");
+    }
+  }
+
+  /**
+   * Records that {@code rounds} rounds of session {@code id} are (about to be) released: called
+   * before the server can learn a round's sum, so a crash in between charges it (conservative).
+   */
+  public synchronized void roundsReleased(String id, int rounds) {
+    if (update("UPDATE ledger SET released_rounds = ?, updated_at = ? WHERE session_id = ? AND status = ?", rounds,
+        now(), id, Charge.RESERVED.name()) != 1) {
+      throw new StoreException("session " + id + " has no reservation in the ledger; no round may be released");
+    }
   }
 
   /** The (eps, delta) reserved or spent on {@code dataset}, summed in decimal. */
@@ -170,29 +254,66 @@ public final class Store implements AutoCloseable {
     });
   }
 
-  /** Aborts a session: nothing is released and its reservation, if any, is refunded. */
-  public synchronized void abort(String id, String reason) {
+  /**
+   * Aborts a session. Its charge becomes exactly the rounds it released (computed from the stored
+   * per-round charge; a released round is spent forever), or a refund if it released none.
+   *
+   * @return the eps charged (0 for a refund)
+   */
+  public synchronized double abort(String id, String reason) {
+    double[] charged = new double[1];
     inTransaction(() -> {
       update("UPDATE sessions SET status = ?, reason = ?, finished_at = ? WHERE id = ? AND status IN (?, ?)",
           Status.ABORTED.name(), truncate(reason), now(), id, Status.ENROLLING.name(), Status.RUNNING.name());
-      update("UPDATE ledger SET status = ?, updated_at = ? WHERE session_id = ? AND status = ?", Charge.REFUNDED.name(),
-          now(), id, Charge.RESERVED.name());
+      List<Map<String, Object>> rows = query("SELECT epsilon, delta, charge, released_rounds FROM ledger "
+          + "WHERE session_id = ? AND status = ?", id, Charge.RESERVED.name());
+      if (rows.isEmpty()) {
+        return;
+      }
+      Map<String, Object> row = rows.get(0);
+      int rounds = ((Number) row.get("RELEASED_ROUNDS")).intValue();
+      if (rounds == 0) {
+        update("UPDATE ledger SET status = ?, updated_at = ? WHERE session_id = ?", Charge.REFUNDED.name(), now(), id);
+        return;
+      }
+      double eps;
+      double delta;
+      Object json = row.get("CHARGE");
+      if (json == null) {
+        // Released without a stored charge (cannot happen through the coordinator): keep the whole reservation.
+        eps = ((Number) row.get("EPSILON")).doubleValue();
+        delta = ((Number) row.get("DELTA")).doubleValue();
+      } else {
+        PrivacyCharge c = PrivacyCharge.fromJson(parse(json.toString()));
+        eps = c.epsilon(Math.min(rounds, c.plannedRounds()));
+        delta = c.delta(rounds);
+      }
+      update("UPDATE ledger SET epsilon = ?, delta = ?, status = ?, updated_at = ? WHERE session_id = ?", eps, delta,
+          Charge.SPENT.name(), now(), id);
+      charged[0] = eps;
     });
+    return charged[0];
   }
 
   /**
-   * Aborts every session a previous coordinator left unfinished (it stopped mid-session) and
-   * refunds its reservation; returns their ids.
+   * Aborts every session a previous coordinator left unfinished (it stopped mid-session): a
+   * session that released rounds is charged exactly those, one that released none is refunded.
+   * Returns a line per session saying which.
    */
   public synchronized List<String> recover() {
-    List<String> ids = new ArrayList<>();
-    for (Map<String, Object> row : query("SELECT id, stage FROM sessions WHERE status IN (?, ?)",
-        Status.ENROLLING.name(), Status.RUNNING.name())) {
+    List<String> out = new ArrayList<>();
+    for (Map<String, Object> row : query("SELECT s.id, s.stage, l.released_rounds FROM sessions s LEFT JOIN ledger l "
+        + "ON l.session_id = s.id WHERE s.status IN (?, ?)", Status.ENROLLING.name(), Status.RUNNING.name())) {
       String id = (String) row.get("ID");
-      abort(id, "the coordinator stopped during " + row.get("STAGE") + "; nothing was released");
-      ids.add(id);
+      Number released = (Number) row.get("RELEASED_ROUNDS");
+      int k = released == null ? 0 : released.intValue();
+      String what = k == 0 ? "nothing was released; its reservation is refunded"
+          : k + " round(s) were released and are charged";
+      double eps = abort(id, "the coordinator stopped during " + row.get("STAGE") + "; " + what);
+      out.add("session " + id + " was left unfinished by a previous coordinator: recorded as aborted; " + what
+          + (k == 0 ? "" : " (eps = " + eps + ")"));
     }
-    return ids;
+    return out;
   }
 
   /** One session's row (column names upper case), or null. */
@@ -302,6 +423,14 @@ public final class Store implements AutoCloseable {
       } else {
         st.setObject(i + 1, a);
       }
+    }
+  }
+
+  private static JsonNode parse(String json) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+    } catch (java.io.IOException e) {
+      throw new StoreException("a stored privacy charge is not JSON: " + e.getMessage(), e);
     }
   }
 

@@ -1,0 +1,27 @@
+package dev.helmet.privacy.accounting;
+
+import java.util.function.Supplier;
+
+/**
+ * The accountants by name, so that a stored charge ({@link dev.helmet.privacy.ledger.PrivacyCharge})
+ * names the one that computes it: {@code gaussian} (exact, Gaussian mechanisms only), {@code rdp},
+ * {@code pld}.
+ */
+public final class Accountants {
+  private Accountants() {}
+
+  /**
+   * A supplier of fresh accountants of the given name ({@code gaussian}, {@code gaussian-exact},
+   * {@code rdp} or {@code pld}).
+   *
+   * @throws IllegalArgumentException for any other name
+   */
+  public static Supplier<PrivacyAccountant> named(String name) {
+    return switch (name) {
+      case "gaussian", "gaussian-exact" -> GaussianAccountant::new;
+      case "rdp" -> RdpAccountant::new;
+      case "pld" -> PldAccountant::new;
+      default -> throw new IllegalArgumentException("accountant must be gaussian, rdp or pld. Provided value: " + name);
+    };
+  }
+}

@@ -1,0 +1,147 @@
+package dev.helmet.privacy.event;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@link DpEvent}s as JSON, so that what ran can be stored (a ledger, a database, a results file)
+ * and accounted later by any accountant, as dp_accounting serialises its events. Numbers keep their
+ * exact double value (Jackson writes the shortest decimal that reads back to the same double).
+ *
+ * <pre>
+ * {"type": "gaussian", "noise_multiplier": 3.73}
+ * {"type": "poisson_sampled", "sampling_probability": 0.01, "neighbours": "replace_one", "event": {...}}
+ * {"type": "self_composed", "count": 100, "event": {...}}
+ * {"type": "composed", "events": [{...}, {...}]}
+ * {"type": "distributed_discrete_gaussian", "sigma": 40.2, "parties": 500, "l2_sensitivity": 1.1e4,
+ *  "l1_sensitivity": 9.6e5, "dimension": 7850}
+ * {"type": "no_op"}
+ * </pre>
+ */
+public final class DpEventJson {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private DpEventJson() {}
+
+  /** The event as a JSON object. */
+  public static ObjectNode toJson(DpEvent event) {
+    ObjectNode n = JSON.createObjectNode();
+    if (event instanceof GaussianDpEvent g) {
+      n.put("type", "gaussian");
+      n.put("noise_multiplier", g.noiseMultiplier());
+    } else if (event instanceof PoissonSampledDpEvent p) {
+      n.put("type", "poisson_sampled");
+      n.put("sampling_probability", p.samplingProbability());
+      n.put("neighbours", p.neighbours().name().toLowerCase(Locale.ROOT));
+      n.set("event", toJson(p.event()));
+    } else if (event instanceof SelfComposedDpEvent s) {
+      n.put("type", "self_composed");
+      n.put("count", s.count());
+      n.set("event", toJson(s.event()));
+    } else if (event instanceof ComposedDpEvent c) {
+      n.put("type", "composed");
+      ArrayNode a = n.putArray("events");
+      c.events().forEach(e -> a.add(toJson(e)));
+    } else if (event instanceof DistributedDiscreteGaussianDpEvent d) {
+      n.put("type", "distributed_discrete_gaussian");
+      n.put("sigma", d.sigma());
+      n.put("parties", d.parties());
+      n.put("l2_sensitivity", d.l2Sensitivity());
+      n.put("l1_sensitivity", d.l1Sensitivity());
+      n.put("dimension", d.dimension());
+    } else if (event instanceof NoOpDpEvent) {
+      n.put("type", "no_op");
+    } else {
+      throw new IllegalArgumentException("no JSON form for " + event.getClass().getSimpleName());
+    }
+    return n;
+  }
+
+  /** The event as a compact JSON string. */
+  public static String toString(DpEvent event) {
+    return toJson(event).toString();
+  }
+
+  /**
+   * Parses an event.
+   *
+   * @throws IllegalArgumentException naming the first missing or malformed field
+   */
+  public static DpEvent fromJson(JsonNode n) {
+    if (n == null || !n.isObject()) {
+      throw new IllegalArgumentException("a DP event is a JSON object");
+    }
+    String type = text(n, "type");
+    try {
+      return switch (type) {
+        case "gaussian" -> new GaussianDpEvent(number(n, "noise_multiplier"));
+        case "poisson_sampled" -> new PoissonSampledDpEvent(number(n, "sampling_probability"),
+            fromJson(n.get("event")), relation(text(n, "neighbours")));
+        case "self_composed" -> new SelfComposedDpEvent(fromJson(n.get("event")), integer(n, "count"));
+        case "composed" -> {
+          JsonNode a = n.get("events");
+          if (a == null || !a.isArray()) {
+            throw new IllegalArgumentException("composed event: 'events' must be an array");
+          }
+          List<DpEvent> events = new ArrayList<>();
+          a.forEach(e -> events.add(fromJson(e)));
+          yield new ComposedDpEvent(events);
+        }
+        case "distributed_discrete_gaussian" -> new DistributedDiscreteGaussianDpEvent(number(n, "sigma"),
+            integer(n, "parties"), number(n, "l2_sensitivity"), number(n, "l1_sensitivity"), integer(n, "dimension"));
+        case "no_op" -> new NoOpDpEvent();
+        default -> throw new IllegalArgumentException("unknown DP event type '" + type + "'");
+      };
+    } catch (IllegalArgumentException e) {
+      throw e.getMessage() != null && e.getMessage().startsWith(type + ": ") ? e
+          : new IllegalArgumentException(type + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Parses an event from its JSON text. */
+  public static DpEvent parse(String json) {
+    try {
+      return fromJson(JSON.readTree(json));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("a DP event is not valid JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private static NeighbourRelation relation(String s) {
+    for (NeighbourRelation r : NeighbourRelation.values()) {
+      if (r.name().equalsIgnoreCase(s)) {
+        return r;
+      }
+    }
+    throw new IllegalArgumentException("neighbours must be add_or_remove_one or replace_one. Provided value: " + s);
+  }
+
+  private static String text(JsonNode n, String key) {
+    JsonNode v = n.get(key);
+    if (v == null || !v.isTextual()) {
+      throw new IllegalArgumentException("field '" + key + "' must be a string");
+    }
+    return v.asText();
+  }
+
+  private static double number(JsonNode n, String key) {
+    JsonNode v = n.get(key);
+    if (v == null || !v.isNumber() || !Double.isFinite(v.asDouble())) {
+      throw new IllegalArgumentException("field '" + key + "' must be a finite number");
+    }
+    return v.asDouble();
+  }
+
+  private static int integer(JsonNode n, String key) {
+    JsonNode v = n.get(key);
+    if (v == null || !v.isIntegralNumber() || !v.canConvertToInt()) {
+      throw new IllegalArgumentException("field '" + key + "' must be an integer");
+    }
+    return v.asInt();
+  }
+}

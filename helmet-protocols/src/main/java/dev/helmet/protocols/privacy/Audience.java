@@ -1,0 +1,37 @@
+package dev.helmet.protocols.privacy;
+
+/**
+ * Whom a guarantee protects against, in the words every printed epsilon carries (docs/privacy.md
+ * has the threat model): who sees what depends on the summation, and the noise counts only the
+ * parties trusted to add theirs.
+ */
+public final class Audience {
+  private Audience() {}
+
+  /**
+   * Whom the released model's guarantee holds against.
+   *
+   * @param summation the summation's name (plain, secagg, secagg+, compute-servers, ...)
+   * @param revealsInputs whether the summation shows the server every input (plain)
+   * @param colluders the most parties that may collude with the server (they add no noise and
+   *     share what they know): floor((1 - t) w)
+   */
+  public static String releasedModel(String summation, boolean revealsInputs, int colluders) {
+    String parties = colluders <= 0 ? "no party" : "up to " + colluders + (colluders == 1 ? " party" : " parties");
+    if (revealsInputs) {
+      return "anyone holding the released model who saw nothing else (not the server: the summation is in the clear)";
+    }
+    if (summation.startsWith("compute-servers")) {
+      return "anyone holding the released model, and the servers colluding with " + parties
+          + " (the servers see only the sum unless all compute servers collude)";
+    }
+    return "anyone holding the released model, and the server colluding with " + parties
+        + " (secure aggregation shows the server only the sum)";
+  }
+
+  /** Whom a party's own guarantee holds against when the summation is in the clear. */
+  public static String serverInTheClear() {
+    return "the server of a summation in the clear, which sees each party's noised input (the guarantee of "
+        + "the records of any one party)";
+  }
+}
