@@ -72,6 +72,7 @@ final class CoordinatorCommand implements Callable<Integer> {
       j.put("enrolled", r.enrolled());
       j.put("contributors", r.contributors().size());
       j.put("dropped", r.dropped().size());
+      // Completed: the released model's guarantee; aborted: what the released rounds cost (0 if none).
       Json.put(j, "epsilon", r.epsilon());
       Json.put(j, "delta", r.delta());
       j.put("server_bytes", r.serverBytes());
@@ -83,15 +84,17 @@ final class CoordinatorCommand implements Callable<Integer> {
       }
       out.println(Json.print(j));
     } else if (r.completed()) {
-      out.printf("session %s completed (%s, %d summation%s): %d of %d enrolled parties contributed; (eps = %s, "
-          + "delta = %s); %d B per participant; %.1f s%s%n", r.sessionId(),
+      out.printf("session %s completed (%s, %d summation%s): %d of %d enrolled parties contributed; %d B per "
+          + "participant; %.1f s%s%n", r.sessionId(),
           SessionPlan.isDpFl(s.config()) ? "dp-fl" : "blind averaging", SessionPlan.rounds(s.config()),
-          SessionPlan.rounds(s.config()) == 1 ? "" : "s", r.contributors().size(), r.enrolled(), Trainer.fmt(r.epsilon()),
-          Trainer.fmt(r.delta()), r.bytesPerParticipant(), r.seconds(),
-          modelOut == null ? "" : "; model written to " + modelOut);
+          SessionPlan.rounds(s.config()) == 1 ? "" : "s", r.contributors().size(), r.enrolled(),
+          r.bytesPerParticipant(), r.seconds(), modelOut == null ? "" : "; model written to " + modelOut);
+      for (var g : r.model().privacy().guarantees()) {
+        out.printf("  privacy  %s%n", g.describe());
+      }
     } else {
-      out.printf("session %s aborted: %s; nothing was released and its privacy budget was refunded%n", r.sessionId(),
-          r.reason());
+      // The reason says whether anything was released and what it cost.
+      out.printf("session %s aborted: %s%n", r.sessionId(), r.reason());
     }
     out.flush();
   }

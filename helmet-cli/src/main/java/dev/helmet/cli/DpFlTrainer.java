@@ -74,15 +74,18 @@ final class DpFlTrainer {
     j.put("server_bytes", r.serverBytes());
     j.put("summation_seconds", r.summationSeconds());
     j.put("wall_seconds", wall);
+    j.put("neighbours", c.neighbours().id());
+    j.put("noise_sampler", DpFl.Plan.NOISE_SAMPLER);
+    j.set("privacy", dev.helmet.protocols.model.ModelFile.ledgerToJson(r.ledger()));
     if (run.json) {
       out.println(Json.print(j));
     } else {
       out.printf("DP-FL (federated DP-SGD): %d parties, softmax%n", partition.count());
       out.printf("  data              %s; %s%n", data.dataset, partition.description());
       out.printf("  test accuracy     %.2f %%  (macro-F1 %.3f)%n", 100 * eval.accuracy(), eval.macroF1());
-      out.printf("  privacy           (eps = %s, delta = %s) per record, %s accountant; noise split %s (honest "
-          + "fraction %s)%n", Trainer.fmt(r.epsilon()), Trainer.fmt(privacy.delta), c.accountant(), c.split().id(),
-          Trainer.fmt(privacy.honestFraction));
+      Trainer.printPrivacy(out, r.ledger());
+      out.printf("  accounting        %s accountant; noise split %s (honest fraction %s); %s%n", c.accountant(),
+          c.split().id(), Trainer.fmt(privacy.honestFraction), DpFl.Plan.NOISE_SAMPLER);
       out.printf("  training          %d rounds, sampling rate %s, clip %s, learning rate %s; noise multiplier %.4f%n",
           r.rounds(), Trainer.fmt(c.samplingRate()), Trainer.fmt(c.clip()), Trainer.fmt(c.learningRate()),
           r.noiseMultiplier());

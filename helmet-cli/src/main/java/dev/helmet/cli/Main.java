@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
       DataCommand.class,
       CoordinatorCommand.class,
       ParticipantCommand.class,
+      BudgetCommand.class,
       ExperimentCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class
@@ -70,7 +71,8 @@ public final class Main extends GroupCommand {
       return DATA_UNAVAILABLE;
     }
     if (e instanceof dev.helmet.transport.Participant.ParticipantException
-        || e instanceof dev.helmet.transport.store.BudgetExceededException) {
+        || e instanceof dev.helmet.transport.store.BudgetExceededException
+        || e instanceof dev.helmet.transport.store.BudgetMismatchException) {
       err.println("helmet: " + oneLine(e.getMessage()));
       return SESSION_FAILED;
     }

@@ -73,9 +73,13 @@ final class NetworkDemo {
           throw new IllegalArgumentException("--summation " + dpfl.summation + " has no network version; the "
               + "networked session sums through secagg+");
         }
+        // The same defaults as `train --protocol dp-fl` (replace-one neighbours, the PLD accountant).
+        var dc = dpfl.config(HelmetDefaults.EPSILON, HelmetDefaults.DELTA, HelmetDefaults.HONEST_FRACTION, run.ringBits);
         builder.setAlgorithm("dp-fl").setDpfl(dev.helmet.transport.wire.DpFlSpec.newBuilder()
-            .setSamplingRate(dpfl.samplingRate).setGradClip(dpfl.clip).setRounds(dpfl.rounds())
-            .setLearningRate(dpfl.learningRate).setNoiseSplit(dpfl.noiseSplit).setAccountant(dpfl.accountant));
+            .setSamplingRate(dc.samplingRate()).setGradClip(dc.clip()).setRounds(dc.rounds())
+            .setLearningRate(dc.learningRate()).setNoiseSplit(dc.split().id()).setAccountant(dc.accountant())
+            .setNeighbours(dc.neighbours().id())
+            .setExpectedBatch(Double.isNaN(dc.expectedBatch()) ? 0 : dc.expectedBatch()));
       }
       SessionConfig config = builder
           .setName("network-demo")
@@ -214,9 +218,7 @@ final class NetworkDemo {
           out.printf("  reference         %.2f %%  non-private centralized, same objective on the pooled data%n",
               100 * reference.accuracy());
         }
-        out.printf("  privacy           (eps = %s, delta = %s) per record; honest fraction %s%n",
-            Trainer.fmt(model.privacy().epsilon()), Trainer.fmt(model.privacy().delta()),
-            Trainer.fmt(HelmetDefaults.HONEST_FRACTION));
+        Trainer.printPrivacy(out, model.privacy());
         if (dpfl == null) {
           out.printf("  noise multiplier  %.4f over %s release(s)%n", ((Number) d.get("noise_multiplier")).doubleValue(),
               d.get("releases"));

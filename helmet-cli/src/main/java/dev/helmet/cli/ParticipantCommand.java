@@ -107,8 +107,10 @@ final class ParticipantCommand implements Callable<Integer> {
   double minHonestFraction;
 
   @Option(names = "--ledger", paramLabel = "FILE",
-      description = "This participant's own privacy ledger for its data (JSON; created if missing): sessions are "
-          + "charged when joined and refused if they would exceed --budget-epsilon / --budget-delta.")
+      description = "This participant's own privacy ledger for its data (JSON; created if missing): a session's "
+          + "target is reserved when joined (refused if it would exceed --budget-epsilon / --budget-delta), and when "
+          + "this participant stops its data is charged what its own accountant computes for the rounds it sent "
+          + "(refunded only if it sent none), never a number from the coordinator.")
   Path ledger;
 
   @Option(names = "--budget-epsilon", paramLabel = "E", defaultValue = "1",
@@ -146,7 +148,9 @@ final class ParticipantCommand implements Callable<Integer> {
       j.put("reason", r.reason());
       j.put("party", r.party());
       j.put("contributors", r.contributors().size());
+      // This participant's own accounting of the rounds it sent, not the coordinator's number.
       Json.put(j, "epsilon", r.epsilon());
+      j.put("epsilon_source", "this participant's own accountant, for the rounds it sent");
       j.put("bytes_sent", r.bytesSent());
       j.put("bytes_received", r.bytesReceived());
       j.put("wall_seconds", r.seconds());
@@ -155,11 +159,18 @@ final class ParticipantCommand implements Callable<Integer> {
       }
       out.println(Json.print(j));
     } else if (r.completed()) {
-      out.printf("session completed: party %d of %d contributors; eps = %s; sent %d B, received %d B; %.1f s%s%n",
-          r.party(), r.contributors().size(), Trainer.fmt(r.epsilon()), r.bytesSent(), r.bytesReceived(), r.seconds(),
+      out.printf("session completed: party %d of %d contributors; sent %d B, received %d B; %.1f s%s%n",
+          r.party(), r.contributors().size(), r.bytesSent(), r.bytesReceived(), r.seconds(),
           modelOut == null ? "" : "; model written to " + modelOut);
+      out.printf("  this party's data spent eps = %s (its own accounting), against %s%n", Trainer.fmt(r.epsilon()),
+          r.model().privacy().guarantees().get(0).against());
+      for (var g : r.model().privacy().guarantees()) {
+        out.printf("  released model: %s%n", g.describe());
+      }
     } else {
-      out.printf("session aborted: %s; nothing was released%n", r.reason());
+      out.printf("session aborted: %s%n", r.reason());
+      out.printf("  this party's data spent eps = %s by its own accounting (%s)%n", Trainer.fmt(r.epsilon()),
+          r.epsilon() == 0 ? "it sent nothing that depends on its data" : "the rounds it sent are spent for good");
     }
     out.flush();
     return r.completed() ? Main.OK : Main.SESSION_FAILED;

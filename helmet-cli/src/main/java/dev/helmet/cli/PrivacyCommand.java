@@ -54,8 +54,9 @@ final class PrivacyCommand extends GroupCommand {
         j.put("noise_multiplier", sigma);
         spec.commandLine().getOut().println(Json.print(j));
       } else {
-        spec.commandLine().getOut().printf("epsilon = %.6f at delta = %s for %s with noise multiplier %s%n", eps,
-            Trainer.fmt(releases.delta), releases.describe(), Trainer.fmt(sigma));
+        spec.commandLine().getOut().printf("epsilon = %.6f at delta = %s for %s with noise multiplier %s, against "
+            + "anyone who sees what is released, for neighbours that %s (sensitivity 1 per release)%n", eps,
+            Trainer.fmt(releases.delta), releases.describe(), Trainer.fmt(sigma), releases.relationWords());
       }
       return Main.OK;
     }
@@ -198,6 +199,14 @@ final class PrivacyCommand extends GroupCommand {
         j.put("neighbours", neighbours);
       }
       return j;
+    }
+
+    /** The neighbouring relation in words (sampled releases name theirs; Gaussian releases hold for either). */
+    String relationWords() {
+      if (sampled()) {
+        return dev.helmet.privacy.event.NeighbourRelation.parse(neighbours).describe();
+      }
+      return "change the released value by at most the sensitivity (replace one record for Helmet's learners)";
     }
 
     String describe() {

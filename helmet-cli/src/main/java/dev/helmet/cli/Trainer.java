@@ -102,6 +102,10 @@ final class Trainer {
       drawAcc.forEach(a::add);
     }
     j.put("evaluated_on", spec.data().validationFraction > 0 ? "validation holdout of the training data" : "test data");
+    // Accuracies are for the person running this, who holds the data: they are statistics of it
+    // that no guarantee covers, so they never go into the model file.
+    j.put("evaluation_note", "computed on data you hold; not covered by the privacy guarantee and not written to "
+        + "the model file: publish it only if that data is public");
     if (r.reference() != null) {
       j.put("reference_accuracy", r.reference().accuracy());
       j.put("reference_macro_f1", r.reference().macroF1());
@@ -200,9 +204,7 @@ final class Trainer {
       out.printf("  reference         %.2f %%  non-private centralized, same objective on the pooled data%n",
           100 * r.reference().accuracy());
     }
-    out.printf("  privacy           (eps = %s, delta = %s) per %s; honest fraction %s%n",
-        fmt(r.model().privacy().epsilon()), fmt(r.model().privacy().delta()), spec.privacy().protection().describe(),
-        fmt(spec.privacy().honestFraction()));
+    printPrivacy(out, r.model().privacy());
     out.printf("  noise multiplier  %.4f over %s release(s); sensitivity %.4g per party and release%n",
         r.release().noiseMultiplier(), d.get("releases"), r.release().sensitivity());
     out.printf("  protocol          %s; %d B per party%n", protocol, so.bytesPerParty());
@@ -215,6 +217,16 @@ final class Trainer {
         wall, r.timings().training(), r.timings().release(), r.timings().reference());
     if (spec.run().modelOut != null) {
       out.printf("  model             %s%n", spec.run().modelOut);
+    }
+  }
+
+  /**
+   * Prints every guarantee of a run, each naming whom it protects against and the neighbouring
+   * relation: "  privacy           (eps = 0.5, delta = 1e-05) per record (neighbours: ...), against ...".
+   */
+  static void printPrivacy(PrintWriter out, dev.helmet.privacy.ledger.PrivacyLedger ledger) {
+    for (var g : ledger.guarantees()) {
+      out.printf("  %-17s %s%n", "privacy", g.describe());
     }
   }
 
@@ -269,8 +281,7 @@ final class Trainer {
       if (!ref.isEmpty()) {
         out.printf("  reference         %.2f %%  non-private centralized%n", 100 * mean(ref));
       }
-      out.printf("  privacy           (eps = %s, delta = %s) per %s%n", fmt(last.model().privacy().epsilon()),
-          fmt(last.model().privacy().delta()), spec.privacy().protection().describe());
+      printPrivacy(out, last.model().privacy()); // per run; each fold is a separate release of its data
       out.printf("  noise multiplier  %.4f%n", last.release().noiseMultiplier());
       out.printf("  wall time         %.1f s%n", wall);
     }

@@ -96,10 +96,29 @@ class NetworkCliTest {
         "1", "--json");
     assertEquals(0, predict.exit, predict.toString());
 
+    // Each participant's JSON names its own accounting, at least the coordinator's (all contributed).
     // 1 of 1.5 is spent: a second session of eps = 1 would exceed the data set's budget.
     Cli second = Cli.run("coordinator", "--config", session(dir, freePort(), "").toString());
     assertEquals(Main.SESSION_FAILED, second.exit, second.toString());
     assertTrue(second.err.contains("privacy budget of data set 'iris'"), second.err);
+
+    // Editing the session file does not reset the budget (release 0.1 overwrote it): a different
+    // budget is refused, and only `helmet budget set` changes it, with a recorded reason.
+    Path raised = session(dir, freePort(), "");
+    Files.writeString(raised, Files.readString(raised).replace("budget: {epsilon: 1.5", "budget: {epsilon: 10"));
+    Cli edited = Cli.run("coordinator", "--config", raised.toString());
+    assertEquals(Main.SESSION_FAILED, edited.exit, edited.toString());
+    assertTrue(edited.err.contains("helmet budget set"), edited.err);
+    Cli set = Cli.run("budget", "set", "--config", raised.toString(), "--epsilon", "3", "--delta", "1e-4",
+        "--reason", "a second cohort joined");
+    assertEquals(0, set.exit, set.toString());
+    assertTrue(set.out.contains("changed from (eps = 1.5"), set.out);
+    Cli show = Cli.run("budget", "show", "--config", raised.toString(), "--json");
+    assertEquals(0, show.exit, show.toString());
+    JsonNode b = JSON.readTree(show.out);
+    assertEquals(3.0, b.get("budget").get("epsilon").asDouble());
+    assertEquals(2, b.get("history").size());
+    assertEquals("a second cohort joined", b.get("history").get(1).get("reason").asText());
   }
 
   @Test

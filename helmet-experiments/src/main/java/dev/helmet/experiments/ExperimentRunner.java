@@ -19,6 +19,7 @@ import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.privacy.event.NeighbourRelation;
+import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.dpfl.DpFlSimulation;
 import dev.helmet.protocols.helmet.BlindAveraging;
@@ -286,7 +287,7 @@ public final class ExperimentRunner {
         BlindAveraging.Release r = BlindAveraging.release(locals, privacy, new PlainSummation(), NoiseFactory.secure(),
             NoiseKind.GAUSSIAN, 0, threads);
         rows.add(row(c, g, cell, "helmet-" + h.learner().id(), h.learner().id(), h.lambda(), h.radius(), h.epochs(),
-            Double.NaN, Double.NaN, Double.NaN, 1, eps, r.ledger().epsilon(), r.model(), k));
+            Double.NaN, Double.NaN, Double.NaN, 1, eps, r.ledger().epsilon(), r.model(), k, r.charge()));
       }
     } else {
       ExperimentConfig.DpFlPoint d = cell.dpfl();
@@ -306,7 +307,7 @@ public final class ExperimentRunner {
         DpFlSimulation.Result r = DpFlSimulation.run(g.pool(), g.split(), g.pre(), dc, DpFlSimulation.Mode.AGGREGATE, null,
             NoiseFactory.secure(), cell.repeat(), threads, Progress.NONE);
         rows.add(row(c, g, cell, variant, "softmax", Double.NaN, Double.NaN, d.epochs(), d.learningRate(), d.clip(), q,
-            rounds, eps, r.epsilon(), r.model(), k));
+            rounds, eps, r.epsilon(), r.model(), k, r.charge()));
       }
     }
     return rows;
@@ -314,11 +315,11 @@ public final class ExperimentRunner {
 
   private static Row row(ExperimentConfig c, Group g, Cell cell, String variant, String learner, double lambda,
       double radius, double epochs, double lr, double clip, double q, int rounds, double eps, double achieved,
-      LinearModel model, int k) {
+      LinearModel model, int k, PrivacyCharge charge) {
     Evaluation val = Evaluation.of(g.validation().labels(), model.predict(g.validation()), k);
     Evaluation test = Evaluation.of(g.test().labels(), model.predict(g.test()), k);
     return new Row(variant, learner, lambda, radius, epochs, lr, clip, q, rounds, cell.parties(), c.perParty(),
         cell.partition(), cell.fold(), cell.repeat(), eps, achieved, c.delta(), val.accuracy(), test.accuracy(),
-        test.macroF1(), "grid");
+        test.macroF1(), "grid", Double.NaN, charge.neighbours(), charge.toJson().toString());
   }
 }

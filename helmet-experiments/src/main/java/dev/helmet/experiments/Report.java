@@ -45,8 +45,15 @@ public final class Report {
     md.append("**Hyperparameter selection.** *validation*: for each setting the grid point with the best accuracy "
         + "on a validation split (" + (c.validationFrom().equals("test") ? "a stratified " + Chart.fmt(100 * c.validationFraction())
         + " % of the official test set; accuracy is reported on the rest of it" : "a stratified "
-        + Chart.fmt(100 * c.validationFraction()) + " % of the training data, which no party holds") + "; honest). *test*: the best on the reported test "
-        + "data itself, as the papers did; it is optimistic and its selection is not privacy-accounted.\n\n");
+        + Chart.fmt(100 * c.validationFraction()) + " % of the training data, which no party holds; those held-out "
+        + "records are used without noise, so the selection does not protect them") + "; honest). *test*: the best on "
+        + "the reported test data itself, as the papers did; it is optimistic.\n\n"
+        + "**What a selected result costs.** Choosing the best of k candidates looks at all k models, each a release "
+        + "of the same training data: a selected figure is private at the composition of the k releases, not at "
+        + "the eps of one. The tables give that total as *eps total* next to each figure (`selection_eps` in "
+        + "`results.csv`, with its neighbouring relation in `neighbours`); the plots place each point at the "
+        + "per-candidate eps. Every variant is accounted under the same neighbouring relation (replace one "
+        + "record unless the configuration says otherwise), so the columns compare.\n\n");
     String firstPartition = c.partitions().get(0);
     if (c.epsilons().size() > 1) {
       for (String sel : SELECTIONS) {
@@ -127,8 +134,9 @@ public final class Report {
             md.append("| ").append(variant).append(" | ").append(p).append(" | ").append(w).append(" |");
             for (double e : c.epsilons()) {
               Results.Cell cell = byEps.get(e);
-              md.append(cell == null ? " - |" : String.format(Locale.ROOT, " %.2f ± %.2f |", 100 * cell.mean(),
-                  100 * cell.sd()));
+              md.append(cell == null ? " - |" : String.format(Locale.ROOT, " %.2f ± %.2f (eps total %s) |",
+                  100 * cell.mean(), 100 * cell.sd(), Double.isNaN(cell.selectionEps()) ? "not recorded"
+                      : Chart.fmt(cell.selectionEps())));
             }
             Results.Cell chosen = byEps.get(plotEps);
             md.append(" ").append(chosen == null ? "-" : chosen.hyperparameters()).append(" |\n");

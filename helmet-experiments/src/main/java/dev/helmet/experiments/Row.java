@@ -29,6 +29,10 @@ import java.util.List;
  * @param testAcc accuracy on the test set
  * @param testF1 macro-F1 on the test set
  * @param selection grid, test or validation
+ * @param selectionEps for a selected run: the eps of the whole selection, the composition of every
+ *     candidate's release on the same data (choosing the best of k looks at all k); NaN for a grid run
+ * @param neighbours the neighbouring relation of dpEps and selectionEps, in words
+ * @param charge the run's privacy charge as JSON (what the selection composes; not a CSV column)
  */
 public record Row(
     String variant,
@@ -51,24 +55,30 @@ public record Row(
     double valAcc,
     double testAcc,
     double testF1,
-    String selection) {
+    String selection,
+    double selectionEps,
+    String neighbours,
+    String charge) {
 
   /** The CSV header, in column order. */
   public static final List<String> COLUMNS = List.of("variant", "learner", "lambda", "radius", "epochs",
       "learning_rate", "clip", "sampling_rate", "rounds", "parties", "per_party", "partition", "fold", "seed",
-      "target_eps", "dp_eps", "dp_delta", "val_acc", "test_acc", "test_f1", "selection");
+      "target_eps", "dp_eps", "dp_delta", "val_acc", "test_acc", "test_f1", "selection", "selection_eps",
+      "neighbours");
 
   /** The values in {@link #COLUMNS} order. */
   public List<Object> values() {
     return List.of(variant, learner, num(lambda), num(radius), num(epochs), num(learningRate), num(clip),
         num(samplingRate), rounds, parties, perParty, partition, fold, seed, num(targetEps), num(dpEps),
-        num(dpDelta), num(valAcc), num(testAcc), num(testF1), selection);
+        num(dpDelta), num(valAcc), num(testAcc), num(testF1), selection, num(selectionEps),
+        neighbours == null ? "" : neighbours);
   }
 
-  /** This run marked as chosen by {@code how}. */
-  public Row selectedBy(String how) {
+  /** This run marked as chosen by {@code how}, from candidates whose releases together cost {@code selectionEps}. */
+  public Row selectedBy(String how, double selectionEps) {
     return new Row(variant, learner, lambda, radius, epochs, learningRate, clip, samplingRate, rounds, parties,
-        perParty, partition, fold, seed, targetEps, dpEps, dpDelta, valAcc, testAcc, testF1, how);
+        perParty, partition, fold, seed, targetEps, dpEps, dpDelta, valAcc, testAcc, testF1, how, selectionEps,
+        neighbours, charge);
   }
 
   /** The hyperparameters, for the report. */

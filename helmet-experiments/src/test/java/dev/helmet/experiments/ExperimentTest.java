@@ -139,8 +139,21 @@ class ExperimentTest {
         double best = groups.get(group(r)).stream().mapToDouble(g -> Double.parseDouble(g.get(column))).max()
             .orElseThrow();
         assertEquals(best, Double.parseDouble(r.get(column)), how + " pick of " + group(r));
+        // Choosing among k candidates costs the composition of their k releases: more than one
+        // candidate's eps when k > 1, exactly it when k = 1 (release 0.1 did not account selection).
+        double selection = Double.parseDouble(r.get("selection_eps"));
+        double one = Double.parseDouble(r.get("dp_eps"));
+        if (groups.get(group(r)).size() > 1) {
+          assertTrue(selection > 1.2 * one, "selecting among " + groups.get(group(r)).size() + ": " + r);
+        } else {
+          assertEquals(one, selection, 1e-9 * one, r.toString());
+        }
       }
     }
+    // Every variant is accounted under the same relation, so they compare.
+    assertTrue(records.stream().allMatch(r -> r.get("neighbours").equals("replace one record")),
+        () -> records.stream().map(r -> r.get("variant") + ": " + r.get("neighbours")).distinct().toList().toString());
+    assertTrue(Files.readString(o.report()).contains("eps total"), "the report shows the selection's cost");
     for (String plot : List.of("accuracy-vs-eps-validation", "accuracy-vs-eps-test", "accuracy-vs-parties")) {
       BufferedImage png = ImageIO.read(out.resolve(plot + ".png").toFile());
       assertEquals(1560, png.getWidth());

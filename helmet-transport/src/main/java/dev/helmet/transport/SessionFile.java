@@ -192,13 +192,13 @@ public final class SessionFile {
     StrictNode db = n.child("database");
     db.allow("url", "user", "password");
     String url = db.string("url", "jdbc:h2:file:" + base.resolve("helmet-coordinator").toAbsolutePath());
+    // The data set's total (eps, delta) over all sessions: recorded the first time the data set is
+    // named; afterwards the file may repeat it or leave it out, and only `helmet budget set` changes it.
     StrictNode budget = n.child("budget");
     budget.allow("epsilon", "delta");
-    if (!n.has("budget")) {
-      throw n.error("budget", "is required: the total (epsilon, delta) the data set may spend over all sessions");
-    }
+    double budgetEpsilon = n.has("budget") ? budget.number("epsilon", null, 1e-9, 1e9) : Double.NaN;
+    double budgetDelta = n.has("budget") ? budget.number("delta", null, 0, 1) : Double.NaN;
     return new Coordinator.Settings(config, host, port, tls, url, db.text("user"), db.text("password"),
-        budget.number("epsilon", null, 1e-9, 1e9), budget.number("delta", null, 0, 1),
-        n.integer("upload_slots", 16, 1, 10_000));
+        budgetEpsilon, budgetDelta, n.integer("upload_slots", 16, 1, 10_000));
   }
 }

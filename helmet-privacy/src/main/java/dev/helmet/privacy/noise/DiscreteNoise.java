@@ -19,6 +19,12 @@ import java.math.BigInteger;
  *   <li>the symmetric Skellam Sk(lambda, lambda) = Poisson(lambda) - Poisson(lambda).
  * </ul>
  *
+ * <p><b>Timing.</b> These are rejection samplers: how long one draw takes depends on the value
+ * drawn (a larger |x| takes more discrete-Laplace trials and a longer Bernoulli(exp) loop), so the
+ * time of a single draw leaks a little about it. Callers draw a party's whole noise vector at once,
+ * before the party sends the first message of the round that carries it, so an observer sees at
+ * most the total time of thousands of draws; nothing is sent between draws.
+ *
  * <p>Not thread-safe (one per thread or party).
  */
 public final class DiscreteNoise {

@@ -42,6 +42,8 @@ public final class DpFlSimulation {
   /** What a run produced and cost. */
   public record Result(
       LinearModel model,
+      dev.helmet.privacy.ledger.PrivacyLedger ledger,
+      dev.helmet.privacy.ledger.PrivacyCharge charge,
       double noiseMultiplier,
       double epsilon,
       int rounds,
@@ -141,7 +143,11 @@ public final class DpFlSimulation {
       progress.advance(1);
     }
     progress.finish();
-    return new Result(new LinearModel(classes, plan.cols(), theta), plan.noiseMultiplier(), plan.epsilon(),
+    dev.helmet.privacy.ledger.PrivacyLedger ledger = aggregate
+        ? plan.ledger("simulated (the parties' noise drawn as one Gaussian; no messages)", false)
+        : plan.ledger(summation.name(), summation.revealsInputs());
+    return new Result(new LinearModel(classes, plan.cols(), theta), ledger, plan.charge(), plan.noiseMultiplier(),
+        plan.epsilon(),
         c.rounds(), bytesPerParty, serverBytes, summationSeconds, (System.nanoTime() - start) / 1e9);
   }
 

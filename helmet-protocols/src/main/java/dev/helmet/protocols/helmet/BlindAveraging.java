@@ -91,10 +91,15 @@ public final class BlindAveraging {
     return new LocalModels(Arrays.asList(models), sizes, learner, pre, partition.description());
   }
 
-  /** The outcome of phase II. */
+  /**
+   * The outcome of phase II.
+   *
+   * @param charge what the release costs every party's data, from the public plan
+   */
   public record Release(
       LinearModel model,
       PrivacyLedger ledger,
+      PrivacyCharge charge,
       SummationOutcome summation,
       FixedPointEncoding encoding,
       double noiseMultiplier,
@@ -350,7 +355,8 @@ public final class BlindAveraging {
           privacy.delta(),
           details,
           guarantees);
-      return new Release(model, ledger, outcome, encoding, noise.noiseMultiplier(), perPartySensitivity, scaled);
+      return new Release(model, ledger, charge(), outcome, encoding, noise.noiseMultiplier(), perPartySensitivity,
+          scaled);
     }
   }
 

@@ -179,4 +179,36 @@ class BlindAveragingTest {
     LinearModel m = r.model();
     assertTrue(m.norm() > SOFTMAX.radius(), "norm " + m.norm());
   }
+
+  /**
+   * A summation in the clear shows the server every party's noised model, whose own guarantee is
+   * far weaker than the released average's: both are printed, each naming whom it protects against
+   * (release 0.1 printed only the average's). With 40 parties at t = 0.5 each party adds 1/sqrt(20)
+   * of the noise, so against the server it has multiplier sigma / sqrt(20).
+   */
+  @Test
+  void inTheClearTheServersPerPartyGuaranteeIsReportedBesideTheModels() {
+    LocalModels l = locals(new PartitionStrategy.Iid(40, 30), SOFTMAX);
+    BlindAveraging.Release plain = BlindAveraging.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
+        NoiseFactory.seededForTesting(5), NoiseKind.GAUSSIAN, 0, 2);
+    var gs = plain.ledger().guarantees();
+    assertEquals(2, gs.size(), gs::toString);
+    assertEquals(plain.ledger().epsilon(), gs.get(0).epsilon());
+    assertTrue(gs.get(0).against().contains("not the server"), gs.get(0).against());
+    assertTrue(gs.get(1).against().contains("server"), gs.get(1).against());
+    double sigma = plain.noiseMultiplier();
+    assertEquals(HelmetAccounting.epsilon(sigma / Math.sqrt(20), 1, 1e-5 - (double) plain.ledger().details()
+        .get("delta_clamp_tail")), gs.get(1).epsilon(), 1e-9);
+    assertTrue(gs.get(1).epsilon() > 5 * gs.get(0).epsilon(), gs.get(1).epsilon() + " vs " + gs.get(0).epsilon());
+    assertEquals("replace one record", gs.get(1).neighbours());
+
+    var secure = BlindAveraging.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5),
+        new dev.helmet.secagg.protocol.InProcessSecAgg(dev.helmet.secagg.protocol.InProcessSecAgg.Variant.SECAGG_PLUS,
+            0.5, dev.helmet.secagg.protocol.InProcessSecAgg.DROPOUTS_FROM_THRESHOLD,
+            dev.helmet.secagg.summation.DropoutPlan.NONE, 2),
+        NoiseFactory.seededForTesting(5), NoiseKind.DISCRETE_GAUSSIAN, 0, 2);
+    assertEquals(1, secure.ledger().guarantees().size());
+    assertTrue(secure.ledger().guarantees().get(0).against().contains("colluding with up to 20 parties"),
+        secure.ledger().guarantees().get(0).against());
+  }
 }

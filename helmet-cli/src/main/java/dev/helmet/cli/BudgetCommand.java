@@ -1,0 +1,143 @@
+package dev.helmet.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.transport.Coordinator;
+import dev.helmet.transport.SessionFile;
+import dev.helmet.transport.store.Store;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code helmet budget show|set}: a data set's privacy budget in the coordinator's database. A
+ * budget is recorded the first time a session names the data set and changes only here, each
+ * change recorded with its reason, so editing a session file cannot reset it.
+ */
+@Command(
+    name = "budget",
+    mixinStandardHelpOptions = true,
+    description = "Show or change a data set's privacy budget in the coordinator's database (the one the session "
+        + "file names).",
+    subcommands = {BudgetCommand.Show.class, BudgetCommand.Set.class})
+final class BudgetCommand extends GroupCommand {
+
+  /** Where the database is and which data set. */
+  static final class Target {
+    @Option(names = "--config", paramLabel = "SESSION.yaml", required = true,
+        description = "The session file: names the database and (unless --dataset is given) the data set.")
+    Path config;
+
+    @Option(names = "--dataset", paramLabel = "NAME", description = "The data set. Default: the session file's.")
+    String dataset;
+
+    Coordinator.Settings settings() {
+      return SessionFile.read(config);
+    }
+
+    String dataset(Coordinator.Settings s) {
+      return dataset != null ? dataset : s.config().getDataset();
+    }
+
+    Store open(Coordinator.Settings s) {
+      return Store.open(s.databaseUrl(), s.databaseUser(), s.databasePassword());
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true,
+      description = "The data set's budget, what sessions have spent or reserved, and the budget's history.")
+  static final class Show implements Callable<Integer> {
+    @picocli.CommandLine.Mixin Target target = new Target();
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      Coordinator.Settings s = target.settings();
+      String dataset = target.dataset(s);
+      PrintWriter out = spec.commandLine().getOut();
+      try (Store store = target.open(s)) {
+        double[] budget = store.budget(dataset);
+        BigDecimal[] used = store.used(dataset);
+        var history = store.budgetHistory(dataset);
+        if (json) {
+          ObjectNode j = Json.object();
+          j.put("dataset", dataset);
+          if (budget == null) {
+            j.putNull("budget");
+          } else {
+            j.putObject("budget").put("epsilon", budget[0]).put("delta", budget[1]);
+          }
+          j.putObject("used").put("epsilon", used[0].doubleValue()).put("delta", used[1].doubleValue());
+          ArrayNode h = j.putArray("history");
+          for (Map<String, Object> row : history) {
+            h.addObject().put("epsilon", ((Number) row.get("EPSILON")).doubleValue())
+                .put("delta", ((Number) row.get("DELTA")).doubleValue()).put("reason", String.valueOf(row.get("REASON")))
+                .put("changed_at", String.valueOf(row.get("CHANGED_AT")));
+          }
+          out.println(Json.print(j));
+        } else if (budget == null) {
+          out.printf("data set '%s' has no privacy budget yet (a session file's `budget` sets the first one)%n", dataset);
+        } else {
+          out.printf("data set '%s': budget (eps = %s, delta = %s); spent or reserved (eps = %s, delta = %s), by basic "
+              + "composition of its sessions' guarantees%n", dataset, Trainer.fmt(budget[0]), Trainer.fmt(budget[1]),
+              used[0].toPlainString(), used[1].toPlainString());
+          for (Map<String, Object> row : history) {
+            out.printf("  %s  (eps = %s, delta = %s)  %s%n", row.get("CHANGED_AT"),
+                Trainer.fmt(((Number) row.get("EPSILON")).doubleValue()),
+                Trainer.fmt(((Number) row.get("DELTA")).doubleValue()), row.get("REASON"));
+          }
+        }
+      }
+      out.flush();
+      return Main.OK;
+    }
+  }
+
+  @Command(name = "set", mixinStandardHelpOptions = true,
+      description = "Sets the data set's budget, recording the change and its reason in the ledger.")
+  static final class Set implements Callable<Integer> {
+    @picocli.CommandLine.Mixin Target target = new Target();
+
+    @Option(names = "--epsilon", paramLabel = "E", required = true, description = "The total eps over all sessions.")
+    double epsilon;
+
+    @Option(names = "--delta", paramLabel = "D", required = true, description = "The total delta.")
+    double delta;
+
+    @Option(names = "--reason", paramLabel = "TEXT", required = true,
+        description = "Why the budget changes (recorded in the budget's history).")
+    String reason;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      Coordinator.Settings s = target.settings();
+      String dataset = target.dataset(s);
+      try (Store store = target.open(s)) {
+        double[] before = store.budget(dataset);
+        store.setBudget(dataset, epsilon, delta, reason);
+        BigDecimal[] used = store.used(dataset);
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf("data set '%s': budget %s (eps = %s, delta = %s); spent or reserved so far (eps = %s, delta = %s)%n",
+            dataset, before == null ? "set to" : String.format("changed from (eps = %s, delta = %s) to",
+                Trainer.fmt(before[0]), Trainer.fmt(before[1])), Trainer.fmt(epsilon), Trainer.fmt(delta),
+            used[0].toPlainString(), used[1].toPlainString());
+        if (used[0].compareTo(BigDecimal.valueOf(epsilon)) > 0) {
+          out.println("  note: more than the new budget is already spent; no further session can run on this data set");
+        }
+        out.flush();
+      }
+      return Main.OK;
+    }
+  }
+}
