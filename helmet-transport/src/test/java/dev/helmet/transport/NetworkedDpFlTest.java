@@ -45,7 +45,7 @@ class NetworkedDpFlTest {
         .setAlgorithm("dp-fl")
         .setDpfl(DpFlSpec.newBuilder().setSamplingRate(q).setGradClip(1).setRounds(rounds).setLearningRate(2)
             .setNoiseSplit("honest").setAccountant("rdp").setNeighbours("add-remove").setExpectedBatch(q * 60 * parties))
-        .setDeadlines(dev.helmet.transport.wire.Deadlines.newBuilder().setEnrolmentSeconds(60).setRoundSeconds(20))
+        .setDeadlines(dev.helmet.transport.wire.Deadlines.newBuilder().setEnrolmentSeconds(60).setRoundSeconds(60))
         .build();
   }
 

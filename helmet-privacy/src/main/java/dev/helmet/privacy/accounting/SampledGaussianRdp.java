@@ -15,11 +15,15 @@ import org.apache.commons.numbers.gamma.Erfc;
  *       + 1/2}, with generalised binomial coefficients (alternating in sign past alpha) and erfc
  *       factors. The series is summed until its terms fall below 2^-52 of the partial sum; the
  *       remainder, whose terms decay at least like i^-(alpha+2), is bounded by the last term times
- *       the number of terms and added, so the result errs upward.
+ *       the number of terms and added, so the result errs upward. For large q (0.5 and up) the
+ *       terms decay only polynomially and the series would need millions of terms; after
+ *       {@link #FRACTIONAL_TERMS} terms the order is instead evaluated at the next integer, an upper
+ *       bound because the Renyi divergence is non-decreasing in the order.
  * </ul>
  */
 final class SampledGaussianRdp {
-  private static final int MAX_TERMS = 2_000_000;
+  /** Terms of a fractional-order series before it falls back to the next integer order. */
+  static final int FRACTIONAL_TERMS = 5_000;
 
   private SampledGaussianRdp() {}
 
@@ -75,9 +79,21 @@ final class SampledGaussianRdp {
     return Math.max(r, alpha);
   }
 
-  /** The exact RDP of order a (integer or fractional). */
+  /**
+   * The RDP of order a: exact at integer orders; at a fractional order exact when its series
+   * converges within {@link #FRACTIONAL_TERMS} terms, else the exact value at ceil(a) (an upper
+   * bound: RDP is non-decreasing in the order).
+   */
   static double exact(double q, double sigma, double a) {
-    double logA = a == Math.rint(a) ? logAInteger(q, sigma, (int) a) : logAFractional(q, sigma, a);
+    if (a == Math.rint(a)) {
+      return Math.max(0, logAInteger(q, sigma, (int) a) / (a - 1));
+    }
+    // Above q = 0.4 the terms shrink by less than q / (1 - q) = 2/3 per step, too slowly to pay.
+    double logA = q > 0.4 ? Double.NaN : logAFractional(q, sigma, a);
+    if (Double.isNaN(logA)) {
+      double up = Math.ceil(a);
+      return Math.max(0, logAInteger(q, sigma, (int) up) / (up - 1));
+    }
     return Math.max(0, logA / (a - 1));
   }
 
@@ -101,6 +117,7 @@ final class SampledGaussianRdp {
     return max + Math.log(sum);
   }
 
+  /** log A at a fractional order, or NaN if the series has not converged in {@link #FRACTIONAL_TERMS} terms. */
   static double logAFractional(double q, double sigma, double alpha) {
     double z0 = sigma * sigma * Math.log(1 / q - 1) + 0.5;
     double lq = Math.log(q);
@@ -114,7 +131,8 @@ final class SampledGaussianRdp {
     int sign = 1;
     int i = 0;
     double lastLog = 0;
-    for (; i < MAX_TERMS; i++) {
+    boolean converged = false;
+    for (; i < FRACTIONAL_TERMS; i++) {
       if (i > 0) {
         double f = alpha - (i - 1);
         logC += Math.log(Math.abs(f)) - Math.log(i);
@@ -122,6 +140,7 @@ final class SampledGaussianRdp {
           sign = -sign;
         }
         if (f == 0) {
+          converged = true;
           break; // integer alpha reached through the fractional path: later terms vanish
         }
       }
@@ -139,8 +158,12 @@ final class SampledGaussianRdp {
       lastLog = Math.max(t0, t1);
       double partial = ref + Math.log(Math.abs(acc));
       if (i > alpha + 1 && lastLog < partial - 36) {
+        converged = true;
         break;
       }
+    }
+    if (!converged) {
+      return Double.NaN;
     }
     // Upward bound of the remainder (see the class comment): (terms so far + 1) x twice the last term.
     double tail = Math.log(2.0 * (i + 1)) + lastLog;

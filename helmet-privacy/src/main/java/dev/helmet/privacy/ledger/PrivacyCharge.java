@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Memo;
 import dev.helmet.privacy.accounting.Accountants;
 import dev.helmet.privacy.event.ComposedDpEvent;
 import dev.helmet.privacy.event.DpEvent;
@@ -56,8 +57,15 @@ public record PrivacyCharge(String accountant, DpEvent perRound, int plannedRoun
     if (rounds == 0) {
       return 0;
     }
-    return Accountants.named(accountant).get().compose(perRound, rounds).epsilon(mechanismDelta);
+    return EPSILONS.get(new Rounds(this, rounds));
   }
+
+  private record Rounds(PrivacyCharge charge, int rounds) {}
+
+  /** Memoised: every simulated party derives the same charge (and PLD compositions are costly). */
+  private static final Memo<Rounds, Double> EPSILONS = new Memo<>(256,
+      k -> Accountants.named(k.charge().accountant()).get().compose(k.charge().perRound(), k.rounds())
+          .epsilon(k.charge().mechanismDelta()));
 
   /** delta after {@code rounds} released rounds (0 for none). */
   public double delta(int rounds) {

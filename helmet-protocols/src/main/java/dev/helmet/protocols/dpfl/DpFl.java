@@ -6,6 +6,7 @@ import dev.helmet.core.partition.Partition;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Memo;
 import dev.helmet.core.util.Parallel;
 import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.accounting.Accountants;
@@ -16,11 +17,11 @@ import dev.helmet.privacy.event.GaussianDpEvent;
 import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
+import dev.helmet.privacy.ledger.Guarantee;
+import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.privacy.noise.RandomBits;
-import dev.helmet.privacy.ledger.Guarantee;
-import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.protocols.helmet.HelmetAccounting;
 import dev.helmet.protocols.privacy.Audience;
 import dev.helmet.secagg.ring.FixedPointEncoding;
@@ -163,12 +164,20 @@ public final class DpFl {
       return Accountants.named(accountant);
     }
 
-    /** The smallest noise multiplier meeting (epsilon, mechanismDelta) over all rounds (never overshooting). */
+    /**
+     * The smallest noise multiplier meeting (epsilon, mechanismDelta) over all rounds (never
+     * overshooting). Memoised: every simulated party and the coordinator derive the same plan.
+     */
     public double noiseMultiplier(double mechanismDelta) {
-      return Calibration.noiseMultiplier(this::event, accountants(), epsilon, mechanismDelta,
-          accountant.equals("pld") ? 1e-4 : 1e-8);
+      return CALIBRATIONS.get(new Calibrated(this, mechanismDelta));
     }
   }
+
+  private record Calibrated(Config config, double mechanismDelta) {}
+
+  private static final Memo<Calibrated, Double> CALIBRATIONS = new Memo<>(64,
+      k -> Calibration.noiseMultiplier(k.config()::event, k.config().accountants(), k.config().epsilon(),
+          k.mechanismDelta(), k.config().accountant().equals("pld") ? 1e-4 : 1e-8));
 
   /**
    * The public half of a DP-FL run: everything derived from the configuration, the parties' sizes
