@@ -1,5 +1,6 @@
 package dev.helmet.cli;
 
+import dev.helmet.transport.CertificateRequests;
 import dev.helmet.transport.Certificates;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -11,19 +12,27 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code helmet certs}: a small CA and certificates for a demo or test deployment. */
+/**
+ * {@code helmet certs}: all certificates at once for a demo or test deployment, or (subcommands)
+ * the flow for a real one where every private key stays on the machine it was made on.
+ */
 @Command(
     name = "certs",
     mixinStandardHelpOptions = true,
     sortOptions = false,
+    subcommands = {CertsCommand.Ca.class, CertsCommand.Request.class, CertsCommand.Sign.class},
     description = {
-      "Creates a certificate authority (ca.pem, ca-key.pem), a server certificate for the coordinator "
-          + "(coordinator.pem, coordinator-key.pem) and one client certificate per participant "
-          + "(participant-1.pem, participant-1-key.pem, ...), ECDSA P-256, for a demo or test deployment. "
-          + "Give each machine ca.pem and its own pair; keep ca-key.pem off the participants' machines."
+      "Without a subcommand: creates a certificate authority (ca.pem, ca-key.pem), a server certificate for "
+          + "the coordinator (coordinator.pem, coordinator-key.pem) and one client certificate per participant "
+          + "(participant-1.pem, participant-1-key.pem, ...), ECDSA P-256, in one folder: for a demo or test "
+          + "deployment on machines you control, since every private key is made in one place.",
+      "For a real deployment: `certs ca` on an offline machine run by someone other than the coordinator's "
+          + "operator; `certs request` on each participant's and the coordinator's machine (the key never "
+          + "leaves it); `certs sign` at the CA for each request, which decides the role."
     })
 final class CertsCommand implements Callable<Integer> {
-  @Option(names = "--out", paramLabel = "DIR", required = true, description = "Folder to write the files to.")
+  @Option(names = "--out", paramLabel = "DIR", description = "Folder to write the files to (required without a "
+      + "subcommand).")
   Path out;
 
   @Option(names = "--participants", paramLabel = "N", defaultValue = "2",
@@ -43,6 +52,9 @@ final class CertsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    if (out == null) {
+      throw new IllegalArgumentException("--out is required (or use a subcommand: ca, request, sign)");
+    }
     if (participants < 0 || participants > 100_000) {
       throw new IllegalArgumentException("participants must be in [0, 100000]. Provided value: " + participants);
     }
@@ -55,5 +67,100 @@ final class CertsCommand implements Callable<Integer> {
         w.ca().getFileName(), w.coordinator().getFileName(), String.join(", ", hosts), w.participants().size(), out);
     o.flush();
     return Main.OK;
+  }
+
+  /** {@code helmet certs ca}: the CA, on its own (offline) machine. */
+  @Command(name = "ca", mixinStandardHelpOptions = true, description = "Creates ca.pem and ca-key.pem (owner-only) "
+      + "in DIR. Run it on a machine the coordinator's operator does not control; ca-key.pem never leaves it.")
+  static final class Ca implements Callable<Integer> {
+    @Option(names = "--out", paramLabel = "DIR", required = true, description = "Folder for the CA's files.")
+    Path out;
+
+    @Option(names = "--name", paramLabel = "CN", defaultValue = "Helmet CA",
+        description = "The CA's common name. Default: ${DEFAULT-VALUE}.")
+    String name;
+
+    @Option(names = "--days", paramLabel = "D", defaultValue = "365",
+        description = "Validity in days. Default: ${DEFAULT-VALUE}.")
+    int days;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+      if (days < 1) {
+        throw new IllegalArgumentException("days must be positive. Provided value: " + days);
+      }
+      Path ca = CertificateRequests.createCa(out, name, Duration.ofDays(days));
+      spec.commandLine().getOut().printf("wrote %s and ca-key.pem (keep it offline)%n", ca);
+      spec.commandLine().getOut().flush();
+      return Main.OK;
+    }
+  }
+
+  /** {@code helmet certs request}: a key and signing request on the requester's machine. */
+  @Command(name = "request", mixinStandardHelpOptions = true, description = "Creates NAME-key.pem (owner-only; it "
+      + "never leaves this machine) and NAME.csr in DIR. Send NAME.csr to the CA; put the signed NAME.pem and the "
+      + "CA's ca.pem next to the key.")
+  static final class Request implements Callable<Integer> {
+    @Option(names = "--out", paramLabel = "DIR", required = true, description = "Folder for the key and request.")
+    Path out;
+
+    @Option(names = "--name", paramLabel = "NAME", required = true,
+        description = "This machine's name, e.g. participant-3 or coordinator.")
+    String name;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+      Path csr = CertificateRequests.request(out, name);
+      spec.commandLine().getOut().printf("wrote %s and %s-key.pem; send %s to the CA%n", csr, name,
+          csr.getFileName());
+      spec.commandLine().getOut().flush();
+      return Main.OK;
+    }
+  }
+
+  /** {@code helmet certs sign}: the CA signs one request for the role it decides. */
+  @Command(name = "sign", mixinStandardHelpOptions = true, description = "Signs a request with the CA in --ca-dir. "
+      + "A participant certificate allows clientAuth only; a coordinator certificate serverAuth only (so it can "
+      + "never vouch for a participant's identity key). Check who sent the request before signing: each "
+      + "participant certificate is one party.")
+  static final class Sign implements Callable<Integer> {
+    @Option(names = "--ca-dir", paramLabel = "DIR", required = true, description = "Folder with ca.pem and "
+        + "ca-key.pem.")
+    Path caDir;
+
+    @Option(names = "--csr", paramLabel = "FILE", required = true, description = "The signing request.")
+    Path csr;
+
+    @Option(names = "--role", paramLabel = "ROLE", required = true,
+        description = "participant or coordinator.")
+    String role;
+
+    @Option(names = "--host", paramLabel = "NAME|ADDRESS", split = ",",
+        description = "For a coordinator: its host names and addresses, as participants dial them.")
+    List<String> hosts = List.of();
+
+    @Option(names = "--days", paramLabel = "D", defaultValue = "30",
+        description = "Validity in days. Default: ${DEFAULT-VALUE}.")
+    int days;
+
+    @Option(names = {"-o", "--out"}, paramLabel = "FILE", required = true, description = "The certificate to write.")
+    Path out;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+      if (days < 1) {
+        throw new IllegalArgumentException("days must be positive. Provided value: " + days);
+      }
+      CertificateRequests.sign(caDir, csr, CertificateRequests.Role.parse(role), hosts, Duration.ofDays(days), out);
+      spec.commandLine().getOut().printf("wrote %s (%s)%n", out, role);
+      spec.commandLine().getOut().flush();
+      return Main.OK;
+    }
   }
 }

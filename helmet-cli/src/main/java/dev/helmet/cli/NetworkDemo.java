@@ -16,6 +16,7 @@ import dev.helmet.protocols.model.ReleasedModel;
 import dev.helmet.transport.Certificates;
 import dev.helmet.transport.Coordinator;
 import dev.helmet.transport.Participant;
+import dev.helmet.transport.SessionFile;
 import dev.helmet.transport.SessionPlan;
 import dev.helmet.transport.Tls;
 import dev.helmet.transport.wire.Deadlines;
@@ -88,6 +89,7 @@ final class NetworkDemo {
           .setParties(parties)
           .setMinContributors(minContributors)
           .setColludingFraction(colluding)
+          .setMaxPoints(SessionFile.DEFAULT_MAX_POINTS)
           .setNoise(run.noiseKind().id())
           .setRingBits(run.ringBits)
           .setFeatures(train.dimension())

@@ -106,6 +106,33 @@ final class ParticipantCommand implements Callable<Integer> {
       description = "Refuse sessions that count on fewer honest parties. Default: ${DEFAULT-VALUE}.")
   double minHonestFraction;
 
+  @Option(names = "--max-delta", paramLabel = "D", defaultValue = "1e-5",
+      description = "Refuse sessions whose delta is larger (a larger delta buys less noise). Default: ${DEFAULT-VALUE}.")
+  double maxDelta;
+
+  @Option(names = "--protections", paramLabel = "UNIT", split = ",", defaultValue = "record,group,user",
+      description = "Protection units this participant accepts. Default: ${DEFAULT-VALUE}.")
+  List<String> protections;
+
+  @Option(names = "--noise-splits", paramLabel = "SPLIT", split = ",", defaultValue = "honest",
+      description = "DP-FL noise splits this participant accepts (honest, all-trusted, sqrt-w-penalty); any other "
+          + "than honest assumes more honest parties than the honest fraction. Default: ${DEFAULT-VALUE}.")
+  List<String> noiseSplits;
+
+  @Option(names = "--allow-float-noise",
+      description = "Join sessions whose noise is drawn in floating point (continuous Gaussian; DP-FL's). By "
+          + "default only exact discrete Gaussian noise is accepted.")
+  boolean allowFloatNoise;
+
+  @Option(names = "--min-neighbours", paramLabel = "K", defaultValue = "1",
+      description = "Refuse a summation that gives each party fewer SecAgg+ neighbours. Default: ${DEFAULT-VALUE}.")
+  int minNeighbours;
+
+  @Option(names = "--max-points", paramLabel = "N", defaultValue = "1000000",
+      description = "Refuse sessions that let one party claim more training points (its weight in the average). "
+          + "Default: ${DEFAULT-VALUE}.")
+  long maxPoints;
+
   @Option(names = "--ledger", paramLabel = "FILE",
       description = "This participant's own privacy ledger for its data (JSON; created if missing): a session's "
           + "target is reserved when joined (refused if it would exceed --budget-epsilon / --budget-delta), and when "
@@ -134,8 +161,8 @@ final class ParticipantCommand implements Callable<Integer> {
     Logging.configure(json);
     Tls.Files tls = tlsFiles();
     Dataset local = loadData();
-    Participant.Policy policy = new Participant.Policy(maxEpsilon, minContributors,
-        new HashSet<>(learners.stream().map(s -> s.trim().toLowerCase(Locale.ROOT)).toList()), minHonestFraction);
+    Participant.Policy policy = new Participant.Policy(maxEpsilon, minContributors, lower(learners), minHonestFraction,
+        maxDelta, lower(protections), lower(noiseSplits), !allowFloatNoise, minNeighbours, maxPoints);
     LocalLedger book = ledger == null ? null : new LocalLedger(ledger, budgetEpsilon, budgetDelta);
     Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book));
     if (r.completed() && modelOut != null) {
@@ -227,5 +254,9 @@ final class ParticipantCommand implements Callable<Integer> {
     o.labelColumn = labelColumn;
     o.skipRows = skipRows;
     return DataReader.read(Path.of(data), o.readOptions().withLabels(labels));
+  }
+
+  private static java.util.Set<String> lower(List<String> names) {
+    return new HashSet<>(names.stream().map(s -> s.trim().toLowerCase(Locale.ROOT)).toList());
   }
 }

@@ -151,7 +151,8 @@ class NetworkCliTest {
         Cli p = null;
         for (int attempt = 0; attempt < 100; attempt++) {
           p = Cli.run("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris, "--skip-rows", "1",
-              "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--min-contributors", "3", "--json");
+              "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--min-contributors", "3",
+              "--allow-float-noise", "--json");
           if (!p.err.contains("cannot reach")) {
             break;
           }

@@ -100,12 +100,27 @@ public final class Certificates {
     }
   }
 
-  private static Path leaf(Path dir, String file, String subject, X509Certificate caCert, KeyPair caKeys, Instant now,
+  static Path leaf(Path dir, String file, String subject, X509Certificate caCert, KeyPair caKeys, Instant now,
       Duration validity, KeyPurposeId purpose, GeneralNames altNames)
       throws GeneralSecurityException, OperatorCreationException, IOException {
     KeyPair keys = keyPair();
+    X509Certificate cert = issue(new X500Name(subject), keys.getPublic(), caCert, caKeys.getPrivate(), now, validity,
+        purpose, altNames);
+    Path p = dir.resolve(file + ".pem");
+    write(p, cert);
+    writeKey(dir.resolve(file + "-key.pem"), keys.getPrivate());
+    return p;
+  }
+
+  /**
+   * An end-entity certificate (CA=false) for {@code key} with exactly one extended key usage:
+   * clientAuth for a participant, serverAuth for the coordinator.
+   */
+  static X509Certificate issue(X500Name subject, java.security.PublicKey key, X509Certificate caCert,
+      PrivateKey caKey, Instant now, Duration validity, KeyPurposeId purpose, GeneralNames altNames)
+      throws GeneralSecurityException, OperatorCreationException, IOException {
     X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(caCert, serial(), Date.from(now.minusSeconds(60)),
-        Date.from(now.plus(validity)), new X500Name(subject), keys.getPublic());
+        Date.from(now.plus(validity)), subject, key);
     JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
     b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
     b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement));
@@ -114,31 +129,27 @@ public final class Certificates {
     if (altNames != null) {
       b.addExtension(Extension.subjectAlternativeName, false, altNames);
     }
-    X509Certificate cert = sign(b, caKeys.getPrivate());
-    Path p = dir.resolve(file + ".pem");
-    write(p, cert);
-    writeKey(dir.resolve(file + "-key.pem"), keys.getPrivate());
-    return p;
+    return sign(b, caKey);
   }
 
-  private static KeyPair keyPair() throws GeneralSecurityException {
+  static KeyPair keyPair() throws GeneralSecurityException {
     KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
     g.initialize(new ECGenParameterSpec("secp256r1"), RANDOM);
     return g.generateKeyPair();
   }
 
-  private static BigInteger serial() {
+  static BigInteger serial() {
     return new BigInteger(127, RANDOM).add(BigInteger.ONE);
   }
 
-  private static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey key)
+  static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey key)
       throws OperatorCreationException, GeneralSecurityException {
     ContentSigner signer = new JcaContentSignerBuilder("SHA256withECDSA").build(key);
     X509CertificateHolder holder = b.build(signer);
     return new JcaX509CertificateConverter().getCertificate(holder);
   }
 
-  private static void write(Path p, Object pemObject) throws IOException {
+  static void write(Path p, Object pemObject) throws IOException {
     StringWriter s = new StringWriter();
     try (JcaPEMWriter w = new JcaPEMWriter(s)) {
       w.writeObject(pemObject);
@@ -147,7 +158,7 @@ public final class Certificates {
   }
 
   /** A PKCS#8 private key, readable by its owner only (where the file system has POSIX permissions). */
-  private static void writeKey(Path p, PrivateKey key) throws IOException {
+  static void writeKey(Path p, PrivateKey key) throws IOException {
     String pem = "-----BEGIN PRIVATE KEY-----\n"
         + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(key.getEncoded())
         + "\n-----END PRIVATE KEY-----\n";
@@ -161,7 +172,7 @@ public final class Certificates {
     Files.writeString(p, pem, StandardCharsets.US_ASCII);
   }
 
-  private static boolean isAddress(String h) {
+  static boolean isAddress(String h) {
     if (!h.matches("[0-9.]+") && !h.contains(":")) {
       return false;
     }

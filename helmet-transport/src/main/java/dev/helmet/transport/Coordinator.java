@@ -159,6 +159,22 @@ public final class Coordinator implements AutoCloseable {
   private long bytesInThisRound;
   private int reportedRejections;
   private volatile boolean closing;
+  /** Rejected messages this session (stored up to {@link #MAX_STORED_REJECTIONS}). */
+  private long rejections;
+  /** Writes rejection events to the store in order, outside the session lock. */
+  private final java.util.concurrent.ExecutorService eventWriter = java.util.concurrent.Executors
+      .newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "helmet-coordinator-events");
+        t.setDaemon(true);
+        return t;
+      });
+
+  /** Rejection events stored per session; later ones are logged only. */
+  static final int MAX_STORED_REJECTIONS = 2000;
+  /** Rejected messages after which a peer is disconnected. */
+  static final int MAX_REJECTIONS_PER_PEER = 1000;
+  /** Open streams per client certificate (a participant and one reconnection). */
+  static final int MAX_STREAMS_PER_CERTIFICATE = 2;
 
   /** One participant's stream. */
   private final class Peer {
@@ -175,6 +191,8 @@ public final class Coordinator implements AutoCloseable {
     boolean granted;
     boolean closed;
     long pendingPermits;
+    /** Messages of this peer rejected so far. */
+    int rejections;
     long bytesIn;
     long bytesOut;
 
@@ -285,6 +303,11 @@ public final class Coordinator implements AutoCloseable {
         .maxInboundMessageSize(maxMessage)
         .flowControlWindow(64 << 10)
         .permitKeepAliveTime(10, TimeUnit.SECONDS)
+        // Bounds on what one client can hold open: calls per connection, header size, and a
+        // handshake that must finish promptly.
+        .maxConcurrentCallsPerConnection(4)
+        .maxInboundMetadataSize(16 << 10)
+        .handshakeTimeout(20, TimeUnit.SECONDS)
         .build();
     this.runner = new Thread(this::runSession, "helmet-coordinator-" + sessionHex.substring(0, 8));
     this.runner.setDaemon(true);
@@ -384,6 +407,8 @@ public final class Coordinator implements AutoCloseable {
       server.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    flushEvents();
+    eventWriter.shutdown();
     store.close();
   }
 
@@ -402,6 +427,7 @@ public final class Coordinator implements AutoCloseable {
     long start = System.nanoTime();
     try {
       Result r = runRounds(start);
+      flushEvents();
       result.complete(r);
     } catch (Abort a) {
       finishAborted(a.getMessage(), start);
@@ -440,7 +466,8 @@ public final class Coordinator implements AutoCloseable {
       store.participant(sessionHex, p.party, p.subject, p.points);
       roster.addParties(RosterEntry.newBuilder().setParty(p.party).setPoints(p.points)
           .setIdentityKey(ByteString.copyFrom(p.identityKey)).setGraphNonce(ByteString.copyFrom(p.nonce))
-          .setSubject(p.subject));
+          .setSubject(p.subject).setCertificateSha256(p.tlsCertificate == null ? ByteString.EMPTY
+              : ByteString.copyFrom(IdentityBinding.fingerprint(p.tlsCertificate))));
     }
     boolean dpfl = SessionPlan.isDpFl(config);
     BlindAveraging.Plan plan = null;
@@ -504,7 +531,7 @@ public final class Coordinator implements AutoCloseable {
       // Federated DP-SGD: one summation per round on the same streams, the model broadcast first.
       double[] theta = new double[flPlan.length()];
       int rounds = flPlan.config().rounds();
-      long graphSeed = SessionPlan.graphSeed(config, built);
+      byte[] graphSeed = SessionPlan.graphSeed(config, built);
       done = null;
       for (int r = 0; r < rounds; r++) {
         SecAggParameters pr = r == 0 ? params : SessionPlan.forRound(config, params, graphSeed, r);
@@ -710,6 +737,7 @@ public final class Coordinator implements AutoCloseable {
     } finally {
       lock.unlock();
     }
+    flushEvents();
     // An aborted session's epsilon is what its released rounds cost (0: nothing was released).
     result.complete(new Result(sessionHex, false, reason, null, charged, released == 0 ? 0 : config.getPrivacy()
         .getDelta(), n, List.of(), drops, bytes,
@@ -871,10 +899,54 @@ public final class Coordinator implements AutoCloseable {
     reportedRejections = rejections.size();
   }
 
+  /**
+   * Records a rejected message: written by the event writer thread, outside the session lock, and
+   * only the first {@link #MAX_STORED_REJECTIONS} of a session (later ones are counted), so a flood
+   * of junk neither stalls the honest parties' rounds nor fills the database. Called with the lock held.
+   */
   private void reject(String stage, Integer party, String reason, String detail) {
-    store.event(sessionHex, stage, party, "REJECT", reason, detail);
-    LOG.log(Level.WARNING, "session {0}: rejected a message{1}: {2} ({3})", sessionHex,
-        party == null ? "" : " from party " + party, reason, detail);
+    rejections++;
+    if (rejections <= MAX_STORED_REJECTIONS) {
+      String d = detail.length() > 500 ? detail.substring(0, 500) + "..." : detail;
+      boolean last = rejections == MAX_STORED_REJECTIONS;
+      eventWriter.execute(() -> {
+        store.event(sessionHex, stage, party, "REJECT", reason, d);
+        if (last) {
+          store.event(sessionHex, stage, null, "REJECT", "CAPPED", MAX_STORED_REJECTIONS
+              + " rejections stored; later ones are counted in the log only");
+        }
+      });
+      LOG.log(Level.WARNING, "session {0}: rejected a message{1}: {2} ({3})", sessionHex,
+          party == null ? "" : " from party " + party, reason, d);
+    }
+  }
+
+  /**
+   * A rejection charged to the peer that sent it: past {@link #MAX_REJECTIONS_PER_PEER} the peer is
+   * disconnected (a party that sends that much junk is not following the protocol). Lock held.
+   */
+  private void reject(Peer peer, String stage, String reason, String detail) {
+    reject(stage, peer.party < 0 ? null : peer.party, reason, detail);
+    charge(peer);
+  }
+
+  private void charge(Peer peer) {
+    if (++peer.rejections == MAX_REJECTIONS_PER_PEER) {
+      LOG.log(Level.WARNING, "session {0}: disconnecting {1} after {2} rejected messages", sessionHex, peer.name(),
+          MAX_REJECTIONS_PER_PEER);
+      peer.finish(Status.RESOURCE_EXHAUSTED.withDescription(MAX_REJECTIONS_PER_PEER + " rejected messages"));
+    }
+  }
+
+  /** Waits until every event handed to the writer is stored. */
+  private void flushEvents() {
+    try {
+      eventWriter.submit(() -> { }).get(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+      LOG.log(Level.WARNING, "session {0}: the event writer did not drain: {1}", sessionHex, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   // ----- messages from participants (gRPC threads) -----
@@ -892,7 +964,7 @@ public final class Coordinator implements AutoCloseable {
         case UPLOAD_READY -> requestNext = uploadReady(peer);
         case MASKED_INPUT -> {
           if (!peer.granted) {
-            reject(stage(), peer.party < 0 ? null : peer.party, "NO_UPLOAD_GRANT",
+            reject(peer, stage(), "NO_UPLOAD_GRANT",
                 "masked input from " + peer.name() + " without an upload grant");
           } else {
             peer.granted = false;
@@ -903,7 +975,7 @@ public final class Coordinator implements AutoCloseable {
         }
         case CONSISTENCY_SIGNATURE -> deliver(peer, () -> codec.decode(m.getConsistencySignature()));
         case UNMASKING_SHARES -> deliver(peer, () -> codec.decode(m.getUnmaskingShares()));
-        case BODY_NOT_SET -> reject(stage(), peer.party < 0 ? null : peer.party, "MALFORMED", "an empty message from "
+        case BODY_NOT_SET -> reject(peer, stage(), "MALFORMED", "an empty message from "
             + peer.name());
       }
     } catch (RuntimeException e) {
@@ -940,7 +1012,7 @@ public final class Coordinator implements AutoCloseable {
 
   private void join(Peer peer, Join j) {
     if (peer.joined) {
-      reject(stage(), peer.party < 0 ? null : peer.party, "REPLAYED", "a second Join from " + peer.name());
+      reject(peer, stage(), "REPLAYED", "a second Join from " + peer.name());
       return;
     }
     String why = null;
@@ -954,21 +1026,28 @@ public final class Coordinator implements AutoCloseable {
       why = "configuration mismatch: the participant agreed to configuration digest "
           + HexFormat.of().formatHex(j.getConfigDigest().toByteArray()) + " but the session's is "
           + HexFormat.of().formatHex(configDigest);
-    } else if (j.getPoints() < 1) {
-      why = "a participant needs at least one training point";
+    } else if (j.getPoints() < 1 || j.getPoints() > config.getMaxPoints()) {
+      why = "a participant claims between 1 and max_points = " + config.getMaxPoints() + " training points; this one "
+          + "claimed " + j.getPoints();
     } else if (j.getIdentityKey().size() != 32 || j.getGraphNonce().size() != 32) {
       why = "identity_key and graph_nonce must be 32 bytes each";
     } else if (ca != null && (peer.tlsCertificate == null
         || !java.util.Arrays.equals(peer.tlsCertificate, j.getCertificate().toByteArray()))) {
       why = "the certificate in the Join is not the one presented in the TLS handshake";
     } else if (ca != null && (bindingProblem = IdentityBinding.check(j.getCertificate().toByteArray(),
-        j.getIdentityBinding().toByteArray(), ca, config.getSessionId().toByteArray(), j.getIdentityKey().toByteArray(),
+        j.getIdentityBinding().toByteArray(), ca, configDigest, j.getIdentityKey().toByteArray(),
         j.getGraphNonce().toByteArray())) != null) {
       why = bindingProblem;
     } else if (enrolled.size() >= config.getParties()) {
       why = "the session already has its " + config.getParties() + " parties";
     } else {
       for (Peer other : enrolled) {
+        // One enrolment per certificate: one certificate holder enrolling many times would make up
+        // more of the parties than the honest fraction the noise was sized for allows.
+        if (ca != null && java.util.Arrays.equals(other.tlsCertificate, peer.tlsCertificate)) {
+          why = "this certificate is already enrolled in session " + sessionHex + " (one enrolment per certificate)";
+          break;
+        }
         if (java.util.Arrays.equals(other.identityKey, j.getIdentityKey().toByteArray())
             || java.util.Arrays.equals(other.nonce, j.getGraphNonce().toByteArray())) {
           why = "the identity key or graph nonce is already enrolled (" + other.subjectOrPlain() + ")";
@@ -1006,25 +1085,24 @@ public final class Coordinator implements AutoCloseable {
   /** @param uploading whether this is the masked input its upload grant was for */
   private void deliver(Peer peer, Decoder decoder, boolean uploading) {
     String stage = stage();
-    Integer party = peer.party < 0 ? null : peer.party;
     if (phase != Phase.RUNNING || state == null || state.isFinal()) {
-      reject(stage, party, "WRONG_ROUND", "no round is open (" + peer.name() + ")");
+      reject(peer, stage, "WRONG_ROUND", "no round is open (" + peer.name() + ")");
       return;
     }
     if (peer.party < 0) {
-      reject(stage, null, "UNKNOWN_PARTY", "a protocol message from a peer that has not joined ("
+      reject(peer, stage, "UNKNOWN_PARTY", "a protocol message from a peer that has not joined ("
           + peer.subjectOrPlain() + ")");
       return;
     }
     if (gone.get(peer.party)) {
-      reject(stage, party, "UNKNOWN_PARTY", peer.name() + " was disconnected");
+      reject(peer, stage, "UNKNOWN_PARTY", peer.name() + " was disconnected");
       return;
     }
     Messages.ClientMessage msg;
     try {
       msg = decoder.decode();
     } catch (WireFormatException e) {
-      reject(stage, party, "MALFORMED", e.getMessage() + " (" + peer.name() + ")");
+      reject(peer, stage, "MALFORMED", e.getMessage() + " (" + peer.name() + ")");
       if (uploading) {
         // Its one upload grant is spent: it cannot contribute any more, so the round need not wait.
         gone.set(peer.party);
@@ -1035,12 +1113,16 @@ public final class Coordinator implements AutoCloseable {
       return;
     }
     if (msg.sender() != peer.party) {
-      reject(stage, party, "IMPERSONATION", "a message claiming to be from party " + msg.sender() + " on the stream of "
+      reject(peer, stage, "IMPERSONATION", "a message claiming to be from party " + msg.sender() + " on the stream of "
           + peer.name());
       return;
     }
+    int rejectedBefore = state.rejections().size();
     state.receive(msg);
     recordEvents(stage);
+    if (state.rejections().size() > rejectedBefore) {
+      charge(peer);
+    }
     if (awaitingLive().isEmpty()) {
       changed.signalAll();
     }
@@ -1050,7 +1132,7 @@ public final class Coordinator implements AutoCloseable {
   private boolean uploadReady(Peer peer) {
     if (phase != Phase.RUNNING || state == null || state.round() != Round.MASKED_INPUT || peer.party < 0
         || !state.awaiting().get(peer.party) || peer.granted || uploadQueue.contains(peer)) {
-      reject(stage(), peer.party < 0 ? null : peer.party, "WRONG_ROUND", "an upload request from " + peer.name()
+      reject(peer, stage(), "WRONG_ROUND", "an upload request from " + peer.name()
           + " that is not expected now");
       return true;
     }
@@ -1131,6 +1213,33 @@ public final class Coordinator implements AutoCloseable {
         if (phase == Phase.DONE || closing) {
           out.onError(Status.FAILED_PRECONDITION.withDescription("session " + sessionHex + " has ended")
               .asRuntimeException());
+          return new StreamObserver<>() {
+            @Override
+            public void onNext(ParticipantMessage value) {}
+
+            @Override
+            public void onError(Throwable t) {}
+
+            @Override
+            public void onCompleted() {}
+          };
+        }
+        String refusal = null;
+        if (peer.tlsCertificate != null) {
+          int same = 0;
+          for (Peer other : streams) {
+            same += java.util.Arrays.equals(other.tlsCertificate, peer.tlsCertificate) ? 1 : 0;
+          }
+          if (same >= MAX_STREAMS_PER_CERTIFICATE) {
+            refusal = "this certificate already has " + same + " open streams";
+          }
+        }
+        if (refusal == null && streams.size() >= 4L * config.getParties() + 64) {
+          refusal = "too many open streams";
+        }
+        if (refusal != null) {
+          reject("ENROLMENT", null, "TOO_MANY_STREAMS", refusal + " (" + peer.subjectOrPlain() + ")");
+          out.onError(Status.RESOURCE_EXHAUSTED.withDescription(refusal).asRuntimeException());
           return new StreamObserver<>() {
             @Override
             public void onNext(ParticipantMessage value) {}

@@ -10,6 +10,7 @@ import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.noise.RandomBits;
+import dev.helmet.protocols.helmet.NoiseKind;
 import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.helmet.BlindAveraging;
 import dev.helmet.protocols.model.ModelFile;
@@ -58,43 +59,131 @@ public final class Participant {
   private static final System.Logger LOG = System.getLogger(Participant.class.getName());
   private static final Object END = new Object();
 
+  /**
+   * The largest message accepted from the coordinator (a roster of 100,000 parties, or a key roster
+   * of 10,000 neighbours, is a few MB; a model of a million parameters 8 MB).
+   */
+  static final int MAX_INBOUND_BYTES = 64 << 20;
+
+  /** The largest released model accepted, decompressed. */
+  static final long MAX_MODEL_JSON_BYTES = 256L << 20;
+
   private Participant() {}
 
+  /** Whether host:port names the loopback interface. */
+  static boolean isLoopback(String target) {
+    String host = target;
+    if (host.startsWith("[")) {
+      host = host.substring(1, Math.max(1, host.indexOf(']')));
+    } else if (host.indexOf(':') == host.lastIndexOf(':') && host.indexOf(':') >= 0) {
+      host = host.substring(0, host.indexOf(':'));
+    }
+    if (host.equalsIgnoreCase("localhost")) {
+      return true;
+    }
+    try {
+      // Only literal addresses: a name other than localhost is never resolved here.
+      if (!host.matches("[0-9.]+|[0-9a-fA-F:]+")) {
+        return false;
+      }
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+
   /**
-   * What a participant accepts.
+   * What a participant accepts: a bound or a set for every privacy-relevant parameter a coordinator
+   * publishes, so a coordinator cannot weaken the guarantee by choosing them (a larger delta, a
+   * smaller honest fraction, fewer colluders, a weaker protection unit, floating-point noise).
    *
    * @param maxEpsilon the largest eps it lets a session spend on its data
    * @param minContributors the fewest parties whose sum it lets be released (compared with the
    *     session's min_contributors)
    * @param learners learner kinds it accepts (empty: any)
    * @param minHonestFraction the smallest honest fraction t it accepts
+   * @param maxDelta the largest delta it accepts
+   * @param protections protection units it accepts (record, group, user; empty: any)
+   * @param noiseSplits DP-FL noise splits it accepts (honest, all-trusted, sqrt-w-penalty; empty: any)
+   * @param requireExactNoise refuse noise drawn in floating point (continuous Gaussian; DP-FL's)
+   * @param minNeighbours the fewest SecAgg+ neighbours it accepts (the roster's degree)
+   * @param maxPoints the most points it lets any one party claim (the session's max_points)
    */
-  public record Policy(double maxEpsilon, int minContributors, Set<String> learners, double minHonestFraction) {
+  public record Policy(double maxEpsilon, int minContributors, Set<String> learners, double minHonestFraction,
+      double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
+      long maxPoints) {
+    /** The default for a deployment: delta at most 1e-5, exact noise, any unit, the honest DP-FL split. */
+    public static final double DEFAULT_MAX_DELTA = 1e-5;
+
     public Policy {
       learners = Set.copyOf(learners);
+      protections = Set.copyOf(protections);
+      noiseSplits = Set.copyOf(noiseSplits);
     }
 
-    /** A permissive policy for tests and demos: any learner, eps up to {@code maxEpsilon}. */
+    /** The safe defaults for everything but eps, min contributors, learners and t. */
+    public Policy(double maxEpsilon, int minContributors, Set<String> learners, double minHonestFraction) {
+      this(maxEpsilon, minContributors, learners, minHonestFraction, DEFAULT_MAX_DELTA, Set.of(), Set.of("honest"),
+          true, 1, SessionFile.DEFAULT_MAX_POINTS);
+    }
+
+    /**
+     * A permissive policy for tests and demos: any learner and unit, eps up to {@code maxEpsilon},
+     * delta up to 1e-5, floating-point noise allowed.
+     */
     public static Policy upTo(double maxEpsilon) {
-      return new Policy(maxEpsilon, 2, Set.of(), 0);
+      return new Policy(maxEpsilon, 2, Set.of(), 0, DEFAULT_MAX_DELTA, Set.of(), Set.of(), false, 1,
+          Integer.MAX_VALUE);
     }
 
-    /** Why the configuration is refused, or null if it is acceptable. */
+    /** This policy with {@code maxDelta} and the other new bounds replaced. */
+    public Policy with(double maxDelta, boolean requireExactNoise, int minNeighbours, long maxPoints) {
+      return new Policy(maxEpsilon, minContributors, learners, minHonestFraction, maxDelta, protections, noiseSplits,
+          requireExactNoise, minNeighbours, maxPoints);
+    }
+
+    /** Why the configuration is refused (naming the parameter), or null if it is acceptable. */
     public String check(SessionConfig c) {
       var p = c.getPrivacy();
       if (!(p.getEpsilon() <= maxEpsilon)) {
-        return "the session spends eps = " + p.getEpsilon() + "; this participant accepts at most " + maxEpsilon;
+        return "privacy.epsilon: the session spends eps = " + p.getEpsilon() + "; this participant accepts at most "
+            + maxEpsilon;
+      }
+      if (!(p.getDelta() <= maxDelta)) {
+        return "privacy.delta: the session's delta = " + p.getDelta() + "; this participant accepts at most " + maxDelta
+            + " (a larger delta buys less noise)";
       }
       if (c.getMinContributors() < minContributors) {
-        return "the session may release a sum of " + c.getMinContributors() + " parties; this participant needs at least "
-            + minContributors;
+        return "min_contributors: the session may release a sum of " + c.getMinContributors()
+            + " parties; this participant needs at least " + minContributors;
       }
       if (!learners.isEmpty() && !learners.contains(c.getLearner().getKind().toLowerCase(Locale.ROOT))) {
-        return "the session trains " + c.getLearner().getKind() + "; this participant allows " + learners;
+        return "learner.kind: the session trains " + c.getLearner().getKind() + "; this participant allows " + learners;
       }
       if (p.getHonestFraction() < minHonestFraction) {
-        return "the session trusts an honest fraction of " + p.getHonestFraction() + "; this participant needs at least "
-            + minHonestFraction;
+        return "privacy.honest_fraction: the session trusts an honest fraction of " + p.getHonestFraction()
+            + "; this participant needs at least " + minHonestFraction;
+      }
+      String unit = p.getProtection().isEmpty() ? "record" : p.getProtection().toLowerCase(Locale.ROOT);
+      if (!protections.isEmpty() && !protections.contains(unit)) {
+        return "privacy.protection: the session protects a " + unit + "; this participant allows " + protections;
+      }
+      boolean dpfl = SessionPlan.isDpFl(c);
+      if (dpfl) {
+        String split = c.getDpfl().getNoiseSplit().isEmpty() ? "honest" : c.getDpfl().getNoiseSplit();
+        if (!noiseSplits.isEmpty() && !noiseSplits.contains(split)) {
+          return "dpfl.noise_split: the session splits the noise as " + split + "; this participant allows "
+              + noiseSplits + " (any other split assumes more honest parties than the honest fraction)";
+        }
+      }
+      if (requireExactNoise && (dpfl || SessionPlan.noise(c) != NoiseKind.DISCRETE_GAUSSIAN)) {
+        return (dpfl ? "algorithm: dp-fl draws its noise in floating point"
+            : "noise: the session draws " + c.getNoise() + " noise in floating point")
+            + "; this participant requires exact (discrete Gaussian) noise (allow floating-point noise to join)";
+      }
+      if (c.getMaxPoints() > maxPoints) {
+        return "max_points: the session lets a party claim up to " + c.getMaxPoints() + " points; this participant "
+            + "accepts at most " + maxPoints + " (one party's weight in the average)";
       }
       return null;
     }
@@ -174,9 +263,13 @@ public final class Participant {
   }
 
   static Result run(Settings s, Hook hook) throws ParticipantException, InterruptedException {
+    if (s.tls() == null && !isLoopback(s.target())) {
+      throw new ParticipantException("plaintext is for loopback tests only; " + s.target() + " is not a loopback "
+          + "address (without TLS nothing checks the coordinator or the other parties' identities)");
+    }
     ChannelCredentials creds = s.tls() == null ? Tls.plaintextClient() : Tls.client(s.tls());
     ManagedChannel channel = NettyChannelBuilder.forTarget(s.target(), creds)
-        .maxInboundMessageSize(Integer.MAX_VALUE)
+        .maxInboundMessageSize(MAX_INBOUND_BYTES)
         .build();
     try {
       return run(s, channel, hook);
@@ -265,6 +358,9 @@ public final class Participant {
     });
     Run run = new Run(config, session, out, identity, nonce, data.size(), model, design, hook,
         s.tls() == null ? null : IdentityBinding.ca(s.tls()), s.policy(), s.ledger());
+    if (s.tls() != null) {
+      run.ownCertificateSha256 = IdentityBinding.fingerprint(IdentityBinding.certificate(s.tls()));
+    }
     Result result = null;
     try {
       Join.Builder join = Join.newBuilder().setSessionId(config.getSessionId())
@@ -272,7 +368,7 @@ public final class Participant {
           .setIdentityKey(ByteString.copyFrom(identity.publicKey())).setGraphNonce(ByteString.copyFrom(nonce));
       if (s.tls() != null) {
         join.setCertificate(ByteString.copyFrom(IdentityBinding.certificate(s.tls())))
-            .setIdentityBinding(ByteString.copyFrom(IdentityBinding.sign(s.tls(), config.getSessionId().toByteArray(),
+            .setIdentityBinding(ByteString.copyFrom(IdentityBinding.sign(s.tls(), SessionPlan.digest(config),
                 identity.publicKey(), nonce)));
       }
       run.send(ParticipantMessage.newBuilder().setJoin(join).build());
@@ -332,12 +428,14 @@ public final class Participant {
     DpFl.Plan flPlan;
     /** DP-FL: round 0's SecAgg parameters and the graph seed; later rounds differ only in the session id. */
     SecAggParameters firstRound;
-    long graphSeed;
+    byte[] graphSeed;
     int nextRound;
     final RandomBits sampling = RandomBits.secure();
     final GaussianNoise noise = GaussianNoise.secure();
     /** Over TLS: the CA neighbours' identity bindings must chain to; null over plaintext. */
     final java.security.cert.X509Certificate ca;
+    /** Over TLS: SHA-256 of this party's own certificate, which the roster must list for it. */
+    byte[] ownCertificateSha256;
     final Policy policy;
     /** The participant's own ledger, or null. */
     final LocalLedger ledger;
@@ -393,8 +491,10 @@ public final class Participant {
         }
         case SHARE_DELIVERY -> step(() -> codec.decode(m.getShareDelivery()));
         case UPLOAD_GRANT -> {
-          if (pendingUpload == null) {
+          if (pendingUpload == null || client == null || client instanceof ClientState.Aborted) {
             LOG.log(Level.WARNING, "session {0}: an upload grant with nothing to upload; ignored", session);
+          } else if (m.getUploadGrant().getSecaggSession() != pendingUpload.session()) {
+            LOG.log(Level.WARNING, "session {0}: an upload grant for another summation; ignored", session);
           } else {
             // The contribution leaves now: it is charged first (on disk before it is sent) and never refunded.
             roundsSent++;
@@ -436,6 +536,10 @@ public final class Participant {
           r.getParties(party).getGraphNonce().toByteArray(), nonce)) {
         throw new ParticipantException("the roster misstates this participant's points or nonce");
       }
+      if (ownCertificateSha256 != null && !java.util.Arrays.equals(
+          r.getParties(party).getCertificateSha256().toByteArray(), ownCertificateSha256)) {
+        throw new ParticipantException("the roster lists another certificate for this participant");
+      }
       BlindAveraging.Plan plan = null;
       SecAggParameters params;
       try {
@@ -460,6 +564,10 @@ public final class Participant {
             own > policy.maxEpsilon() ? "its limit of " + policy.maxEpsilon() : "the session's stated eps "
                 + config.getPrivacy().getEpsilon()));
       }
+      if (params.graph().degree() < policy.minNeighbours()) {
+        throw new ParticipantException("refusing session " + session + ": the summation gives each party "
+            + params.graph().degree() + " neighbours; this participant needs at least " + policy.minNeighbours());
+      }
       if (params.graph().degree() != r.getNeighbours() || params.threshold() != r.getThreshold()
           || params.session() != r.getSecaggSession()) {
         throw new ParticipantException(String.format("the coordinator's SecAgg parameters (k = %d, t = %d) differ from "
@@ -476,12 +584,16 @@ public final class Participant {
             flPlan.config().rounds(), String.format(Locale.ROOT, "%.4f", flPlan.noiseMultiplier()));
         return; // each round starts with a RoundStart
       }
-      long[] input = plan.input(party, model, NoiseFactory.secure());
+      // The input (training is done; this samples the noise) is computed while the keys go out: the
+      // time between the roster and this party's first message says nothing about its noise.
+      BlindAveraging.Plan p = plan;
+      java.util.concurrent.CompletableFuture<long[]> input = inBackground(() -> p.input(party, model,
+          NoiseFactory.secure()));
       LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; noise multiplier {5}", session, party,
           r.getPartiesCount(), params.graph().description(), params.threshold(),
           String.format(Locale.ROOT, "%.4f", plan.noiseMultiplier()));
       ClientState.Step step = ClientState.start(new ClientState.Context(params, party, identity.secret(),
-          () -> input, profile));
+          input::join, profile));
       advance(step);
     }
 
@@ -514,16 +626,20 @@ public final class Participant {
         throw new ParticipantException("round " + nextRound + ": a malformed model from the coordinator: "
             + e.getMessage(), e);
       }
-      long[] input = flPlan.input(design, theta, sampling, noise);
+      double[] model = theta;
+      java.util.concurrent.CompletableFuture<long[]> input = inBackground(() -> flPlan.input(design, model, sampling,
+          noise));
       nextRound++;
       pendingUpload = null;
-      advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), () -> input, profile)));
+      advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), input::join, profile)));
     }
 
     /**
-     * Over TLS, every neighbour whose keys the coordinator relays must come with an identity binding
-     * to a certificate from the CA, for the identity key and nonce the roster gave it; otherwise the
-     * coordinator may have substituted keys, and this party stops.
+     * Over TLS, every neighbour whose keys the coordinator relays must come with an identity binding,
+     * for the identity key and nonce the roster gave it and this configuration, from a participant
+     * certificate of the CA (never the coordinator's), namely the one the roster lists for it (the
+     * roster's fingerprints are pairwise distinct, so each neighbour is a distinct certificate
+     * holder). Otherwise the coordinator may have substituted keys, and this party stops.
      */
     private void checkBindings(dev.helmet.transport.wire.KeyRoster kr) throws ParticipantException {
       if (ca == null || roster == null) {
@@ -533,22 +649,27 @@ public final class Participant {
       for (var b : kr.getBindingsList()) {
         bindings.put(b.getParty(), b);
       }
+      byte[] digest = SessionPlan.digest(config);
       for (var n : kr.getNeighboursList()) {
         int v = n.getSender();
         var b = bindings.get(v);
         String why;
         if (v < 0 || v >= roster.getPartiesCount()) {
           why = "it is not in the roster";
+        } else if (v == party) {
+          why = "it is this party itself";
         } else if (b == null) {
           why = "no identity binding came with its keys";
+        } else if (!java.util.Arrays.equals(IdentityBinding.fingerprint(b.getCertificate().toByteArray()),
+            roster.getParties(v).getCertificateSha256().toByteArray())) {
+          why = "its binding's certificate is not the one the roster lists for it";
         } else {
-          why = IdentityBinding.check(b.getCertificate().toByteArray(), b.getSignature().toByteArray(), ca,
-              config.getSessionId().toByteArray(), roster.getParties(v).getIdentityKey().toByteArray(),
-              roster.getParties(v).getGraphNonce().toByteArray());
+          why = IdentityBinding.check(b.getCertificate().toByteArray(), b.getSignature().toByteArray(), ca, digest,
+              roster.getParties(v).getIdentityKey().toByteArray(), roster.getParties(v).getGraphNonce().toByteArray());
         }
         if (why != null) {
-          throw new ParticipantException("neighbour " + v + "'s identity key is not bound to a certificate of this "
-              + "deployment (" + why + "); the coordinator may have substituted keys, so this party stops");
+          throw new ParticipantException("neighbour " + v + "'s identity key is not bound to a participant certificate "
+              + "of this deployment (" + why + "); the coordinator may have substituted keys, so this party stops");
         }
       }
     }
@@ -602,6 +723,22 @@ public final class Participant {
       send(b.build());
     }
 
+    /** Runs {@code task} on a daemon thread (a party computes one input at a time). */
+    private static java.util.concurrent.CompletableFuture<long[]> inBackground(
+        java.util.function.Supplier<long[]> task) {
+      java.util.concurrent.CompletableFuture<long[]> f = new java.util.concurrent.CompletableFuture<>();
+      Thread t = new Thread(() -> {
+        try {
+          f.complete(task.get());
+        } catch (RuntimeException | Error e) {
+          f.completeExceptionally(e);
+        }
+      }, "helmet-participant-input");
+      t.setDaemon(true);
+      t.start();
+      return f;
+    }
+
     /** This party's own eps for the rounds it sent (0 if none). */
     double ownEpsilon() {
       return charge == null || roundsSent == 0 ? 0 : charge.epsilon(roundsSent);
@@ -613,7 +750,8 @@ public final class Participant {
       if (completed) {
         try {
           released = ModelFile.fromJson(new com.fasterxml.jackson.databind.ObjectMapper().readTree(
-              new java.util.zip.GZIPInputStream(o.getModelGzip().newInput())), "the coordinator's outcome");
+              Bounded.stream(new java.util.zip.GZIPInputStream(o.getModelGzip().newInput()), MAX_MODEL_JSON_BYTES,
+                  "the released model")), "the coordinator's outcome");
         } catch (java.io.IOException e) {
           return new Result(false, "the released model does not parse: " + e.getMessage(), null, ownEpsilon(), party,
               o.getContributorsList(), bytesSent, bytesReceived, seconds);

@@ -34,6 +34,9 @@ import java.util.List;
  * </pre>
  */
 public final class SessionFile {
+  /** The most points a party may claim unless the session file says otherwise. */
+  public static final int DEFAULT_MAX_POINTS = 1_000_000;
+
   private SessionFile() {}
 
   /** A session file that does not parse or validate; the message names the key. */
@@ -62,7 +65,7 @@ public final class SessionFile {
   }
 
   static Coordinator.Settings parse(StrictNode n, Path base) {
-    n.allow("name", "dataset", "protocol", "parties", "min_contributors", "colluding_fraction", "noise", "ring_bits",
+    n.allow("name", "dataset", "protocol", "parties", "min_contributors", "colluding_fraction", "max_points", "noise", "ring_bits",
         "features", "labels", "learner", "privacy", "deadlines", "listen", "tls", "plaintext", "database", "budget",
         "upload_slots", "algorithm", "dpfl");
     int parties = n.integer("parties", null, 2, 1_000_000);
@@ -122,7 +125,10 @@ public final class SessionFile {
         .setProtocol(protocol)
         .setParties(parties)
         .setMinContributors(minContributors)
-        .setColludingFraction(n.number("colluding_fraction", 0.0, 0, 0.99))
+        // Default: as many colluders as the noise assumes may be dishonest (1 - honest_fraction).
+        .setColludingFraction(n.number("colluding_fraction",
+            1 - privacy.number("honest_fraction", HelmetDefaults.HONEST_FRACTION, 1e-9, 1), 0, 0.99))
+        .setMaxPoints(n.integer("max_points", DEFAULT_MAX_POINTS, 1, Integer.MAX_VALUE))
         .setNoise(n.string("noise", "discrete-gaussian"))
         .setRingBits(n.integer("ring_bits", 0, 0, 64))
         .setFeatures(n.integer("features", null, 1, 100_000_000))

@@ -163,6 +163,19 @@ public final class SessionPlan {
       throw new IllegalArgumentException("colluding_fraction must be in [0, 1). Provided value: "
           + c.getColludingFraction());
     }
+    // The noise assumes that up to 1 - honest_fraction of the parties are not honest; SecAgg+ must
+    // then withstand that many colluding with the server, or two colluding neighbours could unmask
+    // an honest party whose noise was sized for the others' help. (A tolerance of 1e-9 absorbs the
+    // decimal rounding of "0.5" + "0.5".)
+    double dishonest = 1 - c.getPrivacy().getHonestFraction();
+    if (c.getColludingFraction() < dishonest - 1e-9) {
+      throw new IllegalArgumentException(String.format(Locale.ROOT, "colluding_fraction = %s is below 1 - "
+          + "honest_fraction = %s: the noise assumes that many parties may be dishonest, so the secure summation "
+          + "must withstand them colluding with the server", c.getColludingFraction(), dishonest));
+    }
+    if (c.getMaxPoints() < 1) {
+      throw new IllegalArgumentException("max_points must be at least 1 (the most points a party may claim)");
+    }
     if (c.getGraphNonceCommitment().size() != 32) {
       throw new IllegalArgumentException("graph_nonce_commitment must be 32 bytes");
     }
@@ -207,20 +220,48 @@ public final class SessionPlan {
   /**
    * The seed of the communication graph: SHA-256 over the coordinator's nonce (committed to in the
    * configuration before anyone joined) and every party's nonce in roster order. No single party,
-   * and not the coordinator, chooses it; the last party to join could try nonces to steer it, which
-   * the Harary graph's sizing (a union bound over every party) already tolerates for one party.
+   * and not the coordinator, chooses it. The graph's permutation is drawn from an AES-CTR keystream
+   * keyed by all 32 bytes, so trying seeds means trying SHA-256 preimages, not 2^64 PRNG states.
    */
-  public static long graphSeed(SessionConfig c, Roster r) {
+  public static byte[] graphSeed(SessionConfig c, Roster r) {
     if (!MessageDigest.isEqual(sha256(r.getCoordinatorNonce().toByteArray()), c.getGraphNonceCommitment().toByteArray())) {
       throw new IllegalArgumentException("the coordinator's graph nonce does not match its commitment");
     }
     MessageDigest d = sha256();
-    d.update("helmet-graph-v1".getBytes(StandardCharsets.US_ASCII));
+    d.update("helmet-graph-v2".getBytes(StandardCharsets.US_ASCII));
     d.update(r.getCoordinatorNonce().toByteArray());
     for (RosterEntry e : r.getPartiesList()) {
       d.update(e.getGraphNonce().toByteArray());
     }
-    return ByteBuffer.wrap(d.digest()).getLong();
+    return d.digest();
+  }
+
+  /**
+   * The SecAgg context: SHA-256 over the configuration's digest and a canonical encoding of the
+   * roster (every party's index, points, identity key, nonce, certificate fingerprint and subject,
+   * and the coordinator's nonce). It is bound into every SecAgg signature and key derivation, so a
+   * coordinator that shows two parties different configurations or rosters makes their signatures
+   * fail to verify: equivocation aborts the session before any share or masked input is sent.
+   */
+  public static byte[] context(SessionConfig c, Roster r) {
+    MessageDigest d = sha256();
+    d.update("helmet-secagg-context-v1".getBytes(StandardCharsets.US_ASCII));
+    d.update(digest(c));
+    d.update(field(r.getCoordinatorNonce().toByteArray()));
+    d.update(ByteBuffer.allocate(4).putInt(r.getPartiesCount()).array());
+    for (RosterEntry e : r.getPartiesList()) {
+      d.update(ByteBuffer.allocate(8).putInt(e.getParty()).putInt(e.getPoints()).array());
+      d.update(field(e.getIdentityKey().toByteArray()));
+      d.update(field(e.getGraphNonce().toByteArray()));
+      d.update(field(e.getCertificateSha256().toByteArray()));
+      d.update(field(e.getSubject().getBytes(StandardCharsets.UTF_8)));
+    }
+    return d.digest();
+  }
+
+  /** A length-prefixed field, so no two rosters encode alike. */
+  private static byte[] field(byte[] b) {
+    return ByteBuffer.allocate(4 + b.length).putInt(b.length).put(b).array();
   }
 
   /**
@@ -228,11 +269,11 @@ public final class SessionPlan {
    * AEAD tag, so no message of one summation is accepted in another. Blind averaging's single
    * summation omits the round.
    */
-  public static long secaggSession(SessionConfig c, long graphSeed, int round) {
+  public static long secaggSession(SessionConfig c, byte[] graphSeed, int round) {
     MessageDigest d = sha256();
-    d.update("helmet-secagg-session-v1".getBytes(StandardCharsets.US_ASCII));
+    d.update("helmet-secagg-session-v2".getBytes(StandardCharsets.US_ASCII));
     d.update(c.getSessionId().toByteArray());
-    d.update(ByteBuffer.allocate(8).putLong(graphSeed).array());
+    d.update(graphSeed);
     if (isDpFl(c)) {
       d.update(ByteBuffer.allocate(4).putInt(round).array());
     }
@@ -242,7 +283,7 @@ public final class SessionPlan {
   /**
    * The SecAgg parameters for the roster: neighbours and threshold from {@link SecAggSizing} for
    * the configured colluding fraction and exactly the dropouts the release tolerates (a DP-FL
-   * session's first round; later rounds: {@link #forRound}).
+   * session's first round; later rounds: {@link #forRound}), bound to the {@link #context}.
    */
   public static SecAggParameters secagg(SessionConfig c, Roster r, int vectorLength, int ringBits) {
     int n = r.getPartiesCount();
@@ -250,24 +291,55 @@ public final class SessionPlan {
     if (n < m) {
       throw new IllegalArgumentException(n + " parties enrolled, fewer than min_contributors = " + m);
     }
+    validateRoster(c, r);
     SecAggSizing.Choice choice = SecAggSizing.choose(plus(c), n, c.getColludingFraction(), (double) (n - m) / n, m);
-    long seed = graphSeed(c, r);
+    byte[] seed = graphSeed(c, r);
     CommunicationGraph graph = choice.complete() ? CommunicationGraph.complete(n)
         : CommunicationGraph.harary(n, choice.neighbours(), seed);
     List<byte[]> keys = new ArrayList<>(n);
     for (RosterEntry e : r.getPartiesList()) {
       keys.add(e.getIdentityKey().toByteArray());
     }
-    return new SecAggParameters(secaggSession(c, seed, 0), vectorLength, ringBits, graph, choice.threshold(), m, keys);
+    return new SecAggParameters(secaggSession(c, seed, 0), context(c, r), vectorLength, ringBits, graph,
+        choice.threshold(), m, keys);
   }
 
   /**
-   * Round {@code round}'s parameters from the first round's: the same graph, threshold and keys
-   * (derived once per session), a fresh SecAgg session id.
+   * Checks what every party can check of the roster on its own: indices in order, points within
+   * [1, max_points], identity keys, nonces and (over TLS) certificate fingerprints pairwise distinct.
    */
-  public static SecAggParameters forRound(SessionConfig c, SecAggParameters first, long graphSeed, int round) {
-    return new SecAggParameters(secaggSession(c, graphSeed, round), first.length(), first.ringBits(), first.graph(),
-        first.threshold(), first.minSurvivors(), first.identityKeys());
+  public static void validateRoster(SessionConfig c, Roster r) {
+    java.util.Set<String> keys = new java.util.HashSet<>();
+    java.util.Set<String> nonces = new java.util.HashSet<>();
+    java.util.Set<String> certs = new java.util.HashSet<>();
+    java.util.HexFormat hex = java.util.HexFormat.of();
+    for (int i = 0; i < r.getPartiesCount(); i++) {
+      RosterEntry e = r.getParties(i);
+      if (e.getParty() != i) {
+        throw new IllegalArgumentException("the roster's entry " + i + " names party " + e.getParty());
+      }
+      if (e.getPoints() < 1 || e.getPoints() > c.getMaxPoints()) {
+        throw new IllegalArgumentException("party " + i + " claims " + e.getPoints() + " points, outside [1, max_points = "
+            + c.getMaxPoints() + "]");
+      }
+      if (!keys.add(hex.formatHex(e.getIdentityKey().toByteArray()))
+          || !nonces.add(hex.formatHex(e.getGraphNonce().toByteArray()))) {
+        throw new IllegalArgumentException("party " + i + "'s identity key or graph nonce repeats an earlier party's");
+      }
+      if (!e.getCertificateSha256().isEmpty() && !certs.add(hex.formatHex(e.getCertificateSha256().toByteArray()))) {
+        throw new IllegalArgumentException("party " + i + "'s certificate is listed for an earlier party too: one "
+            + "certificate holder enrolled more than once");
+      }
+    }
+  }
+
+  /**
+   * Round {@code round}'s parameters from the first round's: the same graph, threshold, keys and
+   * context (derived once per session), a fresh SecAgg session id.
+   */
+  public static SecAggParameters forRound(SessionConfig c, SecAggParameters first, byte[] graphSeed, int round) {
+    return new SecAggParameters(secaggSession(c, graphSeed, round), first.context(), first.length(), first.ringBits(),
+        first.graph(), first.threshold(), first.minSurvivors(), first.identityKeys());
   }
 
   static byte[] sha256(byte[] data) {

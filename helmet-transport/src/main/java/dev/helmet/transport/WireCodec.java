@@ -63,12 +63,16 @@ public final class WireCodec {
 
   public ShareKeys encode(Messages.ShareKeys m) {
     return ShareKeys.newBuilder().setSecaggSession(m.session()).setSender(m.sender())
-        .addAllShares(shares(m.encryptedShares())).build();
+        .addAllShares(shares(m.encryptedShares()))
+        .setSelfMaskCommitment(ByteString.copyFrom(m.selfMaskCommitment())).build();
   }
 
   public Messages.ShareKeys decode(ShareKeys m) {
+    if (m.getSelfMaskCommitment().size() != 32) {
+      throw new WireFormatException("self_mask_commitment must be 32 bytes, not " + m.getSelfMaskCommitment().size());
+    }
     return new Messages.ShareKeys(m.getSecaggSession(), party("sender", m.getSender()),
-        shares("shares", m.getSharesList()));
+        shares("shares", m.getSharesList()), m.getSelfMaskCommitment().toByteArray());
   }
 
   public MaskedInput encode(Messages.MaskedInput m) {

@@ -299,4 +299,31 @@ class BadInputTest {
         ParticipantMessage.BodyCase.UNMASKING_SHARES), kinds, "every round was fuzzed; dropped " + r.dropped());
     assertTrue(events.size() > 0);
   }
+
+  /**
+   * A certified peer floods the coordinator with junk (issue 13, finding 7): it is disconnected
+   * after {@link Coordinator#MAX_REJECTIONS_PER_PEER} rejected messages, no more than that many
+   * events are stored, and the honest parties finish on time.
+   */
+  @Test
+  void aFloodOfJunkIsCappedAndTheHonestPartiesFinish(@TempDir Path dir) throws Exception {
+    List<Map<String, Object>> events = new java.util.ArrayList<>();
+    Loopback.Outcome[] bad = new Loopback.Outcome[1];
+    int junk = Coordinator.MAX_REJECTIONS_PER_PEER + 500;
+    Coordinator.Result r = session(dir, ms -> {
+      if (!ms.get(0).hasJoin()) {
+        return ms;
+      }
+      List<ParticipantMessage> out = new java.util.ArrayList<>(ms);
+      for (int i = 0; i < junk; i++) {
+        out.add(ParticipantMessage.getDefaultInstance());
+      }
+      return out;
+    }, events, bad, 15);
+    assertTrue(r.completed(), r.reason());
+    assertEquals(W - 1, r.contributors().size(), "every honest party contributes");
+    long rejected = events.stream().filter(e -> "REJECT".equals(e.get("KIND"))).count();
+    assertEquals(Coordinator.MAX_REJECTIONS_PER_PEER, rejected, "stored rejections");
+    assertNotNull(bad[0].error(), "the flooding peer was disconnected");
+  }
 }

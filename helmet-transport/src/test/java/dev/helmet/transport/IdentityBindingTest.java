@@ -18,11 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
 /** Identity keys bound to TLS certificates, so a coordinator cannot substitute them. */
 class IdentityBindingTest {
   @Test
-  void aBindingHoldsOnlyForItsKeyItsSessionAndTheDeploymentsCa(@TempDir Path dir) throws Exception {
+  void aBindingHoldsOnlyForItsKeyItsConfigurationAndTheDeploymentsCa(@TempDir Path dir) throws Exception {
     Certificates.create(dir.resolve("a"), List.of("localhost"), 2, Duration.ofDays(1));
     Certificates.create(dir.resolve("b"), List.of("localhost"), 1, Duration.ofDays(1));
     Tls.Files p1 = Tls.Files.in(dir.resolve("a"), "participant-1");
-    byte[] session = new byte[16];
+    byte[] session = new byte[32]; // the configuration's digest
     byte[] key = new byte[32];
     byte[] nonce = new byte[32];
     key[0] = 7;
@@ -35,13 +35,37 @@ class IdentityBindingTest {
     assertNotNull(IdentityBinding.check(cert, sig, ca, session, otherKey, nonce), "a substituted identity key");
     byte[] otherSession = session.clone();
     otherSession[3] = 1;
-    assertNotNull(IdentityBinding.check(cert, sig, ca, otherSession, key, nonce), "replayed into another session");
+    assertNotNull(IdentityBinding.check(cert, sig, ca, otherSession, key, nonce), "replayed into another configuration");
     assertNotNull(IdentityBinding.check(IdentityBinding.certificate(Tls.Files.in(dir.resolve("a"), "participant-2")),
         sig, ca, session, key, nonce), "another participant's certificate");
     Tls.Files stranger = Tls.Files.in(dir.resolve("b"), "participant-1");
     byte[] strangerSig = IdentityBinding.sign(stranger, session, key, nonce);
     String why = IdentityBinding.check(IdentityBinding.certificate(stranger), strangerSig, ca, session, key, nonce);
     assertTrue(why != null && why.contains("not valid for this deployment's CA"), why);
+  }
+
+  /**
+   * Issue 13, finding 1: the coordinator's own certificate (serverAuth) and the CA's chain to the CA
+   * but are not participant certificates, so neither can vouch for an identity key.
+   */
+  @Test
+  void neitherTheCoordinatorsNorTheCasCertificateCanBindAnIdentityKey(@TempDir Path dir) throws Exception {
+    Certificates.create(dir, List.of("localhost"), 1, Duration.ofDays(1));
+    Tls.Files coordinator = Tls.Files.in(dir, "coordinator");
+    var ca = IdentityBinding.ca(coordinator);
+    byte[] digest = new byte[32];
+    byte[] key = new byte[32];
+    byte[] nonce = new byte[32];
+    String why = IdentityBinding.check(IdentityBinding.certificate(coordinator),
+        IdentityBinding.sign(coordinator, digest, key, nonce), ca, digest, key, nonce);
+    assertTrue(why != null && why.contains("not a participant certificate"), why);
+    Tls.Files caAsLeaf = new Tls.Files(dir.resolve("ca.pem"), dir.resolve("ca-key.pem"), dir.resolve("ca.pem"));
+    why = IdentityBinding.check(IdentityBinding.certificate(caAsLeaf), IdentityBinding.sign(caAsLeaf, digest, key,
+        nonce), ca, digest, key, nonce);
+    assertTrue(why != null && why.contains("CA certificate"), why);
+    Tls.Files participant = Tls.Files.in(dir, "participant-1");
+    assertNull(IdentityBinding.check(IdentityBinding.certificate(participant), IdentityBinding.sign(participant, digest,
+        key, nonce), ca, digest, key, nonce));
   }
 
   /** A Join whose binding does not verify, or whose certificate is not the handshake's, is refused. */

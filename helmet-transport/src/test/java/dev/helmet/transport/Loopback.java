@@ -27,6 +27,7 @@ final class Loopback {
         .setParties(parties)
         .setMinContributors(minContributors)
         .setColludingFraction(0)
+        .setMaxPoints(100_000)
         .setNoise("discrete-gaussian")
         .setFeatures(data.dimension())
         .addAllLabels(data.labelSet().names())

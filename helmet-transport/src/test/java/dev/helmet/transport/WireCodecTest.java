@@ -29,7 +29,7 @@ class WireCodecTest {
     TreeMap<Integer, byte[]> shares = new TreeMap<>();
     shares.put(1, bytes(90, 4));
     shares.put(9, bytes(90, 5));
-    assertArrayEquals(shares.get(9), c.decode(c.encode(new Messages.ShareKeys(7L, 3, shares))).encryptedShares().get(9));
+    assertArrayEquals(shares.get(9), c.decode(c.encode(new Messages.ShareKeys(7L, 3, shares, new byte[32]))).encryptedShares().get(9));
     long[] y = {0, 1, 0xFFFF_FFFFL, 123456789L, 42};
     assertArrayEquals(y, c.decode(c.encode(new Messages.MaskedInput(7L, 3, y))).masked());
     BitSet u = new BitSet();

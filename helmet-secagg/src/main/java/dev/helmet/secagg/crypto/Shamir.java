@@ -158,6 +158,33 @@ public final class Shamir {
     return secret;
   }
 
+  /**
+   * The value at point {@code x} of the polynomial (per chunk) through the first {@code t} shares:
+   * a share that is not on it was not made by the dealer of the others (robust reconstruction uses
+   * this to find and attribute bad shares).
+   */
+  public static long[] evaluate(int[] xs, long[][] shares, int t, int x) {
+    if (x <= 0) {
+      throw new IllegalArgumentException("share points must be in [1, p). Provided value: " + x);
+    }
+    long[] s = new long[CHUNKS];
+    for (int j = 0; j < t; j++) {
+      long num = 1;
+      long den = 1;
+      for (int m = 0; m < t; m++) {
+        if (m != j) {
+          num = mul(num, sub(x, xs[m]));
+          den = mul(den, sub(xs[j], xs[m]));
+        }
+      }
+      long lambda = mul(num, inverse(den));
+      for (int c = 0; c < CHUNKS; c++) {
+        s[c] = add(s[c], mul(lambda, shares[j][c]));
+      }
+    }
+    return s;
+  }
+
   /** Lagrange basis values at 0 for the first {@code t} points: prod_{m != j} x_m / (x_m - x_j). */
   static long[] lagrangeAtZero(int[] xs, int t) {
     long[] num = new long[t];

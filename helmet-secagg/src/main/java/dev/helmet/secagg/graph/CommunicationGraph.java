@@ -42,10 +42,30 @@ public final class CommunicationGraph {
     if (k >= parties - 1) {
       return complete(parties);
     }
+    checkDegree(k);
+    return harary(parties, k, dev.helmet.core.util.Shuffle.permutation(parties, new SplittableRandom(seed)));
+  }
+
+  /**
+   * A random Harary graph H(n, k) whose ring order is drawn from the AES-CTR keystream of a 32-byte
+   * seed ({@link dev.helmet.secagg.crypto.KeystreamRandom}): what a networked session uses, with the
+   * seed a digest of every party's committed-then-revealed nonce, so no one can grind it.
+   */
+  public static CommunicationGraph harary(int parties, int k, byte[] seed) {
+    if (k >= parties - 1) {
+      return complete(parties);
+    }
+    checkDegree(k);
+    return harary(parties, k, new dev.helmet.secagg.crypto.KeystreamRandom(seed).permutation(parties));
+  }
+
+  private static void checkDegree(int k) {
     if (k < 2 || k % 2 != 0) {
       throw new IllegalArgumentException("neighbours k must be even and >= 2. Provided value: " + k);
     }
-    int[] ring = dev.helmet.core.util.Shuffle.permutation(parties, new SplittableRandom(seed));
+  }
+
+  private static CommunicationGraph harary(int parties, int k, int[] ring) {
     int[] position = new int[parties];
     for (int i = 0; i < parties; i++) {
       position[ring[i]] = i;

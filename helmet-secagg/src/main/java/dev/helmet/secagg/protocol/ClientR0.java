@@ -13,7 +13,7 @@ final class ClientR0 {
     X25519Keys.KeyPair mask = X25519Keys.generate();
     long session = ctx.params().session();
     byte[] sig = Signatures.sign(ctx.identitySecret(),
-        Transcripts.advertise(session, ctx.id(), encryption.publicKey(), mask.publicKey()), ctx.profile());
+        Transcripts.advertise(ctx.params(), ctx.id(), encryption.publicKey(), mask.publicKey()), ctx.profile());
     return new ClientState.Step(new ClientR1ShareKeys(ctx, encryption, mask),
         new AdvertiseKeys(session, ctx.id(), encryption.publicKey(), mask.publicKey(), sig));
   }

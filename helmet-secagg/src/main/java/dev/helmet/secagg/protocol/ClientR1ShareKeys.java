@@ -59,7 +59,7 @@ public final class ClientR1ShareKeys extends ClientState {
         return abort(ClientAbortReason.MALFORMED_MESSAGE, "party " + v + " advertises a key another party uses");
       }
       if (!Signatures.verify(p.identityKeys().get(v),
-          Transcripts.advertise(p.session(), v, a.encryptionKey(), a.maskKey()), a.signature(), ctx.profile())) {
+          Transcripts.advertise(p, v, a.encryptionKey(), a.maskKey()), a.signature(), ctx.profile())) {
         return abort(ClientAbortReason.INVALID_SIGNATURE, "the keys of party " + v + " are not signed by it");
       }
     }
@@ -81,15 +81,15 @@ public final class ClientR1ShareKeys extends ClientState {
       for (int i = 0; i < holders.length; i++) {
         int v = holders[i];
         byte[] agreed = X25519Keys.agree(encryption.secret(), roster.neighbours().get(v).encryptionKey(), ctx.profile());
-        byte[] key = Transcripts.derive(agreed, p.session(), Transcripts.SHARE_KEY, ctx.profile());
+        byte[] key = Transcripts.derive(agreed, p, Transcripts.SHARE_KEY, ctx.profile());
         shareKeys.put(v, key);
-        out.put(v, Aead.encrypt(key, Transcripts.shareAad(p.session(), me, v),
+        out.put(v, Aead.encrypt(key, Transcripts.shareAad(p, me, v),
             Transcripts.encodeShares(me, v, maskKeyShares[i], selfMaskShares[i]), ctx.profile()));
       }
     } catch (CryptoException e) {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, e.getMessage());
     }
     return new Step(new ClientR2MaskedInput(ctx, mask, selfMaskSeed, roster.neighbours(), shareKeys),
-        new ShareKeys(p.session(), me, out));
+        new ShareKeys(p.session(), me, out, Transcripts.selfMaskCommitment(p, me, selfMaskSeed)));
   }
 }

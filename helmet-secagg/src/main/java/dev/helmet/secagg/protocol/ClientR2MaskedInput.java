@@ -55,7 +55,7 @@ public final class ClientR2MaskedInput extends ClientState {
         return abort(ClientAbortReason.INCONSISTENT_REQUEST, "shares from party " + v + ", not in this party's roster");
       }
       try {
-        byte[] plain = Aead.decrypt(key, Transcripts.shareAad(p.session(), v, me), e.getValue(), ctx.profile());
+        byte[] plain = Aead.decrypt(key, Transcripts.shareAad(p, v, me), e.getValue(), ctx.profile());
         received.put(v, Transcripts.decodeShares(plain, v, me));
       } catch (CryptoException | IllegalArgumentException ex) {
         return abort(ClientAbortReason.DECRYPTION_FAILED, "the shares from party " + v + ": " + ex.getMessage());
@@ -77,12 +77,12 @@ public final class ClientR2MaskedInput extends ClientState {
       }
       y[i] = x[i];
     }
-    MaskPrg.apply(Transcripts.derive(selfMaskSeed, p.session(), Transcripts.SELF_MASK, ctx.profile()), false, y,
+    MaskPrg.apply(Transcripts.derive(selfMaskSeed, p, Transcripts.SELF_MASK, ctx.profile()), false, y,
         p.ringBits(), ctx.profile());
     try {
       for (int v : received.keySet()) {
         byte[] agreed = X25519Keys.agree(mask.secret(), roster.get(v).maskKey(), ctx.profile());
-        byte[] seed = Transcripts.derive(agreed, p.session(), Transcripts.PAIRWISE_MASK, ctx.profile());
+        byte[] seed = Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, ctx.profile());
         MaskPrg.apply(seed, Transcripts.subtracts(me, v), y, p.ringBits(), ctx.profile());
       }
     } catch (CryptoException ex) {

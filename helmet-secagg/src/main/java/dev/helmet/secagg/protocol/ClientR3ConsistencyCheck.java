@@ -57,7 +57,7 @@ public final class ClientR3ConsistencyCheck extends ClientState {
       return abort(ClientAbortReason.TOO_FEW_NEIGHBOURS,
           survivors.cardinality() + " survivors, at least " + p.minSurvivors() + " are required");
     }
-    byte[] sig = Signatures.sign(ctx.identitySecret(), Transcripts.consistency(p.session(), survivors, p.parties()),
+    byte[] sig = Signatures.sign(ctx.identitySecret(), Transcripts.consistency(p, survivors, p.parties()),
         ctx.profile());
     return new Step(new ClientR4Unmasking(ctx, received, survivors),
         new ConsistencySignature(p.session(), ctx.id(), sig));

@@ -44,7 +44,7 @@ public final class ClientR4Unmasking extends ClientState {
     if (!req.survivors().equals(survivors)) {
       return abort(ClientAbortReason.INCONSISTENT_REQUEST, "the survivor set differs from the one this party signed");
     }
-    byte[] transcript = Transcripts.consistency(p.session(), survivors, p.parties());
+    byte[] transcript = Transcripts.consistency(p, survivors, p.parties());
     int valid = 0;
     for (Map.Entry<Integer, byte[]> e : req.signatures().entrySet()) {
       int v = e.getKey();

@@ -101,7 +101,7 @@ public final class InProcessSecAgg implements SecureSummation {
     CommunicationGraph graph = c.complete()
         ? CommunicationGraph.complete(n)
         : CommunicationGraph.harary(n, c.neighbours(), Secrets.random().nextLong());
-    return new SecAggParameters(Secrets.random().nextLong(), spec.length(), spec.encoding().ringBits(), graph,
+    return new SecAggParameters(Secrets.random().nextLong(), Secrets.bytes(32), spec.length(), spec.encoding().ringBits(), graph,
         c.threshold(), spec.threshold(), identityKeys);
   }
 

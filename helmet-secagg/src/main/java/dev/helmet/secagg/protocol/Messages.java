@@ -72,8 +72,12 @@ public final class Messages {
   }
 
   /** Round 1, party to server: one AEAD ciphertext of shares per neighbour (recipient to bytes). */
-  public record ShareKeys(long session, int sender, SortedMap<Integer, byte[]> encryptedShares)
-      implements ClientMessage {
+  /**
+   * Round 1, party to server: one encrypted share pair per neighbour, and the party's commitment
+   * to its self-mask seed (32 bytes), against which the server checks the seed it rebuilds.
+   */
+  public record ShareKeys(long session, int sender, SortedMap<Integer, byte[]> encryptedShares,
+      byte[] selfMaskCommitment) implements ClientMessage {
     public ShareKeys {
       encryptedShares = new TreeMap<>(encryptedShares);
     }
@@ -85,7 +89,7 @@ public final class Messages {
 
     @Override
     public int wireSize(int bytesPerValue) {
-      return HEADER + encryptedShares.values().stream().mapToInt(c -> 4 + c.length).sum();
+      return HEADER + 32 + encryptedShares.values().stream().mapToInt(c -> 4 + c.length).sum();
     }
   }
 

@@ -8,7 +8,12 @@ import java.util.List;
  * The public parameters of one secure-aggregation session, known to the server and every party
  * before round 0.
  *
- * @param session a random session id; bound into every signature, key derivation and AEAD tag
+ * @param session the session id (routes messages); bound into every signature, key derivation and
+ *     AEAD tag
+ * @param context 32 bytes that every party and the server derive from everything public about the
+ *     session (a networked session: the digest of its full configuration and roster); bound with the
+ *     session id into every signature, key derivation and AEAD tag, so that parties shown different
+ *     configurations, rosters or keys cannot complete one aggregation together
  * @param length the vector length d
  * @param ringBits b: inputs and sums live in Z_{2^b}
  * @param graph who shares keys with whom (complete for SecAgg, Harary for SecAgg+)
@@ -20,6 +25,7 @@ import java.util.List;
  */
 public record SecAggParameters(
     long session,
+    byte[] context,
     int length,
     int ringBits,
     CommunicationGraph graph,
@@ -28,6 +34,8 @@ public record SecAggParameters(
     List<byte[]> identityKeys) {
 
   public SecAggParameters {
+    Checks.require(context != null && context.length == 32, "the session context must be 32 bytes");
+    context = context.clone();
     Checks.positive("vector length", length);
     Checks.inRange("ring bits", ringBits, 8, 64);
     Checks.notNull("graph", graph);
@@ -41,6 +49,12 @@ public record SecAggParameters(
     Checks.inRange("min survivors", minSurvivors, 1, n);
     identityKeys = List.copyOf(identityKeys);
     Checks.require(identityKeys.size() == n, identityKeys.size() + " identity keys for " + n + " parties");
+  }
+
+  /** The session context (a copy). */
+  @Override
+  public byte[] context() {
+    return context.clone();
   }
 
   /** Number of parties n. */

@@ -23,7 +23,9 @@ public final class ServerEvents {
     /** A second message from the same party in one round. */
     REPLAYED,
     /** From a party that is not in the session or was already dropped. */
-    UNKNOWN_PARTY
+    UNKNOWN_PARTY,
+    /** A Shamir share that is not on the polynomial of the others (found by robust reconstruction). */
+    BAD_SHARE
   }
 
   /** Why the server gave up; nothing is released. */

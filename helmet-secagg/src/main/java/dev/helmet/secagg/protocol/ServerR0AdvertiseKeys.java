@@ -44,7 +44,7 @@ public final class ServerR0AdvertiseKeys extends ServerState {
       return new Drop(a.sender(), round(), DropReason.MALFORMED_MESSAGE, "keys must be 32 bytes");
     }
     if (!Signatures.verify(p.identityKeys().get(a.sender()),
-        Transcripts.advertise(p.session(), a.sender(), a.encryptionKey(), a.maskKey()), a.signature(), session.profile)) {
+        Transcripts.advertise(p, a.sender(), a.encryptionKey(), a.maskKey()), a.signature(), session.profile)) {
       return new Drop(a.sender(), round(), DropReason.INVALID_SIGNATURE, "key advertisement not signed by the party");
     }
     String ck = java.util.HexFormat.of().formatHex(a.encryptionKey());

@@ -53,7 +53,11 @@ public final class ServerR1ShareKeys extends ServerState {
     if (s.encryptedShares().size() != expectedCount) {
       return new Drop(u, round(), DropReason.MALFORMED_MESSAGE, "shares addressed to parties outside its roster");
     }
+    if (s.selfMaskCommitment() == null || s.selfMaskCommitment().length != 32) {
+      return new Drop(u, round(), DropReason.MALFORMED_MESSAGE, "no 32-byte commitment to its self-mask seed");
+    }
     shares.put(u, s.encryptedShares());
+    session.selfMaskCommitments.put(u, s.selfMaskCommitment().clone());
     return null;
   }
 

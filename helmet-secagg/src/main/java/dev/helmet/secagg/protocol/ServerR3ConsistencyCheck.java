@@ -32,7 +32,7 @@ public final class ServerR3ConsistencyCheck extends ServerState {
     this.u3 = u3;
     this.keys = keys;
     this.sum = sum;
-    this.transcript = Transcripts.consistency(session.params.session(), u3, session.params.parties());
+    this.transcript = Transcripts.consistency(session.params, u3, session.params.parties());
   }
 
   @Override

@@ -139,14 +139,32 @@ public final class ServerR4Unmasking extends ServerState {
       }
     }
     // Recover and check every dropout's mask key before any survivor's self-mask seed is rebuilt, so
-    // an abort for inconsistent shares happens before the server learns any self mask.
+    // an abort for inconsistent shares happens before the server learns any self mask. A bad share
+    // (from a faulty or malicious holder) is worked around when enough good ones arrived, and the
+    // holder that sent it is named.
     byte[][] maskKeys = new byte[dropouts.length][];
     for (int i = 0; i < dropouts.length; i++) {
       int u = dropouts[i];
-      maskKeys[i] = reconstruct(keyXs.get(u), keyShares.get(u), t);
-      if (!Arrays.equals(X25519Keys.publicKey(maskKeys[i]), keys.get(u).maskKey())) {
+      byte[] advertised = keys.get(u).maskKey();
+      maskKeys[i] = robust(u, keyXs.get(u), keyShares.get(u), t,
+          k -> Arrays.equals(X25519Keys.publicKey(k), advertised), "mask key");
+      if (maskKeys[i] == null) {
         return abort(AbortReason.INCONSISTENT_SHARES,
-            "the reconstructed mask key of party " + u + " does not match its advertised key");
+            "no " + t + " of the mask-key shares of party " + u + " rebuild its advertised key");
+      }
+    }
+    // Self-mask seeds: each checked against the commitment its owner sent with its shares (a bad
+    // share would otherwise corrupt the sum silently).
+    byte[][] seeds = new byte[survivors.length][];
+    for (int i = 0; i < survivors.length; i++) {
+      int u = survivors[i];
+      byte[] commitment = session.selfMaskCommitments.get(u);
+      seeds[i] = robust(u, selfXs.get(u), selfShares.get(u), t,
+          sd -> commitment != null && Arrays.equals(Transcripts.selfMaskCommitment(p, u, sd), commitment),
+          "self-mask seed");
+      if (seeds[i] == null) {
+        return abort(AbortReason.INCONSISTENT_SHARES,
+            "no " + t + " of the self-mask shares of party " + u + " rebuild the seed it committed to");
       }
     }
     int length = p.length();
@@ -158,9 +176,8 @@ public final class ServerR4Unmasking extends ServerState {
     String[] failure = new String[1];
     long[] correction = IntStream.range(0, tasks).parallel().collect(() -> new long[length], (acc, i) -> {
       if (i < survivors.length) {
-        int u = survivors[i];
-        byte[] seed = reconstruct(selfXs.get(u), selfShares.get(u), t);
-        MaskPrg.apply(Transcripts.derive(seed, p.session(), Transcripts.SELF_MASK, session.profile), false, acc,
+        byte[] seed = seeds[i];
+        MaskPrg.apply(Transcripts.derive(seed, p, Transcripts.SELF_MASK, session.profile), false, acc,
             p.ringBits(), session.profile);
       } else {
         int u = dropouts[i - survivors.length];
@@ -169,7 +186,7 @@ public final class ServerR4Unmasking extends ServerState {
           if (u3.get(v)) {
             try {
               byte[] agreed = X25519Keys.agree(maskKey, keys.get(v).maskKey(), session.profile);
-              byte[] seed = Transcripts.derive(agreed, p.session(), Transcripts.PAIRWISE_MASK, session.profile);
+              byte[] seed = Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, session.profile);
               // v applied +-PRG(s_vu) (subtracting iff v > u); add the same here and subtract below.
               MaskPrg.apply(seed, Transcripts.subtracts(v, u), acc, p.ringBits(), session.profile);
             } catch (CryptoException e) {
@@ -195,14 +212,67 @@ public final class ServerR4Unmasking extends ServerState {
     return new Transition(new Completed(session, result, u3), Map.of());
   }
 
-  private byte[] reconstruct(List<Integer> xs, List<long[]> shares, int t) {
-    int[] x = new int[t];
-    long[][] s = new long[t][];
-    for (int j = 0; j < t; j++) {
-      x[j] = xs.get(j);
-      s[j] = shares.get(j);
+  /** Subsets tried before robust reconstruction gives up (each costs one Lagrange interpolation). */
+  static final int MAX_SUBSETS = 256;
+
+  /**
+   * The secret of party {@code owner} from the shares that arrived: the first t if they rebuild a
+   * secret that {@code verifies}, else other t-subsets (each share left out in turn, then random
+   * subsets, at most {@link #MAX_SUBSETS}). Once a subset verifies, every share off its polynomial
+   * is attributed to its holder as a rejection. Null if no subset tried verifies.
+   */
+  private byte[] robust(int owner, List<Integer> xsList, List<long[]> sharesList, int t,
+      java.util.function.Predicate<byte[]> verifies, String what) {
+    int m = xsList.size();
+    int[] xs = xsList.stream().mapToInt(Integer::intValue).toArray();
+    long[][] shares = sharesList.toArray(long[][]::new);
+    java.util.SplittableRandom order = new java.util.SplittableRandom(owner);
+    for (int attempt = 0; attempt < MAX_SUBSETS; attempt++) {
+      int[] pick = subset(attempt, m, t, order);
+      if (pick == null) {
+        break;
+      }
+      int[] x = new int[t];
+      long[][] s = new long[t][];
+      for (int j = 0; j < t; j++) {
+        x[j] = xs[pick[j]];
+        s[j] = shares[pick[j]];
+      }
+      byte[] secret = Shamir.reconstruct(x, s, t, session.profile);
+      if (verifies.test(secret)) {
+        if (attempt > 0) {
+          for (int j = 0; j < m; j++) {
+            if (!Arrays.equals(Shamir.evaluate(x, s, t, xs[j]), shares[j])) {
+              synchronized (session) {
+                session.rejections.add(new ServerEvents.Rejection(xs[j] - 1, round(),
+                    ServerEvents.RejectReason.BAD_SHARE, "its share of party " + owner + "'s " + what
+                        + " is not on the polynomial of the others"));
+              }
+            }
+          }
+        }
+        return secret;
+      }
     }
-    return Shamir.reconstruct(x, s, t, session.profile);
+    return null;
+  }
+
+  /** The attempt-th subset: the first t, then each of the first t + 1 left out, then random. */
+  private static int[] subset(int attempt, int m, int t, java.util.SplittableRandom random) {
+    if (attempt == 0) {
+      return IntStream.range(0, t).toArray();
+    }
+    if (m == t) {
+      return null; // no other subset exists
+    }
+    if (attempt <= t + 1) {
+      int skip = attempt - 1;
+      return IntStream.range(0, t + 1).filter(j -> j != skip).toArray();
+    }
+    int[] all = dev.helmet.core.util.Shuffle.permutation(m, random);
+    int[] pick = Arrays.copyOf(all, t);
+    Arrays.sort(pick);
+    return pick;
   }
 
   private Transition abort(AbortReason reason, String detail) {

@@ -28,6 +28,8 @@ public abstract class ServerState {
     final List<Drop> drops = new ArrayList<>();
     final List<Rejection> rejections = new ArrayList<>();
     final BitSet dropped = new BitSet();
+    /** Each party's commitment to its self-mask seed, sent with its shares (round 1). */
+    final Map<Integer, byte[]> selfMaskCommitments = new java.util.concurrent.ConcurrentHashMap<>();
 
     Session(SecAggParameters params, CryptoProfile profile) {
       this.params = params;

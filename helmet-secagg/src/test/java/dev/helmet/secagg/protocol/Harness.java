@@ -27,7 +27,7 @@ final class Harness {
       pubs.add(kp.publicKey());
     }
     CommunicationGraph g = CommunicationGraph.complete(n);
-    params = new SecAggParameters(Secrets.random().nextLong(), length, ringBits, g,
+    params = new SecAggParameters(Secrets.random().nextLong(), Secrets.bytes(32), length, ringBits, g,
         SecAggParameters.majority(g.degree()), 1, pubs);
     clients = new ClientState[n];
     replies = new ClientMessage[n];

@@ -235,4 +235,32 @@ class SecAggSecurityTest {
         "U3 names neighbours whose shares u never received");
     assertEquals(ClientAbortReason.INCONSISTENT_REQUEST, au.reason());
   }
+
+  /**
+   * Robust reconstruction (issue 13, finding 8): a wrong share of a self-mask seed no longer aborts
+   * the session or silently corrupts the sum. The server tries other t-subsets of the shares, keeps
+   * the seed that matches the owner's signed commitment, and names the party that sent the bad share.
+   */
+  @Test
+  void aWrongUnmaskingShareIsAttributedAndTheSumIsStillExact() {
+    Harness h = new Harness(6, 10, 32);
+    for (int i = 0; i < 6; i++) {
+      h.inputs[i][0] = i + 1;
+    }
+    for (int round = 0; round < 10 && !(h.replies[1] instanceof Messages.UnmaskingShares); round++) {
+      h.clientRound(h.serverRound());
+    }
+    Messages.UnmaskingShares u = assertInstanceOf(Messages.UnmaskingShares.class, h.replies[1]);
+    TreeMap<Integer, long[]> self = new TreeMap<>(u.selfMaskShares());
+    int owner = self.firstKey();
+    long[] wrong = self.get(owner).clone();
+    wrong[0] ^= 1;
+    self.put(owner, wrong);
+    h.replies[1] = new Messages.UnmaskingShares(u.session(), 1, self, u.maskKeyShares());
+    h.serverRound();
+    ServerState.Completed done = assertInstanceOf(ServerState.Completed.class, h.server);
+    assertEquals(1 + 2 + 3 + 4 + 5 + 6, done.sum()[0]);
+    assertTrue(h.server.rejections().stream().anyMatch(r -> r.reason() == RejectReason.BAD_SHARE
+        && r.claimedSender() == 1), String.valueOf(h.server.rejections()));
+  }
 }

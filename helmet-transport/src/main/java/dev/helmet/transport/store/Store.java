@@ -1,6 +1,11 @@
 package dev.helmet.transport.store;
 
+import java.io.IOException;
 import java.math.BigDecimal;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -62,7 +67,12 @@ public final class Store implements AutoCloseable {
           + redact(jdbcUrl));
     }
     Logger.getLogger("org.flywaydb").setLevel(Level.WARNING);
+    Path file = h2File(jdbcUrl);
     try {
+      if (file != null && file.getParent() != null && !Files.exists(file.getParent())) {
+        // A new data directory is the coordinator's alone: it holds the ledger and who took part.
+        createPrivateDirectories(file.getParent());
+      }
       Flyway.configure()
           .dataSource(jdbcUrl, user, password)
           .locations("classpath:db/migration")
@@ -71,9 +81,47 @@ public final class Store implements AutoCloseable {
           .migrate();
       Connection c = DriverManager.getConnection(jdbcUrl, user, password);
       c.setAutoCommit(true);
+      if (file != null) {
+        restrictToOwner(file);
+      }
       return new Store(c, jdbcUrl);
-    } catch (SQLException | RuntimeException e) {
+    } catch (SQLException | RuntimeException | IOException e) {
       throw new StoreException("cannot open the database " + redact(jdbcUrl) + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The database file an embedded H2 URL names (without its .mv.db suffix), or null. */
+  static Path h2File(String jdbcUrl) {
+    if (!jdbcUrl.startsWith("jdbc:h2:file:")) {
+      return null;
+    }
+    String p = jdbcUrl.substring("jdbc:h2:file:".length());
+    int semi = p.indexOf(';');
+    return Path.of(semi < 0 ? p : p.substring(0, semi)).toAbsolutePath();
+  }
+
+  private static void createPrivateDirectories(Path dir) throws IOException {
+    if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
+          PosixFilePermissions.fromString("rwx------")));
+    } else {
+      Files.createDirectories(dir);
+    }
+  }
+
+  /** Makes the database's files readable and writable by their owner only (where POSIX permissions exist). */
+  static void restrictToOwner(Path file) throws IOException {
+    if (!FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+      return;
+    }
+    String prefix = file.getFileName().toString() + ".";
+    try (var files = Files.list(file.getParent())) {
+      for (Path p : (Iterable<Path>) files::iterator) {
+        if (p.getFileName().toString().startsWith(prefix) && Files.isRegularFile(p)) {
+          Files.setPosixFilePermissions(p,
+              PosixFilePermissions.fromString("rw-------"));
+        }
+      }
     }
   }
 
@@ -429,7 +477,7 @@ public final class Store implements AutoCloseable {
   private static JsonNode parse(String json) {
     try {
       return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new StoreException("a stored privacy charge is not JSON: " + e.getMessage(), e);
     }
   }

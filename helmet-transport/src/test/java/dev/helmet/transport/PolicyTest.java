@@ -1,0 +1,77 @@
+package dev.helmet.transport;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.helmet.core.testdata.TestData;
+import dev.helmet.transport.wire.DpFlSpec;
+import dev.helmet.transport.wire.SessionConfig;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A participant's policy bounds every privacy-relevant parameter a coordinator publishes, and the
+ * configuration's own validation ties SecAgg+'s colluders to the noise's honest fraction (issue 13,
+ * findings 3, 4 and 8).
+ */
+class PolicyTest {
+  private static final Participant.Policy DEFAULT = new Participant.Policy(1, 2, Set.of(), 0.5);
+
+  private static SessionConfig.Builder base() {
+    SessionConfig.Builder b = Loopback.config(TestData.digits(), 10, 8, 1).setColludingFraction(0.5);
+    return b.setPrivacy(b.getPrivacy().toBuilder().setHonestFraction(0.5));
+  }
+
+  @Test
+  void theDefaultsAcceptAnOrdinarySession() {
+    assertNull(DEFAULT.check(base().build()));
+  }
+
+  /** Finding 4: delta 0.4 cuts the noise about sixfold while eps stays 1; the default refuses it. */
+  @Test
+  void aLargeDeltaIsRefusedNamingTheParameter() {
+    SessionConfig c = base().setPrivacy(base().getPrivacy().toBuilder().setDelta(0.4)).build();
+    String why = DEFAULT.check(c);
+    assertTrue(why != null && why.startsWith("privacy.delta") && why.contains("1.0E-5"), why);
+  }
+
+  @Test
+  void floatingPointNoiseAWeakerSplitAndHugeClaimsAreRefusedByDefault() {
+    String why = DEFAULT.check(base().setNoise("gaussian").build());
+    assertTrue(why != null && why.startsWith("noise") && why.contains("exact"), why);
+    SessionConfig dpfl = base().setAlgorithm("dp-fl").setDpfl(DpFlSpec.newBuilder().setSamplingRate(0.5)
+        .setGradClip(1).setRounds(2).setLearningRate(1).setNoiseSplit("all-trusted")).build();
+    why = DEFAULT.check(dpfl);
+    assertTrue(why != null && why.startsWith("dpfl.noise_split"), why);
+    why = DEFAULT.check(base().setMaxPoints(SessionFile.DEFAULT_MAX_POINTS + 1).build());
+    assertTrue(why != null && why.startsWith("max_points"), why);
+    Participant.Policy lenient = Participant.Policy.upTo(1);
+    assertNull(lenient.check(base().setNoise("gaussian").build()), "a demo policy may allow float noise");
+    assertFalse(lenient.check(base().setPrivacy(base().getPrivacy().toBuilder().setDelta(0.4)).build()) == null,
+        "even the demo policy refuses delta 0.4");
+  }
+
+  /** Finding 3: colluders below 1 - t would let two neighbours and the server unmask a party. */
+  @Test
+  void colludingFractionBelowTheDishonestFractionIsInvalid() {
+    SessionConfig c = base().setColludingFraction(0).build();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SessionPlan.validate(c));
+    assertTrue(e.getMessage().contains("colluding_fraction") && e.getMessage().contains("honest_fraction"),
+        e.getMessage());
+    SessionPlan.validate(base().build());
+  }
+
+  @Test
+  void plaintextOnlyTowardsLoopback() {
+    assertTrue(Participant.isLoopback("127.0.0.1:7443"));
+    assertTrue(Participant.isLoopback("localhost:1"));
+    assertTrue(Participant.isLoopback("[::1]:7443"));
+    assertFalse(Participant.isLoopback("10.0.0.1:7443"));
+    assertFalse(Participant.isLoopback("coordinator.example:7443"));
+    Participant.ParticipantException e = assertThrows(Participant.ParticipantException.class, () -> Participant.run(new Participant.Settings(
+        "10.0.0.1:7443", null, Participant.Policy.upTo(1), TestData.digits(), 1L, 5)));
+    assertTrue(e.getMessage().contains("loopback"), e.getMessage());
+  }
+}
