@@ -1,0 +1,339 @@
+package dev.helmet.privacy.accounting;
+
+import dev.helmet.privacy.accounting.PldAccountant.Cdf;
+import java.util.function.DoubleUnaryOperator;
+
+/**
+ * A discrete privacy loss distribution: {@code pmf[i]} is the probability of loss {@code (offset
+ * + i) h}, and {@code infinity} that of an infinite loss.
+ */
+final class Pld {
+  /** Relative width of the final bracket on each x with L(x) = eps_i. */
+  private static final double ROOT_TOLERANCE = 1e-14;
+  /** Relative width of the final bracket on eps in {@link #epsilon}. */
+  private static final double EPSILON_TOLERANCE = 1e-12;
+
+  final int offset;
+  final double[] pmf;
+  final double infinity;
+
+  Pld(int offset, double[] pmf, double infinity) {
+    this.offset = offset;
+    this.pmf = pmf;
+    this.infinity = infinity;
+  }
+
+  /** The PLD of a mechanism that reveals nothing: loss 0 with probability 1. */
+  static Pld identity() {
+    return new Pld(0, new double[] {1}, 0);
+  }
+
+  /**
+   * The "connect the dots" discretisation (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022) of
+   * the pair (P, Q) with privacy loss L(x) = ln(p(x)/q(x)), monotone in x: the exact
+   * hockey-stick divergence delta(eps) = P[L > eps] - e^eps Q[L > eps] is computed on the grid
+   * eps_i = i h, and the discrete PLD is the one whose delta, as a function of e^eps, is the
+   * piecewise-linear interpolation of those points, extended with slope -1 below the grid and
+   * constant (its mass at infinity) above it. delta is convex in e^eps, so the interpolation lies
+   * above it everywhere: the discrete PLD dominates the pair, and unlike rounding every loss up
+   * its error does not grow by h with every composition. The grid spans the losses of the central
+   * 1 - tail of P; whatever delta remains at its top is the mass at infinity.
+   *
+   * <p>The threshold x_i with L(x_i) = eps_i is found for every grid point in turn: x_i is monotone
+   * in i, so the previous threshold is one end of the next bracket, and extrapolating the previous
+   * thresholds gives a guess that a couple of secant steps refine (see {@link Bracket}). Each x_i
+   * is, as by bisection, the largest (increasing L; smallest for decreasing L) point evaluated with
+   * L(x) <= eps_i, with a point of L(x) > eps_i within 1e-14 relative of it.
+   */
+  static Pld connectTheDots(Cdf p, Cdf q, DoubleUnaryOperator loss, boolean increasing, double h, double tail) {
+    double lo = lowerQuantile(p, tail / 2);
+    double hi = upperQuantile(p, tail / 2);
+    double l1 = loss.applyAsDouble(lo);
+    double l2 = loss.applyAsDouble(hi);
+    int k0 = (int) Math.floor(Math.min(l1, l2) / h);
+    int k1 = (int) Math.ceil(Math.max(l1, l2) / h);
+    int n = k1 - k0 + 1;
+    // Work in t = x (increasing L) or t = -x (decreasing): g(t) = L(+-t) is non-decreasing.
+    DoubleUnaryOperator g = increasing ? loss : t -> loss.applyAsDouble(-t);
+    double tlo = increasing ? lo : -hi;
+    double thi = increasing ? hi : -lo;
+    Bracket br = new Bracket(g, false);
+    double[] delta = new double[n];
+    double r1 = Double.NaN; // the last three thresholds (t), when each had a bracket
+    double r2 = Double.NaN;
+    double r3 = Double.NaN;
+    double g1 = Double.NaN; // g(r1)
+    double miss = Double.NaN; // how far the last guess was from its threshold
+    for (int i = 0; i < n; i++) {
+      double eps = (k0 + i) * h;
+      br.target = eps;
+      boolean found;
+      double guess = Double.NaN;
+      if (!Double.isNaN(r1)) {
+        // g(r1) <= eps_(i-1) < eps: r1 is on the low side.
+        br.a = r1;
+        br.fa = g1 - eps;
+        double step;
+        if (!Double.isNaN(r3)) {
+          guess = 3 * r1 - 3 * r2 + r3;
+        } else if (!Double.isNaN(r2)) {
+          guess = 2 * r1 - r2;
+        }
+        if (!Double.isNaN(miss)) {
+          step = 2 * miss;
+        } else if (!Double.isNaN(r2)) {
+          step = 0.5 * (r1 - r2);
+        } else {
+          step = (thi - tlo) / n;
+        }
+        step = Math.max(step, ROOT_TOLERANCE * Math.max(1, Math.abs(r1)));
+        found = br.expandUp(guess > r1 ? guess : r1 + step, step, 120);
+        if (found) {
+          br.narrow(ROOT_TOLERANCE);
+        }
+      } else {
+        found = fromScratch(br, tlo, thi);
+      }
+      double t = br.a;
+      if (found) {
+        miss = Double.isNaN(guess) ? Double.NaN : Math.abs(guess - t);
+        r3 = r2;
+        r2 = r1;
+        r1 = t;
+        g1 = br.fa + eps;
+      } else {
+        // No threshold: L stays on one side of eps_i (a bounded loss); t is the farthest point
+        // tried, as bisection would return, and the history restarts.
+        r1 = r2 = r3 = g1 = miss = Double.NaN;
+      }
+      double x = increasing ? t : -t;
+      // P[S] - e^eps Q[S] for S = {X > x} ({X <= x} for decreasing L) is largest at the exact
+      // threshold, where its derivative in x vanishes: x within 1e-14 of it loses only a second
+      // order amount (far below the grid's rounding), as with the bisection this replaces.
+      delta[i] = Math.max(0, Cdf.hockeyStick(p, q, x, eps, increasing));
+    }
+    double em1 = Math.expm1(h);
+    double[] pmf = new double[n];
+    for (int i = 0; i < n; i++) {
+      // p_i = x_i (slope_i - slope_{i-1}) with x = e^eps, slope_{-1} = -1, slope_n = 0.
+      double right = i < n - 1 ? (delta[i + 1] - delta[i]) / em1 : 0;
+      double left = i > 0 ? Math.exp(h) * (delta[i] - delta[i - 1]) / em1 : -Math.exp((k0 + i) * h);
+      pmf[i] = Math.max(0, right - left);
+    }
+    return new Pld(k0, pmf, Math.max(0, delta[n - 1]));
+  }
+
+  /**
+   * Brackets g = target starting from the central range [tlo, thi], widening it (as far as
+   * 2^60 times its width) as needed; false if no bracket, with br.a then the threshold to use: the
+   * far low end if g stays above the target, the far high end (on the low side) if below.
+   */
+  private static boolean fromScratch(Bracket br, double tlo, double thi) {
+    double a = tlo;
+    double fa = br.value(a);
+    double width = thi - tlo + 1;
+    for (int k = 0; k < 60 && !br.low(fa); k++) {
+      a -= width;
+      width *= 2;
+      fa = br.value(a);
+    }
+    double b = thi;
+    double fb = br.value(b);
+    width = thi - tlo + 1;
+    for (int k = 0; k < 60 && br.low(fb); k++) {
+      if (br.low(fa)) { // b is on the low side too, and above a: the better low end
+        a = b;
+        fa = fb;
+      }
+      b += width;
+      width *= 2;
+      fb = br.value(b);
+    }
+    if (!br.low(fa) || br.low(fb)) {
+      br.a = br.low(fb) ? b : a;
+      br.fa = br.low(fb) ? fb : fa;
+      return false;
+    }
+    br.a = a;
+    br.fa = fa;
+    br.b = b;
+    br.fb = fb;
+    br.narrow(ROOT_TOLERANCE);
+    return true;
+  }
+
+  /** An x with P[X <= x] <= mass (the largest such, to bisection precision). */
+  private static double lowerQuantile(Cdf p, double mass) {
+    double a = -p.s();
+    while (p.cdf(a) > mass) {
+      a *= 2;
+    }
+    double b = Math.abs(p.mu()) + 10 * p.s();
+    for (int i = 0; i < 200; i++) {
+      double mid = 0.5 * (a + b);
+      if (p.cdf(mid) > mass) {
+        b = mid;
+      } else {
+        a = mid;
+      }
+    }
+    return a;
+  }
+
+  /** An x with P[X > x] <= mass (the smallest such, to bisection precision). */
+  private static double upperQuantile(Cdf p, double mass) {
+    double b = Math.abs(p.mu()) + p.s();
+    while (p.sf(b) > mass) {
+      b *= 2;
+    }
+    double a = -Math.abs(p.mu()) - 10 * p.s();
+    for (int i = 0; i < 200; i++) {
+      double mid = 0.5 * (a + b);
+      if (p.sf(mid) > mass) {
+        a = mid;
+      } else {
+        b = mid;
+      }
+    }
+    return b;
+  }
+
+  /** this^n by repeated squaring, truncating after every product. */
+  Pld power(int n, double tail) {
+    Pld result = identity();
+    Pld base = this;
+    int k = n;
+    while (k > 0) {
+      if ((k & 1) == 1) {
+        result = result.convolve(base, tail);
+      }
+      k >>= 1;
+      if (k > 0) {
+        base = base.convolve(base, tail);
+      }
+    }
+    return result;
+  }
+
+  /** The PLD of the composition, with pessimistic truncation of mass below {@code tail}. */
+  Pld convolve(Pld o, double tail) {
+    double[] c = Fft.convolve(pmf, o.pmf); // one forward transform when o == this
+    double inf = 1 - (1 - infinity) * (1 - o.infinity);
+    // Drop the top until `tail` of mass has gone to infinity; lift the bottom likewise.
+    int top = c.length - 1;
+    double moved = 0;
+    while (top > 0 && moved + Math.max(0, c[top]) <= tail) {
+      moved += Math.max(0, c[top]);
+      top--;
+    }
+    inf += moved;
+    int bottom = 0;
+    double lifted = 0;
+    while (bottom < top && lifted + Math.max(0, c[bottom]) <= tail) {
+      lifted += Math.max(0, c[bottom]);
+      bottom++;
+    }
+    double[] kept = new double[top - bottom + 1];
+    for (int i = 0; i < kept.length; i++) {
+      kept[i] = Math.max(0, c[bottom + i]);
+    }
+    kept[0] += lifted;
+    return new Pld(offset + o.offset + bottom, kept, Math.min(1, inf));
+  }
+
+  double delta(double eps, double h) {
+    double d = infinity;
+    for (int i = pmf.length - 1; i >= 0; i--) {
+      double l = (offset + i) * h;
+      if (l <= eps) {
+        break;
+      }
+      d += pmf[i] * -Math.expm1(eps - l);
+    }
+    return Math.min(1, d);
+  }
+
+  /**
+   * The smallest eps with delta(eps) <= delta, rounded up: the upper end b of a bracket with
+   * delta(b) <= delta < delta(a) and b - a <= 1e-12 max(1, a). delta is non-increasing in eps, so
+   * the grid losses are bracketed first (by index: the two an estimate points at, then bisection
+   * if they do not bracket); between two adjacent ones delta(eps) is A - e^eps B, which secant
+   * steps solve in a few evaluations. Only exact evaluations of {@link #delta} move the bracket.
+   */
+  double epsilon(double delta, double h) {
+    if (infinity > delta) {
+      return Double.POSITIVE_INFINITY;
+    }
+    double hiLoss = (offset + pmf.length) * h;
+    double d0 = delta(0, h);
+    if (d0 <= delta) {
+      return 0;
+    }
+    // f(eps) = delta - delta(eps) is non-decreasing; the low side is f < 0, i.e. delta(eps) > delta.
+    Bracket br = new Bracket(e -> -delta(e, h), true);
+    br.target = -delta;
+    br.a = 0;
+    br.fa = delta - d0;
+    br.b = Math.max(hiLoss, 1e-9); // above every finite loss: delta(b) = infinity <= delta
+    br.fb = br.value(br.b);
+    // The grid losses worth probing are those in (0, hiLoss): indices in (lo, hi). Only evaluated
+    // points move br.a and br.b, so these bounds merely keep the probes inside (0, hiLoss).
+    int lo = Math.max(-1, -offset); // (offset + lo + 1) h > 0
+    int hi = pmf.length; // (offset + hi) h = hiLoss
+    // Probe first the grid losses the cheap estimate points at: usually they already bracket.
+    int guess = locate(delta, h, lo + 1);
+    for (int j : new int[] {guess, guess - 1}) {
+      if (j > lo && j < hi) {
+        double l = (offset + j) * h;
+        double v = br.value(l);
+        if (br.low(v)) {
+          lo = j;
+          br.a = l;
+          br.fa = v;
+        } else {
+          hi = j;
+          br.b = l;
+          br.fb = v;
+        }
+      }
+    }
+    while (hi - lo > 1) {
+      int mid = (lo + hi) >>> 1;
+      double l = (offset + mid) * h;
+      double v = br.value(l);
+      if (br.low(v)) {
+        lo = mid;
+        br.a = l;
+        br.fa = v;
+      } else {
+        hi = mid;
+        br.b = l;
+        br.fb = v;
+      }
+    }
+    br.narrow(EPSILON_TOLERANCE);
+    return br.b;
+  }
+
+  /**
+   * An estimate of the smallest grid index j >= from with delta(l_j) <= delta (pmf.length if none),
+   * from one pass down the grid: delta(l_j) = infinity + S_j - E_j with S_j = sum_(i>j) p_i and
+   * E_j = sum_(i>j) p_i e^(l_j - l_i) = e^-h (E_(j+1) + p_(j+1)). Rounding makes it approximate; it
+   * only chooses where {@link #epsilon} evaluates delta first.
+   */
+  private int locate(double delta, double h, int from) {
+    double decay = Math.exp(-h);
+    double s = 0;
+    double e = 0;
+    for (int j = pmf.length - 1; j >= from; j--) {
+      if (j < pmf.length - 1) {
+        s += pmf[j + 1];
+        e = decay * (e + pmf[j + 1]);
+      }
+      if (infinity + s - e > delta) {
+        return j + 1;
+      }
+    }
+    return from;
+  }
+}
