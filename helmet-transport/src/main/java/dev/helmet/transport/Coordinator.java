@@ -20,7 +20,9 @@ import dev.helmet.transport.wire.CoordinatorGrpc;
 import dev.helmet.transport.wire.CoordinatorMessage;
 import dev.helmet.transport.wire.Enrolled;
 import dev.helmet.transport.wire.GetSessionRequest;
+import dev.helmet.transport.wire.GraphSeed;
 import dev.helmet.transport.wire.Join;
+import dev.helmet.transport.wire.NonceReveal;
 import dev.helmet.transport.wire.Outcome;
 import dev.helmet.transport.wire.ParticipantMessage;
 import dev.helmet.transport.wire.Refused;
@@ -161,6 +163,8 @@ public final class Coordinator implements AutoCloseable {
   private volatile boolean closing;
   /** Rejected messages this session (stored up to {@link #MAX_STORED_REJECTIONS}). */
   private long rejections;
+  /** Between the roster and the graph seed: nonce reveals are expected. */
+  private boolean revealing;
   /** Writes rejection events to the store in order, outside the session lock. */
   private final java.util.concurrent.ExecutorService eventWriter = java.util.concurrent.Executors
       .newSingleThreadExecutor(r -> {
@@ -187,7 +191,9 @@ public final class Coordinator implements AutoCloseable {
     byte[] binding;
     int points;
     byte[] identityKey;
-    byte[] nonce;
+    /** The commitment its Join made to its graph nonce, and the nonce once revealed. */
+    byte[] commitment;
+    byte[] revealed;
     boolean granted;
     boolean closed;
     long pendingPermits;
@@ -465,31 +471,45 @@ public final class Coordinator implements AutoCloseable {
     for (Peer p : enrolled) {
       store.participant(sessionHex, p.party, p.subject, p.points);
       roster.addParties(RosterEntry.newBuilder().setParty(p.party).setPoints(p.points)
-          .setIdentityKey(ByteString.copyFrom(p.identityKey)).setGraphNonce(ByteString.copyFrom(p.nonce))
+          .setIdentityKey(ByteString.copyFrom(p.identityKey)).setNonceCommitment(ByteString.copyFrom(p.commitment))
           .setSubject(p.subject).setCertificateSha256(p.tlsCertificate == null ? ByteString.EMPTY
               : ByteString.copyFrom(IdentityBinding.fingerprint(p.tlsCertificate))));
     }
     boolean dpfl = SessionPlan.isDpFl(config);
     BlindAveraging.Plan plan = null;
     DpFl.Plan flPlan = null;
-    SecAggParameters params;
+    Roster built = roster.build();
     try {
-      Roster partial = roster.buildPartial();
       if (dpfl) {
-        flPlan = SessionPlan.dpflPlan(config, partial);
-        params = SessionPlan.secagg(config, partial, flPlan.length(), flPlan.encoding().ringBits());
+        flPlan = SessionPlan.dpflPlan(config, built);
       } else {
-        plan = SessionPlan.noisePlan(config, partial);
-        params = SessionPlan.secagg(config, partial, plan.spec().length(), plan.encoding().ringBits());
+        plan = SessionPlan.noisePlan(config, built);
       }
+      SessionPlan.validateRoster(config, built);
     } catch (IllegalArgumentException e) {
       throw new Abort("the enrolled parties admit no plan: " + e.getMessage());
     }
     // What each released round will cost, stored before any can be released (so an abort or a
     // restart charges exactly the released rounds).
     store.charge(sessionHex, dpfl ? flPlan.charge() : plan.charge());
-    Roster built = roster.setNeighbours(params.graph().degree()).setThreshold(params.threshold())
-        .setSecaggSession(params.session()).build();
+    CoordinatorMessage rosterMessage = CoordinatorMessage.newBuilder().setRoster(built).build();
+    lock.lock();
+    try {
+      revealing = true; // before the roster goes out: a party answers it with its reveal at once
+    } finally {
+      lock.unlock();
+    }
+    for (Peer p : enrolled) {
+      sendCounted(p, rosterMessage, deadlineAfterRound());
+    }
+    List<byte[]> nonces = awaitReveals(n);
+    SecAggParameters params;
+    try {
+      params = dpfl ? SessionPlan.secagg(config, built, nonces, flPlan.length(), flPlan.encoding().ringBits())
+          : SessionPlan.secagg(config, built, nonces, plan.spec().length(), plan.encoding().ringBits());
+    } catch (IllegalArgumentException e) {
+      throw new Abort("the enrolled parties admit no SecAgg parameters: " + e.getMessage());
+    }
     CryptoProfile profile = new CryptoProfile();
     LOG.log(Level.INFO, "session {0}: {1} parties enrolled; {2}, threshold {3}; {4} values per input, {5}-bit ring{6}",
         sessionHex, n, params.graph().description(), params.threshold(), params.length(), params.ringBits(),
@@ -500,9 +520,20 @@ public final class Coordinator implements AutoCloseable {
     parameters.put("threshold", params.threshold());
     parameters.put("min_contributors", params.minSurvivors());
     parameters.put("colluding_fraction", config.getColludingFraction());
-    CoordinatorMessage rosterMessage = CoordinatorMessage.newBuilder().setRoster(built).build();
-    for (Peer p : enrolled) {
-      sendCounted(p, rosterMessage, deadlineAfterRound());
+    GraphSeed.Builder seed = GraphSeed.newBuilder().setNeighbours(params.graph().degree())
+        .setThreshold(params.threshold()).setSecaggSession(params.session());
+    for (byte[] nonce : nonces) {
+      seed.addNonces(ByteString.copyFrom(nonce));
+    }
+    // Blind averaging: the seed opens the summation (sent once the server state exists, since the
+    // parties answer it at once); DP-FL: each round opens with its RoundStart.
+    CoordinatorMessage seedMessage = CoordinatorMessage.newBuilder().setGraphSeed(seed).build();
+    if (dpfl) {
+      for (Peer p : enrolled) {
+        if (!gone.get(p.party)) {
+          sendCounted(p, seedMessage, deadlineAfterRound());
+        }
+      }
     }
 
     ServerState.Completed done;
@@ -511,7 +542,7 @@ public final class Coordinator implements AutoCloseable {
     dev.helmet.privacy.ledger.PrivacyLedger ledger;
     String protocolName = config.getProtocol() + " over gRPC";
     if (!dpfl) {
-      done = summation(params, profile, "", null);
+      done = summation(params, profile, "", seedMessage);
       drops.addAll(drops(done));
       long serverBytes = 0;
       for (Peer p : enrolled) {
@@ -531,7 +562,7 @@ public final class Coordinator implements AutoCloseable {
       // Federated DP-SGD: one summation per round on the same streams, the model broadcast first.
       double[] theta = new double[flPlan.length()];
       int rounds = flPlan.config().rounds();
-      byte[] graphSeed = SessionPlan.graphSeed(config, built);
+      byte[] graphSeed = SessionPlan.graphSeed(config, built, nonces);
       done = null;
       for (int r = 0; r < rounds; r++) {
         SecAggParameters pr = r == 0 ? params : SessionPlan.forRound(config, params, graphSeed, r);
@@ -770,6 +801,64 @@ public final class Coordinator implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits (one round deadline) for every connected party's nonce reveal; returns them in roster
+   * order, empty for a party that did not reveal (it is then treated as gone: over the complete
+   * graph, which does not depend on the nonces, that is an ordinary dropout; SecAgg+ refuses it in
+   * {@link SessionPlan#secagg}, since withholding reveals would let parties choose among graphs).
+   */
+  private List<byte[]> awaitReveals(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(config.getDeadlines().getRoundSeconds());
+    lock.lock();
+    try {
+      while (!liveRevealed() && waitUntil(deadline)) {
+        // woken by a reveal or a departure
+      }
+      revealing = false;
+      List<byte[]> nonces = new ArrayList<>(n);
+      for (Peer p : enrolled) {
+        if (p.revealed == null) {
+          gone.set(p.party);
+          LOG.log(Level.INFO, "session {0}: {1} did not reveal its graph nonce", sessionHex, p.name());
+        }
+        nonces.add(p.revealed == null ? new byte[0] : p.revealed);
+      }
+      return nonces;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether every party still connected has revealed its nonce (lock held). */
+  private boolean liveRevealed() {
+    for (Peer p : enrolled) {
+      if (p.revealed == null && !gone.get(p.party)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A party's nonce reveal (lock held). */
+  private void reveal(Peer peer, NonceReveal r) {
+    if (!revealing || peer.party < 0) {
+      reject(peer, stage(), "WRONG_ROUND", "a nonce reveal from " + peer.name() + " that is not expected now");
+    } else if (peer.revealed != null) {
+      reject(peer, stage(), "REPLAYED", "a second nonce reveal from " + peer.name());
+    } else if (r.getSender() != peer.party) {
+      reject(peer, stage(), "IMPERSONATION", "a nonce reveal claiming to be from party " + r.getSender()
+          + " on the stream of " + peer.name());
+    } else if (!java.security.MessageDigest.isEqual(SessionPlan.nonceCommitment(r.getNonce().toByteArray()),
+        peer.commitment)) {
+      reject(peer, stage(), "MALFORMED", "the nonce revealed by " + peer.name() + " does not match its commitment");
+    } else {
+      peer.revealed = r.getNonce().toByteArray();
+      if (liveRevealed()) {
+        changed.signalAll();
+      }
+    }
+  }
+
   private long deadlineAfterRound() {
     return System.nanoTime() + TimeUnit.SECONDS.toNanos(config.getDeadlines().getRoundSeconds());
   }
@@ -975,6 +1064,7 @@ public final class Coordinator implements AutoCloseable {
         }
         case CONSISTENCY_SIGNATURE -> deliver(peer, () -> codec.decode(m.getConsistencySignature()));
         case UNMASKING_SHARES -> deliver(peer, () -> codec.decode(m.getUnmaskingShares()));
+        case NONCE_REVEAL -> reveal(peer, m.getNonceReveal());
         case BODY_NOT_SET -> reject(peer, stage(), "MALFORMED", "an empty message from "
             + peer.name());
       }
@@ -1029,14 +1119,14 @@ public final class Coordinator implements AutoCloseable {
     } else if (j.getPoints() < 1 || j.getPoints() > config.getMaxPoints()) {
       why = "a participant claims between 1 and max_points = " + config.getMaxPoints() + " training points; this one "
           + "claimed " + j.getPoints();
-    } else if (j.getIdentityKey().size() != 32 || j.getGraphNonce().size() != 32) {
-      why = "identity_key and graph_nonce must be 32 bytes each";
+    } else if (j.getIdentityKey().size() != 32 || j.getNonceCommitment().size() != 32) {
+      why = "identity_key and nonce_commitment must be 32 bytes each";
     } else if (ca != null && (peer.tlsCertificate == null
         || !java.util.Arrays.equals(peer.tlsCertificate, j.getCertificate().toByteArray()))) {
       why = "the certificate in the Join is not the one presented in the TLS handshake";
     } else if (ca != null && (bindingProblem = IdentityBinding.check(j.getCertificate().toByteArray(),
         j.getIdentityBinding().toByteArray(), ca, configDigest, j.getIdentityKey().toByteArray(),
-        j.getGraphNonce().toByteArray())) != null) {
+        j.getNonceCommitment().toByteArray())) != null) {
       why = bindingProblem;
     } else if (enrolled.size() >= config.getParties()) {
       why = "the session already has its " + config.getParties() + " parties";
@@ -1049,8 +1139,8 @@ public final class Coordinator implements AutoCloseable {
           break;
         }
         if (java.util.Arrays.equals(other.identityKey, j.getIdentityKey().toByteArray())
-            || java.util.Arrays.equals(other.nonce, j.getGraphNonce().toByteArray())) {
-          why = "the identity key or graph nonce is already enrolled (" + other.subjectOrPlain() + ")";
+            || java.util.Arrays.equals(other.commitment, j.getNonceCommitment().toByteArray())) {
+          why = "the identity key or nonce commitment is already enrolled (" + other.subjectOrPlain() + ")";
           break;
         }
       }
@@ -1065,7 +1155,7 @@ public final class Coordinator implements AutoCloseable {
     peer.binding = j.getIdentityBinding().toByteArray();
     peer.points = j.getPoints();
     peer.identityKey = j.getIdentityKey().toByteArray();
-    peer.nonce = j.getGraphNonce().toByteArray();
+    peer.commitment = j.getNonceCommitment().toByteArray();
     enrolled.add(peer);
     LOG.log(Level.INFO, "session {0}: enrolled {1}, {2} points; {3} of {4}", sessionHex, peer.subjectOrPlain(),
         peer.points, enrolled.size(), config.getParties());

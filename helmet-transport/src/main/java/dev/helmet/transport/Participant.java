@@ -24,7 +24,9 @@ import dev.helmet.secagg.protocol.SecAggParameters;
 import dev.helmet.transport.wire.CoordinatorGrpc;
 import dev.helmet.transport.wire.CoordinatorMessage;
 import dev.helmet.transport.wire.GetSessionRequest;
+import dev.helmet.transport.wire.GraphSeed;
 import dev.helmet.transport.wire.Join;
+import dev.helmet.transport.wire.NonceReveal;
 import dev.helmet.transport.wire.Outcome;
 import dev.helmet.transport.wire.ParticipantMessage;
 import dev.helmet.transport.wire.Roster;
@@ -365,11 +367,12 @@ public final class Participant {
     try {
       Join.Builder join = Join.newBuilder().setSessionId(config.getSessionId())
           .setConfigDigest(ByteString.copyFrom(SessionPlan.digest(config))).setPoints(data.size())
-          .setIdentityKey(ByteString.copyFrom(identity.publicKey())).setGraphNonce(ByteString.copyFrom(nonce));
+          .setIdentityKey(ByteString.copyFrom(identity.publicKey()))
+          .setNonceCommitment(ByteString.copyFrom(run.commitment));
       if (s.tls() != null) {
         join.setCertificate(ByteString.copyFrom(IdentityBinding.certificate(s.tls())))
             .setIdentityBinding(ByteString.copyFrom(IdentityBinding.sign(s.tls(), SessionPlan.digest(config),
-                identity.publicKey(), nonce)));
+                identity.publicKey(), run.commitment)));
       }
       run.send(ParticipantMessage.newBuilder().setJoin(join).build());
       // Blind averaging: at most two round deadlines pass between messages to a live party; DP-FL:
@@ -424,6 +427,11 @@ public final class Participant {
     /** The local data, preprocessed (DP-FL computes its gradients on it every round). */
     final DesignMatrix design;
     final Hook hook;
+    /** Blind averaging: the plan derived from the roster, and its input (computed in the background). */
+    BlindAveraging.Plan plan;
+    java.util.concurrent.CompletableFuture<long[]> input;
+    /** The secret graph nonce (revealed after the roster) and the commitment its Join carried. */
+    final byte[] commitment;
     /** DP-FL: the plan derived from the roster, the next round expected, the party's own randomness. */
     DpFl.Plan flPlan;
     /** DP-FL: round 0's SecAgg parameters and the graph seed; later rounds differ only in the session id. */
@@ -465,6 +473,7 @@ public final class Participant {
       this.out = out;
       this.identity = identity;
       this.nonce = nonce;
+      this.commitment = SessionPlan.nonceCommitment(nonce);
       this.points = points;
       this.model = model;
     }
@@ -485,6 +494,7 @@ public final class Participant {
         case REFUSED -> throw new ParticipantException("the coordinator refused to enrol this participant: "
             + m.getRefused().getReason());
         case ROSTER -> start(m.getRoster());
+        case GRAPH_SEED -> seeded(m.getGraphSeed());
         case KEY_ROSTER -> {
           checkBindings(m.getKeyRoster());
           step(() -> codec.decode(m.getKeyRoster()));
@@ -517,14 +527,16 @@ public final class Participant {
     }
 
     private void start(Roster r) throws ParticipantException {
-      if (client != null) {
+      if (roster != null) {
         LOG.log(Level.WARNING, "session {0}: a second roster; ignored", session);
         return;
       }
+      try {
+        SessionPlan.validateRoster(config, r);
+      } catch (IllegalArgumentException e) {
+        throw new ParticipantException("the roster of session " + session + " is invalid: " + e.getMessage(), e);
+      }
       for (int i = 0; i < r.getPartiesCount(); i++) {
-        if (r.getParties(i).getParty() != i) {
-          throw new ParticipantException("the roster's entry " + i + " names party " + r.getParties(i).getParty());
-        }
         if (java.util.Arrays.equals(r.getParties(i).getIdentityKey().toByteArray(), identity.publicKey())) {
           party = i;
         }
@@ -533,22 +545,18 @@ public final class Participant {
         throw new ParticipantException("this participant is not in the roster of session " + session);
       }
       if (r.getParties(party).getPoints() != points || !java.util.Arrays.equals(
-          r.getParties(party).getGraphNonce().toByteArray(), nonce)) {
-        throw new ParticipantException("the roster misstates this participant's points or nonce");
+          r.getParties(party).getNonceCommitment().toByteArray(), commitment)) {
+        throw new ParticipantException("the roster misstates this participant's points or nonce commitment");
       }
       if (ownCertificateSha256 != null && !java.util.Arrays.equals(
           r.getParties(party).getCertificateSha256().toByteArray(), ownCertificateSha256)) {
         throw new ParticipantException("the roster lists another certificate for this participant");
       }
-      BlindAveraging.Plan plan = null;
-      SecAggParameters params;
       try {
         if (SessionPlan.isDpFl(config)) {
           flPlan = SessionPlan.dpflPlan(config, r);
-          params = SessionPlan.secagg(config, r, flPlan.length(), flPlan.encoding().ringBits());
         } else {
           plan = SessionPlan.noisePlan(config, r);
-          params = SessionPlan.secagg(config, r, plan.spec().length(), plan.encoding().ringBits());
         }
       } catch (IllegalArgumentException e) {
         throw new ParticipantException("cannot derive the session's plan from the roster: " + e.getMessage(), e);
@@ -564,37 +572,66 @@ public final class Participant {
             own > policy.maxEpsilon() ? "its limit of " + policy.maxEpsilon() : "the session's stated eps "
                 + config.getPrivacy().getEpsilon()));
       }
+      roster = r;
+      if (plan != null) {
+        // The input (training is done; this samples the noise) is computed while the protocol's
+        // first messages go out: the time between the roster and this party's messages says
+        // nothing about its noise.
+        BlindAveraging.Plan p = plan;
+        input = inBackground(() -> p.input(party, model, NoiseFactory.secure()));
+      }
+      send(ParticipantMessage.newBuilder().setNonceReveal(NonceReveal.newBuilder().setSender(party)
+          .setNonce(ByteString.copyFrom(nonce))).build());
+    }
+
+    /**
+     * Every party revealed its nonce: this party checks each against the roster's commitment,
+     * derives the graph and the SecAgg parameters itself, compares them with the coordinator's, and
+     * starts the summation (blind averaging) or waits for the first round (DP-FL).
+     */
+    private void seeded(GraphSeed g) throws ParticipantException {
+      if (roster == null || codec != null) {
+        throw new ParticipantException(roster == null ? "a graph seed before the roster" : "a second graph seed");
+      }
+      List<byte[]> nonces = new java.util.ArrayList<>();
+      for (ByteString b : g.getNoncesList()) {
+        nonces.add(b.toByteArray());
+      }
+      if (nonces.size() != roster.getPartiesCount() || !java.util.Arrays.equals(nonces.get(party), nonce)) {
+        throw new ParticipantException("the graph seed leaves out or alters this participant's own nonce");
+      }
+      SecAggParameters params;
+      try {
+        params = flPlan != null
+            ? SessionPlan.secagg(config, roster, nonces, flPlan.length(), flPlan.encoding().ringBits())
+            : SessionPlan.secagg(config, roster, nonces, plan.spec().length(), plan.encoding().ringBits());
+      } catch (IllegalArgumentException e) {
+        throw new ParticipantException("cannot derive the session's SecAgg parameters: " + e.getMessage(), e);
+      }
       if (params.graph().degree() < policy.minNeighbours()) {
         throw new ParticipantException("refusing session " + session + ": the summation gives each party "
             + params.graph().degree() + " neighbours; this participant needs at least " + policy.minNeighbours());
       }
-      if (params.graph().degree() != r.getNeighbours() || params.threshold() != r.getThreshold()
-          || params.session() != r.getSecaggSession()) {
+      if (params.graph().degree() != g.getNeighbours() || params.threshold() != g.getThreshold()
+          || params.session() != g.getSecaggSession()) {
         throw new ParticipantException(String.format("the coordinator's SecAgg parameters (k = %d, t = %d) differ from "
-            + "this participant's own derivation (k = %d, t = %d) or the session id does not match", r.getNeighbours(),
-            r.getThreshold(), params.graph().degree(), params.threshold()));
+            + "this participant's own derivation (k = %d, t = %d) or the session id does not match", g.getNeighbours(),
+            g.getThreshold(), params.graph().degree(), params.threshold()));
       }
-      codec = new WireCodec(r.getPartiesCount(), params.length(), params.ringBits());
-      roster = r;
+      codec = new WireCodec(roster.getPartiesCount(), params.length(), params.ringBits());
       if (flPlan != null) {
         firstRound = params;
-        graphSeed = SessionPlan.graphSeed(config, r);
+        graphSeed = SessionPlan.graphSeed(config, roster, nonces);
         LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; dp-fl, {5} rounds, noise multiplier {6}",
-            session, party, r.getPartiesCount(), params.graph().description(), params.threshold(),
+            session, party, roster.getPartiesCount(), params.graph().description(), params.threshold(),
             flPlan.config().rounds(), String.format(Locale.ROOT, "%.4f", flPlan.noiseMultiplier()));
         return; // each round starts with a RoundStart
       }
-      // The input (training is done; this samples the noise) is computed while the keys go out: the
-      // time between the roster and this party's first message says nothing about its noise.
-      BlindAveraging.Plan p = plan;
-      java.util.concurrent.CompletableFuture<long[]> input = inBackground(() -> p.input(party, model,
-          NoiseFactory.secure()));
       LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; noise multiplier {5}", session, party,
-          r.getPartiesCount(), params.graph().description(), params.threshold(),
+          roster.getPartiesCount(), params.graph().description(), params.threshold(),
           String.format(Locale.ROOT, "%.4f", plan.noiseMultiplier()));
-      ClientState.Step step = ClientState.start(new ClientState.Context(params, party, identity.secret(),
-          input::join, profile));
-      advance(step);
+      java.util.concurrent.CompletableFuture<long[]> in = input;
+      advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), in::join, profile)));
     }
 
     /**
@@ -665,7 +702,7 @@ public final class Participant {
           why = "its binding's certificate is not the one the roster lists for it";
         } else {
           why = IdentityBinding.check(b.getCertificate().toByteArray(), b.getSignature().toByteArray(), ca, digest,
-              roster.getParties(v).getIdentityKey().toByteArray(), roster.getParties(v).getGraphNonce().toByteArray());
+              roster.getParties(v).getIdentityKey().toByteArray(), roster.getParties(v).getNonceCommitment().toByteArray());
         }
         if (why != null) {
           throw new ParticipantException("neighbour " + v + "'s identity key is not bound to a participant certificate "

@@ -217,21 +217,42 @@ public final class SessionPlan {
         true);
   }
 
+  /** What a Join commits to: SHA-256("helmet-nonce-v1" || nonce). */
+  public static byte[] nonceCommitment(byte[] nonce) {
+    MessageDigest d = sha256();
+    d.update("helmet-nonce-v1".getBytes(StandardCharsets.US_ASCII));
+    d.update(nonce);
+    return d.digest();
+  }
+
   /**
    * The seed of the communication graph: SHA-256 over the coordinator's nonce (committed to in the
-   * configuration before anyone joined) and every party's nonce in roster order. No single party,
-   * and not the coordinator, chooses it. The graph's permutation is drawn from an AES-CTR keystream
-   * keyed by all 32 bytes, so trying seeds means trying SHA-256 preimages, not 2^64 PRNG states.
+   * configuration before anyone joined) and every party's nonce in roster order, each checked
+   * against the commitment its Join made before the roster was fixed. No party, and not the
+   * coordinator, chooses it: every nonce was fixed before anyone saw another, and a party that
+   * withholds its reveal aborts the session rather than choosing among graphs. The graph's
+   * permutation is drawn from an AES-CTR keystream keyed by all 32 bytes.
+   *
+   * @param nonces the revealed nonces, in roster order; an empty one for a party that did not
+   *     reveal (allowed only where the graph does not depend on the seed, see {@link #secagg})
    */
-  public static byte[] graphSeed(SessionConfig c, Roster r) {
+  public static byte[] graphSeed(SessionConfig c, Roster r, List<byte[]> nonces) {
     if (!MessageDigest.isEqual(sha256(r.getCoordinatorNonce().toByteArray()), c.getGraphNonceCommitment().toByteArray())) {
       throw new IllegalArgumentException("the coordinator's graph nonce does not match its commitment");
     }
+    if (nonces.size() != r.getPartiesCount()) {
+      throw new IllegalArgumentException(nonces.size() + " nonces revealed for " + r.getPartiesCount() + " parties");
+    }
     MessageDigest d = sha256();
-    d.update("helmet-graph-v2".getBytes(StandardCharsets.US_ASCII));
+    d.update("helmet-graph-v3".getBytes(StandardCharsets.US_ASCII));
     d.update(r.getCoordinatorNonce().toByteArray());
-    for (RosterEntry e : r.getPartiesList()) {
-      d.update(e.getGraphNonce().toByteArray());
+    for (int i = 0; i < nonces.size(); i++) {
+      byte[] nonce = nonces.get(i);
+      if (nonce.length != 0 && (nonce.length != 32 || !MessageDigest.isEqual(nonceCommitment(nonce),
+          r.getParties(i).getNonceCommitment().toByteArray()))) {
+        throw new IllegalArgumentException("party " + i + "'s revealed nonce does not match its commitment");
+      }
+      d.update(field(nonce));
     }
     return d.digest();
   }
@@ -252,7 +273,7 @@ public final class SessionPlan {
     for (RosterEntry e : r.getPartiesList()) {
       d.update(ByteBuffer.allocate(8).putInt(e.getParty()).putInt(e.getPoints()).array());
       d.update(field(e.getIdentityKey().toByteArray()));
-      d.update(field(e.getGraphNonce().toByteArray()));
+      d.update(field(e.getNonceCommitment().toByteArray()));
       d.update(field(e.getCertificateSha256().toByteArray()));
       d.update(field(e.getSubject().getBytes(StandardCharsets.UTF_8)));
     }
@@ -285,7 +306,8 @@ public final class SessionPlan {
    * the configured colluding fraction and exactly the dropouts the release tolerates (a DP-FL
    * session's first round; later rounds: {@link #forRound}), bound to the {@link #context}.
    */
-  public static SecAggParameters secagg(SessionConfig c, Roster r, int vectorLength, int ringBits) {
+  public static SecAggParameters secagg(SessionConfig c, Roster r, List<byte[]> nonces, int vectorLength,
+      int ringBits) {
     int n = r.getPartiesCount();
     int m = (int) c.getMinContributors();
     if (n < m) {
@@ -293,7 +315,13 @@ public final class SessionPlan {
     }
     validateRoster(c, r);
     SecAggSizing.Choice choice = SecAggSizing.choose(plus(c), n, c.getColludingFraction(), (double) (n - m) / n, m);
-    byte[] seed = graphSeed(c, r);
+    byte[] seed = graphSeed(c, r, nonces);
+    for (int i = 0; i < nonces.size() && !choice.complete(); i++) {
+      if (nonces.get(i).length == 0) {
+        throw new IllegalArgumentException("party " + i + " did not reveal its graph nonce; SecAgg+'s graph depends on "
+            + "every nonce, so every party must reveal (withholding reveals would let parties choose among graphs)");
+      }
+    }
     CommunicationGraph graph = choice.complete() ? CommunicationGraph.complete(n)
         : CommunicationGraph.harary(n, choice.neighbours(), seed);
     List<byte[]> keys = new ArrayList<>(n);
@@ -323,8 +351,8 @@ public final class SessionPlan {
             + c.getMaxPoints() + "]");
       }
       if (!keys.add(hex.formatHex(e.getIdentityKey().toByteArray()))
-          || !nonces.add(hex.formatHex(e.getGraphNonce().toByteArray()))) {
-        throw new IllegalArgumentException("party " + i + "'s identity key or graph nonce repeats an earlier party's");
+          || !nonces.add(hex.formatHex(e.getNonceCommitment().toByteArray()))) {
+        throw new IllegalArgumentException("party " + i + "'s identity key or nonce commitment repeats an earlier party's");
       }
       if (!e.getCertificateSha256().isEmpty() && !certs.add(hex.formatHex(e.getCertificateSha256().toByteArray()))) {
         throw new IllegalArgumentException("party " + i + "'s certificate is listed for an earlier party too: one "

@@ -296,7 +296,7 @@ class BadInputTest {
     assertTrue(r.contributors().size() >= W - 1, "the honest parties all contribute");
     assertTrue(sent[0] > 300, "fuzzed messages sent: " + sent[0]);
     assertEquals(java.util.EnumSet.range(ParticipantMessage.BodyCase.ADVERTISE_KEYS,
-        ParticipantMessage.BodyCase.UNMASKING_SHARES), kinds, "every round was fuzzed; dropped " + r.dropped());
+        ParticipantMessage.BodyCase.NONCE_REVEAL), kinds, "every round was fuzzed; dropped " + r.dropped());
     assertTrue(events.size() > 0);
   }
 

@@ -78,7 +78,7 @@ class MaliciousCoordinatorTest {
               k.setBindings(i, k.getBindings(i).toBuilder().setCertificate(ByteString.copyFrom(coordinatorCert))
                   .setSignature(ByteString.copyFrom(IdentityBinding.sign(coordinatorTls, digest,
                       roster.getParties(target).getIdentityKey().toByteArray(),
-                      roster.getParties(target).getGraphNonce().toByteArray()))));
+                      roster.getParties(target).getNonceCommitment().toByteArray()))));
             }
           }
           return m.toBuilder().setKeyRoster(k).build();
@@ -159,7 +159,7 @@ class MaliciousCoordinatorTest {
     @Override
     public List<ParticipantMessage> sending(ParticipantMessage m) {
       if (m.hasJoin()) {
-        ownNonce = m.getJoin().getGraphNonce().toByteArray();
+        ownNonce = m.getJoin().getNonceCommitment().toByteArray();
       }
       return List.of(m);
     }
@@ -167,7 +167,7 @@ class MaliciousCoordinatorTest {
     /** The first roster entry that is not the victim's. */
     int other(Roster r) {
       for (int i = 0; i < r.getPartiesCount(); i++) {
-        if (!java.util.Arrays.equals(r.getParties(i).getGraphNonce().toByteArray(), ownNonce)) {
+        if (!java.util.Arrays.equals(r.getParties(i).getNonceCommitment().toByteArray(), ownNonce)) {
           return i;
         }
       }

@@ -1,0 +1,94 @@
+package dev.helmet.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import dev.helmet.core.testdata.TestData;
+import dev.helmet.secagg.crypto.Secrets;
+import dev.helmet.secagg.protocol.SecAggParameters;
+import dev.helmet.transport.wire.Roster;
+import dev.helmet.transport.wire.RosterEntry;
+import dev.helmet.transport.wire.SessionConfig;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The graph seed from committed-then-revealed nonces and the context that binds the whole
+ * configuration and roster (issue 13, findings 5 and 6).
+ */
+class SessionPlanTest {
+  private static final int N = 100;
+
+  private record Setup(SessionConfig config, Roster roster, List<byte[]> nonces) {}
+
+  private static Setup setup(String protocol) {
+    byte[] coordinatorNonce = Secrets.bytes(32);
+    SessionConfig c = Loopback.config(TestData.digits(), N, N - 10, 1).setProtocol(protocol)
+        .setGraphNonceCommitment(ByteString.copyFrom(SessionPlan.sha256(coordinatorNonce))).build();
+    Roster.Builder r = Roster.newBuilder().setCoordinatorNonce(ByteString.copyFrom(coordinatorNonce));
+    List<byte[]> nonces = new ArrayList<>();
+    for (int i = 0; i < N; i++) {
+      byte[] nonce = Secrets.bytes(32);
+      nonces.add(nonce);
+      r.addParties(RosterEntry.newBuilder().setParty(i).setPoints(50)
+          .setIdentityKey(ByteString.copyFrom(Secrets.bytes(32)))
+          .setNonceCommitment(ByteString.copyFrom(SessionPlan.nonceCommitment(nonce))));
+    }
+    return new Setup(c, r.build(), nonces);
+  }
+
+  private static SecAggParameters params(Setup s, List<byte[]> nonces) {
+    return SessionPlan.secagg(s.config(), s.roster(), nonces, 10, 32);
+  }
+
+  @Test
+  void everyRevealMustMatchItsCommitmentAndSecAggPlusNeedsThemAll() {
+    Setup s = setup("secagg+");
+    SecAggParameters p = params(s, s.nonces());
+    assertTrue(p.graph().degree() < N - 1, "a sparse graph: " + p.graph().description());
+    assertEquals(p.graph().description(), params(s, s.nonces()).graph().description());
+
+    List<byte[]> altered = new ArrayList<>(s.nonces());
+    byte[] other = altered.get(5).clone();
+    other[0] ^= 1;
+    altered.set(5, other);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> params(s, altered));
+    assertTrue(e.getMessage().contains("party 5's revealed nonce does not match its commitment"), e.getMessage());
+
+    List<byte[]> withheld = new ArrayList<>(s.nonces());
+    withheld.set(7, new byte[0]);
+    e = assertThrows(IllegalArgumentException.class, () -> params(s, withheld));
+    assertTrue(e.getMessage().contains("party 7 did not reveal"), e.getMessage());
+  }
+
+  @Test
+  void overTheCompleteGraphAWithheldRevealIsAnOrdinaryDropout() {
+    Setup s = setup("secagg");
+    List<byte[]> withheld = new ArrayList<>(s.nonces());
+    withheld.set(7, new byte[0]);
+    SecAggParameters p = params(s, withheld);
+    assertEquals(N - 1, p.graph().degree());
+    assertFalse(p.session() == params(s, s.nonces()).session(), "the seed still covers who revealed");
+  }
+
+  /** Finding 5: the context changes with any field of the configuration or the roster. */
+  @Test
+  void theContextCoversTheWholeConfigurationAndRoster() {
+    Setup s = setup("secagg+");
+    byte[] context = SessionPlan.context(s.config(), s.roster());
+    assertArrayEquals(context, params(s, s.nonces()).context());
+    SessionConfig lowerEps = s.config().toBuilder().setPrivacy(s.config().getPrivacy().toBuilder().setEpsilon(0.1))
+        .build();
+    assertFalse(java.util.Arrays.equals(context, SessionPlan.context(lowerEps, s.roster())), "eps");
+    Roster bigger = s.roster().toBuilder().setParties(3, s.roster().getParties(3).toBuilder().setPoints(51)).build();
+    assertFalse(java.util.Arrays.equals(context, SessionPlan.context(s.config(), bigger)), "a party's size");
+    Roster otherCert = s.roster().toBuilder().setParties(3, s.roster().getParties(3).toBuilder()
+        .setCertificateSha256(ByteString.copyFrom(new byte[32]))).build();
+    assertFalse(java.util.Arrays.equals(context, SessionPlan.context(s.config(), otherCert)), "a certificate");
+  }
+}
