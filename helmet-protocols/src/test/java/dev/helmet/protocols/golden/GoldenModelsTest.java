@@ -1,0 +1,122 @@
+package dev.helmet.protocols.golden;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.SmoothnessBound;
+import dev.helmet.core.partition.Partition;
+import dev.helmet.core.partition.PartitionStrategy;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.core.testdata.TestData;
+import dev.helmet.core.util.Progress;
+import dev.helmet.privacy.event.NeighbourRelation;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.dpfl.DpFl;
+import dev.helmet.protocols.dpfl.DpFlSimulation;
+import dev.helmet.protocols.helmet.BlindAveraging;
+import dev.helmet.protocols.helmet.HelmetPrivacy;
+import dev.helmet.protocols.helmet.LocalModels;
+import dev.helmet.protocols.helmet.NoiseKind;
+import dev.helmet.protocols.helmet.Protection;
+import dev.helmet.secagg.protocol.InProcessSecAgg;
+import dev.helmet.secagg.servers.ComputeServerSummation;
+import dev.helmet.secagg.summation.DropoutPlan;
+import dev.helmet.secagg.summation.PlainSummation;
+import dev.helmet.secagg.summation.SecureSummation;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Golden digests of released models for fixed seeds (seeded noise, test only), recorded on main at
+ * 418034e with the pre-interface code (BlindAveraging.release and DpFlSimulation.run called
+ * directly), before Helmet and DP-FL were ported onto the algorithm interface. The port must not
+ * change a single bit of any model: each digest is SHA-256 over the model's weights as
+ * little-endian IEEE-754 doubles.
+ */
+class GoldenModelsTest {
+  private static final Dataset DIGITS = TestData.digits();
+  private static final Preprocessing PRE = new Preprocessing(10, true);
+  private static final LearnerConfig SOFTMAX =
+      new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 10, 10, SmoothnessBound.TIGHT, 0.1);
+  private static final LearnerConfig SVM =
+      new LearnerConfig(LearnerKind.SVM, 0.5, 2, 10, 10, SmoothnessBound.TIGHT, 0.1);
+
+  static String digest(double[] w) {
+    ByteBuffer b = ByteBuffer.allocate(8 * w.length).order(ByteOrder.LITTLE_ENDIAN);
+    for (double v : w) {
+      b.putDouble(v);
+    }
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b.array())).substring(0, 32);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static SecureSummation summation(String name, DropoutPlan drops) {
+    return switch (name) {
+      case "plain" -> new PlainSummation();
+      case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, 0.5,
+          InProcessSecAgg.DROPOUTS_FROM_THRESHOLD, drops, 2);
+      case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0.5,
+          InProcessSecAgg.DROPOUTS_FROM_THRESHOLD, drops, 2);
+      case "compute-servers" -> new ComputeServerSummation(2, drops, 2);
+      default -> throw new IllegalArgumentException(name);
+    };
+  }
+
+  /** Blind averaging of 20 parties x 50 digits, trained with seed 2, noised with seeded noise 5. */
+  static String helmet(LearnerConfig learner, NoiseKind noise, String summation, HelmetPrivacy privacy,
+      DropoutPlan drops) {
+    Partition p = new PartitionStrategy.Iid(20, 50).split(DIGITS, new SplittableRandom(1));
+    LocalModels l = BlindAveraging.trainLocal(DIGITS, p, PRE, learner, 2, 2, Progress.NONE);
+    return digest(BlindAveraging.release(l, privacy, summation(summation, drops), NoiseFactory.seededForTesting(5),
+        noise, 0, 2).model().weights());
+  }
+
+  static String dpfl(DpFl.Config c, DpFlSimulation.Mode mode, String summation) {
+    Partition p = new PartitionStrategy.Iid(10, 100).split(DIGITS, new SplittableRandom(1));
+    return digest(DpFlSimulation.run(DIGITS, p, new Preprocessing(1, true), c, mode,
+        mode == DpFlSimulation.Mode.AGGREGATE ? null : summation(summation, DropoutPlan.NONE),
+        NoiseFactory.seededForTesting(9), 7, 2, Progress.NONE).model().weights());
+  }
+
+  private static final HelmetPrivacy PRIVACY = HelmetPrivacy.of(1, 1e-5, 0.5);
+
+  @Test
+  void helmetDiscreteThroughEverySummation() {
+    assertEquals("bcd2dd4179e3fabe4d93b7c02f116727", helmet(SOFTMAX, NoiseKind.DISCRETE_GAUSSIAN, "plain", PRIVACY, DropoutPlan.NONE), "plain");
+    assertEquals("bcd2dd4179e3fabe4d93b7c02f116727", helmet(SOFTMAX, NoiseKind.DISCRETE_GAUSSIAN, "secagg", PRIVACY, DropoutPlan.NONE), "secagg");
+    assertEquals("bcd2dd4179e3fabe4d93b7c02f116727", helmet(SOFTMAX, NoiseKind.DISCRETE_GAUSSIAN, "secagg+", PRIVACY, DropoutPlan.NONE), "secagg+");
+    assertEquals("bcd2dd4179e3fabe4d93b7c02f116727", helmet(SOFTMAX, NoiseKind.DISCRETE_GAUSSIAN, "compute-servers", PRIVACY, DropoutPlan.NONE),
+        "compute-servers");
+  }
+
+  @Test
+  void helmetGaussianSvmGroupAndDropouts() {
+    assertEquals("5e94b8d46818aacb47cbde929f04b1d8", helmet(SOFTMAX, NoiseKind.GAUSSIAN, "plain", PRIVACY, DropoutPlan.NONE), "gaussian");
+    assertEquals("009cf0c25a5a001f3ff7279e4eacd3a5", helmet(SVM, NoiseKind.DISCRETE_GAUSSIAN, "secagg+", PRIVACY, DropoutPlan.NONE), "svm");
+    assertEquals("c9825e70e3a41c9775e211c9bc773884", helmet(SOFTMAX, NoiseKind.DISCRETE_GAUSSIAN, "plain",
+        new HelmetPrivacy(2, 1e-5, 1, Protection.group(3), 0, 0), DropoutPlan.NONE), "group");
+    assertEquals("dc3cf67a1784850548ed9b66923b239c", helmet(SOFTMAX, NoiseKind.DISCRETE_GAUSSIAN, "secagg+",
+        new HelmetPrivacy(1, 1e-5, 0.5, Protection.record(), 16, 0), DropoutPlan.of(new int[] {3, 11}, 2)),
+        "dropouts");
+  }
+
+  @Test
+  void dpflPerPartyAndAggregate() {
+    DpFl.Config addRemove = new DpFl.Config(0.2, 1, 5, 2, 2, 1e-5, 0.5, DpFl.NoiseSplit.HONEST, "rdp", 0,
+        NeighbourRelation.ADD_OR_REMOVE_ONE, 0.2 * 1000);
+    assertEquals("d326e55b960958db76719be7da168bfb", dpfl(addRemove, DpFlSimulation.Mode.PER_PARTY, "plain"), "plain");
+    assertEquals("d326e55b960958db76719be7da168bfb", dpfl(addRemove, DpFlSimulation.Mode.PER_PARTY, "secagg+"), "secagg+");
+    assertEquals("18de0a959cdb196a4b7fa554f79aafe5", dpfl(addRemove, DpFlSimulation.Mode.AGGREGATE, null), "aggregate");
+    DpFl.Config replaceOne = DpFl.Config.replaceOne(0.2, 1, 4, 2, 3, 1e-5, 0.5, DpFl.NoiseSplit.SQRT_W_PENALTY, 0);
+    assertEquals("cfc734c694ccf61e4bac6a8a39f8eaa6", dpfl(replaceOne, DpFlSimulation.Mode.PER_PARTY, "secagg"), "replace-one");
+  }
+}
