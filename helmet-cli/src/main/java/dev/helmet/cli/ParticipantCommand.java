@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     description = {
       "Joins the session the coordinator runs: reads its published configuration, refuses it if it breaks "
-          + "this participant's policy (--max-epsilon, --min-contributors, --learners, --min-honest-fraction), "
+          + "this participant's policy (--max-epsilon, --min-contributors, --learners, --honest-fraction), "
           + "trains locally on --data, adds its own noise and takes part in secure aggregation. The data and the "
           + "local model never leave this machine; only protocol messages do."
     })
@@ -102,9 +102,12 @@ final class ParticipantCommand implements Callable<Integer> {
       description = "Learners this participant accepts. Default: ${DEFAULT-VALUE}.")
   List<String> learners;
 
-  @Option(names = "--min-honest-fraction", paramLabel = "T", defaultValue = "0.5",
-      description = "Refuse sessions that count on fewer honest parties. Default: ${DEFAULT-VALUE}.")
-  double minHonestFraction;
+  @Option(names = {"--honest-fraction", "--min-honest-fraction"}, paramLabel = "T", defaultValue = "0.5",
+      description = "The largest fraction of parties this participant trusts to add their noise: refuse sessions "
+          + "that count on more honest parties (less noise) or whose secure aggregation withstands fewer than "
+          + "1 - T colluding parties. --min-honest-fraction is the old name, kept as an alias with this meaning. "
+          + "Default: ${DEFAULT-VALUE}.")
+  double honestFraction;
 
   @Option(names = "--max-delta", paramLabel = "D", defaultValue = "1e-5",
       description = "Refuse sessions whose delta is larger (a larger delta buys less noise). Default: ${DEFAULT-VALUE}.")
@@ -161,7 +164,7 @@ final class ParticipantCommand implements Callable<Integer> {
     Logging.configure(json);
     Tls.Files tls = tlsFiles();
     Dataset local = loadData();
-    Participant.Policy policy = new Participant.Policy(maxEpsilon, minContributors, lower(learners), minHonestFraction,
+    Participant.Policy policy = new Participant.Policy(maxEpsilon, minContributors, lower(learners), honestFraction,
         maxDelta, lower(protections), lower(noiseSplits), !allowFloatNoise, minNeighbours, maxPoints);
     LocalLedger book = ledger == null ? null : new LocalLedger(ledger, budgetEpsilon, budgetDelta);
     Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book));

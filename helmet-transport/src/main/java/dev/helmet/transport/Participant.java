@@ -103,7 +103,10 @@ public final class Participant {
    * @param minContributors the fewest parties whose sum it lets be released (compared with the
    *     session's min_contributors)
    * @param learners learner kinds it accepts (empty: any)
-   * @param minHonestFraction the smallest honest fraction t it accepts
+   * @param maxHonestFraction the largest honest fraction t it accepts: its own belief about how many
+   *     parties add their noise honestly. A session that counts on more honest parties adds less
+   *     noise, and one whose secure aggregation withstands fewer than {@code 1 - t} colluders can be
+   *     unmasked by them; both are refused
    * @param maxDelta the largest delta it accepts
    * @param protections protection units it accepts (record, group, user; empty: any)
    * @param noiseSplits DP-FL noise splits it accepts (honest, all-trusted, sqrt-w-penalty; empty: any)
@@ -111,7 +114,7 @@ public final class Participant {
    * @param minNeighbours the fewest SecAgg+ neighbours it accepts (the roster's degree)
    * @param maxPoints the most points it lets any one party claim (the session's max_points)
    */
-  public record Policy(double maxEpsilon, int minContributors, Set<String> learners, double minHonestFraction,
+  public record Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
       double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
       long maxPoints) {
     /** The default for a deployment: delta at most 1e-5, exact noise, any unit, the honest DP-FL split. */
@@ -124,8 +127,8 @@ public final class Participant {
     }
 
     /** The safe defaults for everything but eps, min contributors, learners and t. */
-    public Policy(double maxEpsilon, int minContributors, Set<String> learners, double minHonestFraction) {
-      this(maxEpsilon, minContributors, learners, minHonestFraction, DEFAULT_MAX_DELTA, Set.of(), Set.of("honest"),
+    public Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction) {
+      this(maxEpsilon, minContributors, learners, maxHonestFraction, DEFAULT_MAX_DELTA, Set.of(), Set.of("honest"),
           true, 1, SessionFile.DEFAULT_MAX_POINTS);
     }
 
@@ -134,13 +137,13 @@ public final class Participant {
      * delta up to 1e-5, floating-point noise allowed.
      */
     public static Policy upTo(double maxEpsilon) {
-      return new Policy(maxEpsilon, 2, Set.of(), 0, DEFAULT_MAX_DELTA, Set.of(), Set.of(), false, 1,
+      return new Policy(maxEpsilon, 2, Set.of(), 1, DEFAULT_MAX_DELTA, Set.of(), Set.of(), false, 1,
           Integer.MAX_VALUE);
     }
 
     /** This policy with {@code maxDelta} and the other new bounds replaced. */
     public Policy with(double maxDelta, boolean requireExactNoise, int minNeighbours, long maxPoints) {
-      return new Policy(maxEpsilon, minContributors, learners, minHonestFraction, maxDelta, protections, noiseSplits,
+      return new Policy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
           requireExactNoise, minNeighbours, maxPoints);
     }
 
@@ -162,9 +165,17 @@ public final class Participant {
       if (!learners.isEmpty() && !learners.contains(c.getLearner().getKind().toLowerCase(Locale.ROOT))) {
         return "learner.kind: the session trains " + c.getLearner().getKind() + "; this participant allows " + learners;
       }
-      if (p.getHonestFraction() < minHonestFraction) {
-        return "privacy.honest_fraction: the session trusts an honest fraction of " + p.getHonestFraction()
-            + "; this participant needs at least " + minHonestFraction;
+      if (!(p.getHonestFraction() <= maxHonestFraction + 1e-12)) {
+        return "privacy.honest_fraction: the session counts on an honest fraction of " + p.getHonestFraction()
+            + " (the noise is sized for that many honest parties); this participant assumes at most "
+            + maxHonestFraction + " are honest";
+      }
+      // The summation must withstand as many colluders as this participant believes may be
+      // dishonest, whatever the session's own honest fraction says (1e-9 absorbs decimal rounding).
+      if (c.getColludingFraction() < 1 - maxHonestFraction - 1e-9) {
+        return "colluding_fraction: the session's secure aggregation withstands " + c.getColludingFraction()
+            + " of the parties colluding with the coordinator; this participant assumes up to "
+            + (1 - maxHonestFraction) + " may be dishonest";
       }
       String unit = p.getProtection().isEmpty() ? "record" : p.getProtection().toLowerCase(Locale.ROOT);
       if (!protections.isEmpty() && !protections.contains(unit)) {

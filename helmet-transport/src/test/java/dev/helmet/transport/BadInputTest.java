@@ -246,7 +246,7 @@ class BadInputTest {
           () -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null, Participant.Policy.upTo(1),
               Loopback.shards(DIGITS, 1, 50, 1).get(0), null, 30)));
       assertTrue(e.getMessage().contains("spends eps = 3.0; this participant accepts at most 1.0"), e.getMessage());
-      var learners = new Participant.Policy(10, 2, java.util.Set.of("svm"), 0);
+      var learners = new Participant.Policy(10, 2, java.util.Set.of("svm"), 1);
       e = assertThrows(Participant.ParticipantException.class, () -> Participant.run(new Participant.Settings(
           "127.0.0.1:" + c.port(), null, learners, Loopback.shards(DIGITS, 1, 50, 1).get(0), null, 30)));
       assertTrue(e.getMessage().contains("trains softmax"), e.getMessage());

@@ -63,6 +63,26 @@ class PolicyTest {
     SessionPlan.validate(base().build());
   }
 
+  /**
+   * A coordinator that claims every party is honest (t = 1) may publish colluding fraction 0, which
+   * validates (1 - t = 0) and gives SecAgg+ two neighbours per party: the participant's own belief
+   * (at most half honest, by default) refuses both the smaller noise and the weaker summation.
+   */
+  @Test
+  void aSessionCountingOnMoreHonestPartiesThanThisOneTrustsIsRefused() {
+    SessionConfig allHonest = base().setColludingFraction(0)
+        .setPrivacy(base().getPrivacy().toBuilder().setHonestFraction(1)).build();
+    SessionPlan.validate(allHonest); // consistent in itself
+    String why = DEFAULT.check(allHonest);
+    assertTrue(why != null && why.startsWith("privacy.honest_fraction"), why);
+    SessionConfig fewColluders = base().setColludingFraction(0.3)
+        .setPrivacy(base().getPrivacy().toBuilder().setHonestFraction(0.7)).build();
+    why = new Participant.Policy(1, 2, Set.of(), 0.7).check(fewColluders);
+    assertNull(why, "a participant that trusts 70 % accepts it");
+    why = new Participant.Policy(1, 2, Set.of(), 0.5).check(base().setColludingFraction(0.3).build());
+    assertTrue(why != null && why.startsWith("colluding_fraction"), why);
+  }
+
   @Test
   void plaintextOnlyTowardsLoopback() {
     assertTrue(Participant.isLoopback("127.0.0.1:7443"));
