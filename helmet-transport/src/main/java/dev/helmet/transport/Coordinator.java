@@ -994,19 +994,25 @@ public final class Coordinator implements AutoCloseable {
    * of junk neither stalls the honest parties' rounds nor fills the database. Called with the lock held.
    */
   private void reject(String stage, Integer party, String reason, String detail) {
+    capped(stage, party, "REJECT", reason, detail);
+  }
+
+  /** Stores an event of {@code kind} through the capped writer (lock held). */
+  private void capped(String stage, Integer party, String kind, String reason, String detail) {
     rejections++;
     if (rejections <= MAX_STORED_REJECTIONS) {
       String d = detail.length() > 500 ? detail.substring(0, 500) + "..." : detail;
       boolean last = rejections == MAX_STORED_REJECTIONS;
       eventWriter.execute(() -> {
-        store.event(sessionHex, stage, party, "REJECT", reason, d);
+        store.event(sessionHex, stage, party, kind, reason, d);
         if (last) {
           store.event(sessionHex, stage, null, "REJECT", "CAPPED", MAX_STORED_REJECTIONS
               + " rejections stored; later ones are counted in the log only");
         }
       });
-      LOG.log(Level.WARNING, "session {0}: rejected a message{1}: {2} ({3})", sessionHex,
-          party == null ? "" : " from party " + party, reason, d);
+      LOG.log(Level.WARNING, "session {0}: {1}{2}: {3} ({4})", sessionHex, kind.equals("REJECT")
+          ? "rejected a message" : kind.toLowerCase(java.util.Locale.ROOT), party == null ? "" : " from party " + party,
+          reason, d);
     }
   }
 
@@ -1262,7 +1268,9 @@ public final class Coordinator implements AutoCloseable {
       if (peer.joined && peer.party < 0 && phase == Phase.ENROLLING) {
         // A party that leaves before the roster is fixed is simply not enrolled.
         enrolled.remove(peer);
-        store.event(sessionHex, "ENROLMENT", null, "LEFT", "DISCONNECTED", peer.subjectOrPlain() + ": " + why);
+        // Written by the event writer under the same cap as rejections: join-and-leave loops can
+        // neither stall enrolment nor fill the database.
+        capped("ENROLMENT", null, "LEFT", "DISCONNECTED", peer.subjectOrPlain() + ": " + why);
         LOG.log(Level.INFO, "session {0}: {1} left during enrolment: {2}", sessionHex, peer.name(), why);
         changed.signalAll();
       } else if (peer.party >= 0 && !gone.get(peer.party)) {
@@ -1346,6 +1354,9 @@ public final class Coordinator implements AutoCloseable {
         lock.unlock();
       }
       out.setOnCancelHandler(() -> departed(peer, "the connection was cancelled"));
+      // A stream the coordinator ends itself (a refused join, a peer cut off for junk) is gone too:
+      // it no longer counts against its certificate's streams, and rounds do not wait for it.
+      out.setOnCloseHandler(() -> departed(peer, "the coordinator closed its stream"));
       out.setOnReadyHandler(peer::drained);
       out.request(1);
       return new StreamObserver<>() {
