@@ -88,7 +88,7 @@ final class DemoCommand implements Callable<Integer> {
     if (run.modelOut == null) {
       run.modelOut = Path.of("helmet-demo-model.json");
     }
-    HelmetPrivacy privacy = new HelmetPrivacy(0.5, 1e-5, 0.5, dev.helmet.protocols.helmet.Protection.record(), 0,
+    HelmetPrivacy privacy = new HelmetPrivacy(0.5, 1e-5, 0.5, dev.helmet.protocols.privacy.Protection.record(), 0,
         run.dropout);
     Trainer.Spec s = new Trainer.Spec(data, new PartitionStrategy.Iid(w, PER_PARTY), model, privacy, run,
         PER_PARTY, "Helmet demo: " + w + " parties x " + PER_PARTY + " MNIST images, softmax, blind averaging "

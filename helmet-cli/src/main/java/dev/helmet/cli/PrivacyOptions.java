@@ -1,7 +1,7 @@
 package dev.helmet.cli;
 
 import dev.helmet.protocols.helmet.HelmetPrivacy;
-import dev.helmet.protocols.helmet.Protection;
+import dev.helmet.protocols.privacy.Protection;
 import picocli.CommandLine.Option;
 
 /** The privacy target. */

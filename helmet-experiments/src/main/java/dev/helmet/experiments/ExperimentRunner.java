@@ -27,7 +27,7 @@ import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.protocols.helmet.HelmetPrivacy;
 import dev.helmet.protocols.helmet.LocalModels;
 import dev.helmet.protocols.helmet.NoiseKind;
-import dev.helmet.protocols.helmet.Protection;
+import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.secagg.summation.PlainSummation;
 import java.io.BufferedWriter;
 import java.io.IOException;

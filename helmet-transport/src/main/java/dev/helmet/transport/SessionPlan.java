@@ -11,7 +11,7 @@ import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.helmet.BlindAveraging;
 import dev.helmet.protocols.helmet.HelmetPrivacy;
 import dev.helmet.protocols.helmet.NoiseKind;
-import dev.helmet.protocols.helmet.Protection;
+import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.secagg.graph.CommunicationGraph;
 import dev.helmet.secagg.protocol.SecAggParameters;
 import dev.helmet.secagg.protocol.SecAggSizing;

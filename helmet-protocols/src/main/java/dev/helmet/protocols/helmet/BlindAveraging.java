@@ -270,41 +270,68 @@ public final class BlindAveraging {
      */
     public Release finish(SummationOutcome outcome, String summationName, boolean summationRevealsInputs) {
       int w = sizes.length;
-      int m = minContributors;
       if (outcome.status() != SummationOutcome.Status.COMPLETED) {
         throw new IllegalStateException("the summation aborted (" + outcome.abortReason() + "; "
-            + outcome.dropped().size() + " of " + w + " parties dropped, " + m + " contributors needed); nothing was"
-            + " released");
+            + outcome.dropped().size() + " of " + w + " parties dropped, " + minContributors + " contributors needed);"
+            + " nothing was released");
       }
-      FixedPointEncoding encoding = noise.encoding();
-      int rows = learner.outputRows();
-      int cols = learner.inputDimension();
-      double[] sum = encoding.decode(outcome.sum());
+      int[] contributors = outcome.contributors().stream().mapToInt(Integer::intValue).toArray();
+      LinearModel model = model(noise.encoding().decode(outcome.sum()), contributors);
+      PrivacyLedger ledger = ledger(contributors.length, summationName, summationRevealsInputs);
+      return new Release(model, ledger, charge(), outcome, noise.encoding(), noise.noiseMultiplier(),
+          perPartySensitivity(), HelmetAccounting.scaledSensitivity(learner, privacy.protection(), sizes));
+    }
+
+    /**
+     * The released model from the decoded sum: {@code sum = (1/w) sum_i n_i f_priv,i} over the
+     * contributors, divided by their mean size (total / w), is the size-weighted mean model.
+     */
+    public LinearModel model(double[] decodedSum, int[] contributors) {
+      int w = sizes.length;
       long totalSize = 0;
-      for (int i : outcome.contributors()) {
+      for (int i : contributors) {
         totalSize += sizes[i];
       }
-      // sum = (1/w) sum_i n_i f_priv,i; dividing by (total / w) gives the size-weighted mean model.
       double meanSize = (double) totalSize / w;
+      double[] sum = decodedSum.clone();
       for (int j = 0; j < sum.length; j++) {
         sum[j] /= meanSize;
       }
-      LinearModel model = new LinearModel(rows, cols, sum);
+      return new LinearModel(learner.outputRows(), learner.inputDimension(), sum);
+    }
 
+    /** The sensitivity of the sum of the scaled contributions. */
+    public double scaledSensitivity() {
+      return HelmetAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
+    }
+
+    /** The largest per-party sensitivity of one release, before the n_i / w scaling. */
+    public double perPartySensitivity() {
+      double s = 0;
+      for (int n : sizes) {
+        s = Math.max(s, HelmetAccounting.scaledSensitivity(learner, privacy.protection(), new int[] {n}) / n);
+      }
+      return s;
+    }
+
+    /**
+     * The ledger of a release that summed {@code contributors} parties: the guarantee achieved with
+     * the honest parties among them, from this public plan alone.
+     */
+    public PrivacyLedger ledger(int contributors, String summationName, boolean summationRevealsInputs) {
+      int w = sizes.length;
+      int m = minContributors;
+      FixedPointEncoding encoding = noise.encoding();
       double t = privacy.honestFraction();
-      int contributors = outcome.contributors().size();
       double actualHonest = HelmetAccounting.honestContributors(contributors, w, t);
       DpEvent achieved = noise.achievedEvent(actualHonest);
       double achievedEps = achieved == null
           ? Double.POSITIVE_INFINITY
           : noise.accountant().compose(achieved).epsilon(privacy.delta() - noise.deltaTail());
-      // The largest per-party sensitivity of one release, before the n_i / w scaling.
-      double perPartySensitivity = 0;
+      double perPartySensitivity = perPartySensitivity();
       int minSize = Integer.MAX_VALUE;
       int maxSize = 0;
       for (int n : sizes) {
-        perPartySensitivity = Math.max(perPartySensitivity,
-            HelmetAccounting.scaledSensitivity(learner, privacy.protection(), new int[] {n}) / n);
         minSize = Math.min(minSize, n);
         maxSize = Math.max(maxSize, n);
       }
@@ -355,323 +382,11 @@ public final class BlindAveraging {
           privacy.delta(),
           details,
           guarantees);
-      return new Release(model, ledger, charge(), outcome, encoding, noise.noiseMultiplier(), perPartySensitivity,
-          scaled);
+      return ledger;
     }
   }
 
-  /** How one noise kind turns the local models into encoded, noised inputs, and how it is accounted. */
-  private interface NoisePlan {
-    FixedPointEncoding encoding();
-
-    /** Party i's noised, scaled, clamped and encoded model. */
-    long[] input(int party, double[] weights, NoiseFactory noise);
-
-    /** Noise standard deviation on the released sum divided by its L2 sensitivity. */
-    double noiseMultiplier();
-
-    /** The part of delta spent on the clamp tail. */
-    double deltaTail();
-
-    /** The event with {@code honest} honest contributors, or null if none is guaranteed. */
-    DpEvent achievedEvent(double honest);
-
-    PrivacyAccountant accountant();
-
-    /** The accountant's short name ({@link dev.helmet.privacy.accounting.Accountants#named}). */
-    String accountantId();
-
-    String accountantName();
-
-    void describe(Map<String, Object> details);
-  }
-
-  /**
-   * Continuous Gaussian noise (Helmet Alg. 3 line by line): f_priv = f + N(0, (sigma S / (n_i
-   * sqrt(h)))^2 I), input (n_i / w) f_priv, clamped and rounded onto the grid.
-   */
-  private static final class GaussianPlan implements NoisePlan {
-    private final int[] sizes;
-    private final boolean secureNoise;
-    private final double sigma;
-    private final double scaled;
-    private final double plannedHonest;
-    private final double tau;
-    private final double bound;
-    private final double deltaTail;
-    private final int releases;
-    private final FixedPointEncoding encoding;
-
-    GaussianPlan(Learner learner, int[] sizes, HelmetPrivacy privacy, double scaled, double plannedHonest,
-        boolean secureNoise, int ringBits) {
-      this.sizes = sizes;
-      this.secureNoise = secureNoise;
-      this.scaled = scaled;
-      this.plannedHonest = plannedHonest;
-      int w = sizes.length;
-      this.releases = learner.releases();
-      // delta is split: the clamp below may fire on some of the w * d noised values with total
-      // probability at most deltaTail; the Gaussian mechanism gets the rest.
-      ClampTail tail = ClampTail.of(privacy, (double) w * learner.outputRows() * learner.inputDimension(),
-          TAIL_STDS, false);
-      this.deltaTail = tail.delta();
-      requireTailFits(deltaTail, privacy.delta(), w);
-      this.sigma = HelmetAccounting.noiseMultiplier(privacy.epsilon(), privacy.delta() - deltaTail, releases);
-      // Per-coordinate std of the noise on each scaled contribution (n_i / w) f_priv.
-      this.tau = sigma * scaled / (w * Math.sqrt(plannedHonest));
-      this.bound = (double) maxOf(sizes) / w * learner.config().radius() + tail.stds() * tau;
-      // Round to a grid at least 2^10 times coarser than the floating-point resolution of the
-      // values (ulp(bound) = 2^(exponent - 52)), so the low-order bits of the floating-point noise,
-      // which can leak the unnoised value (Mironov 2012), do not survive encoding.
-      int maxFractionalBits = 42 - Math.getExponent(bound);
-      this.encoding = chooseEncoding(ringBits, bound, w, maxFractionalBits);
-    }
-
-    @Override
-    public FixedPointEncoding encoding() {
-      return encoding;
-    }
-
-    @Override
-    public long[] input(int i, double[] weights, NoiseFactory noise) {
-      int n = sizes[i];
-      int w = sizes.length;
-      double[] f = weights.clone();
-      GaussianNoise sampler = noise.gaussian(i);
-      sampler.addTo(f, sigma * scaled / (n * Math.sqrt(plannedHonest)));
-      double scale = (double) n / w;
-      long[] enc = new long[f.length];
-      for (int j = 0; j < f.length; j++) {
-        enc[j] = encoding.encode(Math.max(-bound, Math.min(bound, scale * f[j])));
-      }
-      return enc;
-    }
-
-    @Override
-    public double noiseMultiplier() {
-      return sigma;
-    }
-
-    @Override
-    public double deltaTail() {
-      return deltaTail;
-    }
-
-    @Override
-    public DpEvent achievedEvent(double honest) {
-      double s = HelmetAccounting.achievedNoiseMultiplier(sigma, plannedHonest, honest);
-      return s == 0 ? null : HelmetAccounting.event(s, releases);
-    }
-
-    @Override
-    public PrivacyAccountant accountant() {
-      return new GaussianAccountant();
-    }
-
-    @Override
-    public String accountantId() {
-      return "gaussian";
-    }
-
-    @Override
-    public String accountantName() {
-      return "gaussian-exact (Sommer et al. 2019 Thm 5 / analytic Gaussian)";
-    }
-
-    @Override
-    public void describe(Map<String, Object> d) {
-      d.put("noise", NoiseKind.GAUSSIAN.id());
-      d.put("noise_std_per_coordinate", tau);
-      d.put("clamp_bound", bound);
-      d.put("noise_sampler", secureNoise
-          ? "continuous Gaussian in floating point (Box-Muller on SecureRandom DRBG bits), rounded to a grid "
-              + "2^10 times coarser than its float resolution; the guarantee assumes ideal real-valued noise"
-          : "continuous Gaussian (SEEDED, NOT SECURE: test only)");
-    }
-  }
-
-  /**
-   * Exact discrete Gaussian noise on the fixed-point grid. Party i rounds (n_i / w) f_i onto the
-   * grid 2^-f and adds N_Z(0, sigma^2) per coordinate, sigma^2 an integer. The grid is chosen so
-   * that rounding adds at most 1 % to the L2 sensitivity: the rounded contributions of neighbouring
-   * data sets differ by at most {@code Delta 2^f + sqrt(d)} (each coordinate's rounding moves by at
-   * most one unit), with {@code Delta 2^f >= 100 sqrt(d)}. The honest parties' noise sums to the
-   * distributed discrete Gaussian of Kairouz, Liu and Steinke (2021), accounted in Renyi DP with its
-   * (vanishing) correction term. Noised values are clamped at 12 sigma (more at very large epsilon) beyond the largest signal;
-   * the discrete Gaussian is sub-Gaussian (Canonne, Kamath, Steinke 2020), so a clamp fires with
-   * probability at most 2 exp(-72) per value, charged to delta.
-   */
-  private static final class DiscreteGaussianPlan implements NoisePlan {
-    private static final double TAIL_STDS_DISCRETE = 12;
-
-    private final int[] sizes;
-    private final boolean secureNoise;
-    private final int dimension;
-    private final double l2;
-    private final double l1;
-    private final long sigma2;
-    private final int honest;
-    private final long bound;
-    private final double deltaTail;
-    private final double gridScale;
-    private final FixedPointEncoding encoding;
-
-    DiscreteGaussianPlan(Learner learner, int[] sizes, HelmetPrivacy privacy, double scaled, double plannedHonest,
-        boolean secureNoise, int ringBits) {
-      this.sizes = sizes;
-      this.secureNoise = secureNoise;
-      int w = sizes.length;
-      this.dimension = learner.outputRows() * learner.inputDimension();
-      // One party's scaled contribution moves by at most sqrt(releases) S / w in L2 (all K rows of a
-      // one-vs-rest model may change, each by the per-release scaled sensitivity).
-      double delta = Math.sqrt(learner.releases()) * scaled / w;
-      int f = Math.max(0, (int) Math.ceil(Math.log(100 * Math.sqrt(dimension) / delta) / Math.log(2)));
-      this.gridScale = Math.scalb(1.0, f);
-      this.l2 = delta * gridScale + Math.sqrt(dimension);
-      this.l1 = Math.sqrt(dimension) * l2;
-      this.honest = (int) Math.floor(plannedHonest);
-      if (honest < 1) {
-        throw new IllegalArgumentException("no honest contributor is guaranteed");
-      }
-      ClampTail tail = ClampTail.of(privacy, (double) w * dimension, TAIL_STDS_DISCRETE, true);
-      this.deltaTail = tail.delta();
-      requireTailFits(deltaTail, privacy.delta(), w);
-      // The KLS bound holds for sigma >= 1/2; below that the search sees sigma = 1/2 (constant, so the
-      // search stays monotone), and the integer sigma^2 >= 1 used below is never smaller.
-      double sigma = Calibration.noiseMultiplier(s -> new DistributedDiscreteGaussianDpEvent(Math.max(s, 0.5),
-          honest, l2, l1, dimension), RdpAccountant::new, privacy.epsilon(), privacy.delta() - deltaTail);
-      // Integer sigma^2, rounded up: a little more noise, never less.
-      this.sigma2 = Math.max(1, (long) Math.ceil(sigma * sigma));
-      double signal = Math.ceil((double) maxOf(sizes) / w * learner.config().radius() * gridScale) + 1;
-      double b = Math.ceil(signal + tail.stds() * Math.sqrt((double) sigma2));
-      if (b >= 0x1.0p53) {
-        throw new dev.helmet.secagg.ring.RingOverflowException("the noised values would exceed 2^53 grid units ("
-            + b + "); lower the precision or the noise");
-      }
-      this.bound = (long) b;
-      this.encoding = discreteEncoding(ringBits, f, bound, w);
-    }
-
-    private static FixedPointEncoding discreteEncoding(int ringBits, int f, long bound, int parties) {
-      double real = Math.scalb((double) bound, -f);
-      for (int b : ringBits == 0 ? new int[] {32, 64} : new int[] {ringBits}) {
-        if (f <= b - 2) {
-          FixedPointEncoding e = new FixedPointEncoding(b, f);
-          if (e.holds(real, parties)) {
-            return e;
-          }
-        }
-      }
-      throw new dev.helmet.secagg.ring.RingOverflowException(String.format(
-          "a %s-bit ring cannot hold the sum of %d discrete-Gaussian-noised inputs bounded by %d grid units",
-          ringBits == 0 ? "64" : String.valueOf(ringBits), parties, bound));
-    }
-
-    @Override
-    public FixedPointEncoding encoding() {
-      return encoding;
-    }
-
-    @Override
-    public long[] input(int i, double[] weights, NoiseFactory noise) {
-      int n = sizes[i];
-      double scale = (double) n / sizes.length * gridScale;
-      double[] f = weights;
-      DiscreteNoise sampler = noise.discrete(i);
-      long mask = encoding.mask();
-      long[] enc = new long[f.length];
-      for (int j = 0; j < f.length; j++) {
-        long v = Math.round(scale * f[j]) + sampler.discreteGaussian(sigma2);
-        enc[j] = Math.max(-bound, Math.min(bound, v)) & mask;
-      }
-      return enc;
-    }
-
-    @Override
-    public double noiseMultiplier() {
-      // The honest noise on the sum has std sqrt(h) sigma (grid units); its sensitivity is l2.
-      return Math.sqrt((double) sigma2 * honest) / l2;
-    }
-
-    @Override
-    public double deltaTail() {
-      return deltaTail;
-    }
-
-    @Override
-    public DpEvent achievedEvent(double honest) {
-      int h = (int) Math.floor(honest);
-      return h < 1 ? null : new DistributedDiscreteGaussianDpEvent(Math.sqrt((double) sigma2), h, l2, l1, dimension);
-    }
-
-    @Override
-    public PrivacyAccountant accountant() {
-      return new RdpAccountant();
-    }
-
-    @Override
-    public String accountantId() {
-      return "rdp";
-    }
-
-    @Override
-    public String accountantName() {
-      return "rdp (distributed discrete Gaussian, Kairouz-Liu-Steinke 2021 Prop. 14; improved conversion)";
-    }
-
-    @Override
-    public void describe(Map<String, Object> d) {
-      d.put("noise", NoiseKind.DISCRETE_GAUSSIAN.id());
-      d.put("discrete_sigma_squared", sigma2);
-      d.put("noise_std_per_coordinate", Math.sqrt((double) sigma2) / gridScale);
-      d.put("grid_l2_sensitivity", l2);
-      d.put("grid_l1_sensitivity", l1);
-      d.put("dimension", dimension);
-      d.put("clamp_bound_grid_units", bound);
-      d.put("noise_sampler", secureNoise
-          ? "exact discrete Gaussian (Canonne-Kamath-Steinke) on SecureRandom DRBG bits"
-          : "exact discrete Gaussian (SEEDED, NOT SECURE: test only)");
-    }
-  }
-
-  /**
-   * The clamp's width in noise standard deviations and the delta it costs.
-   *
-   * <p>If a mechanism differs from an (epsilon, delta)-DP one only on an event of probability at
-   * most p on every input, it is (epsilon, delta + (1 + e^epsilon) p)-DP: P[M'(D) in S] <= P[M(D) in
-   * S] + p <= e^epsilon (P[M'(D') in S] + p) + delta + p. The event is "some clamp fires", so p is
-   * the union bound over all {@code count} noised values. The width starts at {@code minStds} and
-   * widens only when e^epsilon is so large (epsilon in the tens) that the charge would exceed 1 % of
-   * delta; everything is computed in logarithms so that no epsilon overflows.
-   *
-   * @param discrete true for the discrete Gaussian, whose tail is at most 2 exp(-k^2 / 2) (it is
-   *     sigma^2-sub-Gaussian, Canonne, Kamath and Steinke 2020); false for the continuous one, whose
-   *     tail is at most 2 phi(k) / k (Mills' ratio)
-   */
-  record ClampTail(double stds, double delta) {
-    static ClampTail of(HelmetPrivacy privacy, double count, double minStds, boolean discrete) {
-      double eps = privacy.epsilon();
-      // log((1 + e^eps) count), stable for any eps >= 0
-      double logCharge = Math.log(count) + eps + Math.log1p(Math.exp(-eps));
-      double logTarget = Math.log(privacy.delta() / 100);
-      double k = minStds;
-      if (logCharge + logTail(k, discrete) > logTarget) {
-        // 2 exp(-k^2/2) <= target / charge; Mills' bound is smaller still for k >= 1, so this k
-        // suffices for both kinds.
-        k = Math.max(k, Math.sqrt(2 * (Math.log(2 * (1 + 1e-9)) + logCharge - logTarget)));
-      }
-      return new ClampTail(k, Math.exp(logCharge + logTail(k, discrete)));
-    }
-
-    private static double logTail(double k, boolean discrete) {
-      // The (1 + 1e-9) factors cover the floating-point error of these few operations (upward).
-      return discrete
-          ? Math.log(2 * (1 + 1e-9)) - k * k / 2
-          : Math.log(2 * (1 + 1e-9)) - k * k / 2 - Math.log(k) - 0.5 * Math.log(2 * Math.PI);
-    }
-  }
-
-  private static int maxOf(int[] sizes) {
+  static int maxOf(int[] sizes) {
     int m = 0;
     for (int s : sizes) {
       m = Math.max(m, s);
@@ -679,7 +394,7 @@ public final class BlindAveraging {
     return m;
   }
 
-  private static void requireTailFits(double deltaTail, double delta, int w) {
+  static void requireTailFits(double deltaTail, double delta, int w) {
     if (deltaTail >= delta / 2) {
       throw new IllegalArgumentException("delta " + delta + " is too small for " + w
           + " parties (the clamp tail alone needs " + deltaTail + ")");

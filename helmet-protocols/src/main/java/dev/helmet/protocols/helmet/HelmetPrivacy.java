@@ -1,5 +1,6 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.core.util.Checks;
 
 /**

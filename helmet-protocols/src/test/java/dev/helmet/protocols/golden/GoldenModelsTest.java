@@ -15,11 +15,15 @@ import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.dpfl.DpFlSimulation;
-import dev.helmet.protocols.helmet.BlindAveraging;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Algorithms;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.config.StrictNode;
+import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.protocols.helmet.HelmetPrivacy;
-import dev.helmet.protocols.helmet.LocalModels;
 import dev.helmet.protocols.helmet.NoiseKind;
-import dev.helmet.protocols.helmet.Protection;
+import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.servers.ComputeServerSummation;
 import dev.helmet.secagg.summation.DropoutPlan;
@@ -34,10 +38,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Golden digests of released models for fixed seeds (seeded noise, test only), recorded on main at
- * 418034e with the pre-interface code (BlindAveraging.release and DpFlSimulation.run called
- * directly), before Helmet and DP-FL were ported onto the algorithm interface. The port must not
- * change a single bit of any model: each digest is SHA-256 over the model's weights as
- * little-endian IEEE-754 doubles.
+ * 418034e with the pre-interface code (BlindAveraging.trainLocal/release and DpFlSimulation.run
+ * called directly, same data, partition, seeds and summations), before Helmet and DP-FL were ported
+ * onto the algorithm interface. They now run through the registry and the in-process simulator,
+ * and the port must not change a single bit of any model: each digest is SHA-256 over the model's
+ * weights as little-endian IEEE-754 doubles (first 16 bytes, hex).
  */
 class GoldenModelsTest {
   private static final Dataset DIGITS = TestData.digits();
@@ -71,20 +76,50 @@ class GoldenModelsTest {
     };
   }
 
-  /** Blind averaging of 20 parties x 50 digits, trained with seed 2, noised with seeded noise 5. */
+  private static StrictNode node(String json) {
+    try {
+      return new StrictNode("test", new ObjectMapper().readTree(json), IllegalArgumentException::new);
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static String learnerJson(LearnerConfig l) {
+    return "{\"learner\": {\"kind\": \"" + l.kind().id() + "\", \"lambda\": " + l.lambda() + ", \"radius\": "
+        + l.radius() + ", \"epochs\": " + l.epochs() + ", \"batch_size\": " + l.batchSize()
+        + ", \"clip_bound\": 10, \"normalise\": true}";
+  }
+
+  /**
+   * Blind averaging of 20 parties x 50 digits, trained with seed 2, noised with seeded noise 5,
+   * through the algorithm registry and the in-process simulator.
+   */
   static String helmet(LearnerConfig learner, NoiseKind noise, String summation, HelmetPrivacy privacy,
       DropoutPlan drops) {
     Partition p = new PartitionStrategy.Iid(20, 50).split(DIGITS, new SplittableRandom(1));
-    LocalModels l = BlindAveraging.trainLocal(DIGITS, p, PRE, learner, 2, 2, Progress.NONE);
-    return digest(BlindAveraging.release(l, privacy, summation(summation, drops), NoiseFactory.seededForTesting(5),
-        noise, 0, 2).model().weights());
+    Common common = new Common(privacy.epsilon(), privacy.delta(), privacy.honestFraction(), privacy.protection(), 0,
+        DIGITS.dimension(), DIGITS.numClasses());
+    AlgorithmSpec spec = Algorithms.named("helmet").configure(node(learnerJson(learner) + ", \"noise\": \""
+        + noise.id() + "\"}"), common);
+    Simulation.Prepared prepared = Simulation.prepare(spec, DIGITS, p, 2, 2, Progress.NONE);
+    return digest(Simulation.run(prepared, privacy.minContributors(20), summation(summation, drops),
+        NoiseFactory.seededForTesting(5), 2, Progress.NONE).model().weights());
   }
 
   static String dpfl(DpFl.Config c, DpFlSimulation.Mode mode, String summation) {
     Partition p = new PartitionStrategy.Iid(10, 100).split(DIGITS, new SplittableRandom(1));
-    return digest(DpFlSimulation.run(DIGITS, p, new Preprocessing(1, true), c, mode,
-        mode == DpFlSimulation.Mode.AGGREGATE ? null : summation(summation, DropoutPlan.NONE),
-        NoiseFactory.seededForTesting(9), 7, 2, Progress.NONE).model().weights());
+    Common common = new Common(c.epsilon(), c.delta(), c.honestFraction(), Protection.record(), c.ringBits(),
+        DIGITS.dimension(), DIGITS.numClasses());
+    String json = "{\"learner\": {\"clip_bound\": 1, \"normalise\": true}, \"dpfl\": {\"sampling_rate\": "
+        + c.samplingRate() + ", \"grad_clip\": " + c.clip() + ", \"rounds\": " + c.rounds() + ", \"learning_rate\": "
+        + c.learningRate() + ", \"noise_split\": \"" + c.split().id() + "\", \"accountant\": \"" + c.accountant()
+        + "\", \"neighbours\": \"" + c.neighbours().id() + "\""
+        + (Double.isNaN(c.expectedBatch()) ? "" : ", \"expected_batch\": " + c.expectedBatch()) + "}}";
+    AlgorithmSpec spec = Algorithms.named("dp-fl").configure(node(json), common);
+    Simulation.Prepared prepared = Simulation.prepare(spec, DIGITS, p, 7, 2, Progress.NONE);
+    return digest(Simulation.run(prepared, 10, mode == DpFlSimulation.Mode.AGGREGATE ? null
+        : summation(summation, DropoutPlan.NONE), NoiseFactory.seededForTesting(9), 2, Progress.NONE).model()
+        .weights());
   }
 
   private static final HelmetPrivacy PRIVACY = HelmetPrivacy.of(1, 1e-5, 0.5);

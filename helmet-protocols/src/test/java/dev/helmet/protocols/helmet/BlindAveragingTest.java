@@ -1,5 +1,6 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.protocols.privacy.Protection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,16 +69,16 @@ class BlindAveragingTest {
    */
   @Test
   void clampTailIsChargedToDeltaAndWidensOnlyAtHugeEpsilon() {
-    BlindAveraging.ClampTail ordinary = BlindAveraging.ClampTail.of(HelmetPrivacy.of(1, 1e-5, 1.0), 1e7, 10, false);
+    ClampTail ordinary = ClampTail.of(HelmetPrivacy.of(1, 1e-5, 1.0), 1e7, 10, false);
     assertEquals(10, ordinary.stds());
     double exact = 1e7 * (1 + Math.E) * 1.5240e-23;
     assertTrue(ordinary.delta() >= exact && ordinary.delta() < 1.01 * exact, "charge " + ordinary.delta());
 
-    BlindAveraging.ClampTail huge = BlindAveraging.ClampTail.of(HelmetPrivacy.of(1e6, 1e-5, 1.0), 1e7, 10, false);
+    ClampTail huge = ClampTail.of(HelmetPrivacy.of(1e6, 1e-5, 1.0), 1e7, 10, false);
     assertTrue(huge.stds() > 1000 && huge.stds() < 1500, "width " + huge.stds());
     assertTrue(huge.delta() > 0 && huge.delta() <= 1e-7, "charge " + huge.delta());
 
-    BlindAveraging.ClampTail discrete = BlindAveraging.ClampTail.of(HelmetPrivacy.of(1, 1e-5, 1.0), 1e7, 12, true);
+    ClampTail discrete = ClampTail.of(HelmetPrivacy.of(1, 1e-5, 1.0), 1e7, 12, true);
     assertEquals(12, discrete.stds());
     assertEquals(1e7 * (1 + Math.E) * 2 * Math.exp(-72), discrete.delta(), 1e-6 * discrete.delta());
   }

@@ -1,5 +1,6 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.protocols.privacy.Protection;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

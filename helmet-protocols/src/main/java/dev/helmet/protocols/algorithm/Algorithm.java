@@ -1,0 +1,35 @@
+package dev.helmet.protocols.algorithm;
+
+import dev.helmet.protocols.config.StrictNode;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A learning algorithm as every runner sees it. An implementation is a package plus one line in
+ * {@code META-INF/services/dev.helmet.protocols.algorithm.Algorithm}; {@link Algorithms} finds it.
+ */
+public interface Algorithm {
+  /** Its name in configurations and on the command line ({@code --algorithm NAME}). */
+  String id();
+
+  /** One line for {@code helmet algorithms}. */
+  String summary();
+
+  /** Its parameters with their defaults, for {@code helmet algorithms}, the CLI's options and docs. */
+  List<Parameter> parameters();
+
+  /**
+   * The top-level keys of a configuration mapping it reads (besides the common ones every runner
+   * reads: privacy, ring bits, features, labels, ...), so the runner can refuse any other key.
+   */
+  Set<String> keys();
+
+  /**
+   * Reads and checks its settings from a configuration mapping (a session file, an experiment
+   * point, the CLI's options, or the canonical form a coordinator publishes). Every key is
+   * checked: an unknown or mistyped key is an error that names it.
+   *
+   * @throws RuntimeException of the node's error type, or IllegalArgumentException, naming the problem
+   */
+  AlgorithmSpec configure(StrictNode config, Common common);
+}

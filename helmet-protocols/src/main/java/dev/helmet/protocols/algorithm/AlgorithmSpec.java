@@ -1,0 +1,56 @@
+package dev.helmet.protocols.algorithm;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.preprocess.DesignMatrix;
+import dev.helmet.core.preprocess.Preprocessing;
+
+/** An algorithm with its settings read and checked: everything public before the roster. */
+public interface AlgorithmSpec {
+  Algorithm algorithm();
+
+  /** The common settings it was configured with. */
+  Common common();
+
+  /**
+   * Its settings in canonical form: a configuration mapping that {@link Algorithm#configure} reads
+   * back to an equal spec (every default filled in). This is what a coordinator publishes.
+   */
+  ObjectNode toConfig();
+
+  /** The public preprocessing every party applies to its rows. */
+  Preprocessing preprocessing();
+
+  /** The model's hyperparameters, recorded in the model file. */
+  LearnerConfig learner();
+
+  /** The summations the run takes (public before the roster: a party bounds its rounds by it). */
+  int rounds();
+
+  /** What a participant's policy checks. */
+  Terms terms();
+
+  /**
+   * A party's work before the roster, on its own preprocessed rows (Helmet: its local training).
+   *
+   * @param seed seeds its local shuffles (not its noise, which is always fresh)
+   */
+  Local prepare(DesignMatrix data, long seed);
+
+  /**
+   * The public plan for a roster, for parties drawing secure noise.
+   *
+   * @param sizes every party's number of records, in roster order (public)
+   * @param minContributors the fewest contributors a round may sum
+   * @throws IllegalArgumentException if no plan meets the target with this roster, saying why
+   */
+  default PublicPlan plan(int[] sizes, int minContributors) {
+    return plan(sizes, minContributors, true);
+  }
+
+  /**
+   * As {@link #plan(int[], int)}; {@code secureNoise} false only in tests that seed the noise (the
+   * ledger then says so).
+   */
+  PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise);
+}

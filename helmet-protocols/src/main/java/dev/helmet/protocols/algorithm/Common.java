@@ -1,0 +1,35 @@
+package dev.helmet.protocols.algorithm;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.protocols.privacy.Protection;
+
+/**
+ * What every algorithm's configuration shares, read by the runners: the privacy target and the
+ * shape of the data.
+ *
+ * @param epsilon the target eps over the whole run
+ * @param delta the target delta
+ * @param honestFraction t: the fraction of parties trusted to add their noise
+ * @param protection the protected unit (record, group of k, user)
+ * @param ringBits the summation ring: 32, 64, or 0 to choose
+ * @param features features per row, before the intercept
+ * @param classes the number of classes
+ */
+public record Common(double epsilon, double delta, double honestFraction, Protection protection, int ringBits,
+    int features, int classes) {
+  public Common {
+    Checks.positive("epsilon", epsilon);
+    Checks.openUnit("delta", delta);
+    Checks.halfOpenUnit("honest fraction", honestFraction);
+    Checks.notNull("protection", protection);
+    Checks.require(ringBits == 0 || ringBits == 32 || ringBits == 64,
+        "ring bits must be 0, 32 or 64. Provided value: " + ringBits);
+    Checks.positive("features", features);
+    Checks.require(classes >= 2, "at least 2 classes are needed. Provided value: " + classes);
+  }
+
+  /** This target at another eps (experiments sweep eps with everything else fixed). */
+  public Common withEpsilon(double eps) {
+    return new Common(eps, delta, honestFraction, protection, ringBits, features, classes);
+  }
+}

@@ -1,0 +1,26 @@
+package dev.helmet.protocols.algorithm;
+
+import dev.helmet.core.util.Checks;
+
+/**
+ * One parameter of an algorithm.
+ *
+ * @param path where it sits in a configuration mapping: {@code learner.lambda}, {@code dpfl.rounds}
+ * @param flag its command-line option, {@code --lambda}; several algorithms may share a flag only
+ *     for the same path
+ * @param type how its value is written
+ * @param defaultValue its default in words ({@code "0.5"}, {@code "per learner"})
+ * @param description what it does
+ */
+public record Parameter(String path, String flag, Type type, String defaultValue, String description) {
+  /** How a value is written. */
+  public enum Type { NUMBER, INTEGER, TEXT, BOOLEAN }
+
+  public Parameter {
+    Checks.require(path != null && !path.isEmpty(), "a parameter needs a path");
+    Checks.require(flag != null && flag.startsWith("--"), "a parameter's flag starts with --: " + flag);
+    Checks.notNull("type", type);
+    Checks.notNull("default", defaultValue);
+    Checks.notNull("description", description);
+  }
+}

@@ -1,0 +1,72 @@
+package dev.helmet.protocols.algorithm;
+
+import dev.helmet.privacy.ledger.PrivacyCharge;
+import dev.helmet.privacy.ledger.PrivacyLedger;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.secagg.ring.FixedPointEncoding;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything about a run that follows from its public settings and the roster (every party's
+ * size and the fewest contributors a round may sum): noise calibration, rounds, clip norms, the
+ * ring. The coordinator and every party derive it with this same code from the same public inputs,
+ * so no party takes anyone's word for its noise or its privacy charge.
+ */
+public interface PublicPlan {
+  /** The summations (rounds) the run takes. */
+  int rounds();
+
+  /** The length of every input vector. */
+  int length();
+
+  /** The ring encoding of the inputs. */
+  FixedPointEncoding encoding();
+
+  /** The fewest contributors a round's sum may be released with. */
+  int minContributors();
+
+  /** The noise multiplier (noise std on a round's sum over its sensitivity). */
+  double noiseMultiplier();
+
+  /** The most parties that may collude with the server and leave the guarantee intact. */
+  int colluders();
+
+  /**
+   * What one released round costs every party's data, from this plan alone: k released rounds cost
+   * {@code charge().epsilon(k)}. A party charges its own ledger with it, never with a number it is sent.
+   */
+  PrivacyCharge charge();
+
+  /**
+   * The ledger of the released model.
+   *
+   * @param contributors the fewest parties any released round summed
+   * @param summation the summation's name
+   * @param revealsInputs whether the summation showed the server every input (in the clear)
+   */
+  PrivacyLedger ledger(int contributors, String summation, boolean revealsInputs);
+
+  /** The algorithm's own public figures for reports (JSON keys and values). */
+  Map<String, Object> summary();
+
+  /**
+   * Party {@code party}'s side of the run.
+   *
+   * @param noise its noise (secure outside tests)
+   * @param seed seeds what the party may seed (its local shuffles; its secret sampling only when
+   *     {@code noise} is the insecure test factory)
+   */
+  Contributor contributor(int party, Local local, NoiseFactory noise, long seed);
+
+  /** The server's side of the run. */
+  Server server();
+
+  /**
+   * An aggregate simulation of the parties' inputs for experiments, or null if the algorithm has
+   * none (the simulator then sums per party).
+   */
+  default Aggregate aggregate(List<? extends Local> locals, long[] seeds, NoiseFactory noise) {
+    return null;
+  }
+}

@@ -1,0 +1,107 @@
+package dev.helmet.protocols.dpfl;
+
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.privacy.event.NeighbourRelation;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.algorithm.Parameter;
+import dev.helmet.protocols.algorithm.Parameter.Type;
+import dev.helmet.protocols.config.StrictNode;
+import dev.helmet.protocols.helmet.HelmetAlgorithm;
+import dev.helmet.protocols.privacy.Protection;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Federated DP-SGD of the softmax model ({@link DpFl}) as an {@link Algorithm}: one summation per
+ * SGD round. Its settings sit under {@code dpfl:}; the public preprocessing under {@code learner:}.
+ */
+public final class DpFlAlgorithm implements Algorithm {
+  public static final String ID = "dp-fl";
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String summary() {
+    return "federated DP-SGD of the softmax model: every round each party sums its Poisson-sampled clipped "
+        + "gradients plus its noise share, one summation per round";
+  }
+
+  @Override
+  public List<Parameter> parameters() {
+    return List.of(
+        new Parameter("dpfl.sampling_rate", "--sampling-rate", Type.NUMBER, "0.1",
+            "each record joins a round's batch with probability Q (Poisson)"),
+        new Parameter("dpfl.grad_clip", "--grad-clip", Type.NUMBER, "1", "per-example gradient L2 bound C"),
+        new Parameter("dpfl.rounds", "--rounds", Type.INTEGER, "epochs / Q", "SGD rounds, one summation each"),
+        new Parameter("dpfl.epochs", "--dp-epochs", Type.NUMBER, "5",
+            "passes over the data when rounds is not given (rounds = epochs / Q)"),
+        new Parameter("dpfl.learning_rate", "--learning-rate", Type.NUMBER, "2",
+            "the server's step size on the mean clipped gradient"),
+        new Parameter("dpfl.noise_split", "--noise-split", Type.TEXT, "honest",
+            "honest (the honest fraction's parties alone add the full noise), all-trusted (each adds 1/W of it, "
+                + "as central DP-SGD) or sqrt-w-penalty (each adds all of it: the Helmet papers' baseline)"),
+        new Parameter("dpfl.accountant", "--accountant", Type.TEXT, "pld (rdp under add-remove)", "rdp or pld"),
+        new Parameter("dpfl.neighbours", "--neighbours", Type.TEXT, "replace-one",
+            "the neighbouring relation: replace-one (Helmet's) or add-remove (needs expected_batch)"),
+        new Parameter("dpfl.expected_batch", "--expected-batch", Type.NUMBER, "Q x the contributors' records",
+            "the public number each round's summed gradient is divided by; needed under add-remove"),
+        HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
+  }
+
+  @Override
+  public Set<String> keys() {
+    return Set.of("learner", "dpfl");
+  }
+
+  @Override
+  public AlgorithmSpec configure(StrictNode config, Common common) {
+    StrictNode l = config.child("learner");
+    l.allow("kind", "clip_bound", "normalise");
+    if (l.has("kind") && !l.string("kind", "softmax").equalsIgnoreCase(LearnerKind.SOFTMAX.id())) {
+      throw l.error("kind", "must be softmax: dp-fl trains the softmax model. Provided value: "
+          + l.string("kind", ""));
+    }
+    if (common.protection().unit() != Protection.Unit.RECORD) {
+      throw new IllegalArgumentException("dp-fl protects records; the protection unit is "
+          + common.protection().describe());
+    }
+    Preprocessing pre = HelmetAlgorithm.preprocessing(l);
+    StrictNode d = config.child("dpfl");
+    d.allow("sampling_rate", "grad_clip", "rounds", "epochs", "learning_rate", "noise_split", "accountant",
+        "neighbours", "expected_batch");
+    double q = d.number("sampling_rate", 0.1, 1e-9, 1);
+    if (d.has("rounds") && d.has("epochs")) {
+      throw d.error("rounds", "and dpfl.epochs are alternatives; give one");
+    }
+    int rounds = d.has("rounds") ? d.integer("rounds", null, 1, 10_000_000)
+        : (int) Math.min(10_000_000, Math.ceil(d.number("epochs", 5.0, 1e-9, 1e6) / q));
+    NeighbourRelation relation;
+    DpFl.NoiseSplit split;
+    try {
+      relation = NeighbourRelation.parse(d.string("neighbours", "replace-one"));
+    } catch (IllegalArgumentException e) {
+      throw d.error("neighbours", e.getMessage());
+    }
+    try {
+      split = DpFl.NoiseSplit.parse(d.string("noise_split", "honest"));
+    } catch (IllegalArgumentException e) {
+      throw d.error("noise_split", e.getMessage());
+    }
+    String accountant = d.string("accountant", relation == NeighbourRelation.REPLACE_ONE ? "pld" : "rdp");
+    if (relation == NeighbourRelation.ADD_OR_REMOVE_ONE && !d.has("expected_batch")) {
+      throw d.error("expected_batch", "is required under add-remove neighbours: the number of records is private "
+          + "there, so the step's normaliser must be a public number");
+    }
+    double expected = d.has("expected_batch") ? d.number("expected_batch", null, 1e-9, 1e12) : Double.NaN;
+    DpFl.Config c = new DpFl.Config(q, d.number("grad_clip", 1.0, 1e-12, 1e12), rounds,
+        d.number("learning_rate", 2.0, 1e-12, 1e12), common.epsilon(), common.delta(), common.honestFraction(), split,
+        accountant, common.ringBits(), relation, expected);
+    return new DpFlSpec(this, common, c, pre);
+  }
+}

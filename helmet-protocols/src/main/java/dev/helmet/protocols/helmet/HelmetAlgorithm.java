@@ -1,0 +1,111 @@
+package dev.helmet.protocols.helmet;
+
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.SmoothnessBound;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.algorithm.Parameter;
+import dev.helmet.protocols.algorithm.Parameter.Type;
+import dev.helmet.protocols.config.StrictNode;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Distributed DP-Helmet's blind averaging as an {@link Algorithm}: one round; each party trains
+ * locally, noises its model once and one summation averages the models. Its settings sit under
+ * {@code learner:} (the local learner and the public preprocessing) and {@code noise:}.
+ */
+public final class HelmetAlgorithm implements Algorithm {
+  public static final String ID = "helmet";
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String summary() {
+    return "blind averaging (Distributed DP-Helmet): each party trains locally, adds calibrated noise once, "
+        + "one summation averages the models";
+  }
+
+  @Override
+  public List<Parameter> parameters() {
+    return List.of(
+        new Parameter("learner.kind", "--learner", Type.TEXT, "softmax", "the local model: softmax, svm or logreg"),
+        new Parameter("learner.lambda", "--lambda", Type.NUMBER, "softmax 0.5, svm 2, logreg 1",
+            "L2 regularisation strength Lambda"),
+        new Parameter("learner.radius", "--radius", Type.NUMBER, "softmax 2, svm 0.5, logreg 1",
+            "L2 radius R the local model is projected onto"),
+        new Parameter("learner.epochs", "--epochs", Type.INTEGER, "50", "local training epochs"),
+        new Parameter("learner.batch_size", "--batch-size", Type.INTEGER, String.valueOf(HelmetDefaults.BATCH_SIZE),
+            "local mini-batch size"),
+        new Parameter("learner.smoothness", "--smoothness", Type.TEXT, "tight",
+            "smoothness bound of the loss: tight or paper"),
+        new Parameter("learner.huber_h", "--huber-h", Type.NUMBER, String.valueOf(LearnerConfig.DEFAULT_HUBER_H),
+            "Huber relaxation of the SVM loss"),
+        clipBound(), normalise(),
+        new Parameter("noise", "--noise", Type.TEXT, "discrete-gaussian",
+            "discrete-gaussian (exact, on the fixed-point grid) or gaussian (continuous, floating point; the "
+                + "papers' mechanism)"));
+  }
+
+  /** The public row bound, shared by every algorithm on linear models. */
+  public static Parameter clipBound() {
+    return new Parameter("learner.clip_bound", "--clip", Type.NUMBER, String.valueOf(HelmetDefaults.CLIP_BOUND),
+        "public L2 bound c of an input row (a constant, never computed from the data)");
+  }
+
+  /** Whether rows are scaled to norm c, shared by every algorithm on linear models. */
+  public static Parameter normalise() {
+    return new Parameter("learner.normalise", "--normalise", Type.BOOLEAN, String.valueOf(HelmetDefaults.NORMALISE),
+        "scale every row to norm exactly c (false: only clip longer rows)");
+  }
+
+  @Override
+  public Set<String> keys() {
+    return Set.of("learner", "noise");
+  }
+
+  @Override
+  public AlgorithmSpec configure(StrictNode config, Common common) {
+    StrictNode l = config.child("learner");
+    l.allow("kind", "lambda", "radius", "epochs", "batch_size", "smoothness", "huber_h", "clip_bound", "normalise");
+    LearnerKind kind;
+    try {
+      kind = LearnerKind.parse(l.string("kind", "softmax"));
+    } catch (IllegalArgumentException e) {
+      throw l.error("kind", e.getMessage());
+    }
+    SmoothnessBound smoothness = switch (l.string("smoothness", "tight").toLowerCase(Locale.ROOT)) {
+      case "tight" -> SmoothnessBound.TIGHT;
+      case "paper" -> SmoothnessBound.PAPER;
+      default -> throw l.error("smoothness", "must be tight or paper. Provided value: " + l.string("smoothness", ""));
+    };
+    LearnerConfig learner = new LearnerConfig(kind,
+        l.number("lambda", HelmetDefaults.lambda(kind), 1e-12, 1e12),
+        l.number("radius", HelmetDefaults.radius(kind), 1e-12, 1e12),
+        l.integer("epochs", HelmetDefaults.epochs(kind), 1, 100_000),
+        l.integer("batch_size", HelmetDefaults.BATCH_SIZE, 1, 1_000_000),
+        smoothness,
+        l.number("huber_h", LearnerConfig.DEFAULT_HUBER_H, 1e-9, 1e9));
+    Preprocessing pre = preprocessing(l);
+    NoiseKind noise;
+    try {
+      noise = NoiseKind.parse(config.string("noise", NoiseKind.DISCRETE_GAUSSIAN.id()));
+    } catch (IllegalArgumentException e) {
+      throw config.error("noise", e.getMessage());
+    }
+    return new HelmetSpec(this, common, learner, pre, noise);
+  }
+
+  /** The public preprocessing under {@code learner:}. */
+  public static Preprocessing preprocessing(StrictNode learner) {
+    return new Preprocessing(learner.number("clip_bound", HelmetDefaults.CLIP_BOUND, 1e-12, 1e12),
+        learner.bool("normalise", HelmetDefaults.NORMALISE));
+  }
+}
