@@ -67,7 +67,7 @@ final class CoordinatorCommand implements Callable<Integer> {
       j.put("session", r.sessionId());
       j.put("status", r.completed() ? "completed" : "aborted");
       j.put("reason", r.reason());
-      j.put("algorithm", SessionPlan.isDpFl(s.config()) ? "dp-fl" : "helmet");
+      j.put("algorithm", SessionPlan.algorithm(s.config()).id());
       j.put("rounds", SessionPlan.rounds(s.config()));
       j.put("enrolled", r.enrolled());
       j.put("contributors", r.contributors().size());
@@ -86,7 +86,7 @@ final class CoordinatorCommand implements Callable<Integer> {
     } else if (r.completed()) {
       out.printf("session %s completed (%s, %d summation%s): %d of %d enrolled parties contributed; %d B per "
           + "participant; %.1f s%s%n", r.sessionId(),
-          SessionPlan.isDpFl(s.config()) ? "dp-fl" : "blind averaging", SessionPlan.rounds(s.config()),
+          SessionPlan.algorithm(s.config()).id(), SessionPlan.rounds(s.config()),
           SessionPlan.rounds(s.config()) == 1 ? "" : "s", r.contributors().size(), r.enrolled(),
           r.bytesPerParticipant(), r.seconds(), modelOut == null ? "" : "; model written to " + modelOut);
       for (var g : r.model().privacy().guarantees()) {

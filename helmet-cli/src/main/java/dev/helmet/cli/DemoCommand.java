@@ -1,7 +1,6 @@
 package dev.helmet.cli;
 
 import dev.helmet.core.partition.PartitionStrategy;
-import dev.helmet.protocols.helmet.HelmetPrivacy;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -19,7 +18,8 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     description = {
       "1000 simulated parties with 60 MNIST images each train a differentially private softmax classifier "
-          + "by blind averaging (eps = 0.5, delta = 1e-5, honest fraction 0.5). Fetches MNIST on first use. "
+          + "by blind averaging, or by --algorithm NAME (eps = 0.5, delta = 1e-5, honest fraction 0.5). Fetches MNIST "
+          + "on first use. "
           + "Prints test accuracy, the privacy guarantee, the noise multiplier, the non-private centralized "
           + "reference and the wall time, and writes the model."
     })
@@ -38,12 +38,7 @@ final class DemoCommand implements Callable<Integer> {
           + "participant with its own mutual-TLS connection (see `helmet coordinator` and `helmet participant`).")
   boolean network;
 
-  @Option(names = "--algorithm", paramLabel = "A", defaultValue = "helmet",
-      description = "With --network: helmet (blind averaging, one summation) or dp-fl (federated DP-SGD, one "
-          + "summation per round; see the dp-fl options of `helmet train`). Default: ${DEFAULT-VALUE}.")
-  String algorithm;
-
-  @Mixin DpFlOptions dpfl;
+  @Mixin AlgorithmOptions algorithm;
 
   @Option(names = "--parties", paramLabel = "N",
       description = "Number of parties. Default: 1000, or 50 with --network.")
@@ -58,41 +53,29 @@ final class DemoCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--parties must be in [2, 1000] (60 MNIST images each). Provided value: "
           + w);
     }
-    if (network) {
-      if (run.modelOut == null) {
-        run.modelOut = Path.of("helmet-demo-model.json");
-      }
-      if (!algorithm.equals("helmet") && !algorithm.equals("dp-fl")) {
-        throw new IllegalArgumentException("--algorithm must be helmet or dp-fl. Provided value: " + algorithm);
-      }
-      NetworkDemo.run(w, PER_PARTY, cacheDir, run, algorithm.equals("dp-fl") ? dpfl : null,
-          spec.commandLine().getOut(), spec.commandLine().getErr());
-      return Main.OK;
+    var a = algorithm.chosen(run.protocol);
+    var config = AlgorithmOptions.config(spec, a);
+    if (run.modelOut == null) {
+      run.modelOut = Path.of("helmet-demo-model.json");
     }
-    if (!algorithm.equals("helmet")) {
-      throw new IllegalArgumentException("--algorithm " + algorithm + " needs --network (in-process DP-FL: "
-          + "`helmet train --protocol dp-fl`)");
+    if (network) {
+      NetworkDemo.run(w, PER_PARTY, cacheDir, run, a, config, spec.commandLine().getOut(),
+          spec.commandLine().getErr());
+      return Main.OK;
     }
     DataOptions data = new DataOptions();
     data.dataset = "mnist";
     data.cacheDir = cacheDir;
     data.header = "auto";
     data.testFraction = 0.2;
-    ModelOptions model = new ModelOptions();
-    model.learner = "softmax";
-    model.batchSize = dev.helmet.protocols.helmet.HelmetDefaults.BATCH_SIZE;
-    model.smoothness = "tight";
-    model.huberH = dev.helmet.core.learn.LearnerConfig.DEFAULT_HUBER_H;
-    model.clip = dev.helmet.protocols.helmet.HelmetDefaults.CLIP_BOUND;
-    model.normalise = dev.helmet.protocols.helmet.HelmetDefaults.NORMALISE;
-    if (run.modelOut == null) {
-      run.modelOut = Path.of("helmet-demo-model.json");
-    }
-    HelmetPrivacy privacy = new HelmetPrivacy(0.5, 1e-5, 0.5, dev.helmet.protocols.privacy.Protection.record(), 0,
-        run.dropout);
-    Trainer.Spec s = new Trainer.Spec(data, new PartitionStrategy.Iid(w, PER_PARTY), model, privacy, run,
-        PER_PARTY, "Helmet demo: " + w + " parties x " + PER_PARTY + " MNIST images, softmax, blind averaging "
-            + "through " + run.protocol);
+    PrivacyOptions privacy = new PrivacyOptions();
+    privacy.epsilon = 0.5;
+    privacy.delta = 1e-5;
+    privacy.honestFraction = 0.5;
+    privacy.groupSize = 1;
+    Trainer.Spec s = new Trainer.Spec(data, new PartitionStrategy.Iid(w, PER_PARTY), a, config, privacy, run,
+        PER_PARTY, "Helmet demo: " + w + " parties x " + PER_PARTY + " MNIST images, " + a.id() + " through "
+            + run.summationName());
     Trainer.train(s, spec.commandLine().getOut(), spec.commandLine().getErr());
     return Main.OK;
   }

@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       DemoCommand.class,
       TrainCommand.class,
+      AlgorithmsCommand.class,
       PredictCommand.class,
       PrivacyCommand.class,
       BenchCommand.class,
@@ -59,6 +60,10 @@ public final class Main extends GroupCommand {
   /** The configured command line. */
   public static CommandLine newCommandLine() {
     CommandLine cl = new CommandLine(new Main());
+    // Every registered algorithm's parameters become options of the commands that run algorithms.
+    for (String name : new String[] {"train", "demo"}) {
+      AlgorithmOptions.install(cl.getSubcommands().get(name).getCommandSpec());
+    }
     cl.setExecutionExceptionHandler(Main::handle);
     cl.setParameterExceptionHandler(Main::handleParameter);
     return cl;

@@ -5,7 +5,6 @@ import com.google.protobuf.ByteString;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.eval.Evaluation;
-import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
@@ -20,7 +19,9 @@ import dev.helmet.transport.SessionFile;
 import dev.helmet.transport.SessionPlan;
 import dev.helmet.transport.Tls;
 import dev.helmet.transport.wire.Deadlines;
-import dev.helmet.transport.wire.LearnerSpec;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.transport.wire.PrivacySpec;
 import dev.helmet.transport.wire.SessionConfig;
 import java.io.IOException;
@@ -49,9 +50,12 @@ import java.util.stream.Stream;
 final class NetworkDemo {
   private NetworkDemo() {}
 
-  /** @param dpfl the DP-FL options for a federated DP-SGD session, or null for blind averaging */
-  static ObjectNode run(int parties, int perParty, Path cacheDir, RunOptions run, DpFlOptions dpfl, PrintWriter out,
-      PrintWriter err) throws Exception {
+  /**
+   * @param algorithm the algorithm the session runs
+   * @param algorithmConfig its settings from the command line (a configuration mapping)
+   */
+  static ObjectNode run(int parties, int perParty, Path cacheDir, RunOptions run, Algorithm algorithm,
+      ObjectNode algorithmConfig, PrintWriter out, PrintWriter err) throws Exception {
     long start = System.nanoTime();
     Logging.configure(true);
     if (!run.quiet) {
@@ -65,45 +69,33 @@ final class NetworkDemo {
     Path tmp = Files.createTempDirectory("helmet-network-demo");
     try {
       Certificates.create(tmp.resolve("certs"), List.of("localhost", "127.0.0.1"), parties, Duration.ofDays(1));
-      LearnerKind kind = LearnerKind.SOFTMAX;
       int minContributors = parties - (int) Math.floor(run.dropout * parties + 1e-9);
       double colluding = run.colludingFraction != null ? run.colludingFraction : 1 - HelmetDefaults.HONEST_FRACTION;
-      SessionConfig.Builder builder = SessionConfig.newBuilder();
-      if (dpfl != null) {
-        if (dpfl.summation.equals("simulated") || dpfl.summation.equals("plain")) {
-          throw new IllegalArgumentException("--summation " + dpfl.summation + " has no network version; the "
-              + "networked session sums through secagg+");
-        }
-        // The same defaults as `train --protocol dp-fl` (replace-one neighbours, the PLD accountant).
-        var dc = dpfl.config(HelmetDefaults.EPSILON, HelmetDefaults.DELTA, HelmetDefaults.HONEST_FRACTION, run.ringBits);
-        builder.setAlgorithm("dp-fl").setDpfl(dev.helmet.transport.wire.DpFlSpec.newBuilder()
-            .setSamplingRate(dc.samplingRate()).setGradClip(dc.clip()).setRounds(dc.rounds())
-            .setLearningRate(dc.learningRate()).setNoiseSplit(dc.split().id()).setAccountant(dc.accountant())
-            .setNeighbours(dc.neighbours().id())
-            .setExpectedBatch(Double.isNaN(dc.expectedBatch()) ? 0 : dc.expectedBatch()));
+      String summation = run.summationName();
+      if (!summation.equals("secagg+") && !summation.equals("secagg")) {
+        throw new IllegalArgumentException("--summation " + summation + " has no network version; a networked session "
+            + "sums through secagg+ or secagg");
       }
-      SessionConfig config = builder
+      SessionConfig.Builder builder = SessionConfig.newBuilder()
+          .setAlgorithm(algorithm.id())
           .setName("network-demo")
           .setDataset("mnist-demo")
-          .setProtocol("secagg+")
+          .setProtocol(summation)
           .setParties(parties)
           .setMinContributors(minContributors)
           .setColludingFraction(colluding)
           .setMaxPoints(SessionFile.DEFAULT_MAX_POINTS)
-          .setNoise(run.noiseKind().id())
-          .setRingBits(run.ringBits)
+          .setRingBits(run.ringBits())
           .setFeatures(train.dimension())
           .addAllLabels(train.labelSet().names())
-          .setLearner(LearnerSpec.newBuilder().setKind(kind.id()).setLambda(HelmetDefaults.lambda(kind))
-              .setRadius(HelmetDefaults.radius(kind)).setEpochs(HelmetDefaults.epochs(kind))
-              .setBatchSize(HelmetDefaults.BATCH_SIZE).setSmoothness("tight").setHuberH(0.1)
-              .setClipBound(HelmetDefaults.CLIP_BOUND).setNormalise(HelmetDefaults.NORMALISE))
           .setPrivacy(PrivacySpec.newBuilder().setEpsilon(HelmetDefaults.EPSILON).setDelta(HelmetDefaults.DELTA)
               .setHonestFraction(HelmetDefaults.HONEST_FRACTION).setProtection("record").setGroupSize(1))
           .setDeadlines(Deadlines.newBuilder().setEnrolmentSeconds(300).setRoundSeconds(120))
           .setSessionId(ByteString.copyFrom(new byte[16]))
-          .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]))
-          .build();
+          .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
+      AlgorithmSpec spec = algorithm.configure(new StrictNode("command line", algorithmConfig,
+          IllegalArgumentException::new), SessionPlan.common(builder.build()));
+      SessionConfig config = builder.setAlgorithmConfig(SessionPlan.algorithmConfig(spec)).build();
       Path certs = tmp.resolve("certs");
       Coordinator.Settings settings = new Coordinator.Settings(config, "127.0.0.1", 0,
           Tls.Files.in(certs, "coordinator"), "jdbc:h2:file:" + tmp.resolve("db").toAbsolutePath(), "", "",
@@ -131,7 +123,7 @@ final class NetworkDemo {
             }));
           }
           result = c.await(config.getDeadlines().getEnrolmentSeconds()
-              + (5L * SessionPlan.rounds(config) + 5) * config.getDeadlines().getRoundSeconds(), TimeUnit.SECONDS);
+              + (5L * spec.rounds() + 5) * config.getDeadlines().getRoundSeconds(), TimeUnit.SECONDS);
           for (Future<Participant.Result> f : fs) {
             try {
               results.add(f.get(60, TimeUnit.SECONDS));
@@ -148,14 +140,15 @@ final class NetworkDemo {
         throw new IllegalStateException("the networked session aborted: " + result.reason() + "; nothing was released");
       }
       ReleasedModel model = result.model();
-      DesignMatrix test = SessionPlan.preprocessing(config).design(mnist.test());
+      DesignMatrix test = spec.preprocessing().design(mnist.test());
       LinearModel w = model.weights();
       Evaluation eval = Evaluation.of(test.labels(), w.predict(test), train.numClasses());
       Evaluation reference = null;
-      if (run.reference && dpfl == null) {
+      if (run.reference) {
         progress.start("training the non-private centralized reference", 1);
-        var learner = SessionPlan.learner(config);
-        LinearModel ref = learner.train(SessionPlan.preprocessing(config).design(train, partition.pooled()),
+        var learner = new dev.helmet.core.learn.Learner(spec.learner(), spec.preprocessing().inputNormBound(),
+            train.dimension(), train.numClasses());
+        LinearModel ref = learner.train(spec.preprocessing().design(train, partition.pooled()),
             new SplittableRandom(run.seed));
         reference = Evaluation.of(test.labels(), ref.predict(test), train.numClasses());
         progress.advance(1);
@@ -173,10 +166,10 @@ final class NetworkDemo {
       }
       ObjectNode j = Json.object();
       j.put("dataset", "mnist");
-      j.put("learner", kind.id());
-      j.put("algorithm", dpfl == null ? "helmet" : "dp-fl");
-      j.put("rounds", SessionPlan.rounds(config));
-      j.put("protocol", "secagg+ over gRPC (mutual TLS, loopback)");
+      j.put("learner", spec.learner().kind().id());
+      j.put("algorithm", algorithm.id());
+      j.put("rounds", spec.rounds());
+      j.put("protocol", summation + " over gRPC (mutual TLS, loopback)");
       j.put("in_the_clear", false);
       j.put("parties", parties);
       j.put("per_party", perParty);
@@ -202,34 +195,20 @@ final class NetworkDemo {
       if (run.json) {
         out.println(Json.print(j));
       } else {
-        out.printf("Helmet demo: %d parties x %d MNIST images, softmax, %s through secagg+ over gRPC%n",
-            parties, perParty, dpfl == null ? "blind averaging" : "federated DP-SGD (dp-fl), " + SessionPlan.rounds(config)
-                + " rounds");
+        out.printf("Helmet demo: %d parties x %d MNIST images, %s (%d round(s)) through %s over gRPC%n", parties,
+            perParty, algorithm.id(), spec.rounds(), summation);
         out.printf("  data              mnist; %s%n", partition.description());
-        if (dpfl == null) {
-          out.printf("  learner           softmax, Lambda %s, R %s, %d epochs, batch %d, clip c=%s (rows normalised)%n",
-              Trainer.fmt(HelmetDefaults.lambda(kind)), Trainer.fmt(HelmetDefaults.radius(kind)),
-              HelmetDefaults.epochs(kind), HelmetDefaults.BATCH_SIZE, Trainer.fmt(HelmetDefaults.CLIP_BOUND));
-        } else {
-          out.printf("  training          %d rounds, sampling rate %s, gradient clip %s, learning rate %s, noise split "
-              + "%s%n", SessionPlan.rounds(config), Trainer.fmt(dpfl.samplingRate), Trainer.fmt(dpfl.clip),
-              Trainer.fmt(dpfl.learningRate), dpfl.noiseSplit);
-        }
+        out.printf("  %-17s %s%n", algorithm.id(), spec.describe());
         out.printf("  test accuracy     %.2f %%  (macro-F1 %.3f)%n", 100 * eval.accuracy(), eval.macroF1());
         if (reference != null) {
-          out.printf("  reference         %.2f %%  non-private centralized, same objective on the pooled data%n",
-              100 * reference.accuracy());
+          out.printf("  reference         %.2f %%  non-private centralized (%s, same hyperparameters) on the pooled "
+              + "data%n", 100 * reference.accuracy(), spec.learner().kind().id());
         }
         Trainer.printPrivacy(out, model.privacy());
-        if (dpfl == null) {
-          out.printf("  noise multiplier  %.4f over %s release(s)%n", ((Number) d.get("noise_multiplier")).doubleValue(),
-              d.get("releases"));
-        } else {
-          out.printf("  noise multiplier  %.4f per round (%s accountant)%n",
-              ((Number) d.get("noise_multiplier")).doubleValue(), model.privacy().accountant());
-        }
-        out.printf("  protocol          secagg+ over gRPC, mutual TLS on loopback%s; %d of %d contributed; %d B per "
-            + "participant%n", Trainer.describe(result.parameters()), result.contributors().size(), parties,
+        out.printf("  noise multiplier  %.4f over %d round(s) (%s accountant)%n",
+            ((Number) d.get("noise_multiplier")).doubleValue(), spec.rounds(), model.privacy().accountant());
+        out.printf("  protocol          %s over gRPC, mutual TLS on loopback%s; %d of %d contributed; %d B per "
+            + "participant%n", summation, Trainer.describe(result.parameters()), result.contributors().size(), parties,
             results.isEmpty() ? 0 : (sent + received) / results.size());
         if (d.get("noise_sampler") != null) {
           out.printf("  noise             %s%n", d.get("noise_sampler"));

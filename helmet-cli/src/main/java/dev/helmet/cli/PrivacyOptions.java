@@ -1,6 +1,5 @@
 package dev.helmet.cli;
 
-import dev.helmet.protocols.helmet.HelmetPrivacy;
 import dev.helmet.protocols.privacy.Protection;
 import picocli.CommandLine.Option;
 
@@ -31,17 +30,29 @@ final class PrivacyOptions {
       description = "Protect each party's whole data set (sensitivity 2R) instead of single records.")
   boolean userLevel;
 
-  HelmetPrivacy privacy(double dropoutTolerance) {
+  /** The protected unit. */
+  Protection protection() {
     if (userLevel && groupSize != 1) {
       throw new IllegalArgumentException("--user-level and --group-size cannot be combined");
     }
     if (groupSize < 1) {
       throw new IllegalArgumentException("group size must be >= 1. Provided value: " + groupSize);
     }
-    Protection p = userLevel ? Protection.user() : Protection.group(groupSize);
+    return userLevel ? Protection.user() : Protection.group(groupSize);
+  }
+
+  /** The fewest contributors among {@code parties}: --min-contributors, or (1 - dropout) of them. */
+  int minContributors(int parties, double dropoutTolerance) {
     if (minContributors < 0) {
       throw new IllegalArgumentException("min contributors must be >= 0. Provided value: " + minContributors);
     }
-    return new HelmetPrivacy(epsilon, delta, honestFraction, p, minContributors, dropoutTolerance);
+    if (minContributors > parties) {
+      throw new IllegalArgumentException("--min-contributors " + minContributors + " exceeds the " + parties
+          + " parties");
+    }
+    if (minContributors > 0) {
+      return minContributors;
+    }
+    return Math.max(1, (int) Math.floor((1 - dropoutTolerance) * parties + 1e-9));
   }
 }

@@ -1,6 +1,5 @@
 package dev.helmet.cli;
 
-import dev.helmet.protocols.helmet.NoiseKind;
 import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.servers.ComputeServerSummation;
 import dev.helmet.secagg.summation.DropoutPlan;
@@ -21,12 +20,17 @@ final class RunOptions {
       description = "Worker threads. Default: the number of processors.")
   Integer threads;
 
-  @Option(names = "--protocol", paramLabel = "P", defaultValue = "secagg+",
-      description = "How the noised models are summed: secagg+ (SecAgg+, Bell et al. 2020: each party shares "
-          + "keys with O(log W) neighbours), secagg (SecAgg, Bonawitz et al. 2017: all pairs), compute-servers "
-          + "(additive shares to --compute-servers servers, private if one is honest), or plain (in the clear, "
-          + "for comparison only); or dp-fl: federated DP-SGD instead of blind averaging (see --sampling-rate, "
-          + "--grad-clip, --rounds or --dp-epochs, --learning-rate, --summation). Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--summation", paramLabel = "S",
+      description = "How each round's inputs are summed: secagg+ (SecAgg+, Bell et al. 2020: each party shares keys "
+          + "with O(log W) neighbours), secagg (SecAgg, Bonawitz et al. 2017: all pairs), compute-servers (additive "
+          + "shares to --compute-servers servers, private if one is honest), plain (in the clear, for comparison "
+          + "only) or simulated (for experiments, where the algorithm has it: the parties' inputs summed at once, "
+          + "their noise drawn as one; no messages). Default: secagg+.")
+  String summation;
+
+  @Option(names = "--protocol", paramLabel = "P",
+      description = "The old name of --summation, kept as an alias; it also still accepts an algorithm name "
+          + "(--protocol dp-fl is --algorithm dp-fl).")
   String protocol;
 
   @Option(names = "--dropout", paramLabel = "F", defaultValue = "0",
@@ -47,12 +51,6 @@ final class RunOptions {
   @Option(names = "--compute-servers", paramLabel = "J", defaultValue = "2",
       description = "Number of computation servers for --protocol compute-servers. Default: ${DEFAULT-VALUE}.")
   int computeServers;
-
-  @Option(names = "--noise", paramLabel = "KIND",
-      description = "gaussian (continuous, floating point; the papers' mechanism) or discrete-gaussian (exact, "
-          + "on the fixed-point grid; accounted with the distributed discrete Gaussian bound). Default: "
-          + "discrete-gaussian with secure aggregation, gaussian with --protocol plain.")
-  String noise;
 
   @Option(names = "--ring-bits", paramLabel = "B", defaultValue = "0",
       description = "Summation ring Z_2^B: 32, 64, or 0 to choose (32 when it keeps the needed precision). "
@@ -87,12 +85,28 @@ final class RunOptions {
     return t;
   }
 
+  /** The summation's name: --summation, else a summation --protocol names, else secagg+. */
+  String summationName() {
+    if (summation != null) {
+      if (protocol != null && !AlgorithmOptions.isAlgorithm(protocol)) {
+        throw new IllegalArgumentException("--protocol is the old name of --summation; give one of them");
+      }
+      return summation;
+    }
+    return protocol != null && !AlgorithmOptions.isAlgorithm(protocol) ? protocol : "secagg+";
+  }
+
+  int ringBits() {
+    return ringBits;
+  }
+
   /**
-   * The summation protocol, with the simulated dropouts, sized to withstand the given fraction of
-   * parties colluding with the server unless --colluding-fraction overrides it.
+   * The summation, with the simulated dropouts, sized to withstand the given fraction of parties
+   * colluding with the server unless --colluding-fraction overrides it; null for "simulated".
    */
   SecureSummation summation(double defaultColluding) {
-    return summation(protocol, defaultColluding);
+    String name = summationName();
+    return name.equalsIgnoreCase("simulated") ? null : summation(name, defaultColluding);
   }
 
   /** As {@link #summation(double)} for the named protocol (DP-FL names its per-round summation). */
@@ -117,15 +131,7 @@ final class RunOptions {
       case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, threads());
       case "compute-servers" -> new ComputeServerSummation(computeServers, plan, threads());
       default -> throw new IllegalArgumentException(
-          "protocol must be one of secagg+, secagg, compute-servers, plain. Provided value: " + protocol);
+          "summation must be one of secagg+, secagg, compute-servers, plain, simulated. Provided value: " + protocol);
     };
-  }
-
-  /** The noise kind: as given, or discrete with secure aggregation and continuous in the clear. */
-  NoiseKind noiseKind() {
-    if (noise != null) {
-      return NoiseKind.parse(noise);
-    }
-    return protocol.equalsIgnoreCase("plain") ? NoiseKind.GAUSSIAN : NoiseKind.DISCRETE_GAUSSIAN;
   }
 }

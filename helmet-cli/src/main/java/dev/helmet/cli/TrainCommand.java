@@ -6,24 +6,26 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code helmet train}: one blind-averaging run with every knob exposed. */
+/**
+ * {@code helmet train}: one in-process run of any registered algorithm with every knob exposed. The
+ * algorithms' own parameters are added as options from the registry ({@link AlgorithmOptions}).
+ */
 @Command(
     name = "train",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Simulate W parties that each train locally, add calibrated Gaussian noise once, and average their "
-          + "models with one summation (Distributed DP-Helmet). Prints test accuracy next to the privacy "
-          + "guarantee; --json prints one JSON object (keys include test_accuracy, epsilon, delta, "
-          + "noise_multiplier, parties, per_party, learner, sensitivity)."
+      "Simulate W parties that learn one model together with the chosen algorithm (default: blind averaging, "
+          + "Distributed DP-Helmet: each party trains locally, adds calibrated noise once, one summation averages "
+          + "the models). Prints test accuracy next to the privacy guarantee; --json prints one JSON object (keys "
+          + "include test_accuracy, epsilon, delta, noise_multiplier, parties, per_party, learner, algorithm)."
     })
 final class TrainCommand implements Callable<Integer> {
   @Mixin DataOptions data;
   @Mixin PartitionOptions partition;
-  @Mixin ModelOptions model;
+  @Mixin AlgorithmOptions algorithm;
   @Mixin PrivacyOptions privacy;
   @Mixin RunOptions run;
-  @Mixin DpFlOptions dpfl;
 
   @Option(names = "--folds", paramLabel = "K", defaultValue = "0",
       description = "Stratified K-fold cross-validation on the training data instead of one run on the test "
@@ -38,17 +40,9 @@ final class TrainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (run.protocol.equalsIgnoreCase("dp-fl")) {
-      if (folds != 0) {
-        throw new IllegalArgumentException("--folds is not supported with --protocol dp-fl");
-      }
-      DpFlTrainer.train(data, partition.strategy(), model, privacy, run, dpfl, spec.commandLine().getOut(),
-          spec.commandLine().getErr());
-      return Main.OK;
-    }
-    Trainer.Spec s = new Trainer.Spec(data, partition.strategy(), model, privacy.privacy(run.dropout), run,
-        partition.perParty,
-        "Helmet blind averaging");
+    var a = algorithm.chosen(run.protocol);
+    Trainer.Spec s = new Trainer.Spec(data, partition.strategy(), a, AlgorithmOptions.config(spec, a), privacy, run,
+        partition.perParty, a.id() + ": " + a.summary());
     if (folds != 0) {
       Trainer.crossValidate(s, folds, repeats, spec.commandLine().getOut(), spec.commandLine().getErr());
     } else {

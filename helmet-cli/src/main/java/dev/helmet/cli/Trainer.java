@@ -6,38 +6,129 @@ import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.eval.Evaluation;
 import dev.helmet.core.eval.StratifiedKFold;
-import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.Learner;
+import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
+import dev.helmet.core.preprocess.DesignMatrix;
+import dev.helmet.core.util.Version;
 import dev.helmet.privacy.noise.NoiseFactory;
-import dev.helmet.protocols.helmet.HelmetJob;
-import dev.helmet.protocols.helmet.HelmetPrivacy;
-import dev.helmet.protocols.helmet.HelmetRun;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
+import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.summation.SecureSummation;
 import dev.helmet.secagg.summation.SummationOutcome;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
-/** The shared engine of {@code helmet train} and {@code helmet demo}: build a job, run it, report. */
+/**
+ * The shared engine of {@code helmet train} and {@code helmet demo}: configure the algorithm, run it
+ * in the in-process simulator, evaluate, report. It knows no algorithm: everything specific comes
+ * through the registry ({@link AlgorithmSpec}, and the plan's own summary figures).
+ */
 final class Trainer {
   private Trainer() {}
 
-  /** What to run. */
+  /**
+   * What to run.
+   *
+   * @param algorithm the algorithm and its settings from the command line (a configuration mapping)
+   */
   record Spec(
       DataOptions data,
       PartitionStrategy partition,
-      ModelOptions model,
-      HelmetPrivacy privacy,
+      Algorithm algorithm,
+      ObjectNode algorithmConfig,
+      PrivacyOptions privacy,
       RunOptions run,
       int perPartyRequested,
       String title) {}
+
+  /** One run's outcome, with what the report needs. */
+  record Report(AlgorithmSpec spec, ReleasedModel model, Simulation.Result result, Evaluation test, List<Evaluation> draws,
+      Evaluation reference, Partition partition, double trainingSeconds, double releaseSeconds,
+      double referenceSeconds) {}
+
+  /** Configures the algorithm for {@code train}'s shape. */
+  static AlgorithmSpec configure(Spec spec, Dataset train) {
+    Common common = new Common(spec.privacy().epsilon, spec.privacy().delta, spec.privacy().honestFraction,
+        spec.privacy().protection(), spec.run().ringBits(), train.dimension(), train.numClasses());
+    try {
+      return spec.algorithm().configure(new StrictNode("command line", spec.algorithmConfig(),
+          IllegalArgumentException::new), common);
+    } catch (IllegalArgumentException e) {
+      String msg = String.valueOf(e.getMessage());
+      for (var p : spec.algorithm().parameters()) {
+        msg = msg.replace("command line: " + p.path() + " ", p.flag() + " ");
+      }
+      throw new IllegalArgumentException(msg.replace("command line: ", ""), e);
+    }
+  }
+
+  /** Runs the spec on {@code train}, evaluating on {@code test}. */
+  static Report run(Spec spec, Dataset train, Dataset test, long seed, ConsoleProgress progress) {
+    AlgorithmSpec a = configure(spec, train);
+    SecureSummation summation = spec.run().summation(1 - spec.privacy().honestFraction);
+    SplittableRandom root = new SplittableRandom(seed);
+    Partition partition = spec.partition().split(train, root.split());
+    long partySeed = root.nextLong();
+    long t1 = System.nanoTime();
+    Simulation.Prepared prepared = Simulation.prepare(a, train, partition, partySeed, spec.run().threads(), progress);
+    long t2 = System.nanoTime();
+    int minContributors = spec.privacy().minContributors(partition.count(), spec.run().dropout);
+    Simulation.Result r = Simulation.run(prepared, minContributors, summation, NoiseFactory.secure(),
+        spec.run().threads(), progress);
+    long t3 = System.nanoTime();
+    DesignMatrix testRows = a.preprocessing().design(test);
+    Evaluation eval = Evaluation.of(testRows.labels(), r.model().predict(testRows), train.numClasses());
+    List<Evaluation> draws = new ArrayList<>();
+    draws.add(eval);
+    for (int d = 1; d < spec.run().noiseDraws; d++) {
+      Simulation.Result other = Simulation.run(prepared, minContributors, summation, NoiseFactory.secure(),
+          spec.run().threads(), progress);
+      draws.add(Evaluation.of(testRows.labels(), other.model().predict(testRows), train.numClasses()));
+    }
+    Evaluation reference = null;
+    long t4 = System.nanoTime();
+    if (spec.run().reference) {
+      progress.start("training the non-private centralized reference", 1);
+      Learner learner = new Learner(a.learner(), a.preprocessing().inputNormBound(), train.dimension(),
+          train.numClasses());
+      var ref = learner.train(a.preprocessing().design(train, partition.pooled()), new SplittableRandom(root.nextLong()));
+      reference = Evaluation.of(testRows.labels(), ref.predict(testRows), train.numClasses());
+      progress.advance(1);
+      progress.finish();
+    }
+    long t5 = System.nanoTime();
+    Map<String, Object> provenance = new LinkedHashMap<>();
+    provenance.put("helmet_version", Version.get());
+    provenance.put("created", Instant.now().toString());
+    // Provenance names the data's source, never a digest or statistic of it: a hash of private data
+    // lets anyone holding the model test guesses of a record, and an accuracy on private data is a
+    // release the guarantee does not cover (docs/privacy.md).
+    provenance.put("dataset", train.name());
+    provenance.put("partition", partition.description());
+    provenance.put("parties", partition.count());
+    provenance.put("seed", seed);
+    provenance.put("protocol", summation == null ? "simulated" : summation.name());
+    provenance.put("algorithm", a.algorithm().id());
+    provenance.put("rounds", r.rounds());
+    provenance.put("algorithm_config", a.toConfig());
+    ReleasedModel model = new ReleasedModel(r.model(), a.preprocessing(), train.labelSet(), train.dimension(),
+        a.learner(), r.ledger(), provenance);
+    return new Report(a, model, r, eval, draws, reference, partition, secs(t1, t2), secs(t2, t3), secs(t4, t5));
+  }
 
   static ObjectNode train(Spec spec, PrintWriter out, PrintWriter err) {
     long start = System.nanoTime();
@@ -47,21 +138,16 @@ final class Trainer {
       err.flush();
     }
     BuiltinDataset.TrainTest data = spec.data().load(spec.run().seed);
-    LearnerConfig learner = spec.model().learnerConfig();
-    SecureSummation summation = spec.run().summation(1 - spec.privacy().honestFraction());
-    HelmetJob job = new HelmetJob(data.train(), data.test(), spec.partition(), spec.model().preprocessing(), learner,
-        spec.privacy(), summation, spec.run().noiseKind(), spec.run().ringBits, spec.run().seed, spec.run().threads(),
-        spec.run().reference);
-    HelmetRun.Report report = HelmetRun.run(job, NoiseFactory.secure(), progress, spec.run().noiseDraws);
+    Report report = run(spec, data.train(), data.test(), spec.run().seed, progress);
     double wall = (System.nanoTime() - start) / 1e9;
     if (spec.run().modelOut != null) {
       write(report.model(), spec.run().modelOut);
     }
-    ObjectNode json = summary(spec, report, wall, summation);
+    ObjectNode json = summary(spec, report, wall);
     if (spec.run().json) {
       out.println(Json.print(json));
     } else {
-      printHuman(spec, report, wall, out, summation);
+      TrainerReport.printHuman(spec, report, wall, out);
     }
     out.flush();
     return json;
@@ -76,14 +162,18 @@ final class Trainer {
     }
   }
 
-  static ObjectNode summary(Spec spec, HelmetRun.Report r, double wall, SecureSummation summation) {
+  static ObjectNode summary(Spec spec, Report r, double wall) {
     ObjectNode j = Json.object();
-    Map<String, Object> d = r.model().privacy().details();
+    Simulation.Result res = r.result();
+    SummationOutcome so = res.last();
+    String summation = so == null ? "simulated" : String.valueOf(r.model().provenance().get("protocol"));
+    boolean inTheClear = so == null || Boolean.TRUE.equals(r.model().privacy().details().get("summation_reveals_inputs"));
     j.put("dataset", spec.data().dataset);
+    j.put("algorithm", r.model().provenance().get("algorithm").toString());
     j.put("learner", r.model().learner().kind().id());
-    j.put("protocol", summation.name());
-    j.put("in_the_clear", summation.revealsInputs());
-    j.put("noise", String.valueOf(d.get("noise")));
+    j.put("protocol", summation);
+    j.put("summation", summation);
+    j.put("in_the_clear", inTheClear);
     j.put("parties", r.partition().count());
     j.put("per_party", spec.perPartyRequested() > 0 ? spec.perPartyRequested()
         : (double) r.partition().totalSize() / r.partition().count());
@@ -112,39 +202,30 @@ final class Trainer {
     }
     Json.put(j, "epsilon", r.model().privacy().epsilon());
     j.put("delta", r.model().privacy().delta());
-    j.put("target_epsilon", spec.privacy().epsilon());
-    j.put("noise_multiplier", r.release().noiseMultiplier());
-    j.put("sensitivity", r.release().sensitivity());
-    j.put("scaled_sensitivity", r.release().scaledSensitivity());
-    j.put("releases", ((Number) d.get("releases")).intValue());
-    j.put("honest_fraction", spec.privacy().honestFraction());
+    j.put("target_epsilon", spec.privacy().epsilon);
+    j.put("honest_fraction", spec.privacy().honestFraction);
     j.put("protection", spec.privacy().protection().describe());
-    LearnerConfig c = r.model().learner();
-    j.put("lambda", c.lambda());
-    j.put("radius", c.radius());
-    j.put("epochs", c.epochs());
-    j.put("batch_size", c.batchSize());
+    // The algorithm's own public figures (noise multiplier, sensitivity, sampling rate, ...).
+    j.setAll((ObjectNode) Json.MAPPER.valueToTree(res.plan().summary()));
     j.put("clip", r.model().preprocessing().clipBound());
     j.put("normalise", r.model().preprocessing().normalise());
     j.put("seed", spec.run().seed);
-    j.put("ring_bits", r.release().encoding().ringBits());
-    SummationOutcome so = r.release().summation();
-    j.put("rounds", 1); // one summation: each party sends its noised model once
-    j.put("bytes_per_party", so.bytesPerParty());
-    j.put("server_bytes", so.serverBytes());
-    j.put("secagg_seconds", so.seconds());
-    j.put("server_seconds", so.serverSeconds());
-    j.put("party_seconds", so.partySeconds());
-    j.put("contributors", so.contributors().size());
-    j.put("dropped", so.dropped().size());
-    j.set("summation_parameters", Json.MAPPER.valueToTree(so.parameters()));
+    j.put("rounds", res.rounds());
+    j.put("bytes_per_party", res.bytesPerParty());
+    j.put("server_bytes", res.serverBytes());
+    j.put("secagg_seconds", res.summationSeconds());
+    if (so != null) {
+      j.put("server_seconds", so.serverSeconds());
+      j.put("party_seconds", so.partySeconds());
+      j.put("dropped", so.dropped().size());
+      j.set("summation_parameters", Json.MAPPER.valueToTree(so.parameters()));
+    }
+    j.put("contributors", res.contributors());
     j.put("wall_seconds", wall);
     ObjectNode t = j.putObject("timings");
-    t.put("partition", r.timings().partition());
-    t.put("local_training", r.timings().training());
-    t.put("release", r.timings().release());
-    t.put("reference", r.timings().reference());
-    t.put("evaluation", r.timings().evaluation());
+    t.put("local_training", r.trainingSeconds());
+    t.put("release", r.releaseSeconds());
+    t.put("reference", r.referenceSeconds());
     if (spec.run().modelOut != null) {
       j.put("model", spec.run().modelOut.toString());
     }
@@ -159,9 +240,65 @@ final class Trainer {
     return j;
   }
 
+  /** Cross-validation: repeats x folds runs on the training data; reports mean and spread. */
+  static ObjectNode crossValidate(Spec spec, int folds, int repeats, PrintWriter out, PrintWriter err) {
+    long start = System.nanoTime();
+    ConsoleProgress progress = new ConsoleProgress(System.err, !spec.run().quiet);
+    BuiltinDataset.TrainTest data = spec.data().load(spec.run().seed);
+    Dataset all = data.train();
+    List<StratifiedKFold.Fold> splits = StratifiedKFold.split(all.labels(), all.numClasses(), folds, repeats,
+        new SplittableRandom(spec.run().seed));
+    List<Double> acc = new ArrayList<>();
+    List<Double> f1 = new ArrayList<>();
+    List<Double> ref = new ArrayList<>();
+    Report last = null;
+    for (StratifiedKFold.Fold f : splits) {
+      Dataset tr = all.subset(f.train(), all.name() + " fold " + f.fold() + " train");
+      Dataset te = all.subset(f.test(), all.name() + " fold " + f.fold() + " test");
+      last = run(spec, tr, te, spec.run().seed + 31L * f.repeat() + f.fold(), progress);
+      last.draws().forEach(e -> {
+        acc.add(e.accuracy());
+        f1.add(e.macroF1());
+      });
+      if (last.reference() != null) {
+        ref.add(last.reference().accuracy());
+      }
+    }
+    double wall = (System.nanoTime() - start) / 1e9;
+    ObjectNode j = summary(spec, last, wall);
+    j.put("folds", folds);
+    j.put("repeats", repeats);
+    j.put("test_accuracy", mean(acc));
+    j.put("test_accuracy_std", std(acc));
+    j.put("test_macro_f1", mean(f1));
+    if (!ref.isEmpty()) {
+      j.put("reference_accuracy", mean(ref));
+    }
+    ArrayNode per = j.putArray("fold_accuracies");
+    acc.forEach(per::add);
+    j.remove("confusion_matrix");
+    j.put("epsilon_note", "per run: each of the " + acc.size() + " runs is a separate release of its fold's data");
+    if (spec.run().json) {
+      out.println(Json.print(j));
+    } else {
+      out.println(spec.title() + " -- " + repeats + " x " + folds + "-fold stratified cross-validation");
+      out.printf("  accuracy          %.2f %% +- %.2f (mean +- std over %d runs)%n", 100 * mean(acc), 100 * std(acc),
+          acc.size());
+      if (!ref.isEmpty()) {
+        out.printf("  reference         %.2f %%  non-private centralized%n", 100 * mean(ref));
+      }
+      printPrivacy(out, last.model().privacy()); // per run; each fold is a separate release of its data
+      out.printf("  per run           each of the %d runs is a separate release of its fold's data%n", acc.size());
+      out.printf("  noise multiplier  %.4f%n", last.result().plan().noiseMultiplier());
+      out.printf("  wall time         %.1f s%n", wall);
+    }
+    out.flush();
+    return j;
+  }
+
   /** The summation's chosen parameters as a phrase, e.g. " (random Harary graph, ..., threshold 95)". */
   static String describe(Map<String, Object> p) {
-    java.util.List<String> parts = new java.util.ArrayList<>();
+    List<String> parts = new ArrayList<>();
     if (p.containsKey("graph")) {
       parts.add(p.get("graph") + ", threshold " + p.get("threshold"));
     }
@@ -176,50 +313,6 @@ final class Trainer {
     return parts.isEmpty() ? "" : " (" + String.join("; ", parts) + ")";
   }
 
-  private static void printHuman(Spec spec, HelmetRun.Report r, double wall, PrintWriter out,
-      SecureSummation summation) {
-    Map<String, Object> d = r.model().privacy().details();
-    SummationOutcome so = r.release().summation();
-    String protocol = summation.revealsInputs()
-        ? summation.name() + " summation (IN THE CLEAR: the server sees every party's noised model; for "
-            + "comparison only)"
-        : summation.name() + describe(so.parameters()) + String.format(
-            "; server %.2f s, %.3f s per party", so.serverSeconds(), so.partySeconds());
-    out.println(spec.title());
-    out.printf("  data              %s; %s%n", spec.data().dataset, r.partition().description());
-    out.printf("  learner           %s, Lambda %s, R %s, %d epochs, batch %d, clip c=%s%s%n",
-        r.model().learner().kind().id(), fmt(r.model().learner().lambda()), fmt(r.model().learner().radius()),
-        r.model().learner().epochs(), r.model().learner().batchSize(), fmt(r.model().preprocessing().clipBound()),
-        r.model().preprocessing().normalise() ? " (rows normalised)" : "");
-    List<Double> drawAcc = r.draws().stream().map(Evaluation::accuracy).toList();
-    String label = spec.data().validationFraction > 0 ? "valid. accuracy" : "test accuracy";
-    if (drawAcc.size() == 1) {
-      out.printf("  %-17s %.2f %%  (macro-F1 %.3f)%n", label, 100 * r.test().accuracy(), r.test().macroF1());
-    } else {
-      out.printf("  %-17s %.2f %%  mean of %d noise draws (sd %.2f, min %.2f); each draw is a separate release%n",
-          label, 100 * mean(drawAcc), drawAcc.size(), 100 * std(drawAcc),
-          100 * drawAcc.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
-    }
-    if (r.reference() != null) {
-      out.printf("  reference         %.2f %%  non-private centralized, same objective on the pooled data%n",
-          100 * r.reference().accuracy());
-    }
-    printPrivacy(out, r.model().privacy());
-    out.printf("  noise multiplier  %.4f over %s release(s); sensitivity %.4g per party and release%n",
-        r.release().noiseMultiplier(), d.get("releases"), r.release().sensitivity());
-    out.printf("  protocol          %s; %d B per party%n", protocol, so.bytesPerParty());
-    if (!so.dropped().isEmpty()) {
-      out.printf("  dropouts          %d parties dropped, %d contributed (noise calibrated for at least %s)%n",
-          so.dropped().size(), so.contributors().size(), d.get("min_contributors"));
-    }
-    out.printf("  noise             %s%n", d.get("noise_sampler"));
-    out.printf("  wall time         %.1f s (local training %.1f s, noise and summation %.1f s, reference %.1f s)%n",
-        wall, r.timings().training(), r.timings().release(), r.timings().reference());
-    if (spec.run().modelOut != null) {
-      out.printf("  model             %s%n", spec.run().modelOut);
-    }
-  }
-
   /**
    * Prints every guarantee of a run, each naming whom it protects against and the neighbouring
    * relation: "  privacy           (eps = 0.5, delta = 1e-05) per record (neighbours: ...), against ...".
@@ -228,65 +321,6 @@ final class Trainer {
     for (var g : ledger.guarantees()) {
       out.printf("  %-17s %s%n", "privacy", g.describe());
     }
-  }
-
-  /** Cross-validation: repeats x folds runs on the training data; reports mean and spread. */
-  static ObjectNode crossValidate(Spec spec, int folds, int repeats, PrintWriter out, PrintWriter err) {
-    long start = System.nanoTime();
-    ConsoleProgress progress = new ConsoleProgress(System.err, !spec.run().quiet);
-    BuiltinDataset.TrainTest data = spec.data().load(spec.run().seed);
-    Dataset all = data.train();
-    List<StratifiedKFold.Fold> splits = StratifiedKFold.split(all.labels(), all.numClasses(), folds, repeats,
-        new SplittableRandom(spec.run().seed));
-    List<Double> acc = new ArrayList<>();
-    List<Double> f1 = new ArrayList<>();
-    List<Double> ref = new ArrayList<>();
-    HelmetRun.Report last = null;
-    for (StratifiedKFold.Fold f : splits) {
-      Dataset tr = all.subset(f.train(), all.name() + " fold " + f.fold() + " train");
-      Dataset te = all.subset(f.test(), all.name() + " fold " + f.fold() + " test");
-      HelmetJob job = new HelmetJob(tr, te, spec.partition(), spec.model().preprocessing(),
-          spec.model().learnerConfig(), spec.privacy(), spec.run().summation(1 - spec.privacy().honestFraction()),
-          spec.run().noiseKind(),
-          spec.run().ringBits,
-          spec.run().seed + 31L * f.repeat() + f.fold(), spec.run().threads(), spec.run().reference);
-      last = HelmetRun.run(job, NoiseFactory.secure(), progress, spec.run().noiseDraws);
-      last.draws().forEach(e -> {
-        acc.add(e.accuracy());
-        f1.add(e.macroF1());
-      });
-      if (last.reference() != null) {
-        ref.add(last.reference().accuracy());
-      }
-    }
-    double wall = (System.nanoTime() - start) / 1e9;
-    ObjectNode j = summary(spec, last, wall, spec.run().summation(1 - spec.privacy().honestFraction()));
-    j.put("folds", folds);
-    j.put("repeats", repeats);
-    j.put("test_accuracy", mean(acc));
-    j.put("test_accuracy_std", std(acc));
-    j.put("test_macro_f1", mean(f1));
-    if (!ref.isEmpty()) {
-      j.put("reference_accuracy", mean(ref));
-    }
-    ArrayNode per = j.putArray("fold_accuracies");
-    acc.forEach(per::add);
-    j.remove("confusion_matrix");
-    if (spec.run().json) {
-      out.println(Json.print(j));
-    } else {
-      out.println(spec.title() + " -- " + repeats + " x " + folds + "-fold stratified cross-validation");
-      out.printf("  accuracy          %.2f %% +- %.2f (mean +- std over %d runs)%n", 100 * mean(acc), 100 * std(acc),
-          acc.size());
-      if (!ref.isEmpty()) {
-        out.printf("  reference         %.2f %%  non-private centralized%n", 100 * mean(ref));
-      }
-      printPrivacy(out, last.model().privacy()); // per run; each fold is a separate release of its data
-      out.printf("  noise multiplier  %.4f%n", last.release().noiseMultiplier());
-      out.printf("  wall time         %.1f s%n", wall);
-    }
-    out.flush();
-    return j;
   }
 
   static double mean(List<Double> v) {
@@ -312,5 +346,9 @@ final class Trainer {
     String s = String.format("%.4f", v);
     s = s.replaceAll("0+$", "");
     return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+  }
+
+  private static double secs(long a, long b) {
+    return (b - a) / 1e9;
   }
 }

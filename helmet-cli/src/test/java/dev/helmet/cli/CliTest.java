@@ -43,6 +43,16 @@ class CliTest {
     return all;
   }
 
+  /** As {@link #irisTrain} without Helmet's --epochs (a DP-FL run refuses another algorithm's options). */
+  private String[] irisDpFl(String... extra) {
+    String[] base = {"train", "--dataset", iris().toString(), "--skip-rows", "1", "--parties", "4", "--quiet",
+        "--threads", "1"};
+    String[] all = new String[base.length + extra.length];
+    System.arraycopy(base, 0, all, 0, base.length);
+    System.arraycopy(extra, 0, all, base.length, extra.length);
+    return all;
+  }
+
   @Test
   void privacyEpsilonReproducesTheAnalyticGaussianGoldenValue() throws IOException {
     JsonNode j = json(Cli.run("privacy", "epsilon", "--noise-multiplier", "3.7306316348", "--compositions", "1",
@@ -72,9 +82,9 @@ class CliTest {
   /** Federated DP-SGD on the same data: accounted within its target, through secure aggregation by default. */
   @Test
   void trainDpFlReportsPrivacyRoundsAndBytes() throws IOException {
-    JsonNode j = json(Cli.run(irisTrain("--protocol", "dp-fl", "--epsilon", "2", "--sampling-rate", "0.2", "--rounds",
+    JsonNode j = json(Cli.run(irisDpFl("--protocol", "dp-fl", "--epsilon", "2", "--sampling-rate", "0.2", "--rounds",
         "10", "--json")));
-    assertEquals("dp-fl", j.get("protocol").asText());
+    assertEquals("dp-fl", j.get("algorithm").asText());
     JsonNode helmet = json(Cli.run(irisTrain("--epsilon", "2", "--json")));
     assertEquals(1, helmet.get("rounds").asInt(), "Helmet: one summation");
     assertTrue(j.get("bytes_per_party").asLong() > 5 * helmet.get("bytes_per_party").asLong(),
@@ -84,8 +94,11 @@ class CliTest {
     assertEquals(10, j.get("rounds").asInt());
     assertTrue(j.get("epsilon").asDouble() <= 2, j.toString());
     assertTrue(j.get("bytes_per_party").asLong() > 10 * 15 * 4, j.toString());
-    assertInvalid(Cli.run(irisTrain("--protocol", "dp-fl", "--learner", "svm")), "dp-fl trains the softmax model");
-    assertInvalid(Cli.run(irisTrain("--protocol", "dp-fl", "--noise-split", "some")), "noise split must be");
+    assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--learner", "svm")),
+        "--learner is a parameter of helmet; it does not apply to --algorithm dp-fl");
+    assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--noise-split", "some")), "noise split must be");
+    assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--sampling-rate", "2")), "--sampling-rate must be in");
+    assertInvalid(Cli.run(irisDpFl("--algorithm", "nonesuch")), "unknown algorithm nonesuch; registered: helmet, dp-fl");
   }
 
   /** Calibration through RDP never overshoots: the calibrated sigma's epsilon is at most the target. */
@@ -132,14 +145,20 @@ class CliTest {
     }
     assertEquals(4, j.get("parties").asInt());
     assertEquals("softmax", j.get("learner").asText());
-    assertEquals(2.0, j.get("epsilon").asDouble(), 1e-6);
+    // Calibrated to the target; the discrete noise's variance is rounded up to an integer number of
+    // grid units (556,009 here), which leaves eps a hair below it.
+    assertEquals(2.0, j.get("epsilon").asDouble(), 1e-5);
     assertTrue(j.get("epsilon").asDouble() <= 2.0, "never more than asked");
     assertEquals("secagg+", j.get("protocol").asText(), "secure aggregation by default");
     assertFalse(j.get("in_the_clear").asBoolean());
     assertEquals("discrete-gaussian", j.get("noise").asText());
     JsonNode plain = json(Cli.run(irisTrain("--json", "--protocol", "plain")));
     assertTrue(plain.get("in_the_clear").asBoolean());
-    assertEquals("gaussian", plain.get("noise").asText());
+    // The exact discrete Gaussian whatever the summation; the papers' continuous one on request.
+    assertEquals("discrete-gaussian", plain.get("noise").asText());
+    JsonNode continuous = json(Cli.run(irisTrain("--json", "--summation", "plain", "--noise", "gaussian")));
+    assertEquals("gaussian", continuous.get("noise").asText());
+    assertEquals("plain", continuous.get("summation").asText());
   }
 
   @Test
@@ -237,10 +256,12 @@ class CliTest {
     assertInvalid(Cli.run(irisTrain("--honest-fraction", "0")), "honest fraction must be in (0, 1]");
     assertInvalid(Cli.run(irisTrain("--honest-fraction", "1.5")), "honest fraction must be in (0, 1]");
     assertInvalid(Cli.run(irisTrain("--delta", "0")), "delta must be in (0, 1)");
-    assertInvalid(Cli.run(irisTrain("--lambda", "0")), "lambda must be > 0");
+    assertInvalid(Cli.run(irisTrain("--lambda", "0")), "--lambda must be in [1.0E-12");
     assertInvalid(Cli.run(irisTrain("--learner", "forest")), "learner must be one of softmax, svm, logreg");
-    assertInvalid(Cli.run(irisTrain("--batch-size", "0")), "batch-size must be > 0");
-    assertInvalid(Cli.run(irisTrain("--protocol", "carrier-pigeon")), "protocol must be");
+    assertInvalid(Cli.run(irisTrain("--batch-size", "0")), "--batch-size must be in [1, 1000000]");
+    assertInvalid(Cli.run(irisTrain("--protocol", "carrier-pigeon")), "summation must be");
+    assertInvalid(Cli.run(irisTrain("--summation", "carrier-pigeon")), "summation must be");
+    assertInvalid(Cli.run(irisTrain("--noise", "uniform")), "noise");
     assertInvalid(Cli.run(irisTrain("--partition", "random")), "partition must be one of");
     assertInvalid(Cli.run("train", "--dataset", iris().toString(), "--skip-rows", "1", "--parties", "1000", "-q"),
         "1000 parties need at least one row each");

@@ -37,7 +37,8 @@ class NetworkCliTest {
         "min_contributors: 3",
         "features: 4",
         "labels: [0, 1, 2]",
-        "learner: {kind: softmax, epochs: 5}",
+        // DP-FL reads only the preprocessing from learner: and refuses Helmet's local epochs there.
+        extra.contains("algorithm: dp-fl") ? "learner: {kind: softmax}" : "learner: {kind: softmax, epochs: 5}",
         "privacy: {epsilon: 1.0, delta: 1.0e-5, honest_fraction: 1.0}",
         "deadlines: {enrolment_seconds: 60, round_seconds: 30}",
         "listen: 127.0.0.1:" + port,
@@ -77,7 +78,7 @@ class NetworkCliTest {
       String name = "participant-" + k;
       parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
           "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
-          "--min-contributors", "3", "--json")));
+          "--min-contributors", "3", "--honest-fraction", "1", "--json")));
     }
     for (CompletableFuture<Cli> f : parts) {
       Cli p = f.get(120, TimeUnit.SECONDS);
@@ -152,7 +153,7 @@ class NetworkCliTest {
         for (int attempt = 0; attempt < 100; attempt++) {
           p = Cli.run("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris, "--skip-rows", "1",
               "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--min-contributors", "3",
-              "--allow-float-noise", "--json");
+              "--honest-fraction", "1", "--allow-float-noise", "--json");
           if (!p.err.contains("cannot reach")) {
             break;
           }
@@ -181,11 +182,11 @@ class NetworkCliTest {
   void dpFlKeysAreCheckedNamingTheKey(@TempDir Path dir) throws Exception {
     Cli.run("certs", "--out", dir.resolve("certs").toString(), "--participants", "1");
     String[][] cases = {
-        {"dpfl: {rounds: 3}", "dpfl is set but algorithm is helmet"},
+        {"dpfl: {rounds: 3}", "unknown key dpfl"},
         {"algorithm: dp-fl\ndpfl: {rounds: 3, epochs: 2}", "dpfl.rounds and dpfl.epochs are alternatives"},
         {"algorithm: dp-fl\ndpfl: {round: 3}", "unknown key dpfl.round"},
         {"algorithm: dp-fl\ndpfl: {sampling_rate: 2}", "dpfl.sampling_rate must be in"},
-        {"algorithm: dpfl", "algorithm must be helmet or dp-fl"},
+        {"algorithm: dpfl", "unknown algorithm dpfl; registered: helmet, dp-fl"},
     };
     for (String[] k : cases) {
       Cli c = Cli.run("coordinator", "--config", session(dir, freePort(), k[0]).toString());

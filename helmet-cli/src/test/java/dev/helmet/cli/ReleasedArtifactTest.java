@@ -36,9 +36,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReleasedArtifactTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  /** What provenance may say: software, time, configuration and the data's source by name. */
+  /**
+   * What provenance may say: software, time, configuration (algorithm_config: the algorithm's public
+   * settings) and the data's source by name.
+   */
   private static final Set<String> PROVENANCE_KEYS = Set.of("helmet_version", "created", "dataset", "partition",
-      "parties", "seed", "protocol", "noise", "algorithm", "rounds", "session", "session_name", "contributors");
+      "parties", "seed", "protocol", "noise", "algorithm", "rounds", "session", "session_name", "contributors", "algorithm_config");
 
   @TempDir Path dir;
 

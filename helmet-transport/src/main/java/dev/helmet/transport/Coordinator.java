@@ -3,8 +3,9 @@ package dev.helmet.transport;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.TextFormat;
 import dev.helmet.core.util.Version;
-import dev.helmet.protocols.dpfl.DpFl;
-import dev.helmet.protocols.helmet.BlindAveraging;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
 import dev.helmet.secagg.crypto.CryptoProfile;
@@ -475,23 +476,18 @@ public final class Coordinator implements AutoCloseable {
           .setSubject(p.subject).setCertificateSha256(p.tlsCertificate == null ? ByteString.EMPTY
               : ByteString.copyFrom(IdentityBinding.fingerprint(p.tlsCertificate))));
     }
-    boolean dpfl = SessionPlan.isDpFl(config);
-    BlindAveraging.Plan plan = null;
-    DpFl.Plan flPlan = null;
+    AlgorithmSpec spec = SessionPlan.spec(config);
+    PublicPlan plan;
     Roster built = roster.build();
     try {
-      if (dpfl) {
-        flPlan = SessionPlan.dpflPlan(config, built);
-      } else {
-        plan = SessionPlan.noisePlan(config, built);
-      }
+      plan = spec.plan(SessionPlan.sizes(built), (int) config.getMinContributors());
       SessionPlan.validateRoster(config, built);
     } catch (IllegalArgumentException e) {
       throw new Abort("the enrolled parties admit no plan: " + e.getMessage());
     }
     // What each released round will cost, stored before any can be released (so an abort or a
     // restart charges exactly the released rounds).
-    store.charge(sessionHex, dpfl ? flPlan.charge() : plan.charge());
+    store.charge(sessionHex, plan.charge());
     CoordinatorMessage rosterMessage = CoordinatorMessage.newBuilder().setRoster(built).build();
     lock.lock();
     try {
@@ -505,15 +501,15 @@ public final class Coordinator implements AutoCloseable {
     List<byte[]> nonces = awaitReveals(n);
     SecAggParameters params;
     try {
-      params = dpfl ? SessionPlan.secagg(config, built, nonces, flPlan.length(), flPlan.encoding().ringBits())
-          : SessionPlan.secagg(config, built, nonces, plan.spec().length(), plan.encoding().ringBits());
+      params = SessionPlan.secagg(config, built, nonces, plan.length(), plan.encoding().ringBits());
     } catch (IllegalArgumentException e) {
       throw new Abort("the enrolled parties admit no SecAgg parameters: " + e.getMessage());
     }
     CryptoProfile profile = new CryptoProfile();
-    LOG.log(Level.INFO, "session {0}: {1} parties enrolled; {2}, threshold {3}; {4} values per input, {5}-bit ring{6}",
-        sessionHex, n, params.graph().description(), params.threshold(), params.length(), params.ringBits(),
-        dpfl ? "; dp-fl, " + flPlan.config().rounds() + " rounds" : "");
+    int rounds = plan.rounds();
+    LOG.log(Level.INFO, "session {0}: {1} parties enrolled; {2}, threshold {3}; {4} values per input, {5}-bit ring; "
+        + "{6}, {7} round(s)", sessionHex, n, params.graph().description(), params.threshold(), params.length(),
+        params.ringBits(), spec.algorithm().id(), rounds);
     Map<String, Object> parameters = new LinkedHashMap<>();
     parameters.put("graph", params.graph().description());
     parameters.put("neighbours", params.graph().degree());
@@ -525,67 +521,41 @@ public final class Coordinator implements AutoCloseable {
     for (byte[] nonce : nonces) {
       seed.addNonces(ByteString.copyFrom(nonce));
     }
-    // Blind averaging: the seed opens the summation (sent once the server state exists, since the
-    // parties answer it at once); DP-FL: each round opens with its RoundStart.
     CoordinatorMessage seedMessage = CoordinatorMessage.newBuilder().setGraphSeed(seed).build();
-    if (dpfl) {
-      for (Peer p : enrolled) {
-        if (!gone.get(p.party)) {
-          sendCounted(p, seedMessage, deadlineAfterRound());
-        }
+    for (Peer p : enrolled) {
+      if (!gone.get(p.party)) {
+        sendCounted(p, seedMessage, deadlineAfterRound());
       }
     }
 
-    ServerState.Completed done;
+    // Every round: the public state, one summation on the same streams, the server's step.
     List<SummationOutcome.Drop> drops = new ArrayList<>();
-    dev.helmet.core.learn.LinearModel weights;
-    dev.helmet.privacy.ledger.PrivacyLedger ledger;
-    String protocolName = config.getProtocol() + " over gRPC";
-    if (!dpfl) {
-      done = summation(params, profile, "", seedMessage);
-      drops.addAll(drops(done));
-      long serverBytes = 0;
-      for (Peer p : enrolled) {
-        serverBytes += p.bytesIn + p.bytesOut;
-      }
-      Map<String, Double> prof = new LinkedHashMap<>();
-      for (CryptoProfile.Op op : CryptoProfile.Op.values()) {
-        prof.put(op.name().toLowerCase(java.util.Locale.ROOT), profile.seconds(op));
-      }
-      SummationOutcome outcome = new SummationOutcome(SummationOutcome.Status.COMPLETED, done.sum(),
-          done.contributors().stream().boxed().toList(), drops, null, serverBytes / n, serverBytes,
-          (System.nanoTime() - start) / 1e9, Double.NaN, Double.NaN, prof, parameters);
-      BlindAveraging.Release release = plan.finish(outcome, protocolName, false);
-      weights = release.model();
-      ledger = release.ledger();
-    } else {
-      // Federated DP-SGD: one summation per round on the same streams, the model broadcast first.
-      double[] theta = new double[flPlan.length()];
-      int rounds = flPlan.config().rounds();
-      byte[] graphSeed = SessionPlan.graphSeed(config, built, nonces);
-      done = null;
-      for (int r = 0; r < rounds; r++) {
-        SecAggParameters pr = r == 0 ? params : SessionPlan.forRound(config, params, graphSeed, r);
-        CoordinatorMessage opening = CoordinatorMessage.newBuilder().setRoundStart(RoundStart.newBuilder().setRound(r)
-            .setSecaggSession(pr.session()).setModel(WireCodec.packModel(theta))).build();
-        String prefix = "R" + r + "/";
-        done = summation(pr, profile, prefix, opening);
-        for (SummationOutcome.Drop d : drops(done)) {
-          if (!absentAtStart.get(d.party())) {
-            drops.add(new SummationOutcome.Drop(d.party(), prefix + d.round(), d.reason(), d.detail()));
-          }
+    ServerRole server = plan.server();
+    byte[] graphSeed = SessionPlan.graphSeed(config, built, nonces);
+    ServerState.Completed done = null;
+    int fewest = n;
+    for (int r = 0; r < rounds; r++) {
+      SecAggParameters pr = r == 0 ? params : SessionPlan.forRound(config, params, graphSeed, r);
+      CoordinatorMessage opening = CoordinatorMessage.newBuilder().setRoundStart(RoundStart.newBuilder().setRound(r)
+          .setSecaggSession(pr.session()).setState(ByteString.copyFrom(server.state(r)))).build();
+      String prefix = rounds > 1 ? "R" + r + "/" : "";
+      done = summation(pr, profile, prefix, opening);
+      for (SummationOutcome.Drop d : drops(done)) {
+        if (!absentAtStart.get(d.party())) {
+          drops.add(new SummationOutcome.Drop(d.party(), prefix + d.round(), d.reason(), d.detail()));
         }
-        long records = 0;
-        for (int i : done.contributors().stream().toArray()) {
-          records += enrolled.get(i).points;
-        }
-        flPlan.step(theta, flPlan.encoding().decode(done.sum()), records);
-        LOG.log(Level.INFO, "session {0}: dp-fl round {1} of {2} summed {3} contributors", sessionHex, r + 1, rounds,
-            done.contributors().cardinality());
       }
-      weights = new dev.helmet.core.learn.LinearModel(flPlan.classes(), flPlan.cols(), theta);
-      ledger = flPlan.ledger(protocolName, false);
+      int[] contributors = done.contributors().stream().toArray();
+      fewest = Math.min(fewest, contributors.length);
+      server.step(r, plan.encoding().decode(done.sum()), contributors);
+      if (rounds > 1) {
+        LOG.log(Level.INFO, "session {0}: round {1} of {2} summed {3} contributors", sessionHex, r + 1, rounds,
+            contributors.length);
+      }
     }
+    String protocolName = config.getProtocol() + " over gRPC";
+    dev.helmet.core.learn.LinearModel weights = server.model();
+    dev.helmet.privacy.ledger.PrivacyLedger ledger = plan.ledger(fewest, protocolName, false);
     List<Integer> contributors = done.contributors().stream().boxed().toList();
     Map<String, Object> provenance = new LinkedHashMap<>();
     provenance.put("helmet_version", Version.get());
@@ -596,14 +566,10 @@ public final class Coordinator implements AutoCloseable {
     provenance.put("parties", n);
     provenance.put("contributors", contributors.size());
     provenance.put("protocol", protocolName);
-    provenance.put("algorithm", dpfl ? "dp-fl" : "helmet");
-    provenance.put("rounds", SessionPlan.rounds(config));
-    if (!dpfl) {
-      provenance.put("noise", SessionPlan.noise(config).id());
-    }
-    ReleasedModel model = new ReleasedModel(weights, SessionPlan.preprocessing(config),
-        SessionPlan.labels(config), (int) config.getFeatures(), SessionPlan.learnerConfig(config), ledger,
-        provenance);
+    provenance.put("algorithm", spec.algorithm().id());
+    provenance.put("rounds", rounds);
+    ReleasedModel model = new ReleasedModel(weights, spec.preprocessing(), SessionPlan.labels(config),
+        (int) config.getFeatures(), spec.learner(), ledger, provenance);
     String json = ModelFile.toJson(model).toString();
     double eps = ledger.epsilon();
     double delta = ledger.delta();
@@ -1391,7 +1357,7 @@ public final class Coordinator implements AutoCloseable {
 
   /** The largest inbound message the configuration allows: a masked input of 64-bit elements, plus slack. */
   static int maxInboundBytes(SessionConfig c) {
-    long d = (long) c.getLabelsCount() * (c.getFeatures() + 1L);
+    long d = SessionPlan.spec(c).length();
     long bytes = d * 8 + (1 << 20);
     return (int) Math.min(Integer.MAX_VALUE, Math.max(4L << 20, bytes));
   }

@@ -10,9 +10,11 @@ import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.noise.RandomBits;
-import dev.helmet.protocols.helmet.NoiseKind;
-import dev.helmet.protocols.dpfl.DpFl;
-import dev.helmet.protocols.helmet.BlindAveraging;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Contributor;
+import dev.helmet.protocols.algorithm.Local;
+import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.protocols.algorithm.Terms;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
 import dev.helmet.secagg.crypto.CryptoProfile;
@@ -51,10 +53,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * One participant of a networked session: it reads the published configuration, checks it against
  * its own policy, and runs the SecAgg client state machine (the same one the in-process simulation
- * runs) over one stream to the coordinator. Blind averaging: it trains its model on its own data
- * and its summation input is that model noised once by itself with {@link NoiseFactory#secure()}.
- * DP-FL: every round its input is its own Poisson sample's clipped gradient sum at the model the
- * round opened with, noised by itself. Its data never leave it; only protocol messages do. It derives the noise plan and the SecAgg
+ * runs) over one stream to the coordinator. It prepares on its own data before it joins (blind
+ * averaging: trains its local model), and every round turns the round's public state into its
+ * summation input, noised by itself with {@link NoiseFactory#secure()}; the algorithm, named by
+ * the configuration, says how. Its data never leave it; only protocol messages do. It derives the noise plan and the SecAgg
  * parameters itself and refuses a roster that disagrees.
  */
 public final class Participant {
@@ -162,9 +164,6 @@ public final class Participant {
         return "min_contributors: the session may release a sum of " + c.getMinContributors()
             + " parties; this participant needs at least " + minContributors;
       }
-      if (!learners.isEmpty() && !learners.contains(c.getLearner().getKind().toLowerCase(Locale.ROOT))) {
-        return "learner.kind: the session trains " + c.getLearner().getKind() + "; this participant allows " + learners;
-      }
       if (!(p.getHonestFraction() <= maxHonestFraction + 1e-12)) {
         return "privacy.honest_fraction: the session counts on an honest fraction of " + p.getHonestFraction()
             + " (the noise is sized for that many honest parties); this participant assumes at most "
@@ -181,18 +180,18 @@ public final class Participant {
       if (!protections.isEmpty() && !protections.contains(unit)) {
         return "privacy.protection: the session protects a " + unit + "; this participant allows " + protections;
       }
-      boolean dpfl = SessionPlan.isDpFl(c);
-      if (dpfl) {
-        String split = c.getDpfl().getNoiseSplit().isEmpty() ? "honest" : c.getDpfl().getNoiseSplit();
-        if (!noiseSplits.isEmpty() && !noiseSplits.contains(split)) {
-          return "dpfl.noise_split: the session splits the noise as " + split + "; this participant allows "
-              + noiseSplits + " (any other split assumes more honest parties than the honest fraction)";
-        }
+      Terms terms = SessionPlan.spec(c).terms();
+      if (!learners.isEmpty() && !learners.contains(terms.learner().toLowerCase(Locale.ROOT))) {
+        return "learner: the session trains " + terms.learner() + "; this participant allows " + learners;
       }
-      if (requireExactNoise && (dpfl || SessionPlan.noise(c) != NoiseKind.DISCRETE_GAUSSIAN)) {
-        return (dpfl ? "algorithm: dp-fl draws its noise in floating point"
-            : "noise: the session draws " + c.getNoise() + " noise in floating point")
-            + "; this participant requires exact (discrete Gaussian) noise (allow floating-point noise to join)";
+      if (!noiseSplits.isEmpty() && !noiseSplits.contains(terms.noiseSplit())) {
+        return "noise_split: the session (" + c.getAlgorithm() + ") splits the noise as " + terms.noiseSplit()
+            + "; this participant allows " + noiseSplits + " (any other split assumes more honest parties than the "
+            + "honest fraction)";
+      }
+      if (requireExactNoise && !terms.exactNoise()) {
+        return "noise: the session (" + c.getAlgorithm() + ") draws its noise in floating point; this participant "
+            + "requires exact (discrete Gaussian) noise (allow floating-point noise to join)";
       }
       if (c.getMaxPoints() > maxPoints) {
         return "max_points: the session lets a party claim up to " + c.getMaxPoints() + " points; this participant "
@@ -212,9 +211,21 @@ public final class Participant {
    * @param trainingSeed seeds the local shuffle (null: fresh); the noise is always fresh
    * @param timeoutSeconds the longest it waits for any message (0: derived from the deadlines)
    * @param ledger its own privacy ledger for this data, or null
+   * @param noise its noise: {@link NoiseFactory#secure()} (null means that); tests that compare a
+   *     networked run with an in-process one seed it, and the ledger then says so
    */
   public record Settings(String target, Tls.Files tls, Policy policy, Dataset data, Long trainingSeed,
-      long timeoutSeconds, LocalLedger ledger) {
+      long timeoutSeconds, LocalLedger ledger, NoiseFactory noise) {
+    public Settings {
+      noise = noise == null ? NoiseFactory.secure() : noise;
+    }
+
+    /** With secure noise. */
+    public Settings(String target, Tls.Files tls, Policy policy, Dataset data, Long trainingSeed, long timeoutSeconds,
+        LocalLedger ledger) {
+      this(target, tls, policy, data, trainingSeed, timeoutSeconds, ledger, NoiseFactory.secure());
+    }
+
     /** Without a local ledger. */
     public Settings(String target, Tls.Files tls, Policy policy, Dataset data, Long trainingSeed, long timeoutSeconds) {
       this(target, tls, policy, data, trainingSeed, timeoutSeconds, null);
@@ -331,17 +342,12 @@ public final class Participant {
     if (data.size() < 1) {
       throw new ParticipantException("the local data set is empty");
     }
-    Preprocessing pre = SessionPlan.preprocessing(config);
-    boolean dpfl = SessionPlan.isDpFl(config);
-    LinearModel model = null;
-    DesignMatrix design = pre.design(data);
-    if (!dpfl) {
-      Learner learner = SessionPlan.learner(config);
-      long seed = s.trainingSeed() != null ? s.trainingSeed() : Secrets.random().nextLong();
-      model = learner.train(design, new SplittableRandom(seed));
-      LOG.log(Level.INFO, "session {0}: trained the local {1} model on {2} points", session,
-          config.getLearner().getKind(), data.size());
-    }
+    AlgorithmSpec spec = SessionPlan.spec(config);
+    DesignMatrix design = spec.preprocessing().design(data);
+    // Its own preparation on its own data (blind averaging: the local training), before it joins.
+    long seed = s.trainingSeed() != null ? s.trainingSeed() : Secrets.random().nextLong();
+    Local local = spec.prepare(design, seed);
+    LOG.log(Level.INFO, "session {0}: prepared {1} on {2} points", session, spec.algorithm().id(), data.size());
 
     // Charged before anything about the data leaves this machine (the join and its protocol messages).
     if (s.ledger() != null) {
@@ -369,7 +375,7 @@ public final class Participant {
         inbox.add(END);
       }
     });
-    Run run = new Run(config, session, out, identity, nonce, data.size(), model, design, hook,
+    Run run = new Run(config, spec, session, out, identity, nonce, data.size(), local, seed, s.noise(), hook,
         s.tls() == null ? null : IdentityBinding.ca(s.tls()), s.policy(), s.ledger());
     if (s.tls() != null) {
       run.ownCertificateSha256 = IdentityBinding.fingerprint(IdentityBinding.certificate(s.tls()));
@@ -389,7 +395,8 @@ public final class Participant {
       // Blind averaging: at most two round deadlines pass between messages to a live party; DP-FL:
       // a party dropped from one summation waits for the others' five rounds until the next starts.
       long timeout = s.timeoutSeconds() > 0 ? s.timeoutSeconds()
-          : config.getDeadlines().getEnrolmentSeconds() + (dpfl ? 6L : 2L) * config.getDeadlines().getRoundSeconds() + 30;
+          : config.getDeadlines().getEnrolmentSeconds() + (spec.rounds() > 1 ? 6L : 2L)
+              * config.getDeadlines().getRoundSeconds() + 30;
       while (result == null) {
         Object next = inbox.poll(timeout, TimeUnit.SECONDS);
         if (next == null) {
@@ -428,29 +435,26 @@ public final class Participant {
   /** The participant's side of one session. */
   private static final class Run {
     final SessionConfig config;
+    final AlgorithmSpec spec;
     final String session;
     final StreamObserver<ParticipantMessage> out;
     final Signatures.KeyPair identity;
     final byte[] nonce;
     final int points;
-    /** Blind averaging: the trained local model; null for DP-FL. */
-    final LinearModel model;
-    /** The local data, preprocessed (DP-FL computes its gradients on it every round). */
-    final DesignMatrix design;
+    /** Its private state after its preparation (its trained model, its rows). */
+    final Local local;
+    final long seed;
+    final NoiseFactory noise;
     final Hook hook;
-    /** Blind averaging: the plan derived from the roster, and its input (computed in the background). */
-    BlindAveraging.Plan plan;
-    java.util.concurrent.CompletableFuture<long[]> input;
+    /** The plan derived from the roster, and this party's side of the run. */
+    PublicPlan plan;
+    Contributor contributor;
     /** The secret graph nonce (revealed after the roster) and the commitment its Join carried. */
     final byte[] commitment;
-    /** DP-FL: the plan derived from the roster, the next round expected, the party's own randomness. */
-    DpFl.Plan flPlan;
-    /** DP-FL: round 0's SecAgg parameters and the graph seed; later rounds differ only in the session id. */
+    /** Round 0's SecAgg parameters and the graph seed; later rounds differ only in the session id. */
     SecAggParameters firstRound;
     byte[] graphSeed;
     int nextRound;
-    final RandomBits sampling = RandomBits.secure();
-    final GaussianNoise noise = GaussianNoise.secure();
     /** Over TLS: the CA neighbours' identity bindings must chain to; null over plaintext. */
     final java.security.cert.X509Certificate ca;
     /** Over TLS: SHA-256 of this party's own certificate, which the roster must list for it. */
@@ -471,12 +475,15 @@ public final class Participant {
     long bytesSent;
     long bytesReceived;
 
-    Run(SessionConfig config, String session, StreamObserver<ParticipantMessage> out, Signatures.KeyPair identity,
-        byte[] nonce, int points, LinearModel model, DesignMatrix design, Hook hook,
+    Run(SessionConfig config, AlgorithmSpec spec, String session, StreamObserver<ParticipantMessage> out,
+        Signatures.KeyPair identity, byte[] nonce, int points, Local local, long seed, NoiseFactory noise, Hook hook,
         java.security.cert.X509Certificate ca, Policy policy, LocalLedger ledger) {
       this.policy = policy;
       this.ledger = ledger;
-      this.design = design;
+      this.spec = spec;
+      this.local = local;
+      this.seed = seed;
+      this.noise = noise;
       this.hook = hook;
       this.ca = ca;
       this.config = config;
@@ -486,7 +493,6 @@ public final class Participant {
       this.nonce = nonce;
       this.commitment = SessionPlan.nonceCommitment(nonce);
       this.points = points;
-      this.model = model;
     }
 
     void send(ParticipantMessage m) {
@@ -564,19 +570,15 @@ public final class Participant {
         throw new ParticipantException("the roster lists another certificate for this participant");
       }
       try {
-        if (SessionPlan.isDpFl(config)) {
-          flPlan = SessionPlan.dpflPlan(config, r);
-        } else {
-          plan = SessionPlan.noisePlan(config, r);
-        }
+        plan = spec.plan(SessionPlan.sizes(r), (int) config.getMinContributors(), noise.isSecure());
       } catch (IllegalArgumentException e) {
         throw new ParticipantException("cannot derive the session's plan from the roster: " + e.getMessage(), e);
       }
       // This party's own account of what the session costs its data, from the plan it derived; it
       // never takes the coordinator's number. A plan that costs more than this party accepts or
       // reserved is refused before anything about its data leaves.
-      charge = flPlan != null ? flPlan.charge() : plan.charge();
-      double own = charge.epsilon();
+      charge = plan.charge();
+      double own = charge.epsilon(plan.rounds());
       if (!(own <= policy.maxEpsilon()) || !(own <= config.getPrivacy().getEpsilon() * (1 + 1e-9))) {
         throw new ParticipantException(String.format(Locale.ROOT, "refusing session %s: by this participant's own "
             + "accounting the plan costs eps = %.6g (%s), above %s", session, own, charge.neighbours(),
@@ -584,13 +586,7 @@ public final class Participant {
                 + config.getPrivacy().getEpsilon()));
       }
       roster = r;
-      if (plan != null) {
-        // The input (training is done; this samples the noise) is computed while the protocol's
-        // first messages go out: the time between the roster and this party's messages says
-        // nothing about its noise.
-        BlindAveraging.Plan p = plan;
-        input = inBackground(() -> p.input(party, model, NoiseFactory.secure()));
-      }
+      contributor = plan.contributor(party, local, noise, seed);
       send(ParticipantMessage.newBuilder().setNonceReveal(NonceReveal.newBuilder().setSender(party)
           .setNonce(ByteString.copyFrom(nonce))).build());
     }
@@ -613,9 +609,7 @@ public final class Participant {
       }
       SecAggParameters params;
       try {
-        params = flPlan != null
-            ? SessionPlan.secagg(config, roster, nonces, flPlan.length(), flPlan.encoding().ringBits())
-            : SessionPlan.secagg(config, roster, nonces, plan.spec().length(), plan.encoding().ringBits());
+        params = SessionPlan.secagg(config, roster, nonces, plan.length(), plan.encoding().ringBits());
       } catch (IllegalArgumentException e) {
         throw new ParticipantException("cannot derive the session's SecAgg parameters: " + e.getMessage(), e);
       }
@@ -630,53 +624,43 @@ public final class Participant {
             g.getThreshold(), params.graph().degree(), params.threshold()));
       }
       codec = new WireCodec(roster.getPartiesCount(), params.length(), params.ringBits());
-      if (flPlan != null) {
-        firstRound = params;
-        graphSeed = SessionPlan.graphSeed(config, roster, nonces);
-        LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; dp-fl, {5} rounds, noise multiplier {6}",
-            session, party, roster.getPartiesCount(), params.graph().description(), params.threshold(),
-            flPlan.config().rounds(), String.format(Locale.ROOT, "%.4f", flPlan.noiseMultiplier()));
-        return; // each round starts with a RoundStart
-      }
-      LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; noise multiplier {5}", session, party,
-          roster.getPartiesCount(), params.graph().description(), params.threshold(),
-          String.format(Locale.ROOT, "%.4f", plan.noiseMultiplier()));
-      java.util.concurrent.CompletableFuture<long[]> in = input;
-      advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), in::join, profile)));
+      firstRound = params;
+      graphSeed = SessionPlan.graphSeed(config, roster, nonces);
+      LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; {5}, {6} round(s), noise multiplier {7}",
+          session, party, roster.getPartiesCount(), params.graph().description(), params.threshold(),
+          spec.algorithm().id(), plan.rounds(), String.format(Locale.ROOT, "%.4f", plan.noiseMultiplier()));
     }
 
     /**
-     * DP-FL: round r opens with the current model. The party answers only the next round it expects
-     * and never more rounds than the configuration accounted for, checks the round's SecAgg session
-     * against its own derivation, and computes its input (its Poisson sample of clipped gradients and
-     * its own noise) itself.
+     * Round r opens with its public state. The party answers only the next round it expects and
+     * never more rounds than its own plan accounted for, checks the round's SecAgg session against
+     * its own derivation, and computes its input (its own training, clipping and noise) itself,
+     * while the summation's first messages go out.
      */
     private void roundStart(dev.helmet.transport.wire.RoundStart rs) throws ParticipantException {
-      if (flPlan == null) {
-        throw new ParticipantException(roster == null ? "a round start before the roster"
-            : "a round start in a blind-averaging session");
+      if (plan == null || firstRound == null) {
+        throw new ParticipantException("a round start before the roster and the graph seed");
       }
-      int rounds = flPlan.config().rounds();
+      int rounds = plan.rounds();
       if (rs.getRound() != nextRound || nextRound >= rounds) {
         throw new ParticipantException("the coordinator opened round " + rs.getRound() + "; this participant expects "
             + (nextRound >= rounds ? "no further round (all " + rounds + " accounted rounds have run)"
             : "round " + nextRound) + ", so it stops");
       }
-      SecAggParameters params = SessionPlan.forRound(config, firstRound, graphSeed, nextRound);
+      SecAggParameters params = nextRound == 0 ? firstRound
+          : SessionPlan.forRound(config, firstRound, graphSeed, nextRound);
       if (params.session() != rs.getSecaggSession()) {
         throw new ParticipantException("round " + nextRound + "'s SecAgg session id differs from this participant's "
             + "own derivation");
       }
-      double[] theta;
+      java.util.function.Supplier<long[]> work;
       try {
-        theta = WireCodec.unpackModel(rs.getModel(), flPlan.length());
-      } catch (WireFormatException e) {
-        throw new ParticipantException("round " + nextRound + ": a malformed model from the coordinator: "
+        work = contributor.open(nextRound, rs.getState().toByteArray());
+      } catch (IllegalArgumentException e) {
+        throw new ParticipantException("round " + nextRound + ": the coordinator's round state is malformed: "
             + e.getMessage(), e);
       }
-      double[] model = theta;
-      java.util.concurrent.CompletableFuture<long[]> input = inBackground(() -> flPlan.input(design, model, sampling,
-          noise));
+      java.util.concurrent.CompletableFuture<long[]> input = inBackground(work);
       nextRound++;
       pendingUpload = null;
       advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), input::join, profile)));
@@ -797,20 +781,26 @@ public final class Participant {
       ReleasedModel released = null;
       if (completed) {
         try {
-          released = ModelFile.fromJson(new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+          ReleasedModel sent = ModelFile.fromJson(new com.fasterxml.jackson.databind.ObjectMapper().readTree(
               Bounded.stream(new java.util.zip.GZIPInputStream(o.getModelGzip().newInput()), MAX_MODEL_JSON_BYTES,
                   "the released model")), "the coordinator's outcome");
-        } catch (java.io.IOException e) {
+          // The weights are the coordinator's (the released sum); everything said about them is
+          // this party's own: its preprocessing, learner and the ledger of the plan it derived,
+          // never the coordinator's numbers.
+          released = plan == null ? null : new ReleasedModel(sent.weights(), spec.preprocessing(),
+              SessionPlan.labels(config), (int) config.getFeatures(), spec.learner(),
+              plan.ledger(o.getContributorsCount(), config.getProtocol() + " over gRPC", false), sent.provenance());
+        } catch (java.io.IOException | RuntimeException e) {
           return new Result(false, "the released model does not parse: " + e.getMessage(), null, ownEpsilon(), party,
               o.getContributorsList(), bytesSent, bytesReceived, seconds);
         }
       }
       double own = ownEpsilon();
-      LOG.log(Level.INFO, "session {0}: {1}{2}; by its own accounting this party's data spent eps = {3} ({4} round(s) "
-          + "sent); sent {5} B, received {6} B", session, o.getStatus(), completed ? "" : ": " + o.getReason(),
-          own, roundsSent, bytesSent, bytesReceived);
-      return new Result(completed, o.getReason(), released, own, party, o.getContributorsList(), bytesSent,
-          bytesReceived, seconds);
+      LOG.log(Level.INFO, "session {0}: {1}{2}; by its own accounting this party''s data spent eps = {3} ({4} round(s) "
+          + "sent; {5}); sent {6} B, received {7} B", session, o.getStatus(), completed ? "" : ": " + o.getReason(),
+          own, roundsSent, charge == null ? "no plan" : charge.neighbours(), bytesSent, bytesReceived);
+      return new Result(completed && released != null, o.getReason(), released, own, party, o.getContributorsList(),
+          bytesSent, bytesReceived, seconds);
     }
   }
 

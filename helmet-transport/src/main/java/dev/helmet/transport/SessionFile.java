@@ -4,12 +4,12 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Algorithms;
 import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.transport.wire.Deadlines;
-import dev.helmet.transport.wire.DpFlSpec;
-import dev.helmet.transport.wire.LearnerSpec;
 import dev.helmet.transport.wire.PrivacySpec;
 import dev.helmet.transport.wire.SessionConfig;
 import java.io.IOException;
@@ -64,21 +64,23 @@ public final class SessionFile {
     return parse(new StrictNode(path.toString(), root, SessionFileException::new), path.toAbsolutePath().getParent());
   }
 
+  /** The keys every session file may have, whatever its algorithm. */
+  static final List<String> COMMON_KEYS = List.of("name", "dataset", "protocol", "parties", "min_contributors",
+      "colluding_fraction", "max_points", "ring_bits", "features", "labels", "privacy", "deadlines", "listen", "tls",
+      "plaintext", "database", "budget", "upload_slots", "algorithm");
+
   static Coordinator.Settings parse(StrictNode n, Path base) {
-    n.allow("name", "dataset", "protocol", "parties", "min_contributors", "colluding_fraction", "max_points", "noise", "ring_bits",
-        "features", "labels", "learner", "privacy", "deadlines", "listen", "tls", "plaintext", "database", "budget",
-        "upload_slots", "algorithm", "dpfl");
+    Algorithm algorithm;
+    try {
+      algorithm = Algorithms.named(n.string("algorithm", Algorithms.DEFAULT));
+    } catch (IllegalArgumentException e) {
+      throw n.error("algorithm", e.getMessage());
+    }
+    java.util.Set<String> allowed = new LinkedHashSet<>(COMMON_KEYS);
+    allowed.addAll(algorithm.keys());
+    n.allow(allowed.toArray(String[]::new));
     int parties = n.integer("parties", null, 2, 1_000_000);
     int minContributors = n.integer("min_contributors", parties - (int) Math.floor(0.1 * parties), 1, parties);
-    StrictNode learner = n.child("learner");
-    learner.allow("kind", "lambda", "radius", "epochs", "batch_size", "smoothness", "huber_h", "clip_bound",
-        "normalise");
-    LearnerKind kind;
-    try {
-      kind = LearnerKind.parse(learner.string("kind", "softmax"));
-    } catch (IllegalArgumentException e) {
-      throw learner.error("kind", e.getMessage());
-    }
     StrictNode privacy = n.child("privacy");
     privacy.allow("epsilon", "delta", "honest_fraction", "protection", "group_size");
     StrictNode deadlines = n.child("deadlines");
@@ -91,62 +93,24 @@ public final class SessionFile {
     if (!protocol.equals("secagg+") && !protocol.equals("secagg")) {
       throw n.error("protocol", "must be secagg+ or secagg. Provided value: " + protocol);
     }
-    String algorithm = n.string("algorithm", "helmet");
-    if (!algorithm.equals("helmet") && !algorithm.equals("dp-fl")) {
-      throw n.error("algorithm", "must be helmet or dp-fl. Provided value: " + algorithm);
-    }
-    StrictNode dpfl = n.child("dpfl");
-    dpfl.allow("sampling_rate", "grad_clip", "rounds", "epochs", "learning_rate", "noise_split", "accountant",
-        "neighbours", "expected_batch");
-    if (n.has("dpfl") && !algorithm.equals("dp-fl")) {
-      throw n.error("dpfl", "is set but algorithm is " + algorithm + " (set algorithm: dp-fl)");
-    }
-    double samplingRate = dpfl.number("sampling_rate", 0.1, 1e-9, 1);
-    if (dpfl.has("rounds") && dpfl.has("epochs")) {
-      throw dpfl.error("rounds", "and dpfl.epochs are alternatives; give one");
-    }
-    int rounds = dpfl.has("rounds") ? dpfl.integer("rounds", null, 1, 10_000_000)
-        : (int) Math.min(10_000_000, Math.ceil(dpfl.number("epochs", 5.0, 1e-9, 1e6) / samplingRate));
-    SessionConfig config = SessionConfig.newBuilder()
-        .setAlgorithm(algorithm)
-        .setDpfl(algorithm.equals("dp-fl") ? DpFlSpec.newBuilder()
-            .setSamplingRate(samplingRate)
-            .setGradClip(dpfl.number("grad_clip", 1.0, 1e-12, 1e12))
-            .setRounds(rounds)
-            .setLearningRate(dpfl.number("learning_rate", 2.0, 1e-12, 1e12))
-            .setNoiseSplit(dpfl.string("noise_split", "honest"))
-            .setNeighbours(dpfl.string("neighbours", "replace-one"))
-            .setAccountant(dpfl.string("accountant",
-                dpfl.string("neighbours", "replace-one").equals("add-remove") ? "rdp" : "pld"))
-            .setExpectedBatch(dpfl.has("expected_batch") ? dpfl.number("expected_batch", null, 1e-9, 1e12) : 0)
-            .build() : DpFlSpec.getDefaultInstance())
+    double honest = privacy.number("honest_fraction", HelmetDefaults.HONEST_FRACTION, 1e-9, 1);
+    SessionConfig.Builder b = SessionConfig.newBuilder()
+        .setAlgorithm(algorithm.id())
         .setName(n.string("name", null))
         .setDataset(n.string("dataset", null))
         .setProtocol(protocol)
         .setParties(parties)
         .setMinContributors(minContributors)
         // Default: as many colluders as the noise assumes may be dishonest (1 - honest_fraction).
-        .setColludingFraction(n.number("colluding_fraction",
-            1 - privacy.number("honest_fraction", HelmetDefaults.HONEST_FRACTION, 1e-9, 1), 0, 0.99))
+        .setColludingFraction(n.number("colluding_fraction", 1 - honest, 0, 0.99))
         .setMaxPoints(n.integer("max_points", DEFAULT_MAX_POINTS, 1, Integer.MAX_VALUE))
-        .setNoise(n.string("noise", "discrete-gaussian"))
         .setRingBits(n.integer("ring_bits", 0, 0, 64))
         .setFeatures(n.integer("features", null, 1, 100_000_000))
         .addAllLabels(labels)
-        .setLearner(LearnerSpec.newBuilder()
-            .setKind(kind.id())
-            .setLambda(learner.number("lambda", HelmetDefaults.lambda(kind), 1e-12, 1e12))
-            .setRadius(learner.number("radius", HelmetDefaults.radius(kind), 1e-12, 1e12))
-            .setEpochs(learner.integer("epochs", HelmetDefaults.epochs(kind), 1, 100_000))
-            .setBatchSize(learner.integer("batch_size", HelmetDefaults.BATCH_SIZE, 1, 1_000_000))
-            .setSmoothness(learner.string("smoothness", "tight"))
-            .setHuberH(learner.number("huber_h", 0.1, 1e-9, 1e9))
-            .setClipBound(learner.number("clip_bound", HelmetDefaults.CLIP_BOUND, 1e-12, 1e12))
-            .setNormalise(learner.bool("normalise", HelmetDefaults.NORMALISE)))
         .setPrivacy(PrivacySpec.newBuilder()
             .setEpsilon(privacy.number("epsilon", HelmetDefaults.EPSILON, 1e-6, 1e6))
             .setDelta(privacy.number("delta", HelmetDefaults.DELTA, 1e-300, 0.5))
-            .setHonestFraction(privacy.number("honest_fraction", HelmetDefaults.HONEST_FRACTION, 1e-9, 1))
+            .setHonestFraction(honest)
             .setProtection(privacy.string("protection", "record"))
             .setGroupSize(privacy.integer("group_size", 1, 1, 1_000_000)))
         .setDeadlines(Deadlines.newBuilder()
@@ -154,8 +118,17 @@ public final class SessionFile {
             .setRoundSeconds(deadlines.integer("round_seconds", 60, 1, 24 * 3600)))
         // Filled in by the coordinator at start; placeholders here so the rest can be validated.
         .setSessionId(com.google.protobuf.ByteString.copyFrom(new byte[16]))
-        .setGraphNonceCommitment(com.google.protobuf.ByteString.copyFrom(new byte[32]))
-        .build();
+        .setGraphNonceCommitment(com.google.protobuf.ByteString.copyFrom(new byte[32]));
+    // The algorithm reads its own keys from the same file, strictly, and publishes them in
+    // canonical form (every default filled in).
+    AlgorithmSpec spec;
+    try {
+      spec = algorithm.configure(n, SessionPlan.common(b.build()));
+    } catch (IllegalArgumentException e) {
+      throw new SessionFileException(e.getMessage().startsWith(n.source()) ? e.getMessage()
+          : n.source() + ": " + e.getMessage());
+    }
+    SessionConfig config = b.setAlgorithmConfig(SessionPlan.algorithmConfig(spec)).build();
     try {
       SessionPlan.validate(config);
     } catch (IllegalArgumentException e) {

@@ -1,16 +1,15 @@
 package dev.helmet.transport;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.ByteString;
 import dev.helmet.core.data.LabelSet;
-import dev.helmet.core.learn.Learner;
-import dev.helmet.core.learn.LearnerConfig;
-import dev.helmet.core.learn.LearnerKind;
-import dev.helmet.core.learn.SmoothnessBound;
-import dev.helmet.core.preprocess.Preprocessing;
-import dev.helmet.privacy.event.NeighbourRelation;
-import dev.helmet.protocols.dpfl.DpFl;
-import dev.helmet.protocols.helmet.BlindAveraging;
-import dev.helmet.protocols.helmet.HelmetPrivacy;
-import dev.helmet.protocols.helmet.NoiseKind;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Algorithms;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.secagg.graph.CommunicationGraph;
 import dev.helmet.secagg.protocol.SecAggParameters;
@@ -27,45 +26,22 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Everything derived from the published configuration and the roster: the learner, the noise plan,
- * the SecAgg parameters. The coordinator and every participant run this same code on the same
- * public inputs, so a participant never takes the coordinator's word for its noise or its
- * threshold: it computes them and refuses a roster that disagrees.
+ * Everything derived from the published configuration and the roster: the algorithm's settings
+ * and public plan, the SecAgg parameters. The coordinator and every participant run this same
+ * code on the same public inputs, so a participant never takes the coordinator's word for its
+ * noise or its threshold: it computes them and refuses a roster that disagrees. It knows no
+ * algorithm: the configuration names one from the registry, whose own reader checks its settings.
  */
 public final class SessionPlan {
+  /** The largest algorithm_config accepted. */
+  static final int MAX_ALGORITHM_CONFIG_BYTES = 64 << 10;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private SessionPlan() {}
 
-  /** The learner kind named in the configuration. */
-  public static LearnerKind learnerKind(SessionConfig c) {
-    return LearnerKind.parse(c.getLearner().getKind());
-  }
-
-  /** The learner's hyperparameters. */
-  public static LearnerConfig learnerConfig(SessionConfig c) {
-    var l = c.getLearner();
-    SmoothnessBound smoothness = switch (l.getSmoothness().toLowerCase(Locale.ROOT)) {
-      case "tight", "" -> SmoothnessBound.TIGHT;
-      case "paper" -> SmoothnessBound.PAPER;
-      default -> throw new IllegalArgumentException("learner.smoothness must be tight or paper. Provided value: "
-          + l.getSmoothness());
-    };
-    return new LearnerConfig(learnerKind(c), l.getLambda(), l.getRadius(), l.getEpochs(), l.getBatchSize(), smoothness,
-        l.getHuberH());
-  }
-
-  /** The public preprocessing. */
-  public static Preprocessing preprocessing(SessionConfig c) {
-    return new Preprocessing(c.getLearner().getClipBound(), c.getLearner().getNormalise());
-  }
-
-  /** The label order. */
+  /** The labels, in class-index order. */
   public static LabelSet labels(SessionConfig c) {
     return LabelSet.of(c.getLabelsList());
-  }
-
-  /** The learner with its bounds. */
-  public static Learner learner(SessionConfig c) {
-    return new Learner(learnerConfig(c), preprocessing(c).inputNormBound(), c.getFeatures(), c.getLabelsCount());
   }
 
   /** The protected unit. */
@@ -80,16 +56,52 @@ public final class SessionPlan {
     };
   }
 
-  /** The privacy target, with the configured minimum number of contributors. */
-  public static HelmetPrivacy privacy(SessionConfig c) {
+  /** The settings every algorithm shares: the privacy target and the data's shape. */
+  public static Common common(SessionConfig c) {
     var p = c.getPrivacy();
-    return new HelmetPrivacy(p.getEpsilon(), p.getDelta(), p.getHonestFraction(), protection(c),
-        c.getMinContributors(), 0);
+    return new Common(p.getEpsilon(), p.getDelta(), p.getHonestFraction(), protection(c), (int) c.getRingBits(),
+        (int) c.getFeatures(), c.getLabelsCount());
   }
 
-  /** The noise kind. */
-  public static NoiseKind noise(SessionConfig c) {
-    return c.getNoise().isEmpty() ? NoiseKind.DISCRETE_GAUSSIAN : NoiseKind.parse(c.getNoise());
+  /** The algorithm the configuration names. */
+  public static Algorithm algorithm(SessionConfig c) {
+    return Algorithms.named(c.getAlgorithm());
+  }
+
+  /** The algorithm's settings, read with its own strict reader from the published canonical form. */
+  public static AlgorithmSpec spec(SessionConfig c) {
+    if (c.getAlgorithmConfig().size() > MAX_ALGORITHM_CONFIG_BYTES) {
+      throw new IllegalArgumentException("algorithm_config is " + c.getAlgorithmConfig().size() + " bytes; at most "
+          + MAX_ALGORITHM_CONFIG_BYTES + " are accepted");
+    }
+    JsonNode node;
+    try {
+      node = c.getAlgorithmConfig().isEmpty() ? JSON.createObjectNode()
+          : JSON.readTree(c.getAlgorithmConfig().toStringUtf8());
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("algorithm_config is not JSON: " + e.getMessage(), e);
+    }
+    if (node == null || !node.isObject()) {
+      throw new IllegalArgumentException("algorithm_config must be a JSON object");
+    }
+    Algorithm a = algorithm(c);
+    StrictNode n = new StrictNode("algorithm_config (" + a.id() + ")", node, IllegalArgumentException::new);
+    n.allow(a.keys().toArray(String[]::new));
+    return a.configure(n, common(c));
+  }
+
+  /** The canonical bytes of an algorithm's settings, for {@code algorithm_config}. */
+  public static ByteString algorithmConfig(AlgorithmSpec spec) {
+    try {
+      return ByteString.copyFromUtf8(JSON.writeValueAsString(spec.toConfig()));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The public plan for the roster: identical on every party and the coordinator. */
+  public static PublicPlan plan(SessionConfig c, Roster r) {
+    return spec(c).plan(sizes(r), (int) c.getMinContributors());
   }
 
   /** Whether the summation is SecAgg+ (else SecAgg over the complete graph). */
@@ -102,37 +114,9 @@ public final class SessionPlan {
     };
   }
 
-  /** Whether the session runs federated DP-SGD (algorithm "dp-fl") rather than blind averaging. */
-  public static boolean isDpFl(SessionConfig c) {
-    return switch (c.getAlgorithm()) {
-      case "", "helmet" -> false;
-      case "dp-fl" -> true;
-      default -> throw new IllegalArgumentException("algorithm must be helmet or dp-fl. Provided value: "
-          + c.getAlgorithm());
-    };
-  }
-
-  /** The DP-FL run the configuration describes. */
-  public static DpFl.Config dpflConfig(SessionConfig c) {
-    var f = c.getDpfl();
-    var p = c.getPrivacy();
-    return new DpFl.Config(f.getSamplingRate(), f.getGradClip(), (int) Math.min(Integer.MAX_VALUE, f.getRounds()),
-        f.getLearningRate(), p.getEpsilon(), p.getDelta(), p.getHonestFraction(),
-        DpFl.NoiseSplit.parse(f.getNoiseSplit().isEmpty() ? "honest" : f.getNoiseSplit()),
-        f.getAccountant().isEmpty() ? "pld" : f.getAccountant(), (int) c.getRingBits(),
-        NeighbourRelation.parse(f.getNeighbours().isEmpty() ? "replace-one" : f.getNeighbours()),
-        f.getExpectedBatch() > 0 ? f.getExpectedBatch() : Double.NaN);
-  }
-
-  /** The DP-FL plan: identical on every party and the coordinator. */
-  public static DpFl.Plan dpflPlan(SessionConfig c, Roster r) {
-    return DpFl.Plan.of(dpflConfig(c), sizes(r), (int) c.getMinContributors(), c.getLabelsCount(),
-        (int) c.getFeatures() + 1);
-  }
-
   /** The summations a session runs. */
   public static int rounds(SessionConfig c) {
-    return isDpFl(c) ? dpflConfig(c).rounds() : 1;
+    return spec(c).rounds();
   }
 
   /**
@@ -183,18 +167,7 @@ public final class SessionPlan {
       throw new IllegalArgumentException("deadlines must be at least 1 second");
     }
     plus(c);
-    noise(c);
-    learner(c);
-    privacy(c);
-    if (isDpFl(c)) {
-      if (learnerKind(c) != dev.helmet.core.learn.LearnerKind.SOFTMAX) {
-        throw new IllegalArgumentException("dp-fl trains the softmax model; learner.kind is " + c.getLearner().getKind());
-      }
-      if (!protection(c).describe().equals(Protection.record().describe())) {
-        throw new IllegalArgumentException("dp-fl protects records; privacy.protection must be record");
-      }
-      dpflConfig(c);
-    }
+    spec(c);
   }
 
   /** SHA-256 of the configuration's encoding: what a participant agrees to when it joins. */
@@ -209,12 +182,6 @@ public final class SessionPlan {
       sizes[i] = r.getParties(i).getPoints();
     }
     return sizes;
-  }
-
-  /** The noise plan: identical on every party and the coordinator. */
-  public static BlindAveraging.Plan noisePlan(SessionConfig c, Roster r) {
-    return BlindAveraging.plan(learner(c), preprocessing(c), sizes(r), privacy(c), noise(c), (int) c.getRingBits(),
-        true);
   }
 
   /** What a Join commits to: SHA-256("helmet-nonce-v1" || nonce). */
@@ -287,17 +254,14 @@ public final class SessionPlan {
 
   /**
    * The SecAgg session id of summation {@code round}: bound into every signature, key derivation and
-   * AEAD tag, so no message of one summation is accepted in another. Blind averaging's single
-   * summation omits the round.
+   * AEAD tag, so no message of one summation is accepted in another.
    */
   public static long secaggSession(SessionConfig c, byte[] graphSeed, int round) {
     MessageDigest d = sha256();
     d.update("helmet-secagg-session-v2".getBytes(StandardCharsets.US_ASCII));
     d.update(c.getSessionId().toByteArray());
     d.update(graphSeed);
-    if (isDpFl(c)) {
-      d.update(ByteBuffer.allocate(4).putInt(round).array());
-    }
+    d.update(ByteBuffer.allocate(4).putInt(round).array());
     return ByteBuffer.wrap(d.digest()).getLong();
   }
 

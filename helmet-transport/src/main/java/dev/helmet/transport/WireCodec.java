@@ -230,31 +230,7 @@ public final class WireCodec {
     return out;
   }
 
-  /** A DP-FL model on the wire: IEEE-754 doubles, little-endian. */
-  public static ByteString packModel(double[] theta) {
-    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(theta.length * 8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-    for (double v : theta) {
-      b.putDouble(v);
-    }
-    return ByteString.copyFrom(b.array());
-  }
 
-  /** Reads a DP-FL model of {@code length} values, refusing a wrong size or a non-finite value. */
-  public static double[] unpackModel(ByteString bytes, int length) {
-    if (bytes.size() != (long) length * 8) {
-      throw new WireFormatException("model of " + bytes.size() + " bytes; expected " + length + " doubles ("
-          + (long) length * 8 + " bytes)");
-    }
-    java.nio.ByteBuffer b = bytes.asReadOnlyByteBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN);
-    double[] theta = new double[length];
-    for (int j = 0; j < length; j++) {
-      theta[j] = b.getDouble();
-      if (!Double.isFinite(theta[j])) {
-        throw new WireFormatException("model value " + j + " is not finite");
-      }
-    }
-    return theta;
-  }
 
   private static byte[] bytes(String field, ByteString b, int size) {
     if (b.size() != size) {

@@ -13,10 +13,10 @@ public final class CoordinatorProcess {
 
   /** A DP-FL session of 5 rounds on the digits, add-or-remove neighbours with the RDP accountant. */
   static dev.helmet.transport.wire.SessionConfig dpflConfig(int parties, int min) {
-    return Loopback.config(TestData.digits(), parties, min, 1e6).setAlgorithm("dp-fl")
-        .setDpfl(dev.helmet.transport.wire.DpFlSpec.newBuilder().setSamplingRate(0.5).setGradClip(1).setRounds(5)
-            .setLearningRate(2).setNoiseSplit("honest").setAccountant("rdp").setNeighbours("add-remove")
-            .setExpectedBatch(0.5 * 60 * parties))
+    return Loopback.algorithm(Loopback.config(TestData.digits(), parties, min, 1e6), "dp-fl",
+        "{\"learner\": {\"clip_bound\": 10}, \"dpfl\": {\"sampling_rate\": 0.5, \"grad_clip\": 1, \"rounds\": 5, "
+            + "\"learning_rate\": 2, \"noise_split\": \"honest\", \"accountant\": \"rdp\", "
+            + "\"neighbours\": \"add-remove\", \"expected_batch\": " + 0.5 * 60 * parties + "}}")
         .build();
   }
 

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.testdata.TestData;
-import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.transport.store.BudgetExceededException;
 import dev.helmet.transport.store.Store;
 import dev.helmet.transport.wire.CoordinatorMessage;
@@ -141,8 +140,7 @@ class CoordinatorRestartTest {
       assertEquals("SPENT", entry.get("STATUS"));
       assertEquals(2, ((Number) entry.get("RELEASED_ROUNDS")).intValue());
       int[] sizes = {60, 60, 60, 60};
-      double twoRounds = DpFl.Plan.of(SessionPlan.dpflConfig(CoordinatorProcess.dpflConfig(w, w)), sizes, w,
-          DIGITS.numClasses(), DIGITS.dimension() + 1).charge().epsilon(2);
+      double twoRounds = SessionPlan.spec(CoordinatorProcess.dpflConfig(w, w)).plan(sizes, w).charge().epsilon(2);
       assertEquals(twoRounds, ((Number) entry.get("EPSILON")).doubleValue(), 0);
       assertNull(s.releasedModel(session));
     }

@@ -3,7 +3,6 @@ package dev.helmet.transport;
 import com.google.protobuf.ByteString;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.transport.wire.Deadlines;
-import dev.helmet.transport.wire.LearnerSpec;
 import dev.helmet.transport.wire.PrivacySpec;
 import dev.helmet.transport.wire.SessionConfig;
 import java.nio.file.Path;
@@ -20,7 +19,7 @@ final class Loopback {
 
   /** A session configuration for {@code data}'s shape. */
   static SessionConfig.Builder config(Dataset data, int parties, int minContributors, double epsilon) {
-    return SessionConfig.newBuilder()
+    SessionConfig.Builder b = SessionConfig.newBuilder()
         .setName("test")
         .setDataset("digits")
         .setProtocol("secagg+")
@@ -28,16 +27,41 @@ final class Loopback {
         .setMinContributors(minContributors)
         .setColludingFraction(0)
         .setMaxPoints(100_000)
-        .setNoise("discrete-gaussian")
         .setFeatures(data.dimension())
         .addAllLabels(data.labelSet().names())
-        .setLearner(LearnerSpec.newBuilder().setKind("softmax").setLambda(0.5).setRadius(2).setEpochs(10)
-            .setBatchSize(10).setSmoothness("tight").setHuberH(0.1).setClipBound(10).setNormalise(true))
         .setPrivacy(PrivacySpec.newBuilder().setEpsilon(epsilon).setDelta(1e-5).setHonestFraction(1)
             .setProtection("record").setGroupSize(1))
         .setDeadlines(Deadlines.newBuilder().setEnrolmentSeconds(60).setRoundSeconds(30))
         .setSessionId(ByteString.copyFrom(new byte[16]))
         .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
+    return algorithm(b, "helmet", HELMET);
+  }
+
+  /** Blind averaging's test settings: softmax, 10 epochs, batch 10, exact noise. */
+  static final String HELMET = "{\"learner\": {\"kind\": \"softmax\", \"lambda\": 0.5, \"radius\": 2, "
+      + "\"epochs\": 10, \"batch_size\": 10, \"clip_bound\": 10, \"normalise\": true}, "
+      + "\"noise\": \"discrete-gaussian\"}";
+
+  /**
+   * Sets the algorithm and its settings (JSON, as in a session file), published in canonical
+   * form; the common settings must be set first.
+   */
+  static SessionConfig.Builder algorithm(SessionConfig.Builder b, String id, String json) {
+    try {
+      var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+      var spec = dev.helmet.protocols.algorithm.Algorithms.named(id).configure(new dev.helmet.protocols.config
+          .StrictNode("test", node, IllegalArgumentException::new), SessionPlan.common(b.build()));
+      return b.setAlgorithm(id).setAlgorithmConfig(SessionPlan.algorithmConfig(spec));
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** A learner with the configuration's settings, for tests that train outside a participant. */
+  static dev.helmet.core.learn.Learner learner(SessionConfig config) {
+    var spec = SessionPlan.spec(config);
+    return new dev.helmet.core.learn.Learner(spec.learner(), spec.preprocessing().inputNormBound(),
+        (int) config.getFeatures(), config.getLabelsCount());
   }
 
   /** The first {@code w} shards of {@code data}, {@code per} rows each. */
@@ -52,8 +76,8 @@ final class Loopback {
 
   /** The size-weighted mean of the local models of {@code shards} trained with {@code seeds}. */
   static double[] mean(SessionConfig config, List<Dataset> shards, List<Long> seeds) {
-    var learner = SessionPlan.learner(config);
-    var pre = SessionPlan.preprocessing(config);
+    var learner = learner(config);
+    var pre = SessionPlan.spec(config).preprocessing();
     double[] m = null;
     long total = 0;
     for (int i = 0; i < shards.size(); i++) {

@@ -12,9 +12,7 @@ import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.noise.NoiseFactory;
-import dev.helmet.protocols.helmet.BlindAveraging;
-import dev.helmet.protocols.helmet.LocalModels;
-import dev.helmet.protocols.helmet.NoiseKind;
+import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.summation.DropoutPlan;
 import java.nio.file.Path;
@@ -39,14 +37,12 @@ class MnistNetworkAcceptanceTest {
     BuiltinDataset.TrainTest mnist = BuiltinDataset.MNIST.load(BuiltinDataset.defaultCache());
     int w = 50;
     Partition partition = new PartitionStrategy.Iid(w, 60).split(mnist.train(), new SplittableRandom(1));
-    var config = Loopback.config(mnist.train(), w, w, 1e6)
-        .setLearner(Loopback.config(mnist.train(), w, w, 1e6).getLearner().toBuilder().setEpochs(50).setBatchSize(5))
-        .build();
-    LocalModels locals = BlindAveraging.trainLocal(mnist.train(), partition, SessionPlan.preprocessing(config),
-        SessionPlan.learnerConfig(config), 21, 2, Progress.NONE);
-    BlindAveraging.Release simulated = BlindAveraging.release(locals, SessionPlan.privacy(config),
-        new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0, InProcessSecAgg.DROPOUTS_FROM_THRESHOLD,
-            DropoutPlan.NONE, 2), NoiseFactory.secure(), NoiseKind.DISCRETE_GAUSSIAN, 0, 2);
+    var config = Loopback.algorithm(Loopback.config(mnist.train(), w, w, 1e6), "helmet",
+        Loopback.HELMET.replace("\"epochs\": 10, \"batch_size\": 10", "\"epochs\": 50, \"batch_size\": 5")).build();
+    var spec = SessionPlan.spec(config);
+    Simulation.Result simulated = Simulation.run(Simulation.prepare(spec, mnist.train(), partition, 21, 2,
+        Progress.NONE), w, new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0,
+            InProcessSecAgg.DROPOUTS_FROM_THRESHOLD, DropoutPlan.NONE, 2), NoiseFactory.secure(), 2, Progress.NONE);
     SplittableRandom root = new SplittableRandom(21);
     List<Long> seeds = new ArrayList<>();
     List<Dataset> shards = new ArrayList<>();
@@ -65,7 +61,7 @@ class MnistNetworkAcceptanceTest {
       outs.forEach(o -> assertNull(o.error(), () -> String.valueOf(o.error())));
       double diff = Loopback.maxDifference(r.model().weights().weights(), simulated.model().weights());
       assertTrue(diff < 1e-3, "largest weight difference, network vs in-process: " + diff);
-      DesignMatrix test = SessionPlan.preprocessing(config).design(mnist.test());
+      DesignMatrix test = spec.preprocessing().design(mnist.test());
       double net = Evaluation.of(test.labels(), r.model().weights().predict(test), 10).accuracy();
       double sim = Evaluation.of(test.labels(), simulated.model().predict(test), 10).accuracy();
       System.out.printf("MNIST 50 x 60 over mutual TLS: test accuracy %.4f (in-process %.4f), largest weight "

@@ -14,12 +14,10 @@ import dev.helmet.core.testdata.TestData;
 import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.noise.NoiseFactory;
-import dev.helmet.protocols.dpfl.DpFl;
-import dev.helmet.protocols.dpfl.DpFlSimulation;
+import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.summation.PlainSummation;
 import dev.helmet.transport.store.Store;
 import dev.helmet.transport.wire.CoordinatorMessage;
-import dev.helmet.transport.wire.DpFlSpec;
 import dev.helmet.transport.wire.RoundStart;
 import dev.helmet.transport.wire.SessionConfig;
 import java.nio.file.Path;
@@ -41,10 +39,10 @@ class NetworkedDpFlTest {
    * a public normaliser of q x 60 records per party.
    */
   private static SessionConfig config(int parties, int min, double eps, double q, int rounds) {
-    return Loopback.config(DIGITS, parties, min, eps)
-        .setAlgorithm("dp-fl")
-        .setDpfl(DpFlSpec.newBuilder().setSamplingRate(q).setGradClip(1).setRounds(rounds).setLearningRate(2)
-            .setNoiseSplit("honest").setAccountant("rdp").setNeighbours("add-remove").setExpectedBatch(q * 60 * parties))
+    return Loopback.algorithm(Loopback.config(DIGITS, parties, min, eps), "dp-fl",
+        "{\"learner\": {\"clip_bound\": 10}, \"dpfl\": {\"sampling_rate\": " + q + ", \"grad_clip\": 1, \"rounds\": "
+            + rounds + ", \"learning_rate\": 2, \"noise_split\": \"honest\", \"accountant\": \"rdp\", "
+            + "\"neighbours\": \"add-remove\", \"expected_batch\": " + q * 60 * parties + "}}")
         .setDeadlines(dev.helmet.transport.wire.Deadlines.newBuilder().setEnrolmentSeconds(60).setRoundSeconds(60))
         .build();
   }
@@ -68,8 +66,8 @@ class NetworkedDpFlTest {
     int rounds = 5;
     Partition partition = new PartitionStrategy.Iid(w, 60).split(DIGITS, new SplittableRandom(5));
     SessionConfig config = config(w, w, 1e6, 1, rounds);
-    DpFlSimulation.Result local = DpFlSimulation.run(DIGITS, partition, SessionPlan.preprocessing(config), SessionPlan.dpflConfig(config),
-        new PlainSummation(), NoiseFactory.seededForTesting(1), 1, 2, Progress.NONE);
+    Simulation.Result local = Simulation.run(Simulation.prepare(SessionPlan.spec(config), DIGITS, partition, 1, 2,
+        Progress.NONE), w, new PlainSummation(), NoiseFactory.seededForTesting(1), 2, Progress.NONE);
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c, shards(partition), null, i -> null,
           Participant.Policy.upTo(1e7));
@@ -103,8 +101,7 @@ class NetworkedDpFlTest {
     SessionConfig config = config(w, 8, 2, 0.5, 4);
     int[] sizes = new int[w];
     java.util.Arrays.fill(sizes, 40);
-    PrivacyCharge charge = DpFl.Plan.of(SessionPlan.dpflConfig(config), sizes, 8, DIGITS.numClasses(),
-        DIGITS.dimension() + 1).charge();
+    PrivacyCharge charge = SessionPlan.spec(config).plan(sizes, 8).charge();
     for (int leaving : new int[] {2, 3}) {
       Path sub = dir.resolve("leaving-" + leaving);
       List<LocalLedger> ledgers = new ArrayList<>();
@@ -170,13 +167,13 @@ class NetworkedDpFlTest {
             ? m.toBuilder().setRoundStart(m.getRoundStart().toBuilder().setRound(0)).build() : m,
         // the outcome replaced by one more round
         m -> m.hasOutcome() ? CoordinatorMessage.newBuilder().setRoundStart(RoundStart.newBuilder().setRound(rounds)
-            .setModel(m.getOutcome().getModelGzip())).build() : m,
+            .setState(m.getOutcome().getModelGzip())).build() : m,
         // a NaN in round 1's model
         m -> m.hasRoundStart() && m.getRoundStart().getRound() == 1
-            ? m.toBuilder().setRoundStart(m.getRoundStart().toBuilder().setModel(nan(m.getRoundStart().getModel())))
+            ? m.toBuilder().setRoundStart(m.getRoundStart().toBuilder().setState(nan(m.getRoundStart().getState())))
                 .build() : m);
     List<String> expected = List.of("expects round 1", "no further round (all 3 accounted rounds have run)",
-        "model value 0 is not finite");
+        "model value 0 of the round state is not finite");
     for (int a = 0; a < attacks.size(); a++) {
       UnaryOperator<CoordinatorMessage> attack = attacks.get(a);
       try (Coordinator c = Coordinator.start(Loopback.settings(config, dir.resolve("a" + a), null, 10))) {
@@ -197,7 +194,7 @@ class NetworkedDpFlTest {
 
   private static ByteString nan(ByteString model) {
     byte[] b = model.toByteArray();
-    java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putDouble(0, Double.NaN);
+    java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putDouble(1, Double.NaN); // after the version
     return ByteString.copyFrom(b);
   }
 

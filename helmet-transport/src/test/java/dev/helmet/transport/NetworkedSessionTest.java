@@ -8,8 +8,6 @@ import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.testdata.TestData;
 import dev.helmet.core.util.Progress;
-import dev.helmet.protocols.helmet.BlindAveraging;
-import dev.helmet.protocols.helmet.LocalModels;
 import dev.helmet.transport.store.Store;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,7 +22,7 @@ class NetworkedSessionTest {
 
   /**
    * 20 participants over real loopback sockets: the released model is the size-weighted mean of the
-   * local models trained with the same seeds and partition in-process (BlindAveraging.trainLocal),
+   * local models trained with the same seeds and partition in-process (Loopback.mean),
    * up to noise and encoding; eps = 1e6 makes the noise negligible so the comparison is tight.
    */
   @Test
@@ -32,8 +30,6 @@ class NetworkedSessionTest {
     int w = 20;
     Partition partition = new PartitionStrategy.Iid(w, 60).split(DIGITS, new SplittableRandom(3));
     var config = Loopback.config(DIGITS, w, w, 1e6).build();
-    LocalModels locals = BlindAveraging.trainLocal(DIGITS, partition, SessionPlan.preprocessing(config),
-        SessionPlan.learnerConfig(config), 11, 2, Progress.NONE);
     SplittableRandom root = new SplittableRandom(11);
     List<Long> seeds = new ArrayList<>();
     List<Dataset> shards = new ArrayList<>();
@@ -45,20 +41,7 @@ class NetworkedSessionTest {
       List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds, i -> null, Participant.Policy.upTo(1e7));
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       Loopback.assertAllCompleted(r, outs, w);
-      double[] mean = new double[locals.models().get(0).weights().length];
-      long total = 0;
-      for (int i = 0; i < w; i++) {
-        total += locals.sizes()[i];
-        double[] wi = locals.models().get(i).weights();
-        for (int j = 0; j < mean.length; j++) {
-          mean[j] += locals.sizes()[i] * wi[j];
-        }
-      }
-      double worst = 0;
-      double[] released = r.model().weights().weights();
-      for (int j = 0; j < mean.length; j++) {
-        worst = Math.max(worst, Math.abs(released[j] - mean[j] / total));
-      }
+      double worst = Loopback.maxDifference(r.model().weights().weights(), Loopback.mean(config, shards, seeds));
       assertTrue(worst < 1e-3, "largest difference from the in-process average: " + worst);
       Store s = c.store();
       assertEquals("COMPLETED", s.session(c.sessionId()).get("STATUS"));

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.core.testdata.TestData;
-import dev.helmet.transport.wire.DpFlSpec;
 import dev.helmet.transport.wire.SessionConfig;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -24,6 +23,10 @@ class PolicyTest {
     return b.setPrivacy(b.getPrivacy().toBuilder().setHonestFraction(0.5));
   }
 
+  private static SessionConfig gaussian() {
+    return Loopback.algorithm(base(), "helmet", Loopback.HELMET.replace("discrete-gaussian", "gaussian")).build();
+  }
+
   @Test
   void theDefaultsAcceptAnOrdinarySession() {
     assertNull(DEFAULT.check(base().build()));
@@ -39,16 +42,16 @@ class PolicyTest {
 
   @Test
   void floatingPointNoiseAWeakerSplitAndHugeClaimsAreRefusedByDefault() {
-    String why = DEFAULT.check(base().setNoise("gaussian").build());
-    assertTrue(why != null && why.startsWith("noise") && why.contains("exact"), why);
-    SessionConfig dpfl = base().setAlgorithm("dp-fl").setDpfl(DpFlSpec.newBuilder().setSamplingRate(0.5)
-        .setGradClip(1).setRounds(2).setLearningRate(1).setNoiseSplit("all-trusted")).build();
+    String why = DEFAULT.check(gaussian());
+    assertTrue(why != null && why.startsWith("noise:") && why.contains("exact"), why);
+    SessionConfig dpfl = Loopback.algorithm(base(), "dp-fl", "{\"dpfl\": {\"sampling_rate\": 0.5, \"grad_clip\": 1, "
+        + "\"rounds\": 2, \"learning_rate\": 1, \"noise_split\": \"all-trusted\"}}").build();
     why = DEFAULT.check(dpfl);
-    assertTrue(why != null && why.startsWith("dpfl.noise_split"), why);
+    assertTrue(why != null && why.startsWith("noise_split"), why);
     why = DEFAULT.check(base().setMaxPoints(SessionFile.DEFAULT_MAX_POINTS + 1).build());
     assertTrue(why != null && why.startsWith("max_points"), why);
     Participant.Policy lenient = Participant.Policy.upTo(1);
-    assertNull(lenient.check(base().setNoise("gaussian").build()), "a demo policy may allow float noise");
+    assertNull(lenient.check(gaussian()), "a demo policy may allow float noise");
     assertFalse(lenient.check(base().setPrivacy(base().getPrivacy().toBuilder().setDelta(0.4)).build()) == null,
         "even the demo policy refuses delta 0.4");
   }

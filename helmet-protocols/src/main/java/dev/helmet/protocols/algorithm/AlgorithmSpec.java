@@ -27,6 +27,12 @@ public interface AlgorithmSpec {
   /** The summations the run takes (public before the roster: a party bounds its rounds by it). */
   int rounds();
 
+  /** The length of every input vector (public before the roster: it bounds message sizes). */
+  int length();
+
+  /** Its settings in one line for people ("softmax, Lambda 0.5, R 2, 50 epochs, ..."). */
+  String describe();
+
   /** What a participant's policy checks. */
   Terms terms();
 

@@ -1,12 +1,16 @@
 package dev.helmet.protocols.algorithm;
 
+import java.util.function.Supplier;
+
 /** One party during a run: turns each round's public state into its summation input. */
 public interface Contributor {
   /**
-   * Its input to round {@code round}: a vector in the summation ring, with its own share of the
-   * noise already added. Computed by the party alone, from its data and the public state.
+   * Opens round {@code round}: checks its public state at once and returns the computation of the
+   * party's input, a vector in the summation ring with its own share of the noise already added,
+   * computed by the party alone from its data and the state. The runner may run the computation
+   * in the background while the summation's first messages go out.
    *
    * @throws IllegalArgumentException if the state is malformed (the party then stops)
    */
-  long[] contribute(int round, byte[] state);
+  Supplier<long[]> open(int round, byte[] state);
 }

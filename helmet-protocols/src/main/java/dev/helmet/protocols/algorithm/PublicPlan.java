@@ -60,7 +60,7 @@ public interface PublicPlan {
   Contributor contributor(int party, Local local, NoiseFactory noise, long seed);
 
   /** The server's side of the run. */
-  Server server();
+  ServerRole server();
 
   /**
    * An aggregate simulation of the parties' inputs for experiments, or null if the algorithm has

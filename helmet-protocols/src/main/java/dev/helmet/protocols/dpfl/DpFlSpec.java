@@ -21,7 +21,7 @@ import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.Contributor;
 import dev.helmet.protocols.algorithm.Local;
 import dev.helmet.protocols.algorithm.PublicPlan;
-import dev.helmet.protocols.algorithm.Server;
+import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.algorithm.Terms;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.secagg.ring.FixedPointEncoding;
@@ -98,6 +98,24 @@ final class DpFlSpec implements AlgorithmSpec {
   @Override
   public int rounds() {
     return config.rounds();
+  }
+
+  @Override
+  public int length() {
+    return common.classes() * (common.features() + 1);
+  }
+
+  @Override
+  public String describe() {
+    return String.format(java.util.Locale.ROOT, "softmax by federated DP-SGD: %d rounds, sampling rate %s, gradient "
+        + "clip %s, learning rate %s, noise split %s, %s accountant, %s neighbours; clip c=%s%s", config.rounds(),
+        num(config.samplingRate()), num(config.clip()), num(config.learningRate()), config.split().id(),
+        config.accountant(), config.neighbours().id(), num(preprocessing.clipBound()),
+        preprocessing.normalise() ? " (rows normalised)" : "");
+  }
+
+  private static String num(double v) {
+    return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
   }
 
   @Override
@@ -228,13 +246,16 @@ final class DpFlSpec implements AlgorithmSpec {
       }
       RandomBits sampling = sampling(noise, seed);
       GaussianNoise own = noise.gaussian(party);
-      return (round, state) -> plan.input(rows.design(), unpack(state, plan.length()), sampling, own);
+      return (round, state) -> {
+        double[] theta = unpack(state, plan.length());
+        return () -> plan.input(rows.design(), theta, sampling, own);
+      };
     }
 
     @Override
-    public Server server() {
+    public ServerRole server() {
       double[] theta = new double[plan.length()];
-      return new Server() {
+      return new ServerRole() {
         @Override
         public byte[] state(int round) {
           return pack(theta);

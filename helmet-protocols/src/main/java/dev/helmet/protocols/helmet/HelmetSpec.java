@@ -17,7 +17,7 @@ import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.Contributor;
 import dev.helmet.protocols.algorithm.Local;
 import dev.helmet.protocols.algorithm.PublicPlan;
-import dev.helmet.protocols.algorithm.Server;
+import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.algorithm.Terms;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import java.util.LinkedHashMap;
@@ -88,6 +88,24 @@ final class HelmetSpec implements AlgorithmSpec {
   @Override
   public int rounds() {
     return 1;
+  }
+
+  @Override
+  public int length() {
+    return learner.outputRows() * learner.inputDimension();
+  }
+
+  @Override
+  public String describe() {
+    return String.format(Locale.ROOT, "%s, Lambda %s, R %s, %d epochs, batch %d, clip c=%s%s; %s noise",
+        learnerConfig.kind().id(), num(learnerConfig.lambda()), num(learnerConfig.radius()), learnerConfig.epochs(),
+        learnerConfig.batchSize(), num(preprocessing.clipBound()), preprocessing.normalise() ? " (rows normalised)" : "",
+        noise.id());
+  }
+
+  /** A number without trailing zeros. */
+  static String num(double v) {
+    return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
   }
 
   @Override
@@ -179,13 +197,13 @@ final class HelmetSpec implements AlgorithmSpec {
       return (round, state) -> {
         Checks.require(round == 0, "blind averaging has one round; round " + round + " was opened");
         Checks.require(state.length == 0, "blind averaging's round carries no state; " + state.length + " bytes came");
-        return plan.input(party, t.model(), noiseSource);
+        return () -> plan.input(party, t.model(), noiseSource);
       };
     }
 
     @Override
-    public Server server() {
-      return new Server() {
+    public ServerRole server() {
+      return new ServerRole() {
         private LinearModel model;
 
         @Override

@@ -14,7 +14,7 @@ import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Contributor;
 import dev.helmet.protocols.algorithm.Local;
 import dev.helmet.protocols.algorithm.PublicPlan;
-import dev.helmet.protocols.algorithm.Server;
+import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.secagg.summation.SecureSummation;
 import dev.helmet.secagg.summation.SummationOutcome;
 import dev.helmet.secagg.summation.SummationSpec;
@@ -127,7 +127,7 @@ public final class Simulation {
         parties[i] = plan.contributor(i, p.locals().get(i), noise, p.seeds()[i]);
       }
     }
-    Server server = plan.server();
+    ServerRole server = plan.server();
     int rounds = plan.rounds();
     boolean perRound = rounds > 1;
     if (perRound) {
@@ -148,7 +148,7 @@ public final class Simulation {
       } else {
         int round = r;
         List<long[]> inputs = new ArrayList<>(Arrays.asList(new long[w][]));
-        Parallel.forEach(threads, w, i -> inputs.set(i, parties[i].contribute(round, state)));
+        Parallel.forEach(threads, w, i -> inputs.set(i, parties[i].open(round, state).get()));
         SummationOutcome out = summation.run(new SummationSpec(w, plan.length(), plan.encoding(),
             plan.minContributors()), i -> {
               long[] in = inputs.get(i);

@@ -3,7 +3,7 @@ package dev.helmet.protocols.algorithm;
 import dev.helmet.core.learn.LinearModel;
 
 /** The server's side of a run: publishes each round's state and steps on its decoded sum. */
-public interface Server {
+public interface ServerRole {
   /**
    * The public state that opens round {@code round}, as the bytes that go to every party (an
    * algorithm-defined, versioned encoding; empty when a round needs none).

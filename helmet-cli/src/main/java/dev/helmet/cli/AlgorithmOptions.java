@@ -1,0 +1,132 @@
+package dev.helmet.cli;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.Algorithms;
+import dev.helmet.protocols.algorithm.Parameter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code --algorithm NAME} and every registered algorithm's parameters as options. The parameters
+ * are not written here: each algorithm declares them ({@link Algorithm#parameters}), and
+ * {@link #install} adds one option per flag to a command, so a new algorithm's parameters appear
+ * on the command line without a change to the CLI. A flag given for another algorithm than the
+ * one selected is an error that names both.
+ */
+final class AlgorithmOptions {
+  @Option(names = "--algorithm", paramLabel = "NAME",
+      description = "The learning algorithm (`helmet algorithms` lists them with their parameters). Default: helmet, "
+          + "or the algorithm --protocol names (the old way to choose one, kept as an alias).")
+  String algorithm;
+
+  /** Adds every registered algorithm's parameters to {@code spec} as options (once per flag). */
+  static void install(CommandSpec spec) {
+    Map<String, List<String>> owners = new LinkedHashMap<>();
+    Map<String, Parameter> first = new LinkedHashMap<>();
+    for (Algorithm a : Algorithms.all()) {
+      for (Parameter p : a.parameters()) {
+        Parameter known = first.putIfAbsent(p.flag(), p);
+        if (known != null && !known.path().equals(p.path())) {
+          throw new IllegalStateException("algorithms disagree on " + p.flag() + ": " + known.path() + " vs " + p.path());
+        }
+        owners.computeIfAbsent(p.flag(), k -> new ArrayList<>()).add(a.id());
+      }
+    }
+    for (Map.Entry<String, Parameter> e : first.entrySet()) {
+      Parameter p = e.getValue();
+      String who = String.join(", ", owners.get(e.getKey()));
+      OptionSpec.Builder b = OptionSpec.builder(p.flag())
+          .description(who + ": " + p.description() + ". Default: " + p.defaultValue() + ".");
+      if (p.type() == Parameter.Type.BOOLEAN) {
+        b.type(boolean.class).arity("0").negatable(true);
+      } else {
+        b.type(String.class).paramLabel(label(p));
+      }
+      spec.addOption(b.build());
+    }
+  }
+
+  private static String label(Parameter p) {
+    return switch (p.type()) {
+      case INTEGER -> "N";
+      case NUMBER -> "X";
+      default -> "TEXT";
+    };
+  }
+
+  /**
+   * The algorithm chosen: --algorithm, else an algorithm named by the legacy {@code --protocol},
+   * else the default.
+   */
+  Algorithm chosen(String legacyProtocol) {
+    if (algorithm != null) {
+      return Algorithms.named(algorithm);
+    }
+    if (legacyProtocol != null && isAlgorithm(legacyProtocol)) {
+      return Algorithms.named(legacyProtocol);
+    }
+    return Algorithms.named(Algorithms.DEFAULT);
+  }
+
+  static boolean isAlgorithm(String name) {
+    return Algorithms.all().stream().anyMatch(a -> a.id().equals(name));
+  }
+
+  /**
+   * The configuration mapping the options given on the command line make for {@code a} (typed by
+   * its parameters), refusing a flag that belongs to another algorithm.
+   */
+  static ObjectNode config(CommandSpec spec, Algorithm a) {
+    CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+    Map<String, Parameter> mine = new LinkedHashMap<>();
+    for (Parameter p : a.parameters()) {
+      mine.put(p.flag(), p);
+    }
+    ObjectNode root = JsonNodeFactory.instance.objectNode();
+    for (Algorithm other : Algorithms.all()) {
+      for (Parameter p : other.parameters()) {
+        OptionSpec o = spec.findOption(p.flag());
+        if (o == null || !parsed.hasMatchedOption(o)) {
+          continue;
+        }
+        Parameter own = mine.get(p.flag());
+        if (own == null) {
+          throw new IllegalArgumentException(p.flag() + " is a parameter of " + other.id() + "; it does not apply to "
+              + "--algorithm " + a.id() + " (`helmet algorithms` lists each algorithm's parameters)");
+        }
+        put(root, own, o.getValue());
+      }
+    }
+    return root;
+  }
+
+  private static void put(ObjectNode root, Parameter p, Object value) {
+    String[] path = p.path().split("\\.");
+    ObjectNode at = root;
+    for (int i = 0; i < path.length - 1; i++) {
+      at = at.has(path[i]) ? (ObjectNode) at.get(path[i]) : at.putObject(path[i]);
+    }
+    String key = path[path.length - 1];
+    String text = String.valueOf(value);
+    try {
+      switch (p.type()) {
+        case BOOLEAN -> at.put(key, (Boolean) value);
+        case INTEGER -> at.put(key, Long.parseLong(text.trim()));
+        case NUMBER -> at.put(key, Double.parseDouble(text.trim()));
+        case TEXT -> at.put(key, text);
+        default -> throw new IllegalStateException();
+      }
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(p.flag() + " must be " + (p.type() == Parameter.Type.INTEGER ? "a whole number"
+          : "a number") + ". Provided value: " + text);
+    }
+  }
+}

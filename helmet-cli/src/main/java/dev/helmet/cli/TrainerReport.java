@@ -1,0 +1,63 @@
+package dev.helmet.cli;
+
+import dev.helmet.core.eval.Evaluation;
+import dev.helmet.secagg.summation.SummationOutcome;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
+
+/** The human summary of a {@code train} or {@code demo} run. */
+final class TrainerReport {
+  private TrainerReport() {}
+
+  static void printHuman(Trainer.Spec spec, Trainer.Report r, double wall, PrintWriter out) {
+    Map<String, Object> d = r.model().privacy().details();
+    var res = r.result();
+    SummationOutcome so = res.last();
+    String name = String.valueOf(r.model().provenance().get("protocol"));
+    String protocol;
+    if (so == null) {
+      protocol = "none: " + res.rounds() + " round(s) simulated in aggregate (no messages; for experiments only)";
+    } else if (Boolean.TRUE.equals(d.get("summation_reveals_inputs"))) {
+      protocol = name + " summation (IN THE CLEAR: the server sees every party's input; for comparison only)";
+    } else {
+      protocol = name + Trainer.describe(so.parameters()) + String.format(
+          "; server %.2f s, %.3f s per party", so.serverSeconds(), so.partySeconds());
+    }
+    out.println(spec.title());
+    out.printf("  data              %s; %s%n", spec.data().dataset, r.partition().description());
+    out.printf("  %-17s %s%n", r.spec().algorithm().id(), r.spec().describe());
+    List<Double> drawAcc = r.draws().stream().map(Evaluation::accuracy).toList();
+    String label = spec.data().validationFraction > 0 ? "valid. accuracy" : "test accuracy";
+    if (drawAcc.size() == 1) {
+      out.printf("  %-17s %.2f %%  (macro-F1 %.3f)%n", label, 100 * r.test().accuracy(), r.test().macroF1());
+    } else {
+      out.printf("  %-17s %.2f %%  mean of %d noise draws (sd %.2f, min %.2f); each draw is a separate release%n",
+          label, 100 * Trainer.mean(drawAcc), drawAcc.size(), 100 * Trainer.std(drawAcc),
+          100 * drawAcc.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
+    }
+    if (r.reference() != null) {
+      out.printf("  reference         %.2f %%  non-private centralized (%s, same hyperparameters) on the pooled "
+          + "data%n", 100 * r.reference().accuracy(), r.model().learner().kind().id());
+    }
+    Trainer.printPrivacy(out, r.model().privacy());
+    Object sensitivity = res.plan().summary().get("sensitivity");
+    out.printf("  noise multiplier  %.4f over %d round(s)%s%n", res.plan().noiseMultiplier(), res.rounds(),
+        sensitivity instanceof Number n ? String.format("; sensitivity %.4g per party and release", n.doubleValue())
+            : "");
+    out.printf("  protocol          %s; %d B per party%n", protocol, res.bytesPerParty());
+    if (so != null && !so.dropped().isEmpty()) {
+      out.printf("  dropouts          %d parties dropped, %d contributed (noise calibrated for at least %d)%n",
+          so.dropped().size(), so.contributors().size(), res.plan().minContributors());
+    }
+    Object sampler = d.get("noise_sampler");
+    if (sampler != null) {
+      out.printf("  noise             %s%n", sampler);
+    }
+    out.printf("  wall time         %.1f s (local training %.1f s, noise and summation %.1f s, reference %.1f s)%n",
+        wall, r.trainingSeconds(), r.releaseSeconds(), r.referenceSeconds());
+    if (spec.run().modelOut != null) {
+      out.printf("  model             %s%n", spec.run().modelOut);
+    }
+  }
+}
