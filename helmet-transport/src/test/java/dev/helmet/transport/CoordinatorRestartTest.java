@@ -102,11 +102,12 @@ class CoordinatorRestartTest {
   }
 
   /**
-   * A DP-FL coordinator is killed (SIGKILL) when round 2 opens, after two rounds' sums were
-   * released. Its successor charges exactly those two rounds (release 0.1 refunded them all).
+   * A DP-FL coordinator is killed (SIGKILL) when round k opens, after k rounds' sums were released.
+   * Its successor charges exactly those k rounds (release 0.1 refunded them all), nothing for k = 0.
    */
-  @Test
-  void aKilledDpFlCoordinatorsReleasedRoundsStayCharged(@TempDir Path dir) throws Exception {
+  @org.junit.jupiter.params.ParameterizedTest(name = "killed when round {0} opens")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {0, 1, 2})
+  void aKilledDpFlCoordinatorsReleasedRoundsStayCharged(int killAt, @TempDir Path dir) throws Exception {
     int w = 4;
     Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), CoordinatorProcess.class.getName(), dir.toString(),
@@ -121,7 +122,7 @@ class CoordinatorRestartTest {
       Participant.Hook killCoordinator = new Participant.Hook() {
         @Override
         public void received(CoordinatorMessage m, io.grpc.ManagedChannel channel) {
-          if (m.hasRoundStart() && m.getRoundStart().getRound() == 2 && killed.compareAndSet(false, true)) {
+          if (m.hasRoundStart() && m.getRoundStart().getRound() == killAt && killed.compareAndSet(false, true)) {
             child.destroyForcibly();
           }
         }
@@ -137,11 +138,13 @@ class CoordinatorRestartTest {
       List<String> recovered = s.recover();
       assertEquals(1, recovered.size(), recovered::toString);
       Map<String, Object> entry = s.ledgerEntry(session);
-      assertEquals("SPENT", entry.get("STATUS"));
-      assertEquals(2, ((Number) entry.get("RELEASED_ROUNDS")).intValue());
+      assertEquals(killAt == 0 ? "REFUNDED" : "SPENT", entry.get("STATUS"));
+      assertEquals(killAt, ((Number) entry.get("RELEASED_ROUNDS")).intValue());
       int[] sizes = {60, 60, 60, 60};
-      double twoRounds = SessionPlan.spec(CoordinatorProcess.dpflConfig(w, w)).plan(sizes, w).charge().epsilon(2);
-      assertEquals(twoRounds, ((Number) entry.get("EPSILON")).doubleValue(), 0);
+      double released = SessionPlan.spec(CoordinatorProcess.dpflConfig(w, w)).plan(sizes, w).charge().epsilon(killAt);
+      if (killAt > 0) {
+        assertEquals(released, ((Number) entry.get("EPSILON")).doubleValue(), 0);
+      }
       assertNull(s.releasedModel(session));
     }
   }
