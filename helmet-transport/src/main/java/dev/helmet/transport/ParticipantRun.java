@@ -1,0 +1,401 @@
+package dev.helmet.transport;
+
+import com.google.protobuf.ByteString;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.privacy.ledger.PrivacyCharge;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Contributor;
+import dev.helmet.protocols.algorithm.Local;
+import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.protocols.model.ModelFile;
+import dev.helmet.protocols.model.ReleasedModel;
+import dev.helmet.secagg.crypto.CryptoProfile;
+import dev.helmet.secagg.crypto.Signatures;
+import dev.helmet.secagg.protocol.ClientState;
+import dev.helmet.secagg.protocol.Messages;
+import dev.helmet.secagg.protocol.SecAggParameters;
+import dev.helmet.transport.wire.CoordinatorMessage;
+import dev.helmet.transport.wire.GraphSeed;
+import dev.helmet.transport.wire.Join;
+import dev.helmet.transport.wire.NonceReveal;
+import dev.helmet.transport.wire.Outcome;
+import dev.helmet.transport.wire.ParticipantMessage;
+import dev.helmet.transport.wire.Roster;
+import dev.helmet.transport.wire.SessionConfig;
+import dev.helmet.transport.wire.UploadReady;
+import io.grpc.stub.StreamObserver;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.Locale;
+
+/** The participant's side of one session. */
+final class ParticipantRun {
+  final SessionConfig config;
+  final AlgorithmSpec spec;
+  final String session;
+  final StreamObserver<ParticipantMessage> out;
+  final Signatures.KeyPair identity;
+  final byte[] nonce;
+  final int points;
+  /** Its private state after its preparation (its trained model, its rows). */
+  final Local local;
+  final long seed;
+  final NoiseFactory noise;
+  final Participant.Hook hook;
+  /** The plan derived from the roster, and this party's side of the run. */
+  PublicPlan plan;
+  Contributor contributor;
+  /** The secret graph nonce (revealed after the roster) and the commitment its Join carried. */
+  final byte[] commitment;
+  /** Round 0's SecAgg parameters and the graph seed; later rounds differ only in the session id. */
+  SecAggParameters firstRound;
+  byte[] graphSeed;
+  int nextRound;
+  /** Over TLS: the CA neighbours' identity bindings must chain to; null over plaintext. */
+  final java.security.cert.X509Certificate ca;
+  /** Over TLS: SHA-256 of this party's own certificate, which the roster must list for it. */
+  byte[] ownCertificateSha256;
+  final Participant.Policy policy;
+  /** The participant's own ledger, or null. */
+  final LocalLedger ledger;
+  /** What a released round costs this party's data, derived from the plan it checked; null before the roster. */
+  PrivacyCharge charge;
+  /** Rounds whose masked input this party sent (each is charged, whatever happens next). */
+  int roundsSent;
+  Roster roster;
+  final CryptoProfile profile = new CryptoProfile();
+  WireCodec codec;
+  ClientState client;
+  int party = -1;
+  Messages.MaskedInput pendingUpload;
+  long bytesSent;
+  long bytesReceived;
+
+  ParticipantRun(SessionConfig config, AlgorithmSpec spec, String session, StreamObserver<ParticipantMessage> out,
+      Signatures.KeyPair identity, byte[] nonce, int points, Local local, long seed, NoiseFactory noise, Participant.Hook hook,
+      java.security.cert.X509Certificate ca, Participant.Policy policy, LocalLedger ledger) {
+    this.policy = policy;
+    this.ledger = ledger;
+    this.spec = spec;
+    this.local = local;
+    this.seed = seed;
+    this.noise = noise;
+    this.hook = hook;
+    this.ca = ca;
+    this.config = config;
+    this.session = session;
+    this.out = out;
+    this.identity = identity;
+    this.nonce = nonce;
+    this.commitment = SessionPlan.nonceCommitment(nonce);
+    this.points = points;
+  }
+
+  void send(ParticipantMessage m) {
+    for (ParticipantMessage x : hook.sending(m)) {
+      bytesSent += x.getSerializedSize();
+      out.onNext(x);
+    }
+  }
+
+  /** Handles one message; returns the outcome when the session has ended. */
+  Outcome handle(CoordinatorMessage m) throws Participant.ParticipantException {
+    bytesReceived += m.getSerializedSize();
+    switch (m.getBodyCase()) {
+      case ENROLLED -> Participant.LOG.log(Level.INFO, "session {0}: enrolled ({1} of {2} parties)", session,
+          m.getEnrolled().getEnrolled(), m.getEnrolled().getParties());
+      case REFUSED -> throw new Participant.ParticipantException("the coordinator refused to enrol this participant: "
+          + m.getRefused().getReason());
+      case ROSTER -> start(m.getRoster());
+      case GRAPH_SEED -> seeded(m.getGraphSeed());
+      case KEY_ROSTER -> {
+        checkBindings(m.getKeyRoster());
+        step(() -> codec.decode(m.getKeyRoster()));
+      }
+      case SHARE_DELIVERY -> step(() -> codec.decode(m.getShareDelivery()));
+      case UPLOAD_GRANT -> {
+        if (pendingUpload == null || client == null || client instanceof ClientState.Aborted) {
+          Participant.LOG.log(Level.WARNING, "session {0}: an upload grant with nothing to upload; ignored", session);
+        } else if (m.getUploadGrant().getSecaggSession() != pendingUpload.session()) {
+          Participant.LOG.log(Level.WARNING, "session {0}: an upload grant for another summation; ignored", session);
+        } else {
+          // The contribution leaves now: it is charged first (on disk before it is sent) and never refunded.
+          roundsSent++;
+          if (ledger != null) {
+            ledger.commit(session, charge, roundsSent);
+          }
+          send(ParticipantMessage.newBuilder().setMaskedInput(codec.encode(pendingUpload)).build());
+          pendingUpload = null;
+        }
+      }
+      case CONSISTENCY_CHECK_REQUEST -> step(() -> codec.decode(m.getConsistencyCheckRequest()));
+      case UNMASKING_REQUEST -> step(() -> codec.decode(m.getUnmaskingRequest()));
+      case ROUND_START -> roundStart(m.getRoundStart());
+      case OUTCOME -> {
+        return m.getOutcome();
+      }
+      case BODY_NOT_SET -> Participant.LOG.log(Level.WARNING, "session {0}: an empty message from the coordinator; ignored", session);
+    }
+    return null;
+  }
+
+  private void start(Roster r) throws Participant.ParticipantException {
+    if (roster != null) {
+      Participant.LOG.log(Level.WARNING, "session {0}: a second roster; ignored", session);
+      return;
+    }
+    try {
+      SessionPlan.validateRoster(config, r);
+    } catch (IllegalArgumentException e) {
+      throw new Participant.ParticipantException("the roster of session " + session + " is invalid: " + e.getMessage(), e);
+    }
+    for (int i = 0; i < r.getPartiesCount(); i++) {
+      if (java.util.Arrays.equals(r.getParties(i).getIdentityKey().toByteArray(), identity.publicKey())) {
+        party = i;
+      }
+    }
+    if (party < 0) {
+      throw new Participant.ParticipantException("this participant is not in the roster of session " + session);
+    }
+    if (r.getParties(party).getPoints() != points || !java.util.Arrays.equals(
+        r.getParties(party).getNonceCommitment().toByteArray(), commitment)) {
+      throw new Participant.ParticipantException("the roster misstates this participant's points or nonce commitment");
+    }
+    if (ownCertificateSha256 != null && !java.util.Arrays.equals(
+        r.getParties(party).getCertificateSha256().toByteArray(), ownCertificateSha256)) {
+      throw new Participant.ParticipantException("the roster lists another certificate for this participant");
+    }
+    try {
+      plan = spec.plan(SessionPlan.sizes(r), (int) config.getMinContributors(), noise.isSecure());
+    } catch (IllegalArgumentException e) {
+      throw new Participant.ParticipantException("cannot derive the session's plan from the roster: " + e.getMessage(), e);
+    }
+    // This party's own account of what the session costs its data, from the plan it derived; it
+    // never takes the coordinator's number. A plan that costs more than this party accepts or
+    // reserved is refused before anything about its data leaves.
+    charge = plan.charge();
+    double own = charge.epsilon(plan.rounds());
+    if (!(own <= policy.maxEpsilon()) || !(own <= config.getPrivacy().getEpsilon() * (1 + 1e-9))) {
+      throw new Participant.ParticipantException(String.format(Locale.ROOT, "refusing session %s: by this participant's own "
+          + "accounting the plan costs eps = %.6g (%s), above %s", session, own, charge.neighbours(),
+          own > policy.maxEpsilon() ? "its limit of " + policy.maxEpsilon() : "the session's stated eps "
+              + config.getPrivacy().getEpsilon()));
+    }
+    roster = r;
+    contributor = plan.contributor(party, local, noise, seed);
+    send(ParticipantMessage.newBuilder().setNonceReveal(NonceReveal.newBuilder().setSender(party)
+        .setNonce(ByteString.copyFrom(nonce))).build());
+  }
+
+  /**
+   * Every party revealed its nonce: this party checks each against the roster's commitment,
+   * derives the graph and the SecAgg parameters itself, compares them with the coordinator's, and
+   * starts the summation (blind averaging) or waits for the first round (DP-FL).
+   */
+  private void seeded(GraphSeed g) throws Participant.ParticipantException {
+    if (roster == null || codec != null) {
+      throw new Participant.ParticipantException(roster == null ? "a graph seed before the roster" : "a second graph seed");
+    }
+    List<byte[]> nonces = new java.util.ArrayList<>();
+    for (ByteString b : g.getNoncesList()) {
+      nonces.add(b.toByteArray());
+    }
+    if (nonces.size() != roster.getPartiesCount() || !java.util.Arrays.equals(nonces.get(party), nonce)) {
+      throw new Participant.ParticipantException("the graph seed leaves out or alters this participant's own nonce");
+    }
+    SecAggParameters params;
+    try {
+      params = SessionPlan.secagg(config, roster, nonces, plan.length(), plan.encoding().ringBits());
+    } catch (IllegalArgumentException e) {
+      throw new Participant.ParticipantException("cannot derive the session's SecAgg parameters: " + e.getMessage(), e);
+    }
+    if (params.graph().degree() < policy.minNeighbours()) {
+      throw new Participant.ParticipantException("refusing session " + session + ": the summation gives each party "
+          + params.graph().degree() + " neighbours; this participant needs at least " + policy.minNeighbours());
+    }
+    if (params.graph().degree() != g.getNeighbours() || params.threshold() != g.getThreshold()
+        || params.session() != g.getSecaggSession()) {
+      throw new Participant.ParticipantException(String.format("the coordinator's SecAgg parameters (k = %d, t = %d) differ from "
+          + "this participant's own derivation (k = %d, t = %d) or the session id does not match", g.getNeighbours(),
+          g.getThreshold(), params.graph().degree(), params.threshold()));
+    }
+    codec = new WireCodec(roster.getPartiesCount(), params.length(), params.ringBits());
+    firstRound = params;
+    graphSeed = SessionPlan.graphSeed(config, roster, nonces);
+    Participant.LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; {5}, {6} round(s), noise multiplier {7}",
+        session, party, roster.getPartiesCount(), params.graph().description(), params.threshold(),
+        spec.algorithm().id(), plan.rounds(), String.format(Locale.ROOT, "%.4f", plan.noiseMultiplier()));
+  }
+
+  /**
+   * Round r opens with its public state. The party answers only the next round it expects and
+   * never more rounds than its own plan accounted for, checks the round's SecAgg session against
+   * its own derivation, and computes its input (its own training, clipping and noise) itself,
+   * while the summation's first messages go out.
+   */
+  private void roundStart(dev.helmet.transport.wire.RoundStart rs) throws Participant.ParticipantException {
+    if (plan == null || firstRound == null) {
+      throw new Participant.ParticipantException("a round start before the roster and the graph seed");
+    }
+    int rounds = plan.rounds();
+    if (rs.getRound() != nextRound || nextRound >= rounds) {
+      throw new Participant.ParticipantException("the coordinator opened round " + rs.getRound() + "; this participant expects "
+          + (nextRound >= rounds ? "no further round (all " + rounds + " accounted rounds have run)"
+          : "round " + nextRound) + ", so it stops");
+    }
+    SecAggParameters params = nextRound == 0 ? firstRound
+        : SessionPlan.forRound(config, firstRound, graphSeed, nextRound);
+    if (params.session() != rs.getSecaggSession()) {
+      throw new Participant.ParticipantException("round " + nextRound + "'s SecAgg session id differs from this participant's "
+          + "own derivation");
+    }
+    java.util.function.Supplier<long[]> work;
+    try {
+      work = contributor.open(nextRound, rs.getState().toByteArray());
+    } catch (IllegalArgumentException e) {
+      throw new Participant.ParticipantException("round " + nextRound + ": the coordinator's round state is malformed: "
+          + e.getMessage(), e);
+    }
+    java.util.concurrent.CompletableFuture<long[]> input = inBackground(work);
+    nextRound++;
+    pendingUpload = null;
+    advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), input::join, profile)));
+  }
+
+  /**
+   * Over TLS, every neighbour whose keys the coordinator relays must come with an identity binding,
+   * for the identity key and nonce the roster gave it and this configuration, from a participant
+   * certificate of the CA (never the coordinator's), namely the one the roster lists for it (the
+   * roster's fingerprints are pairwise distinct, so each neighbour is a distinct certificate
+   * holder). Otherwise the coordinator may have substituted keys, and this party stops.
+   */
+  private void checkBindings(dev.helmet.transport.wire.KeyRoster kr) throws Participant.ParticipantException {
+    if (ca == null || roster == null) {
+      return;
+    }
+    java.util.Map<Integer, dev.helmet.transport.wire.IdentityBinding> bindings = new java.util.HashMap<>();
+    for (var b : kr.getBindingsList()) {
+      bindings.put(b.getParty(), b);
+    }
+    byte[] digest = SessionPlan.digest(config);
+    for (var n : kr.getNeighboursList()) {
+      int v = n.getSender();
+      var b = bindings.get(v);
+      String why;
+      if (v < 0 || v >= roster.getPartiesCount()) {
+        why = "it is not in the roster";
+      } else if (v == party) {
+        why = "it is this party itself";
+      } else if (b == null) {
+        why = "no identity binding came with its keys";
+      } else if (!java.util.Arrays.equals(IdentityBinding.fingerprint(b.getCertificate().toByteArray()),
+          roster.getParties(v).getCertificateSha256().toByteArray())) {
+        why = "its binding's certificate is not the one the roster lists for it";
+      } else {
+        why = IdentityBinding.check(b.getCertificate().toByteArray(), b.getSignature().toByteArray(), ca, digest,
+            roster.getParties(v).getIdentityKey().toByteArray(), roster.getParties(v).getNonceCommitment().toByteArray());
+      }
+      if (why != null) {
+        throw new Participant.ParticipantException("neighbour " + v + "'s identity key is not bound to a participant certificate "
+            + "of this deployment (" + why + "); the coordinator may have substituted keys, so this party stops");
+      }
+    }
+  }
+
+  private interface Decoder {
+    Messages.ServerMessage decode();
+  }
+
+  private void step(Decoder d) throws Participant.ParticipantException {
+    if (client == null) {
+      throw new Participant.ParticipantException("a protocol message before the roster");
+    }
+    if (client.isFinal()) {
+      return; // this party has stopped; it only waits for the outcome
+    }
+    Messages.ServerMessage msg;
+    try {
+      msg = d.decode();
+    } catch (WireFormatException e) {
+      Participant.LOG.log(Level.WARNING, "session {0}: a malformed message from the coordinator ({1}); this party stops",
+          session, e.getMessage());
+      client = null;
+      throw new Participant.ParticipantException("malformed message from the coordinator: " + e.getMessage(), e);
+    }
+    advance(client.handle(msg));
+  }
+
+  private void advance(ClientState.Step step) {
+    client = step.next();
+    if (client instanceof ClientState.Aborted a) {
+      Participant.LOG.log(Level.WARNING, "session {0}: party {1} stops: {2} ({3})", session, party, a.reason(), a.detail());
+    }
+    Messages.ClientMessage reply = step.reply();
+    if (reply == null) {
+      return;
+    }
+    ParticipantMessage.Builder b = ParticipantMessage.newBuilder();
+    if (reply instanceof Messages.AdvertiseKeys a) {
+      b.setAdvertiseKeys(codec.encode(a));
+    } else if (reply instanceof Messages.ShareKeys k) {
+      b.setShareKeys(codec.encode(k));
+    } else if (reply instanceof Messages.MaskedInput mi) {
+      // Flow control: announce the upload and send it when granted.
+      pendingUpload = mi;
+      b.setUploadReady(UploadReady.newBuilder().setSecaggSession(mi.session()).setSender(party));
+    } else if (reply instanceof Messages.ConsistencySignature c) {
+      b.setConsistencySignature(codec.encode(c));
+    } else if (reply instanceof Messages.UnmaskingShares u) {
+      b.setUnmaskingShares(codec.encode(u));
+    }
+    send(b.build());
+  }
+
+  /** Runs {@code task} on a daemon thread (a party computes one input at a time). */
+  private static java.util.concurrent.CompletableFuture<long[]> inBackground(
+      java.util.function.Supplier<long[]> task) {
+    java.util.concurrent.CompletableFuture<long[]> f = new java.util.concurrent.CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        f.complete(task.get());
+      } catch (RuntimeException | Error e) {
+        f.completeExceptionally(e);
+      }
+    }, "helmet-participant-input");
+    t.setDaemon(true);
+    t.start();
+    return f;
+  }
+
+  /** This party's own eps for the rounds it sent (0 if none). */
+  double ownEpsilon() {
+    return charge == null || roundsSent == 0 ? 0 : charge.epsilon(roundsSent);
+  }
+
+  Participant.Result result(Outcome o, double seconds) {
+    boolean completed = o.getStatus().equals("completed");
+    ReleasedModel released = null;
+    if (completed) {
+      try {
+        ReleasedModel sent = ModelFile.fromJson(new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+            Bounded.stream(new java.util.zip.GZIPInputStream(o.getModelGzip().newInput()), Participant.MAX_MODEL_JSON_BYTES,
+                "the released model")), "the coordinator's outcome");
+        // The weights are the coordinator's (the released sum); everything said about them is
+        // this party's own: its preprocessing, learner and the ledger of the plan it derived,
+        // never the coordinator's numbers.
+        released = plan == null ? null : new ReleasedModel(sent.weights(), spec.preprocessing(),
+            SessionPlan.labels(config), (int) config.getFeatures(), spec.learner(),
+            plan.ledger(o.getContributorsCount(), config.getProtocol() + " over gRPC", false), sent.provenance());
+      } catch (java.io.IOException | RuntimeException e) {
+        return new Participant.Result(false, "the released model does not parse: " + e.getMessage(), null, ownEpsilon(), party,
+            o.getContributorsList(), bytesSent, bytesReceived, seconds);
+      }
+    }
+    double own = ownEpsilon();
+    Participant.LOG.log(Level.INFO, "session {0}: {1}{2}; by its own accounting this party''s data spent eps = {3} ({4} round(s) "
+        + "sent; {5}); sent {6} B, received {7} B", session, o.getStatus(), completed ? "" : ": " + o.getReason(),
+        own, roundsSent, charge == null ? "no plan" : charge.neighbours(), bytesSent, bytesReceived);
+    return new Participant.Result(completed && released != null, o.getReason(), released, own, party, o.getContributorsList(),
+        bytesSent, bytesReceived, seconds);
+  }
+}

@@ -1,0 +1,423 @@
+package dev.helmet.transport;
+
+import com.google.protobuf.ByteString;
+import dev.helmet.core.util.Version;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.protocols.algorithm.ServerRole;
+import dev.helmet.protocols.model.ModelFile;
+import dev.helmet.protocols.model.ReleasedModel;
+import dev.helmet.secagg.crypto.CryptoProfile;
+import dev.helmet.secagg.protocol.Round;
+import dev.helmet.secagg.protocol.SecAggParameters;
+import dev.helmet.secagg.protocol.ServerEvents;
+import dev.helmet.secagg.protocol.ServerState;
+import dev.helmet.secagg.summation.SummationOutcome;
+import dev.helmet.transport.store.Store;
+import dev.helmet.transport.wire.CoordinatorMessage;
+import dev.helmet.transport.wire.GraphSeed;
+import dev.helmet.transport.wire.Outcome;
+import dev.helmet.transport.wire.Roster;
+import dev.helmet.transport.wire.RosterEntry;
+import dev.helmet.transport.wire.RoundStart;
+import io.grpc.Status;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The coordinator's round driver: enrolment, the roster, the nonce reveals, then every round of the
+ * algorithm (its public state, one SecAgg/SecAgg+ summation with the configuration's deadlines,
+ * the server's step), and the release or the abort with exactly the released rounds charged. It
+ * knows no algorithm: everything specific comes from the published configuration's
+ * {@link dev.helmet.protocols.algorithm.PublicPlan}.
+ */
+final class RoundDriver {
+  private final Coordinator c;
+
+  RoundDriver(Coordinator c) {
+    this.c = c;
+  }
+
+  /** Thrown inside the runner to end the session without a release. */
+  static final class Abort extends Exception {
+    static final long serialVersionUID = 1L;
+
+    Abort(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  void runSession() {
+    long start = System.nanoTime();
+    try {
+      Coordinator.Result r = runRounds(start);
+      c.events.flushEvents();
+      c.result.complete(r);
+    } catch (Abort a) {
+      finishAborted(a.getMessage(), start);
+    } catch (InterruptedException e) {
+      finishAborted("the coordinator was stopped", start);
+    } catch (RuntimeException | Error e) {
+      // Whatever happens, the session ends with a recorded abort and nothing released.
+      Coordinator.LOG.log(Level.ERROR, "session " + c.sessionHex + " failed", e);
+      finishAborted("internal error: " + e, start);
+    }
+  }
+
+  Coordinator.Result runRounds(long start) throws Abort, InterruptedException {
+    // Enrolment.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(c.config.getDeadlines().getEnrolmentSeconds());
+    int n;
+    c.lock.lock();
+    try {
+      while (c.enrolled.size() < c.config.getParties() && c.waitUntil(deadline)) {
+        // woken by a join
+      }
+      c.phase = Coordinator.Phase.RUNNING;
+      n = c.enrolled.size();
+      for (int i = 0; i < n; i++) {
+        c.enrolled.get(i).party = i;
+      }
+    } finally {
+      c.lock.unlock();
+    }
+    if (n < c.config.getMinContributors()) {
+      throw new Abort("only " + n + " of " + c.config.getParties() + " parties joined before the enrolment deadline; "
+          + c.config.getMinContributors() + " are needed");
+    }
+    Roster.Builder roster = Roster.newBuilder().setCoordinatorNonce(ByteString.copyFrom(c.coordinatorNonce));
+    for (Peer p : c.enrolled) {
+      c.store.participant(c.sessionHex, p.party, p.subject, p.points);
+      roster.addParties(RosterEntry.newBuilder().setParty(p.party).setPoints(p.points)
+          .setIdentityKey(ByteString.copyFrom(p.identityKey)).setNonceCommitment(ByteString.copyFrom(p.commitment))
+          .setSubject(p.subject).setCertificateSha256(p.tlsCertificate == null ? ByteString.EMPTY
+              : ByteString.copyFrom(IdentityBinding.fingerprint(p.tlsCertificate))));
+    }
+    AlgorithmSpec spec = SessionPlan.spec(c.config);
+    PublicPlan plan;
+    Roster built = roster.build();
+    try {
+      plan = spec.plan(SessionPlan.sizes(built), (int) c.config.getMinContributors());
+      SessionPlan.validateRoster(c.config, built);
+    } catch (IllegalArgumentException e) {
+      throw new Abort("the enrolled parties admit no plan: " + e.getMessage());
+    }
+    // What each released round will cost, stored before any can be released (so an abort or a
+    // restart charges exactly the released rounds).
+    c.store.charge(c.sessionHex, plan.charge());
+    CoordinatorMessage rosterMessage = CoordinatorMessage.newBuilder().setRoster(built).build();
+    c.lock.lock();
+    try {
+      c.revealing = true; // before the roster goes out: a party answers it with its reveal at once
+    } finally {
+      c.lock.unlock();
+    }
+    for (Peer p : c.enrolled) {
+      c.out.sendCounted(p, rosterMessage, c.deadlineAfterRound());
+    }
+    List<byte[]> nonces = awaitReveals(n);
+    SecAggParameters params;
+    try {
+      params = SessionPlan.secagg(c.config, built, nonces, plan.length(), plan.encoding().ringBits());
+    } catch (IllegalArgumentException e) {
+      throw new Abort("the enrolled parties admit no SecAgg parameters: " + e.getMessage());
+    }
+    CryptoProfile profile = new CryptoProfile();
+    int rounds = plan.rounds();
+    Coordinator.LOG.log(Level.INFO, "session {0}: {1} parties enrolled; {2}, threshold {3}; {4} values per input, {5}-bit ring; "
+        + "{6}, {7} round(s)", c.sessionHex, n, params.graph().description(), params.threshold(), params.length(),
+        params.ringBits(), spec.algorithm().id(), rounds);
+    Map<String, Object> parameters = new LinkedHashMap<>();
+    parameters.put("graph", params.graph().description());
+    parameters.put("neighbours", params.graph().degree());
+    parameters.put("threshold", params.threshold());
+    parameters.put("min_contributors", params.minSurvivors());
+    parameters.put("colluding_fraction", c.config.getColludingFraction());
+    GraphSeed.Builder seed = GraphSeed.newBuilder().setNeighbours(params.graph().degree())
+        .setThreshold(params.threshold()).setSecaggSession(params.session());
+    for (byte[] nonce : nonces) {
+      seed.addNonces(ByteString.copyFrom(nonce));
+    }
+    CoordinatorMessage seedMessage = CoordinatorMessage.newBuilder().setGraphSeed(seed).build();
+    for (Peer p : c.enrolled) {
+      if (!c.gone.get(p.party)) {
+        c.out.sendCounted(p, seedMessage, c.deadlineAfterRound());
+      }
+    }
+
+    // Every round: the public state, one summation on the same streams, the server's step.
+    List<SummationOutcome.Drop> drops = new ArrayList<>();
+    ServerRole role = plan.server();
+    byte[] graphSeed = SessionPlan.graphSeed(c.config, built, nonces);
+    ServerState.Completed done = null;
+    int fewest = n;
+    for (int r = 0; r < rounds; r++) {
+      SecAggParameters pr = r == 0 ? params : SessionPlan.forRound(c.config, params, graphSeed, r);
+      CoordinatorMessage opening = CoordinatorMessage.newBuilder().setRoundStart(RoundStart.newBuilder().setRound(r)
+          .setSecaggSession(pr.session()).setState(ByteString.copyFrom(role.state(r)))).build();
+      String prefix = rounds > 1 ? "R" + r + "/" : "";
+      done = summation(pr, profile, prefix, opening);
+      for (SummationOutcome.Drop d : drops(done)) {
+        if (!c.absentAtStart.get(d.party())) {
+          drops.add(new SummationOutcome.Drop(d.party(), prefix + d.round(), d.reason(), d.detail()));
+        }
+      }
+      int[] contributors = done.contributors().stream().toArray();
+      fewest = Math.min(fewest, contributors.length);
+      role.step(r, plan.encoding().decode(done.sum()), contributors);
+      if (rounds > 1) {
+        Coordinator.LOG.log(Level.INFO, "session {0}: round {1} of {2} summed {3} contributors", c.sessionHex, r + 1, rounds,
+            contributors.length);
+      }
+    }
+    String protocolName = c.config.getProtocol() + " over gRPC";
+    dev.helmet.core.learn.LinearModel weights = role.model();
+    dev.helmet.privacy.ledger.PrivacyLedger ledger = plan.ledger(fewest, protocolName, false);
+    List<Integer> contributors = done.contributors().stream().boxed().toList();
+    Map<String, Object> provenance = new LinkedHashMap<>();
+    provenance.put("helmet_version", Version.get());
+    provenance.put("created", Instant.now().toString());
+    provenance.put("session", c.sessionHex);
+    provenance.put("session_name", c.config.getName());
+    provenance.put("dataset", c.config.getDataset());
+    provenance.put("parties", n);
+    provenance.put("contributors", contributors.size());
+    provenance.put("protocol", protocolName);
+    provenance.put("algorithm", spec.algorithm().id());
+    provenance.put("rounds", rounds);
+    ReleasedModel model = new ReleasedModel(weights, spec.preprocessing(), SessionPlan.labels(c.config),
+        (int) c.config.getFeatures(), spec.learner(), ledger, provenance);
+    String json = ModelFile.toJson(model).toString();
+    double eps = ledger.epsilon();
+    double delta = ledger.delta();
+    // The release and the ledger's charge are one transaction: either both are recorded or neither.
+    c.store.release(c.sessionHex, json, contributors.size(), eps, delta);
+    c.lock.lock();
+    try {
+      c.phase = Coordinator.Phase.DONE;
+    } finally {
+      c.lock.unlock();
+    }
+    Coordinator.LOG.log(Level.INFO, "session {0}: released the model of {1} contributors, eps = {2}, delta = {3}", c.sessionHex,
+        contributors.size(), eps, delta);
+    Outcome o = Outcome.newBuilder().setStatus("completed").setModelGzip(ByteString.copyFrom(gzip(json)))
+        .addAllContributors(contributors).setRounds(SessionPlan.rounds(c.config))
+        .setEpsilon(eps).setDelta(delta).build();
+    c.out.broadcastOutcome(o);
+    long total = 0;
+    for (Peer p : c.enrolled) {
+      total += p.bytesIn + p.bytesOut;
+    }
+    return new Coordinator.Result(c.sessionHex, true, "", model, eps, delta, n, contributors, drops, total, total / n,
+        (System.nanoTime() - start) / 1e9, parameters);
+  }
+
+  /**
+   * Runs one secure summation (SecAgg rounds 0 to 4) with the deadlines of the configuration.
+   *
+   * @param prefix prefixes the stage names recorded (with several rounds: the round, "R3/")
+   * @param opening sent to every connected party once the summation's state exists, so no answer
+   *     can arrive before it (DP-FL's RoundStart), or null
+   * @return the completed state, with the sum
+   * @throws Abort if the summation aborted (nothing of it is released)
+   */
+  ServerState.Completed summation(SecAggParameters params, CryptoProfile profile, String prefix,
+      CoordinatorMessage opening) throws Abort, InterruptedException {
+    List<Peer> live = new ArrayList<>();
+    c.lock.lock();
+    try {
+      c.codec = new WireCodec(params.graph().parties(), params.length(), params.ringBits());
+      c.secaggSession = params.session();
+      c.state = ServerState.start(params, profile);
+      c.reportedDrops = 0;
+      c.reportedRejections = 0;
+      c.stagePrefix = prefix;
+      // A party that left is dropped again by every later summation; its drop is recorded once. A
+      // party that left before its first drop was recorded (e.g. between the roster and round 0)
+      // is recorded here as usual.
+      c.absentAtStart = (BitSet) c.gone.clone();
+      c.absentAtStart.and(c.dropRecorded);
+      for (Peer p : c.enrolled) {
+        if (!c.gone.get(p.party)) {
+          live.add(p);
+        }
+      }
+    } finally {
+      c.lock.unlock();
+    }
+    if (opening != null) {
+      long sendBy = c.deadlineAfterRound();
+      for (Peer p : live) {
+        c.out.sendCounted(p, opening, sendBy);
+      }
+    }
+    ServerState current;
+    while (true) {
+      c.lock.lock();
+      try {
+        current = c.state;
+        if (current.isFinal()) {
+          break;
+        }
+        c.store.stage(c.sessionHex, Store.Status.RUNNING, c.stagePrefix + current.round().name());
+        int expected = current.awaiting().cardinality();
+        long roundDeadline = c.deadlineAfterRound();
+        while (!c.awaitingLive().isEmpty() && c.waitUntil(roundDeadline)) {
+          // woken by a message or a departure
+        }
+        int answered = expected - current.awaiting().cardinality();
+        boolean unmasking = current.round() == Round.UNMASKING;
+        if (unmasking) {
+          // Closing the unmasking round computes the sum: charge the round first (a crash in
+          // between over-charges, which is safe), and take the charge back only if it aborts.
+          c.store.roundsReleased(c.sessionHex, c.releasedRounds + 1);
+        }
+        ServerState.Transition tr = current.close();
+        c.state = tr.next();
+        if (unmasking) {
+          if (c.state instanceof ServerState.Completed) {
+            c.releasedRounds++;
+          } else {
+            c.store.roundsReleased(c.sessionHex, c.releasedRounds);
+          }
+        }
+        c.events.recordEvents(c.stage(current));
+        c.store.roundOutcome(c.sessionHex, c.stage(current), expected, answered);
+        Coordinator.LOG.log(Level.INFO, "session {0}: {1}{2} closed, {3} of {4} answered, {5} B received", c.sessionHex, c.stagePrefix,
+            current.round(), answered, expected, c.bytesInThisRound);
+        c.bytesInThisRound = 0;
+        if (c.state.isFinal()) {
+          current = c.state;
+          break;
+        }
+        c.uploadQueue.clear();
+        c.activeUploads = 0;
+        for (Peer p : c.enrolled) {
+          p.granted = false;
+        }
+        c.out.sendRound(tr.outgoing());
+      } finally {
+        if (c.lock.isHeldByCurrentThread()) {
+          c.lock.unlock();
+        }
+      }
+    }
+    if (current instanceof ServerState.Aborted a) {
+      throw new Abort((c.stagePrefix.isEmpty() ? "" : "round " + c.stagePrefix.substring(1, c.stagePrefix.length() - 1)
+          + ": ") + "secure aggregation aborted: " + a.reason() + ": " + a.detail());
+    }
+    return (ServerState.Completed) current;
+  }
+
+  void finishAborted(String why, long start) {
+    int released;
+    c.lock.lock();
+    try {
+      released = c.releasedRounds;
+    } finally {
+      c.lock.unlock();
+    }
+    String reason = why;
+    double charged = 0;
+    try {
+      charged = c.store.abort(c.sessionHex, why + (released == 0 ? "; nothing was released"
+          : "; " + released + " round(s) were released and are charged"));
+    } catch (RuntimeException e) {
+      Coordinator.LOG.log(Level.ERROR, "could not record the abort of session " + c.sessionHex, e);
+    }
+    reason = why + (released == 0 ? "; nothing was released and the reservation is refunded"
+        : String.format(java.util.Locale.ROOT, "; %d of %d rounds were released before it and are charged "
+            + "(eps = %.4g)", released, SessionPlan.rounds(c.config), charged));
+    Coordinator.LOG.log(Level.WARNING, "session {0} aborted: {1}", c.sessionHex, reason);
+    List<SummationOutcome.Drop> drops;
+    c.lock.lock();
+    try {
+      c.phase = Coordinator.Phase.DONE;
+      drops = c.state == null ? List.of() : drops(c.state);
+    } finally {
+      c.lock.unlock();
+    }
+    if (!c.closing) {
+      c.out.broadcastOutcome(Outcome.newBuilder().setStatus("aborted").setReason(reason).build());
+    }
+    long bytes = 0;
+    int n;
+    c.lock.lock();
+    try {
+      n = c.enrolled.size();
+      for (Peer p : c.enrolled) {
+        bytes += p.bytesIn + p.bytesOut;
+      }
+    } finally {
+      c.lock.unlock();
+    }
+    c.events.flushEvents();
+    // An aborted session's epsilon is what its released rounds cost (0: nothing was released).
+    c.result.complete(new Coordinator.Result(c.sessionHex, false, reason, null, charged, released == 0 ? 0 : c.config.getPrivacy()
+        .getDelta(), n, List.of(), drops, bytes,
+        n == 0 ? 0 : bytes / n, (System.nanoTime() - start) / 1e9, Map.of()));
+  }
+
+  static List<SummationOutcome.Drop> drops(ServerState s) {
+    List<SummationOutcome.Drop> out = new ArrayList<>();
+    for (ServerEvents.Drop d : s.drops()) {
+      out.add(new SummationOutcome.Drop(d.party(), d.round().name(), d.reason().name(), d.detail()));
+    }
+    return out;
+  }
+
+  /**
+   * Waits (one round deadline) for every connected party's nonce reveal; returns them in roster
+   * order, empty for a party that did not reveal (it is then treated as gone: over the complete
+   * graph, which does not depend on the nonces, that is an ordinary dropout; SecAgg+ refuses it in
+   * {@link SessionPlan#secagg}, since withholding reveals would let parties choose among graphs).
+   */
+  List<byte[]> awaitReveals(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(c.config.getDeadlines().getRoundSeconds());
+    c.lock.lock();
+    try {
+      while (!liveRevealed() && c.waitUntil(deadline)) {
+        // woken by a reveal or a departure
+      }
+      c.revealing = false;
+      List<byte[]> nonces = new ArrayList<>(n);
+      for (Peer p : c.enrolled) {
+        if (p.revealed == null) {
+          c.gone.set(p.party);
+          Coordinator.LOG.log(Level.INFO, "session {0}: {1} did not reveal its graph nonce", c.sessionHex, p.name());
+        }
+        nonces.add(p.revealed == null ? new byte[0] : p.revealed);
+      }
+      return nonces;
+    } finally {
+      c.lock.unlock();
+    }
+  }
+
+  /** Whether every party still connected has revealed its nonce (lock held). */
+  boolean liveRevealed() {
+    for (Peer p : c.enrolled) {
+      if (p.revealed == null && !c.gone.get(p.party)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static byte[] gzip(String text) {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(bytes)) {
+      z.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
+}
