@@ -118,12 +118,12 @@ final class ParticipantCommand implements Callable<Integer> {
   List<String> protections;
 
   @Option(names = "--noise-splits", paramLabel = "SPLIT", split = ",", defaultValue = "honest",
-      description = "DP-FL noise splits this participant accepts (honest, all-trusted, sqrt-w-penalty); any other "
+      description = "Noise splits this participant accepts (honest, all-trusted, sqrt-w-penalty); any other "
           + "than honest assumes more honest parties than the honest fraction. Default: ${DEFAULT-VALUE}.")
   List<String> noiseSplits;
 
   @Option(names = "--allow-float-noise",
-      description = "Join sessions whose noise is drawn in floating point (continuous Gaussian; DP-FL's). By "
+      description = "Join sessions whose noise is drawn in floating point (continuous Gaussian, or any algorithm whose noise is not exact). By "
           + "default only exact discrete Gaussian noise is accepted.")
   boolean allowFloatNoise;
 

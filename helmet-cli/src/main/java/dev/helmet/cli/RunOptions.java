@@ -109,7 +109,7 @@ final class RunOptions {
     return name.equalsIgnoreCase("simulated") ? null : summation(name, defaultColluding);
   }
 
-  /** As {@link #summation(double)} for the named protocol (DP-FL names its per-round summation). */
+  /** As {@link #summation(double)} for the named summation. */
   SecureSummation summation(String protocol, double defaultColluding) {
     if (ringBits != 0 && ringBits != 32 && ringBits != 64) {
       throw new IllegalArgumentException("ring bits must be 0, 32 or 64. Provided value: " + ringBits);

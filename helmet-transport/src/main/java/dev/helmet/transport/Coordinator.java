@@ -60,11 +60,12 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The coordinator of one networked session, blind averaging (one summation) or DP-FL (one
- * summation per SGD round, each opened by the current model): it publishes the configuration,
+ * The coordinator of one networked session of any registered algorithm (one summation per round,
+ * each opened by the round's public state): it publishes the configuration,
  * enrols participants over mutual TLS, runs the SecAgg/SecAgg+ server state machine (the same one
  * the in-process simulation runs) with a deadline on every round, and releases the decoded
- * model (the noisy average, or the last DP-SGD iterate), recording everything (participants, round outcomes, drops and rejections, the
+ * model the algorithm's server role computes, recording everything (participants, round outcomes, drops
+ * and rejections, the
  * release, the privacy ledger) in its database.
  *
  * <p>Memory stays bounded whatever the number of parties: masked inputs are added to a running sum
@@ -398,7 +399,7 @@ public final class Coordinator implements AutoCloseable {
   int releasedRounds;
   /** The SecAgg session id, once the roster is fixed. Guarded by lock. */
   long secaggSession;
-  /** Prefixes recorded stage names: the DP-FL round ("R3/"), or "" for blind averaging. Guarded by lock. */
+  /** Prefixes recorded stage names: the round ("R3/") when a run has several, else "". Guarded by lock. */
   String stagePrefix = "";
   /** The parties gone before the current summation began whose drop an earlier one recorded. Guarded by lock. */
   BitSet absentAtStart = new BitSet();

@@ -111,15 +111,15 @@ public final class Participant {
    *     unmasked by them; both are refused
    * @param maxDelta the largest delta it accepts
    * @param protections protection units it accepts (record, group, user; empty: any)
-   * @param noiseSplits DP-FL noise splits it accepts (honest, all-trusted, sqrt-w-penalty; empty: any)
-   * @param requireExactNoise refuse noise drawn in floating point (continuous Gaussian; DP-FL's)
+   * @param noiseSplits noise splits it accepts (honest, all-trusted, sqrt-w-penalty; empty: any)
+   * @param requireExactNoise refuse noise drawn in floating point
    * @param minNeighbours the fewest SecAgg+ neighbours it accepts (the roster's degree)
    * @param maxPoints the most points it lets any one party claim (the session's max_points)
    */
   public record Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
       double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
       long maxPoints) {
-    /** The default for a deployment: delta at most 1e-5, exact noise, any unit, the honest DP-FL split. */
+    /** The default for a deployment: delta at most 1e-5, exact noise, any unit, the honest noise split. */
     public static final double DEFAULT_MAX_DELTA = 1e-5;
 
     public Policy {
@@ -344,7 +344,7 @@ public final class Participant {
     }
     AlgorithmSpec spec = SessionPlan.spec(config);
     DesignMatrix design = spec.preprocessing().design(data);
-    // Its own preparation on its own data (blind averaging: the local training), before it joins.
+    // Its own preparation on its own data (e.g. its local training), before it joins.
     long seed = s.trainingSeed() != null ? s.trainingSeed() : Secrets.random().nextLong();
     Local local = spec.prepare(design, seed);
     LOG.log(Level.INFO, "session {0}: prepared {1} on {2} points", session, spec.algorithm().id(), data.size());
@@ -392,8 +392,8 @@ public final class Participant {
                 identity.publicKey(), run.commitment)));
       }
       run.send(ParticipantMessage.newBuilder().setJoin(join).build());
-      // Blind averaging: at most two round deadlines pass between messages to a live party; DP-FL:
-      // a party dropped from one summation waits for the others' five rounds until the next starts.
+      // One round: at most two round deadlines pass between messages to a live party; several: a
+      // party dropped from one summation waits for the others' five SecAgg rounds until the next.
       long timeout = s.timeoutSeconds() > 0 ? s.timeoutSeconds()
           : config.getDeadlines().getEnrolmentSeconds() + (spec.rounds() > 1 ? 6L : 2L)
               * config.getDeadlines().getRoundSeconds() + 30;

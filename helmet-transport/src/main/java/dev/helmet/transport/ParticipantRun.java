@@ -190,7 +190,7 @@ final class ParticipantRun {
   /**
    * Every party revealed its nonce: this party checks each against the roster's commitment,
    * derives the graph and the SecAgg parameters itself, compares them with the coordinator's, and
-   * starts the summation (blind averaging) or waits for the first round (DP-FL).
+   * then waits for the first round.
    */
   private void seeded(GraphSeed g) throws Participant.ParticipantException {
     if (roster == null || codec != null) {

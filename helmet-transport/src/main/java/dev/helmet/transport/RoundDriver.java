@@ -224,7 +224,7 @@ final class RoundDriver {
    *
    * @param prefix prefixes the stage names recorded (with several rounds: the round, "R3/")
    * @param opening sent to every connected party once the summation's state exists, so no answer
-   *     can arrive before it (DP-FL's RoundStart), or null
+   *     can arrive before it (the RoundStart), or null
    * @return the completed state, with the sum
    * @throws Abort if the summation aborted (nothing of it is released)
    */

@@ -267,7 +267,7 @@ public final class SessionPlan {
 
   /**
    * The SecAgg parameters for the roster: neighbours and threshold from {@link SecAggSizing} for
-   * the configured colluding fraction and exactly the dropouts the release tolerates (a DP-FL
+   * the configured colluding fraction and exactly the dropouts the release tolerates (a
    * session's first round; later rounds: {@link #forRound}), bound to the {@link #context}.
    */
   public static SecAggParameters secagg(SessionConfig c, Roster r, List<byte[]> nonces, int vectorLength,
