@@ -40,7 +40,7 @@ class ExperimentCliTest {
   @Test
   void badInvocationsAndFilesNameTheProblem(@TempDir Path dir) throws Exception {
     Path yaml = dir.resolve("e.yaml");
-    Files.writeString(yaml, "dataset: mnist\nparties: [10]\nepsilons: [1]\nhelmet: {learners: [softmax]}\nrepeat: 2\n");
+    Files.writeString(yaml, "dataset: mnist\nparties: [10]\nepsilons: [1]\nvariants: [{algorithm: helmet}]\nrepeat: 2\n");
     assertInvalid(Cli.run("experiment", "run", yaml.toString(), "--out", dir.resolve("o").toString()),
         "unknown key repeat");
     assertInvalid(Cli.run("experiment", "run", yaml.toString(), "--preset", "fig5", "--out", dir.toString()),

@@ -6,10 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.helmet.core.data.BuiltinDataset;
-import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.privacy.event.NeighbourRelation;
-import dev.helmet.protocols.dpfl.DpFl;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,8 +21,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * An experiment: a sweep over party counts, partitions, privacy levels, learners and their
- * hyperparameter grids, for Helmet and optionally DP-FL, repeated over seeds and validation folds.
+ * An experiment: a sweep over party counts, partitions, privacy levels and variants (any registered
+ * algorithm with a grid of its settings), repeated over seeds and validation folds.
  * Read from YAML or JSON ({@link #read}) or a built-in preset ({@link Presets}); every key is
  * checked, and an unknown key, a missing required key or an out-of-range value is an error that
  * names the key. docs/experiments.md lists the keys.
@@ -48,8 +46,7 @@ import java.util.TreeSet;
  *     data, which the parties then do not get) or "test" (the official test set is split: the
  *     validation part chooses hyperparameters, accuracy is reported on the rest; lets the parties
  *     have every training record, e.g. MNIST's 60,000 as 1000 x 60)
- * @param helmet Helmet's learners and grids (null: Helmet not run)
- * @param dpfl DP-FL's grid (null: DP-FL not run)
+ * @param variants what runs: each an algorithm with its settings, some of them grids
  * @param fixedEpsilon the eps of the accuracy-vs-parties and partition plots (the closest in the list)
  */
 public record ExperimentConfig(
@@ -67,8 +64,7 @@ public record ExperimentConfig(
     int folds,
     double validationFraction,
     String validationFrom,
-    Helmet helmet,
-    DpFlGrid dpfl,
+    List<Variant> variants,
     double fixedEpsilon) {
 
   /** Thrown for a configuration that does not parse or validate; the message names the key. */
@@ -84,18 +80,16 @@ public record ExperimentConfig(
   public record DataFile(Path test, double testFraction, String format, String labelColumn, Boolean header,
       int skipRows) {}
 
-  /** One Helmet grid point. */
-  public record HelmetPoint(LearnerKind learner, double lambda, double radius, int epochs) {}
-
-  /** Helmet's learners, each with its grid of (Lambda, R, epochs). */
-  public record Helmet(List<HelmetPoint> grid) {}
-
-  /** One DP-FL grid point; sampling rate 0 means 1024 / N (the papers' choice), at most 1. */
-  public record DpFlPoint(double learningRate, double clip, double epochs, double samplingRate) {}
-
-  /** DP-FL's grid and noise splits (each split is its own variant). */
-  public record DpFlGrid(List<DpFlPoint> grid, List<DpFl.NoiseSplit> splits, String accountant,
-      NeighbourRelation neighbours) {}
+  /**
+   * One variant: an algorithm, the summation its rows are taken with, and its grid points. Each
+   * point is a configuration mapping for the algorithm (as in a session file); a value may be an
+   * expression in the cell's number of records ({@link Expression}), evaluated per cell.
+   *
+   * @param name the label in results.csv, the plots and the report
+   * @param summation plain (in the clear) or simulated (the algorithm's aggregate simulation); both
+   *     release the same distribution as a secure summation, which sums exactly
+   */
+  public record Variant(String name, Algorithm algorithm, String summation, List<ObjectNode> points) {}
 
   /** Reads a YAML or JSON file. */
   public static ExperimentConfig read(Path path) {
@@ -125,7 +119,7 @@ public record ExperimentConfig(
   public static ExperimentConfig parse(JsonNode root, String source, Path base) {
     StrictNode n = new StrictNode(source, root, ConfigException::new);
     n.allow("name", "dataset", "data", "parties", "per_party", "epsilons", "delta", "honest_fraction", "partitions",
-        "dirichlet_alpha", "repeats", "folds", "validation_fraction", "validation_from", "helmet", "dpfl", "plots");
+        "dirichlet_alpha", "repeats", "folds", "validation_fraction", "validation_from", "variants", "plots");
     String dataset = n.string("dataset", null);
     DataFile data = null;
     StrictNode df = n.child("data");
@@ -169,89 +163,7 @@ public record ExperimentConfig(
         throw n.error("partitions", "must list iid, one-class or dirichlet. Provided value: " + p);
       }
     }
-    Helmet helmet = null;
-    if (n.has("helmet")) {
-      StrictNode h = n.child("helmet");
-      h.allow("learners", "grid");
-      List<HelmetPoint> grid = new ArrayList<>();
-      StrictNode g = h.child("grid");
-      List<String> learners = lower(h.strings("learners"));
-      List<LearnerKind> kinds = new ArrayList<>();
-      for (String l : learners) {
-        try {
-          kinds.add(LearnerKind.parse(l));
-        } catch (IllegalArgumentException e) {
-          throw h.error("learners", e.getMessage());
-        }
-      }
-      g.allow(new TreeSet<>(learners).toArray(String[]::new));
-      for (int li = 0; li < learners.size(); li++) {
-        String l = learners.get(li);
-        LearnerKind kind = kinds.get(li);
-        StrictNode lg = g.child(l);
-        lg.allow("lambda", "radius", "epochs");
-        List<Double> lambdas = lg.has("lambda") ? lg.numbers("lambda", 1e-9, 1e9) : List.of(HelmetDefaults.lambda(kind));
-        List<Double> radii = lg.has("radius") ? lg.numbers("radius", 1e-9, 1e9) : List.of(HelmetDefaults.radius(kind));
-        List<Integer> epochs = lg.has("epochs") ? lg.integers("epochs", 1, 100_000)
-            : List.of(HelmetDefaults.epochs(kind));
-        for (double lambda : lambdas) {
-          for (double r : radii) {
-            for (int e : epochs) {
-              grid.add(new HelmetPoint(kind, lambda, r, e));
-            }
-          }
-        }
-      }
-      helmet = new Helmet(List.copyOf(grid));
-    }
-    DpFlGrid dpfl = null;
-    if (n.has("dpfl")) {
-      StrictNode d = n.child("dpfl");
-      d.allow("noise_split", "accountant", "neighbours", "grid");
-      List<DpFl.NoiseSplit> splits = new ArrayList<>();
-      for (String sp : d.has("noise_split") ? d.strings("noise_split") : List.of("honest")) {
-        try {
-          splits.add(DpFl.NoiseSplit.parse(sp));
-        } catch (IllegalArgumentException e) {
-          throw d.error("noise_split", e.getMessage());
-        }
-      }
-      // Replace-one by default: Helmet's relation, so the two are compared under the same one.
-      NeighbourRelation neighbours;
-      try {
-        neighbours = NeighbourRelation.parse(d.string("neighbours", "replace-one"));
-      } catch (IllegalArgumentException e) {
-        throw d.error("neighbours", e.getMessage());
-      }
-      String accountant = d.string("accountant", neighbours == NeighbourRelation.REPLACE_ONE ? "pld" : "rdp")
-          .toLowerCase(Locale.ROOT);
-      if (!accountant.equals("rdp") && !accountant.equals("pld")) {
-        throw d.error("accountant", "must be rdp or pld. Provided value: " + accountant);
-      }
-      if (neighbours == NeighbourRelation.REPLACE_ONE && !accountant.equals("pld")) {
-        throw d.error("accountant", "must be pld under replace-one neighbours (RDP accounts add-remove only)");
-      }
-      StrictNode g = d.child("grid");
-      g.allow("learning_rate", "clip", "epochs", "sampling_rate");
-      List<DpFlPoint> grid = new ArrayList<>();
-      List<Double> lrs = g.has("learning_rate") ? g.numbers("learning_rate", 1e-9, 1e9) : List.of(4.0);
-      List<Double> clips = g.has("clip") ? g.numbers("clip", 1e-9, 1e9) : List.of(0.1);
-      List<Double> epochs = g.has("epochs") ? g.numbers("epochs", 1e-3, 1e5) : List.of(40.0);
-      List<Double> rates = g.has("sampling_rate") ? g.numbers("sampling_rate", 0, 1) : List.of(0.0);
-      for (double lr : lrs) {
-        for (double c : clips) {
-          for (double e : epochs) {
-            for (double q : rates) {
-              grid.add(new DpFlPoint(lr, c, e, q));
-            }
-          }
-        }
-      }
-      dpfl = new DpFlGrid(List.copyOf(grid), List.copyOf(splits), accountant, neighbours);
-    }
-    if (helmet == null && dpfl == null) {
-      throw n.error("helmet", "or dpfl is required: the experiment must run at least one protocol");
-    }
+    List<Variant> variants = Variants.parse(n);
     StrictNode plots = n.child("plots");
     plots.allow("fixed_epsilon");
     int folds = n.integer("folds", 1, 1, 20);
@@ -270,9 +182,9 @@ public record ExperimentConfig(
         folds,
         n.number("validation_fraction", 0.1, 1e-6, 0.9),
         validationFrom(n),
-        helmet,
-        dpfl,
+        variants,
         plots.number("fixed_epsilon", epsilons.get(0), 1e-6, 1e6));
+    Variants.check(source, variants, parties, c.perParty(), epsilons.get(0), c.delta(), c.honestFraction());
     return c;
   }
 
@@ -317,42 +229,9 @@ public record ExperimentConfig(
     j.put("folds", folds);
     j.put("validation_fraction", validationFraction);
     j.put("validation_from", validationFrom);
-    if (helmet != null) {
-      Map<String, Map<String, Object>> grids = new LinkedHashMap<>();
-      for (HelmetPoint p : helmet.grid()) {
-        Map<String, Object> g = grids.computeIfAbsent(p.learner().id(), k -> new LinkedHashMap<>());
-        addTo(g, "lambda", p.lambda());
-        addTo(g, "radius", p.radius());
-        addTo(g, "epochs", p.epochs());
-      }
-      ObjectNode h = j.putObject("helmet");
-      h.set("learners", m.valueToTree(new ArrayList<>(grids.keySet())));
-      h.set("grid", m.valueToTree(grids));
-    }
-    if (dpfl != null) {
-      ObjectNode d = j.putObject("dpfl");
-      d.set("noise_split", m.valueToTree(dpfl.splits().stream().map(DpFl.NoiseSplit::id).toList()));
-      d.put("accountant", dpfl.accountant());
-      d.put("neighbours", dpfl.neighbours().id());
-      Map<String, Object> g = new LinkedHashMap<>();
-      for (DpFlPoint p : dpfl.grid()) {
-        addTo(g, "learning_rate", p.learningRate());
-        addTo(g, "clip", p.clip());
-        addTo(g, "epochs", p.epochs());
-        addTo(g, "sampling_rate", p.samplingRate());
-      }
-      d.set("grid", m.valueToTree(g));
-    }
+    j.set("variants", Variants.toJson(variants));
     j.putObject("plots").put("fixed_epsilon", fixedEpsilon);
     return j;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static void addTo(Map<String, Object> g, String key, Object v) {
-    List<Object> l = (List<Object>) g.computeIfAbsent(key, k -> new ArrayList<>());
-    if (!l.contains(v)) {
-      l.add(v);
-    }
   }
 
   /** The eps in the list closest to {@link #fixedEpsilon} (on a log scale). */

@@ -9,26 +9,20 @@ import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.eval.Evaluation;
 import dev.helmet.core.eval.StratifiedKFold;
-import dev.helmet.core.learn.LearnerConfig;
-import dev.helmet.core.learn.LinearModel;
-import dev.helmet.core.learn.SmoothnessBound;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.preprocess.DesignMatrix;
-import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Progress;
-import dev.helmet.privacy.noise.NoiseFactory;
-import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.ledger.PrivacyCharge;
-import dev.helmet.protocols.dpfl.DpFl;
-import dev.helmet.protocols.dpfl.DpFlSimulation;
-import dev.helmet.protocols.helmet.BlindAveraging;
-import dev.helmet.protocols.helmet.HelmetDefaults;
-import dev.helmet.protocols.helmet.HelmetPrivacy;
-import dev.helmet.protocols.helmet.LocalModels;
-import dev.helmet.protocols.helmet.NoiseKind;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.algorithm.Parameter;
+import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.privacy.Protection;
+import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.summation.PlainSummation;
+import dev.helmet.secagg.summation.SecureSummation;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -41,14 +35,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.Map;
 
 /**
- * Runs an experiment cell by cell. A cell is one protocol variant at one hyperparameter point on
- * one (partition, party count, repeat, fold); it yields one {@link Row} per eps. Helmet trains the
- * local models once per cell and adds noise once per eps (noise is post-processing of the trained
- * models); DP-FL trains per eps (its noise enters every step), with the parties' summed noise drawn
- * at once ({@link DpFlSimulation.Mode#AGGREGATE}). Sums are taken in the clear: the accuracy of a secure
- * summation is the same (it adds the same noise and sums exactly).
+ * Runs an experiment cell by cell through the in-process simulator, for any registered algorithm.
+ * A cell is one variant at one grid point on one (partition, party count, repeat, fold); it yields
+ * one {@link Row} per eps. The parties prepare once per cell (Helmet trains its local models once
+ * and adds noise once per eps, noise being post-processing) and every eps is one run. Sums are taken
+ * in the clear or in the algorithm's aggregate simulation: the accuracy of a secure summation is the
+ * same (it adds the same noise and sums exactly).
  *
  * <p>Resumable: every finished cell is appended to {@code cells.jsonl} in the output folder and
  * flushed; a rerun with the same configuration skips the cells already there. A rerun with a
@@ -201,16 +196,11 @@ public final class ExperimentRunner {
     }
   }
 
-  /** One cell of the sweep. */
-  record Cell(String partition, int parties, int repeat, int fold, String protocol, ExperimentConfig.HelmetPoint helmet,
-      ExperimentConfig.DpFlPoint dpfl, DpFl.NoiseSplit split) {
+  /** One cell of the sweep: a variant's grid point on one (partition, parties, repeat, fold). */
+  record Cell(String partition, int parties, int repeat, int fold, ExperimentConfig.Variant variant, int point) {
     String key() {
-      String point = helmet != null
-          ? String.format(Locale.ROOT, "helmet/%s/%s/%s/%d", helmet.learner().id(), helmet.lambda(), helmet.radius(),
-              helmet.epochs())
-          : String.format(Locale.ROOT, "dp-fl/%s/%s/%s/%s/%s", split.id(), dpfl.learningRate(), dpfl.clip(),
-              dpfl.epochs(), dpfl.samplingRate());
-      return partition + "/" + parties + "/" + repeat + "/" + fold + "/" + point;
+      return partition + "/" + parties + "/" + repeat + "/" + fold + "/" + variant.name() + "/"
+          + variant.points().get(point);
     }
   }
 
@@ -221,16 +211,9 @@ public final class ExperimentRunner {
       for (int w : c.parties()) {
         for (int r = 1; r <= c.repeats(); r++) {
           for (int f = 0; f < c.folds(); f++) {
-            if (c.helmet() != null) {
-              for (ExperimentConfig.HelmetPoint h : c.helmet().grid()) {
-                out.add(new Cell(p, w, r, f, "helmet", h, null, null));
-              }
-            }
-            if (c.dpfl() != null) {
-              for (DpFl.NoiseSplit split : c.dpfl().splits()) {
-                for (ExperimentConfig.DpFlPoint d : c.dpfl().grid()) {
-                  out.add(new Cell(p, w, r, f, "dp-fl", null, d, split));
-                }
+            for (ExperimentConfig.Variant v : c.variants()) {
+              for (int k = 0; k < v.points().size(); k++) {
+                out.add(new Cell(p, w, r, f, v, k));
               }
             }
           }
@@ -242,7 +225,7 @@ public final class ExperimentRunner {
 
   /** The data of one (partition, parties, repeat, fold): the parties' shares, validation and test. */
   record Group(String partition, int parties, int repeat, int fold, Dataset pool, Partition split,
-      DesignMatrix validation, DesignMatrix test, Preprocessing pre) {
+      Dataset validation, Dataset test) {
     boolean matches(Cell c) {
       return c.partition().equals(partition) && c.parties() == parties && c.repeat() == repeat && c.fold() == fold;
     }
@@ -267,59 +250,100 @@ public final class ExperimentRunner {
         default -> throw new IllegalArgumentException("unknown partition " + cell.partition());
       };
       Partition split = strategy.split(pool, new SplittableRandom(cell.repeat()));
-      Preprocessing pre = HelmetDefaults.preprocessing();
-      return new Group(cell.partition(), cell.parties(), cell.repeat(), cell.fold(), pool, split,
-          pre.design(validation), pre.design(test), pre);
+      return new Group(cell.partition(), cell.parties(), cell.repeat(), cell.fold(), pool, split, validation, test);
     }
   }
 
+  /** The algorithm configured with a point's settings (an error names the variant and the key). */
+  static AlgorithmSpec configure(ExperimentConfig.Variant v, ObjectNode settings, Common common) {
+    StrictNode n = new StrictNode("variant " + v.name(), settings, ExperimentConfig.ConfigException::new);
+    try {
+      return v.algorithm().configure(n, common);
+    } catch (IllegalArgumentException e) {
+      throw new ExperimentConfig.ConfigException("variant " + v.name() + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * Runs one cell: the parties prepare once (a preparation never depends on the privacy target),
+   * then one release per eps. Sums are taken in the clear or in the algorithm's aggregate
+   * simulation: a secure summation sums exactly, so the released model has the same distribution.
+   */
   static List<Row> runCell(ExperimentConfig c, Group g, Cell cell, int threads) {
     List<Row> rows = new ArrayList<>();
-    int k = g.pool().numClasses();
-    if (cell.helmet() != null) {
-      ExperimentConfig.HelmetPoint h = cell.helmet();
-      LearnerConfig lc = new LearnerConfig(h.learner(), h.lambda(), h.radius(), h.epochs(), HelmetDefaults.BATCH_SIZE,
-          SmoothnessBound.TIGHT, LearnerConfig.DEFAULT_HUBER_H);
-      LocalModels locals = BlindAveraging.trainLocal(g.pool(), g.split(), g.pre(), lc,
-          cell.repeat() * 7919L + cell.fold(), threads, Progress.NONE);
-      for (double eps : c.epsilons()) {
-        HelmetPrivacy privacy = new HelmetPrivacy(eps, c.delta(), c.honestFraction(), Protection.record(), 0, 0);
-        BlindAveraging.Release r = BlindAveraging.release(locals, privacy, new PlainSummation(), NoiseFactory.secure(),
-            NoiseKind.GAUSSIAN, 0, threads);
-        rows.add(row(c, g, cell, "helmet-" + h.learner().id(), h.learner().id(), h.lambda(), h.radius(), h.epochs(),
-            Double.NaN, Double.NaN, Double.NaN, 1, eps, r.ledger().epsilon(), r.model(), k, r.charge()));
+    ExperimentConfig.Variant v = cell.variant();
+    long records = 0;
+    for (int i = 0; i < g.split().count(); i++) {
+      records += g.split().size(i);
+    }
+    ObjectNode settings = Variants.resolve(v.points().get(cell.point()), records);
+    Common common = new Common(c.epsilons().get(0), c.delta(), c.honestFraction(), Protection.record(), 0,
+        g.pool().dimension(), g.pool().numClasses());
+    AlgorithmSpec first = configure(v, settings, common);
+    Simulation.Prepared prepared = Simulation.prepare(first, g.pool(), g.split(), cell.repeat() * 7919L + cell.fold(),
+        threads, Progress.NONE);
+    DesignMatrix validation = first.preprocessing().design(g.validation());
+    DesignMatrix test = first.preprocessing().design(g.test());
+    SecureSummation summation = v.summation().equals("plain") ? new PlainSummation() : null;
+    for (double eps : c.epsilons()) {
+      AlgorithmSpec spec = configure(v, settings, common.withEpsilon(eps));
+      Simulation.Prepared p = new Simulation.Prepared(spec, prepared.locals(), prepared.sizes(), prepared.seeds(),
+          prepared.partition());
+      Simulation.Result r;
+      try {
+        r = Simulation.run(p, cell.parties(), summation, NoiseFactory.secure(), threads, Progress.NONE);
+      } catch (UnsupportedOperationException e) {
+        throw new ExperimentConfig.ConfigException("variant " + v.name() + ": " + e.getMessage());
       }
-    } else {
-      ExperimentConfig.DpFlPoint d = cell.dpfl();
-      long records = 0;
-      for (int i = 0; i < g.split().count(); i++) {
-        records += g.split().size(i);
-      }
-      double q = d.samplingRate() > 0 ? d.samplingRate() : Math.min(1, 1024.0 / records);
-      int rounds = (int) Math.max(1, Math.ceil(d.epochs() / q));
-      String variant = cell.split() == DpFl.NoiseSplit.HONEST ? "dp-fl" : "dp-fl-" + cell.split().id();
-      for (double eps : c.epsilons()) {
-        DpFl.Config dc = new DpFl.Config(q, d.clip(), rounds, d.learningRate(), eps, c.delta(), c.honestFraction(),
-            cell.split(), c.dpfl().accountant(), 0, c.dpfl().neighbours(),
-            // The pool's size is parties x per_party from the configuration: public, so under
-            // add-remove it is a public normaliser; under replace-one the sizes are public anyway.
-            c.dpfl().neighbours() == NeighbourRelation.ADD_OR_REMOVE_ONE ? q * records : Double.NaN);
-        DpFlSimulation.Result r = DpFlSimulation.run(g.pool(), g.split(), g.pre(), dc, DpFlSimulation.Mode.AGGREGATE, null,
-            NoiseFactory.secure(), cell.repeat(), threads, Progress.NONE);
-        rows.add(row(c, g, cell, variant, "softmax", Double.NaN, Double.NaN, d.epochs(), d.learningRate(), d.clip(), q,
-            rounds, eps, r.epsilon(), r.model(), k, r.charge()));
-      }
+      rows.add(row(c, cell, spec, settings, r, validation, test, eps));
     }
     return rows;
   }
 
-  private static Row row(ExperimentConfig c, Group g, Cell cell, String variant, String learner, double lambda,
-      double radius, double epochs, double lr, double clip, double q, int rounds, double eps, double achieved,
-      LinearModel model, int k, PrivacyCharge charge) {
-    Evaluation val = Evaluation.of(g.validation().labels(), model.predict(g.validation()), k);
-    Evaluation test = Evaluation.of(g.test().labels(), model.predict(g.test()), k);
-    return new Row(variant, learner, lambda, radius, epochs, lr, clip, q, rounds, cell.parties(), c.perParty(),
-        cell.partition(), cell.fold(), cell.repeat(), eps, achieved, c.delta(), val.accuracy(), test.accuracy(),
-        test.macroF1(), "grid", Double.NaN, charge.neighbours(), charge.toJson().toString());
+  private static Row row(ExperimentConfig c, Cell cell, AlgorithmSpec spec, ObjectNode settings, Simulation.Result r,
+      DesignMatrix validation, DesignMatrix test, double eps) {
+    int k = spec.common().classes();
+    Evaluation val = Evaluation.of(validation.labels(), r.model().predict(validation), k);
+    Evaluation tst = Evaluation.of(test.labels(), r.model().predict(test), k);
+    Map<String, Double> columns = columns(spec, settings);
+    PrivacyCharge charge = r.plan().charge();
+    return new Row(cell.variant().name(), spec.learner().kind().id(), columns.get("lambda"), columns.get("radius"),
+        columns.get("epochs"), columns.get("learning_rate"), columns.get("clip"), columns.get("sampling_rate"),
+        spec.rounds(), cell.parties(), c.perParty(), cell.partition(), cell.fold(), cell.repeat(), eps,
+        r.ledger().epsilon(), c.delta(), val.accuracy(), tst.accuracy(), tst.macroF1(), "grid", Double.NaN,
+        charge.neighbours(), charge.toJson().toString());
+  }
+
+  /**
+   * The results columns a run fills: each parameter that names a column, its value as the point
+   * gave it, else as the algorithm's canonical settings have it; NaN for the others.
+   */
+  static Map<String, Double> columns(AlgorithmSpec spec, ObjectNode settings) {
+    Map<String, Double> out = new java.util.HashMap<>();
+    for (String col : List.of("lambda", "radius", "epochs", "learning_rate", "clip", "sampling_rate")) {
+      out.put(col, Double.NaN);
+    }
+    ObjectNode canonical = spec.toConfig();
+    for (Parameter p : spec.algorithm().parameters()) {
+      if (p.column() == null) {
+        continue;
+      }
+      JsonNode v = at(settings, p.path());
+      if (v == null || !v.isNumber()) {
+        v = at(canonical, p.path());
+      }
+      if (v != null && v.isNumber()) {
+        out.put(p.column(), v.asDouble());
+      }
+    }
+    return out;
+  }
+
+  private static JsonNode at(JsonNode node, String path) {
+    JsonNode n = node;
+    for (String key : path.split("\\.")) {
+      n = n == null ? null : n.get(key);
+    }
+    return n;
   }
 }

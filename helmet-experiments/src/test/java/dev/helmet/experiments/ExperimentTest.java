@@ -46,13 +46,13 @@ class ExperimentTest {
       "per_party: 30",
       "epsilons: [0.5, 5]",
       "repeats: 2",
-      "helmet:",
-      "  learners: [softmax, svm]",
-      "  grid:",
-      "    softmax: {lambda: [0.5, 1], epochs: [5]}",
-      "    svm: {epochs: [5]}",
-      "dpfl:",
-      "  grid: {learning_rate: [2], clip: [1], epochs: [2], sampling_rate: [0.2]}",
+      "variants:",
+      "  - {name: helmet-softmax, algorithm: helmet, settings: {learner: {kind: softmax, lambda: [0.5, 1], epochs: 5}}}",
+      "  - {name: helmet-svm, algorithm: helmet, settings: {learner: {kind: svm, epochs: [5]}}}",
+      "  - name: dp-fl",
+      "    algorithm: dp-fl",
+      "    summation: simulated",
+      "    settings: {dpfl: {learning_rate: 2, grad_clip: 1, epochs: 2, sampling_rate: 'min(1, 30 / records)'}}",
       "");
 
   private static ExperimentConfig parse(String yaml) throws Exception {
@@ -70,15 +70,19 @@ class ExperimentTest {
         {SMALL + "parites: 3\n", "unknown key parites"},
         {SMALL.replace("per_party: 30", "per_party: -1"), "per_party must be in [1, 1000000]. Provided value: -1"},
         {SMALL.replace("epsilons: [0.5, 5]", "epsilons: [0.5, big]"), "epsilons must be a number. Provided value: big"},
-        {SMALL.replace("learners: [softmax, svm]", "learners: [softmax, tree]"), "helmet.learners"},
-        {SMALL.replace("svm: {epochs: [5]}", "svm: {epoch: [5]}"), "unknown key helmet.grid.svm.epoch"},
-        {SMALL.replace("learners: [softmax, svm]", "learners: [softmax]"), "unknown key helmet.grid.svm"},
+        {SMALL.replace("kind: svm", "kind: tree"), "variant helmet-svm: learner.kind"},
+        {SMALL.replace("kind: svm, epochs: [5]", "kind: svm, epoch: [5]"), "unknown key learner.epoch"},
+        {SMALL.replace("algorithm: dp-fl", "algorithm: dpfl"), "variants[2].algorithm unknown algorithm dpfl"},
+        {SMALL.replace("summation: simulated", "summation: secagg"), "variants[2].summation must be plain or"},
+        {SMALL.replace("settings: {dpfl:", "settings: {noise: gaussian, dpfl:"), "unknown key variants[2].settings.noise"},
+        {SMALL.replace("'min(1, 30 / records)'", "'min(1, 30 / recs)'"), "dpfl.sampling_rate must be a number"},
+        {SMALL.replace("'min(1, 30 / records)'", "'min(1, 30 / records'"), "the expression 'min(1,30/records' needs ')'"},
         {SMALL.replace("dataset: mnist", "dataset: cifar"), "dataset must name a built-in data set"},
         {SMALL.replace("parties: [5, 20]", "parties: []"), "parties must list at least one value"},
         {SMALL + "partitions: [iid, skewed]\n", "partitions must list iid, one-class or dirichlet"},
         {SMALL + "validation_from: elsewhere\n", "validation_from must be train or test"},
-        {"name: x\ndataset: mnist\nparties: [5]\nepsilons: [1]\n", "helmet or dpfl is required"},
-        {SMALL.replace("sampling_rate: [0.2]", "sampling_rate: [2]"), "dpfl.grid.sampling_rate must be in"},
+        {"name: x\ndataset: mnist\nparties: [5]\nepsilons: [1]\n", "variants is required"},
+        {SMALL.replace("'min(1, 30 / records)'", "'600 / records'"), "variant dp-fl: dpfl.sampling_rate must be in"},
     };
     for (String[] c : cases) {
       var e = assertThrows(ExperimentConfig.ConfigException.class, () -> parse(c[0]), c[1]);
@@ -212,7 +216,7 @@ class ExperimentTest {
         "per_party: 20",
         "epsilons: [1000]",
         "validation_fraction: 0.2",
-        "helmet: {learners: [softmax], grid: {softmax: {epochs: [20]}}}",
+        "variants: [{name: helmet-softmax, algorithm: helmet, settings: {learner: {epochs: 20}}}]",
         ""));
     ExperimentConfig c = ExperimentConfig.read(yaml);
     ExperimentRunner.Summary s = ExperimentRunner.run(c, new ExperimentRunner.Settings(out.resolve("o"), out, 2,
@@ -236,7 +240,7 @@ class ExperimentTest {
         "epsilons: [1000]",
         "partitions: [iid, one-class, dirichlet]",
         "dirichlet_alpha: 0.1",
-        "helmet: {learners: [softmax], grid: {softmax: {epochs: [10]}}}",
+        "variants: [{name: helmet-softmax, algorithm: helmet, settings: {learner: {epochs: 10}}}]",
         ""));
     ExperimentRunner.Summary s = ExperimentRunner.run(c, settings(out));
     assertEquals(3, s.ran());

@@ -38,6 +38,8 @@ public interface AlgorithmSpec {
 
   /**
    * A party's work before the roster, on its own preprocessed rows (Helmet: its local training).
+   * It must not depend on the privacy target (eps, delta, t): a party prepares once, and
+   * experiments reuse one preparation across privacy levels.
    *
    * @param seed seeds its local shuffles (not its noise, which is always fresh)
    */

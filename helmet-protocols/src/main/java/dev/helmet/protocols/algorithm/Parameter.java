@@ -11,8 +11,10 @@ import dev.helmet.core.util.Checks;
  * @param type how its value is written
  * @param defaultValue its default in words ({@code "0.5"}, {@code "per learner"})
  * @param description what it does
+ * @param column the column of an experiment's results.csv that reports it (lambda, radius, epochs,
+ *     learning_rate, clip, sampling_rate), or null
  */
-public record Parameter(String path, String flag, Type type, String defaultValue, String description) {
+public record Parameter(String path, String flag, Type type, String defaultValue, String description, String column) {
   /** How a value is written. */
   public enum Type { NUMBER, INTEGER, TEXT, BOOLEAN }
 
@@ -22,5 +24,10 @@ public record Parameter(String path, String flag, Type type, String defaultValue
     Checks.notNull("type", type);
     Checks.notNull("default", defaultValue);
     Checks.notNull("description", description);
+  }
+
+  /** A parameter that no results column reports. */
+  public Parameter(String path, String flag, Type type, String defaultValue, String description) {
+    this(path, flag, type, defaultValue, description, null);
   }
 }

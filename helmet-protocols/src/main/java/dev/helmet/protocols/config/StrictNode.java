@@ -76,6 +76,25 @@ public final class StrictNode {
     return new StrictNode(source, prefix + key + ".", c, errors);
   }
 
+  /** A required, non-empty list of mappings under {@code key}, each read as {@code key[i].}. */
+  public List<StrictNode> children(String key) {
+    List<StrictNode> out = new ArrayList<>();
+    int i = 0;
+    for (JsonNode e : list(key)) {
+      if (!e.isObject()) {
+        throw error(key, "must list mappings of keys to values (entry " + i + " is not one)");
+      }
+      out.add(new StrictNode(source, prefix + key + "[" + i + "].", e, errors));
+      i++;
+    }
+    return List.copyOf(out);
+  }
+
+  /** The mapping itself (read-only use: callers that hand a section on to another reader). */
+  public JsonNode json() {
+    return json.deepCopy();
+  }
+
   /** A non-empty text; {@code fallback} when absent (null: required). */
   public String string(String key, String fallback) {
     if (!has(key)) {

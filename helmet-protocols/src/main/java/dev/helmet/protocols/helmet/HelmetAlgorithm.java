@@ -38,10 +38,10 @@ public final class HelmetAlgorithm implements Algorithm {
     return List.of(
         new Parameter("learner.kind", "--learner", Type.TEXT, "softmax", "the local model: softmax, svm or logreg"),
         new Parameter("learner.lambda", "--lambda", Type.NUMBER, "softmax 0.5, svm 2, logreg 1",
-            "L2 regularisation strength Lambda"),
+            "L2 regularisation strength Lambda", "lambda"),
         new Parameter("learner.radius", "--radius", Type.NUMBER, "softmax 2, svm 0.5, logreg 1",
-            "L2 radius R the local model is projected onto"),
-        new Parameter("learner.epochs", "--epochs", Type.INTEGER, "50", "local training epochs"),
+            "L2 radius R the local model is projected onto", "radius"),
+        new Parameter("learner.epochs", "--epochs", Type.INTEGER, "50", "local training epochs", "epochs"),
         new Parameter("learner.batch_size", "--batch-size", Type.INTEGER, String.valueOf(HelmetDefaults.BATCH_SIZE),
             "local mini-batch size"),
         new Parameter("learner.smoothness", "--smoothness", Type.TEXT, "tight",

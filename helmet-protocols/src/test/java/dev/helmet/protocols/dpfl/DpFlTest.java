@@ -19,6 +19,10 @@ import dev.helmet.privacy.noise.RandomBits;
 import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.summation.DropoutPlan;
 import dev.helmet.secagg.summation.PlainSummation;
+import dev.helmet.secagg.summation.SecureSummation;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.privacy.Protection;
+import dev.helmet.protocols.simulation.Simulation;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -32,16 +36,24 @@ class DpFlTest {
         NeighbourRelation.ADD_OR_REMOVE_ONE, 0.2 * 1200);
   }
 
-  private static DpFlSimulation.Result run(double eps, int rounds, boolean secure, long noiseSeed) {
+  /** DP-FL through the in-process simulator; a null summation is the aggregate simulation. */
+  static Simulation.Result simulate(DpFl.Config c, SecureSummation summation, long noiseSeed) {
     Partition p = new PartitionStrategy.Iid(10, 120).split(DIGITS, new SplittableRandom(1));
-    DpFl.Config c = addRemove(rounds, eps, 1);
-    return DpFlSimulation.run(DIGITS, p, PRE, c, secure
-        ? new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0, InProcessSecAgg.DROPOUTS_FROM_THRESHOLD,
-            DropoutPlan.NONE, 2)
-        : new PlainSummation(), NoiseFactory.seededForTesting(noiseSeed), 7, 2, Progress.NONE);
+    Common common = new Common(c.epsilon(), c.delta(), c.honestFraction(), Protection.record(), c.ringBits(),
+        DIGITS.dimension(), DIGITS.numClasses());
+    DpFlSpec spec = new DpFlSpec(new DpFlAlgorithm(), common, c, PRE);
+    return Simulation.run(Simulation.prepare(spec, DIGITS, p, 7, 2, Progress.NONE), 10, summation,
+        NoiseFactory.seededForTesting(noiseSeed), 2, Progress.NONE);
   }
 
-  private static double accuracy(DpFlSimulation.Result r) {
+  private static Simulation.Result run(double eps, int rounds, boolean secure, long noiseSeed) {
+    return simulate(addRemove(rounds, eps, 1), secure
+        ? new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0, InProcessSecAgg.DROPOUTS_FROM_THRESHOLD,
+            DropoutPlan.NONE, 2)
+        : new PlainSummation(), noiseSeed);
+  }
+
+  private static double accuracy(Simulation.Result r) {
     DesignMatrix all = PRE.design(DIGITS);
     return Evaluation.of(all.labels(), r.model().predict(all), 10).accuracy();
   }
@@ -49,9 +61,9 @@ class DpFlTest {
   /** Little noise (eps = 50): DP-SGD learns the digits; the accounted eps never exceeds the target. */
   @Test
   void learnsWithLittleNoiseAndMeetsItsTarget() {
-    DpFlSimulation.Result r = run(50, 60, false, 1);
-    assertTrue(r.epsilon() <= 50, "eps " + r.epsilon());
-    assertTrue(r.epsilon() > 49, "calibrated close to the target: " + r.epsilon());
+    Simulation.Result r = run(50, 60, false, 1);
+    assertTrue(r.ledger().epsilon() <= 50, "eps " + r.ledger().epsilon());
+    assertTrue(r.ledger().epsilon() > 49, "calibrated close to the target: " + r.ledger().epsilon());
     double acc = accuracy(r);
     assertTrue(acc > 0.8, "accuracy " + acc);
   }
@@ -59,10 +71,10 @@ class DpFlTest {
   /** Secure aggregation sums exactly: with the same sampling and noise the model is identical to the plain run. */
   @Test
   void throughSecAggPlusTheModelIsExactlyThePlainOne() {
-    DpFlSimulation.Result plain = run(2, 5, false, 3);
-    DpFlSimulation.Result secure = run(2, 5, true, 3);
+    Simulation.Result plain = run(2, 5, false, 3);
+    Simulation.Result secure = run(2, 5, true, 3);
     assertArrayEquals(plain.model().weights(), secure.model().weights());
-    assertEquals(plain.noiseMultiplier(), secure.noiseMultiplier());
+    assertEquals(plain.plan().noiseMultiplier(), secure.plan().noiseMultiplier());
     assertTrue(secure.bytesPerParty() > plain.bytesPerParty());
   }
 
@@ -111,12 +123,9 @@ class DpFlTest {
   /** The aggregate simulation learns as the per-party run does and reports no communication. */
   @Test
   void aggregateSimulationMatchesThePerPartyRun() {
-    Partition p = new PartitionStrategy.Iid(10, 120).split(DIGITS, new SplittableRandom(1));
-    DpFl.Config c = addRemove(60, 50, 1);
-    DpFlSimulation.Result agg = DpFlSimulation.run(DIGITS, p, PRE, c, DpFlSimulation.Mode.AGGREGATE, null, NoiseFactory.seededForTesting(1),
-        7, 2, Progress.NONE);
-    DpFlSimulation.Result per = run(50, 60, false, 1);
-    assertEquals(per.noiseMultiplier(), agg.noiseMultiplier());
+    Simulation.Result agg = simulate(addRemove(60, 50, 1), null, 1);
+    Simulation.Result per = run(50, 60, false, 1);
+    assertEquals(per.plan().noiseMultiplier(), agg.plan().noiseMultiplier());
     assertEquals(0, agg.bytesPerParty());
     assertTrue(Math.abs(accuracy(agg) - accuracy(per)) < 0.05, accuracy(agg) + " vs " + accuracy(per));
   }

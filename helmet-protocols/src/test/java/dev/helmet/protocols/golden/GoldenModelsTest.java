@@ -14,7 +14,6 @@ import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.protocols.dpfl.DpFl;
-import dev.helmet.protocols.dpfl.DpFlSimulation;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Algorithms;
@@ -106,7 +105,7 @@ class GoldenModelsTest {
         NoiseFactory.seededForTesting(5), 2, Progress.NONE).model().weights());
   }
 
-  static String dpfl(DpFl.Config c, DpFlSimulation.Mode mode, String summation) {
+  static String dpfl(DpFl.Config c, boolean aggregate, String summation) {
     Partition p = new PartitionStrategy.Iid(10, 100).split(DIGITS, new SplittableRandom(1));
     Common common = new Common(c.epsilon(), c.delta(), c.honestFraction(), Protection.record(), c.ringBits(),
         DIGITS.dimension(), DIGITS.numClasses());
@@ -117,7 +116,7 @@ class GoldenModelsTest {
         + (Double.isNaN(c.expectedBatch()) ? "" : ", \"expected_batch\": " + c.expectedBatch()) + "}}";
     AlgorithmSpec spec = Algorithms.named("dp-fl").configure(node(json), common);
     Simulation.Prepared prepared = Simulation.prepare(spec, DIGITS, p, 7, 2, Progress.NONE);
-    return digest(Simulation.run(prepared, 10, mode == DpFlSimulation.Mode.AGGREGATE ? null
+    return digest(Simulation.run(prepared, 10, aggregate ? null
         : summation(summation, DropoutPlan.NONE), NoiseFactory.seededForTesting(9), 2, Progress.NONE).model()
         .weights());
   }
@@ -148,10 +147,10 @@ class GoldenModelsTest {
   void dpflPerPartyAndAggregate() {
     DpFl.Config addRemove = new DpFl.Config(0.2, 1, 5, 2, 2, 1e-5, 0.5, DpFl.NoiseSplit.HONEST, "rdp", 0,
         NeighbourRelation.ADD_OR_REMOVE_ONE, 0.2 * 1000);
-    assertEquals("d326e55b960958db76719be7da168bfb", dpfl(addRemove, DpFlSimulation.Mode.PER_PARTY, "plain"), "plain");
-    assertEquals("d326e55b960958db76719be7da168bfb", dpfl(addRemove, DpFlSimulation.Mode.PER_PARTY, "secagg+"), "secagg+");
-    assertEquals("18de0a959cdb196a4b7fa554f79aafe5", dpfl(addRemove, DpFlSimulation.Mode.AGGREGATE, null), "aggregate");
+    assertEquals("d326e55b960958db76719be7da168bfb", dpfl(addRemove, false, "plain"), "plain");
+    assertEquals("d326e55b960958db76719be7da168bfb", dpfl(addRemove, false, "secagg+"), "secagg+");
+    assertEquals("18de0a959cdb196a4b7fa554f79aafe5", dpfl(addRemove, true, null), "aggregate");
     DpFl.Config replaceOne = DpFl.Config.replaceOne(0.2, 1, 4, 2, 3, 1e-5, 0.5, DpFl.NoiseSplit.SQRT_W_PENALTY, 0);
-    assertEquals("cfc734c694ccf61e4bac6a8a39f8eaa6", dpfl(replaceOne, DpFlSimulation.Mode.PER_PARTY, "secagg"), "replace-one");
+    assertEquals("cfc734c694ccf61e4bac6a8a39f8eaa6", dpfl(replaceOne, false, "secagg"), "replace-one");
   }
 }
