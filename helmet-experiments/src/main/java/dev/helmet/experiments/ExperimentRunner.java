@@ -61,7 +61,7 @@ public final class ExperimentRunner {
    *
    * @param out the output folder (created)
    * @param cache where built-in data sets are kept
-   * @param threads worker threads (local training and DP-FL gradients are parallel over parties)
+   * @param threads worker threads (the parties' work is parallel over parties)
    * @param progress progress over all cells (ETA)
    * @param loader loads the configuration's data set by id (tests substitute a small one)
    */

@@ -8,15 +8,15 @@ import java.util.List;
  * "grid" for every run; {@link Results} adds copies marked "test" (the best on the test set, the
  * papers' way) and "validation" (the best on the validation split, honest).
  *
- * @param variant helmet-softmax, helmet-svm, helmet-logreg, dp-fl (or dp-fl-SPLIT for a non-default noise split)
+ * @param variant the variant's name in the configuration
  * @param learner the model trained
- * @param lambda Helmet's regularisation (NaN for DP-FL)
- * @param radius Helmet's model radius (NaN for DP-FL)
- * @param epochs Helmet's local epochs, or DP-FL's passes over the data
- * @param learningRate DP-FL's server step (NaN for Helmet)
- * @param clip DP-FL's per-example gradient clip (NaN for Helmet)
- * @param samplingRate DP-FL's Poisson rate (NaN for Helmet)
- * @param rounds summations: 1 for Helmet, the SGD steps for DP-FL
+ * @param lambda the regularisation, where the algorithm has one (else NaN)
+ * @param radius the model radius, where the algorithm has one (else NaN)
+ * @param epochs the local epochs or passes over the data, where the algorithm has them (else NaN)
+ * @param learningRate the server's step, where the algorithm has one (else NaN)
+ * @param clip the per-example gradient clip, where the algorithm has one (else NaN)
+ * @param samplingRate the Poisson sampling rate, where the algorithm has one (else NaN)
+ * @param rounds the summations the run took
  * @param parties W
  * @param perParty records per party
  * @param partition iid, one-class or dirichlet
