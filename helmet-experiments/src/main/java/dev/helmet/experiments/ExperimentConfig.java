@@ -118,8 +118,11 @@ public record ExperimentConfig(
    */
   public static ExperimentConfig parse(JsonNode root, String source, Path base) {
     StrictNode n = new StrictNode(source, root, ConfigException::new);
-    n.allow("name", "dataset", "data", "parties", "per_party", "epsilons", "delta", "honest_fraction", "partitions",
-        "dirichlet_alpha", "repeats", "folds", "validation_fraction", "validation_from", "variants", "plots");
+    List<String> keys = new ArrayList<>(List.of("name", "dataset", "data", "parties", "per_party", "epsilons", "delta",
+        "honest_fraction", "partitions", "dirichlet_alpha", "repeats", "folds", "validation_fraction",
+        "validation_from", "variants", "plots"));
+    keys.addAll(Variants.legacySections());
+    n.allow(keys.toArray(String[]::new));
     String dataset = n.string("dataset", null);
     DataFile data = null;
     StrictNode df = n.child("data");

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.Algorithms;
 import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.algorithm.ExperimentVariant;
 import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.protocols.config.StrictNode;
 import java.util.ArrayList;
@@ -30,9 +31,37 @@ import java.util.Set;
 final class Variants {
   private Variants() {}
 
+  /** The keys of older experiment files that still read as variants (one per algorithm that had one). */
+  static List<String> legacySections() {
+    List<String> out = new ArrayList<>();
+    for (Algorithm a : Algorithms.all()) {
+      if (a.legacyExperimentSection() != null) {
+        out.add(a.legacyExperimentSection());
+      }
+    }
+    return out;
+  }
+
   static List<ExperimentConfig.Variant> parse(StrictNode n) {
     List<ExperimentConfig.Variant> out = new ArrayList<>();
     Set<String> names = new HashSet<>();
+    // Experiment files written before variants: each algorithm reads its old section.
+    for (Algorithm a : Algorithms.all()) {
+      String key = a.legacyExperimentSection();
+      if (key != null && n.has(key)) {
+        for (ExperimentVariant v : a.legacyExperimentVariants(n.child(key))) {
+          List<ObjectNode> points = new ArrayList<>();
+          expand(v.settings(), points);
+          if (!names.add(v.name())) {
+            throw n.error(key, "makes a variant named " + v.name() + " twice");
+          }
+          out.add(new ExperimentConfig.Variant(v.name(), a, v.summation(), List.copyOf(points)));
+        }
+      }
+    }
+    if (!n.has("variants") && !out.isEmpty()) {
+      return List.copyOf(out);
+    }
     for (StrictNode v : n.children("variants")) {
       v.allow("name", "algorithm", "summation", "settings");
       Algorithm a;

@@ -91,6 +91,37 @@ class ExperimentTest {
     }
   }
 
+  /**
+   * Experiment files written before variants keep working: each algorithm reads its old section
+   * (helmet: one variant per learner; dpfl: one per noise split, q = 0 meaning 1024 / N).
+   */
+  @Test
+  void oldExperimentFilesStillRead() throws Exception {
+    ExperimentConfig old = parse(String.join("\n",
+        "dataset: mnist",
+        "parties: [5, 20]",
+        "per_party: 30",
+        "epsilons: [0.5, 5]",
+        "repeats: 2",
+        "helmet:",
+        "  learners: [softmax, svm]",
+        "  grid:",
+        "    softmax: {lambda: [0.5, 1], epochs: [5]}",
+        "    svm: {epochs: [5]}",
+        "dpfl:",
+        "  noise_split: [honest, sqrt-w-penalty]",
+        "  grid: {learning_rate: [2], clip: [1], epochs: [2], sampling_rate: [0, 0.2]}",
+        ""));
+    assertEquals(List.of("helmet-softmax", "helmet-svm", "dp-fl", "dp-fl-sqrt-w-penalty"),
+        old.variants().stream().map(ExperimentConfig.Variant::name).toList());
+    assertEquals(List.of(2, 1, 2, 2), old.variants().stream().map(v -> v.points().size()).toList());
+    // 2 party counts x 2 repeats x 7 points
+    assertEquals(28, ExperimentRunner.cells(old).size());
+    var e = assertThrows(ExperimentConfig.ConfigException.class, () -> parse(String.join("\n",
+        "dataset: mnist", "parties: [5]", "epsilons: [1]", "helmet: {learners: [tree]}", "")));
+    assertTrue(e.getMessage().contains("helmet.learners"), e.getMessage());
+  }
+
   @Test
   void everyPresetParses() {
     for (String p : Presets.NAMES) {
