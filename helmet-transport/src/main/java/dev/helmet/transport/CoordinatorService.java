@@ -11,6 +11,18 @@ import io.grpc.stub.StreamObserver;
 
 /** The gRPC service: the published configuration, and one stream per participant handed to the session. */
 final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBase {
+  /** What is left of a stream the coordinator refused: anything more it sends is dropped. */
+  private static final StreamObserver<ParticipantMessage> IGNORED = new StreamObserver<>() {
+    @Override
+    public void onNext(ParticipantMessage value) {}
+
+    @Override
+    public void onError(Throwable t) {}
+
+    @Override
+    public void onCompleted() {}
+  };
+
   private final Coordinator c;
 
   CoordinatorService(Coordinator c) {
@@ -33,16 +45,7 @@ final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBase {
       if (c.phase == Coordinator.Phase.DONE || c.closing) {
         out.onError(Status.FAILED_PRECONDITION.withDescription("session " + c.sessionHex + " has ended")
             .asRuntimeException());
-        return new StreamObserver<>() {
-          @Override
-          public void onNext(ParticipantMessage value) {}
-
-          @Override
-          public void onError(Throwable t) {}
-
-          @Override
-          public void onCompleted() {}
-        };
+        return IGNORED;
       }
       String refusal = null;
       if (peer.tlsCertificate != null) {
@@ -60,16 +63,7 @@ final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBase {
       if (refusal != null) {
         c.events.reject("ENROLMENT", null, "TOO_MANY_STREAMS", refusal + " (" + peer.subjectOrPlain() + ")");
         out.onError(Status.RESOURCE_EXHAUSTED.withDescription(refusal).asRuntimeException());
-        return new StreamObserver<>() {
-          @Override
-          public void onNext(ParticipantMessage value) {}
-
-          @Override
-          public void onError(Throwable t) {}
-
-          @Override
-          public void onCompleted() {}
-        };
+        return IGNORED;
       }
       c.streams.add(peer);
     } finally {
