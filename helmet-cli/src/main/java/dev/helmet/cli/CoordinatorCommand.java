@@ -33,6 +33,11 @@ final class CoordinatorCommand implements Callable<Integer> {
       description = "Also write the released model here (it is always stored in the database).")
   Path modelOut;
 
+  @Option(names = "--algorithm", paramLabel = "NAME",
+      description = "The algorithm the session runs, when the session file has no `algorithm:` (a file naming "
+          + "another is refused). Default: the file's, else helmet.")
+  String algorithm;
+
   @Option(names = "--json", description = "Print one JSON object when the session ends.")
   boolean json;
 
@@ -41,7 +46,7 @@ final class CoordinatorCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Logging.configure(json);
-    Coordinator.Settings s = SessionFile.read(config);
+    Coordinator.Settings s = SessionFile.read(config, algorithm);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (Coordinator c = Coordinator.start(s)) {

@@ -98,6 +98,11 @@ final class ParticipantCommand implements Callable<Integer> {
       description = "Refuse sessions that may release a sum of fewer than M parties. Default: ${DEFAULT-VALUE}.")
   int minContributors;
 
+  @Option(names = "--algorithm", paramLabel = "NAME", split = ",",
+      description = "The algorithms this participant takes part in (`helmet algorithms`); a session running another "
+          + "is refused. Default: any.")
+  List<String> algorithms;
+
   @Option(names = "--learners", paramLabel = "L", split = ",", defaultValue = "softmax,svm,logreg",
       description = "Learners this participant accepts. Default: ${DEFAULT-VALUE}.")
   List<String> learners;
@@ -165,7 +170,8 @@ final class ParticipantCommand implements Callable<Integer> {
     Tls.Files tls = tlsFiles();
     Dataset local = loadData();
     Participant.Policy policy = new Participant.Policy(maxEpsilon, minContributors, lower(learners), honestFraction,
-        maxDelta, lower(protections), lower(noiseSplits), !allowFloatNoise, minNeighbours, maxPoints);
+        maxDelta, lower(protections), lower(noiseSplits), !allowFloatNoise, minNeighbours, maxPoints,
+        algorithms == null ? java.util.Set.of() : lower(algorithms));
     LocalLedger book = ledger == null ? null : new LocalLedger(ledger, budgetEpsilon, budgetDelta);
     Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book));
     if (r.completed() && modelOut != null) {

@@ -11,6 +11,7 @@ import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.noise.RandomBits;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Algorithms;
 import dev.helmet.protocols.algorithm.Contributor;
 import dev.helmet.protocols.algorithm.Local;
 import dev.helmet.protocols.algorithm.PublicPlan;
@@ -115,10 +116,11 @@ public final class Participant {
    * @param requireExactNoise refuse noise drawn in floating point
    * @param minNeighbours the fewest SecAgg+ neighbours it accepts (the roster's degree)
    * @param maxPoints the most points it lets any one party claim (the session's max_points)
+   * @param algorithms the algorithms it takes part in (empty: any registered one)
    */
   public record Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
       double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
-      long maxPoints) {
+      long maxPoints, Set<String> algorithms) {
     /** The default for a deployment: delta at most 1e-5, exact noise, any unit, the honest noise split. */
     public static final double DEFAULT_MAX_DELTA = 1e-5;
 
@@ -126,6 +128,15 @@ public final class Participant {
       learners = Set.copyOf(learners);
       protections = Set.copyOf(protections);
       noiseSplits = Set.copyOf(noiseSplits);
+      algorithms = Set.copyOf(algorithms);
+    }
+
+    /** Any algorithm. */
+    public Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
+        double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
+        long maxPoints) {
+      this(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
+          requireExactNoise, minNeighbours, maxPoints, Set.of());
     }
 
     /** The safe defaults for everything but eps, min contributors, learners and t. */
@@ -146,11 +157,15 @@ public final class Participant {
     /** This policy with {@code maxDelta} and the other new bounds replaced. */
     public Policy with(double maxDelta, boolean requireExactNoise, int minNeighbours, long maxPoints) {
       return new Policy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-          requireExactNoise, minNeighbours, maxPoints);
+          requireExactNoise, minNeighbours, maxPoints, algorithms);
     }
 
     /** Why the configuration is refused (naming the parameter), or null if it is acceptable. */
     public String check(SessionConfig c) {
+      String algorithm = c.getAlgorithm().isEmpty() ? Algorithms.DEFAULT : c.getAlgorithm();
+      if (!algorithms.isEmpty() && !algorithms.contains(algorithm)) {
+        return "algorithm: the session runs " + algorithm + "; this participant takes part in " + algorithms;
+      }
       var p = c.getPrivacy();
       if (!(p.getEpsilon() <= maxEpsilon)) {
         return "privacy.epsilon: the session spends eps = " + p.getEpsilon() + "; this participant accepts at most "

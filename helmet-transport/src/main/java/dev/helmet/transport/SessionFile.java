@@ -50,6 +50,14 @@ public final class SessionFile {
 
   /** Reads {@code path} into coordinator settings; relative TLS and database paths resolve against its folder. */
   public static Coordinator.Settings read(Path path) {
+    return read(path, null);
+  }
+
+  /**
+   * Reads {@code path}; {@code algorithm}, if given, is the algorithm the session runs when the file
+   * names none, and a file that names another is refused.
+   */
+  public static Coordinator.Settings read(Path path, String algorithm) {
     JsonNode root;
     try {
       root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(path));
@@ -60,6 +68,14 @@ public final class SessionFile {
     }
     if (root == null || !root.isObject()) {
       throw new SessionFileException(path + ": expected a mapping of keys to values");
+    }
+    if (algorithm != null) {
+      JsonNode named = root.get("algorithm");
+      if (named != null && !named.asText().equals(algorithm)) {
+        throw new SessionFileException(path + ": algorithm is " + named.asText() + " but --algorithm " + algorithm
+            + " was given");
+      }
+      ((com.fasterxml.jackson.databind.node.ObjectNode) root).put("algorithm", algorithm);
     }
     return parse(new StrictNode(path.toString(), root, SessionFileException::new), path.toAbsolutePath().getParent());
   }

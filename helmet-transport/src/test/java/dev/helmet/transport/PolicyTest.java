@@ -87,6 +87,15 @@ class PolicyTest {
   }
 
   @Test
+  void aParticipantMayLimitTheAlgorithmsItTakesPartIn() {
+    Participant.Policy onlyDpFl = new Participant.Policy(1, 2, Set.of(), 0.5, 1e-5, Set.of(), Set.of(), true, 1,
+        SessionFile.DEFAULT_MAX_POINTS, Set.of("dp-fl"));
+    String why = onlyDpFl.check(base().build());
+    assertTrue(why != null && why.startsWith("algorithm: the session runs helmet"), why);
+    assertNull(DEFAULT.check(base().build()), "no limit by default");
+  }
+
+  @Test
   void plaintextOnlyTowardsLoopback() {
     assertTrue(Participant.isLoopback("127.0.0.1:7443"));
     assertTrue(Participant.isLoopback("localhost:1"));
