@@ -224,6 +224,9 @@ public final class Coordinator implements AutoCloseable {
         .maxConcurrentCallsPerConnection(4)
         .maxInboundMetadataSize(16 << 10)
         .handshakeTimeout(20, TimeUnit.SECONDS)
+        // A connection with no call open (a participant training between GetSession and its
+        // stream, or a peer that only connects) is closed after a minute; gRPC clients reconnect.
+        .maxConnectionIdle(60, TimeUnit.SECONDS)
         .build();
     this.runner = new Thread(driver::runSession, "helmet-coordinator-" + sessionHex.substring(0, 8));
     this.runner.setDaemon(true);

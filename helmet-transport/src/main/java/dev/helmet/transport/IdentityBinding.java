@@ -82,6 +82,27 @@ public final class IdentityBinding {
   }
 
   /**
+   * Who holds a certificate (DER): its subject and its public key (encoded), or null if it does not
+   * parse. Two certificates with the same subject or the same key are one holder: one enrolment.
+   */
+  static Holder holder(byte[] certificate) {
+    try {
+      X509Certificate cert = (X509Certificate) CertificateFactory.getInstance("X.509")
+          .generateCertificate(new ByteArrayInputStream(certificate));
+      return new Holder(cert.getSubjectX500Principal().getName(), cert.getPublicKey().getEncoded());
+    } catch (GeneralSecurityException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** A certificate's holder: its subject and its public key. */
+  record Holder(String subject, byte[] publicKey) {
+    boolean same(Holder other) {
+      return other != null && (subject.equals(other.subject) || java.util.Arrays.equals(publicKey, other.publicKey));
+    }
+  }
+
+  /**
    * Why the binding fails, or null if {@code certificate} (DER) is a participant certificate
    * (CA=false, extended key usage clientAuth, not serverAuth) signed by {@code ca}, currently valid,
    * and its key signed this identity key and nonce for the configuration with this digest.

@@ -126,8 +126,10 @@ final class Inbound {
       for (Peer other : c.enrolled) {
         // One enrolment per certificate: one certificate holder enrolling many times would make up
         // more of the parties than the honest fraction the noise was sized for allows.
-        if (c.ca != null && java.util.Arrays.equals(other.tlsCertificate, peer.tlsCertificate)) {
-          why = "this certificate is already enrolled in session " + c.sessionHex + " (one enrolment per certificate)";
+        if (c.ca != null && (java.util.Arrays.equals(other.tlsCertificate, peer.tlsCertificate)
+            || IdentityBinding.holder(other.tlsCertificate).same(IdentityBinding.holder(peer.tlsCertificate)))) {
+          why = "this certificate, or another with its subject or key, is already enrolled in session " + c.sessionHex
+              + " (one enrolment per certificate holder)";
           break;
         }
         if (java.util.Arrays.equals(other.identityKey, j.getIdentityKey().toByteArray())

@@ -298,12 +298,14 @@ public final class SessionPlan {
 
   /**
    * Checks what every party can check of the roster on its own: indices in order, points within
-   * [1, max_points], identity keys, nonces and (over TLS) certificate fingerprints pairwise distinct.
+   * [1, max_points], identity keys, nonces and (over TLS) certificate fingerprints and subjects
+   * pairwise distinct.
    */
   public static void validateRoster(SessionConfig c, Roster r) {
     java.util.Set<String> keys = new java.util.HashSet<>();
     java.util.Set<String> nonces = new java.util.HashSet<>();
     java.util.Set<String> certs = new java.util.HashSet<>();
+    java.util.Set<String> subjects = new java.util.HashSet<>();
     java.util.HexFormat hex = java.util.HexFormat.of();
     for (int i = 0; i < r.getPartiesCount(); i++) {
       RosterEntry e = r.getParties(i);
@@ -317,6 +319,10 @@ public final class SessionPlan {
       if (!keys.add(hex.formatHex(e.getIdentityKey().toByteArray()))
           || !nonces.add(hex.formatHex(e.getNonceCommitment().toByteArray()))) {
         throw new IllegalArgumentException("party " + i + "'s identity key or nonce commitment repeats an earlier party's");
+      }
+      if (!e.getSubject().isEmpty() && !subjects.add(e.getSubject())) {
+        throw new IllegalArgumentException("party " + i + "'s certificate subject " + e.getSubject() + " is listed for "
+            + "an earlier party too: one certificate holder enrolled more than once");
       }
       if (!e.getCertificateSha256().isEmpty() && !certs.add(hex.formatHex(e.getCertificateSha256().toByteArray()))) {
         throw new IllegalArgumentException("party " + i + "'s certificate is listed for an earlier party too: one "

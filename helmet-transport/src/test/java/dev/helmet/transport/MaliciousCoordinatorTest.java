@@ -114,6 +114,29 @@ class MaliciousCoordinatorTest {
   }
 
   /**
+   * One holder, one enrolment, also across certificates: a second certificate the CA issued for
+   * participant-1's name (another key) is refused as the same holder.
+   */
+  @Test
+  void aSecondCertificateForTheSameNameEnrolsNot(@TempDir Path dir) throws Exception {
+    Path twin = dir.resolve("twin");
+    Path csr = CertificateRequests.request(twin, "participant-1");
+    CertificateRequests.sign(certs, csr, CertificateRequests.Role.PARTICIPANT, List.of(), Duration.ofDays(1),
+        twin.resolve("participant-1.pem"));
+    java.nio.file.Files.copy(certs.resolve("ca.pem"), twin.resolve("ca.pem"));
+    try (Coordinator c = Coordinator.start(Loopback.settings(config(10), dir, Tls.Files.in(certs, "coordinator"),
+        1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
+          i -> i == 1 ? Tls.Files.in(twin, "participant-1") : Tls.Files.in(certs, "participant-" + (i == 0 ? 1 : i + 1)),
+          Participant.Policy.upTo(1e7), i -> Participant.Hook.NONE);
+      long refused = outs.stream().filter(o -> o.error() != null && o.error().getMessage().contains("another with "
+          + "its subject or key")).count();
+      assertEquals(1, refused, () -> outs.toString());
+      c.await(60, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
    * Finding 5: the coordinator shows the victim a different roster (another party's size, which
    * changes the victim's noise plan). The roster's digest is bound into every SecAgg signature, so
    * the victim's check of its neighbours' signed keys fails and it sends nothing computed from its

@@ -46,6 +46,25 @@ class SessionPlanTest {
     return SessionPlan.secagg(s.config(), s.roster(), nonces, 10, 32);
   }
 
+  /**
+   * One certificate holder, one roster entry: two entries with distinct certificates but the same
+   * subject (a CA that issued a second certificate to one name) are refused by every party.
+   */
+  @Test
+  void aSubjectListedTwiceIsRefused() {
+    Setup s = setup("secagg+");
+    Roster.Builder r = s.roster().toBuilder();
+    for (int i = 0; i < N; i++) {
+      r.setParties(i, r.getParties(i).toBuilder().setSubject("CN=participant-" + i)
+          .setCertificateSha256(ByteString.copyFrom(Secrets.bytes(32))));
+    }
+    SessionPlan.validateRoster(s.config(), r.build());
+    r.setParties(7, r.getParties(7).toBuilder().setSubject("CN=participant-3"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> SessionPlan.validateRoster(s.config(), r.build()));
+    assertTrue(e.getMessage().contains("subject CN=participant-3 is listed for an earlier party"), e.getMessage());
+  }
+
   @Test
   void everyRevealMustMatchItsCommitmentAndSecAggPlusNeedsThemAll() {
     Setup s = setup("secagg+");

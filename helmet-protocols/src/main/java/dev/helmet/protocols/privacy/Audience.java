@@ -21,6 +21,10 @@ public final class Audience {
     if (revealsInputs) {
       return "anyone holding the released model who saw nothing else (not the server: the summation is in the clear)";
     }
+    if (summation.startsWith("simulated")) {
+      return "anyone holding the released model (a simulation: no server and no messages; deployed through secure "
+          + "aggregation the same guarantee holds against the server colluding with " + parties + ")";
+    }
     if (summation.startsWith("compute-servers")) {
       return "anyone holding the released model, and the servers colluding with " + parties
           + " (the servers see only the sum unless all compute servers collude)";

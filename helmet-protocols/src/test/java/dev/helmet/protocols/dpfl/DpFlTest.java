@@ -126,6 +126,11 @@ class DpFlTest {
     Simulation.Result agg = simulate(addRemove(60, 50, 1), null, 1);
     Simulation.Result per = run(50, 60, false, 1);
     assertEquals(per.plan().noiseMultiplier(), agg.plan().noiseMultiplier());
+    // The ledger says what ran: a simulation has no server, and its noise is labelled floating point.
+    String against = agg.ledger().guarantees().get(0).against();
+    assertTrue(against.contains("a simulation: no server"), against);
+    assertTrue(String.valueOf(agg.ledger().details().get("noise_sampler")).startsWith("continuous Gaussian in floating "
+        + "point"), String.valueOf(agg.ledger().details().get("noise_sampler")));
     assertEquals(0, agg.bytesPerParty());
     assertTrue(Math.abs(accuracy(agg) - accuracy(per)) < 0.05, accuracy(agg) + " vs " + accuracy(per));
   }
