@@ -65,6 +65,25 @@ public final class LocalLedger {
   }
 
   /**
+   * Why {@code charge} cannot be added to what this data already spent, or null: epsilons of
+   * different neighbouring relations or protected units do not add up (an add-or-remove eps is not
+   * a replace-one eps), so a budget is spent under one relation and unit.
+   */
+  public synchronized String relationConflict(PrivacyCharge charge) {
+    for (JsonNode s : read()) {
+      if (!"refunded".equals(s.path("status").asText()) && s.has("charge")) {
+        PrivacyCharge other = PrivacyCharge.fromJson(s.get("charge"));
+        if (!other.neighbours().equals(charge.neighbours()) || !other.unit().equals(charge.unit())) {
+          return "this data's budget is spent under '" + other.neighbours() + "' per " + other.unit() + " (session "
+              + s.path("session").asText() + "); this session's guarantee is under '" + charge.neighbours() + "' per "
+              + charge.unit() + ", and the two do not add up";
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
    * Charges a session's target before joining, or says why not.
    *
    * @return null if charged, else the reason for refusing

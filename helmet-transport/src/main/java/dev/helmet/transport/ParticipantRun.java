@@ -181,6 +181,10 @@ final class ParticipantRun {
           own > policy.maxEpsilon() ? "its limit of " + policy.maxEpsilon() : "the session's stated eps "
               + config.getPrivacy().getEpsilon()));
     }
+    String conflict = ledger == null ? null : ledger.relationConflict(charge);
+    if (conflict != null) {
+      throw new Participant.ParticipantException("refusing session " + session + ": " + conflict);
+    }
     roster = r;
     contributor = plan.contributor(party, local, noise, seed);
     send(ParticipantMessage.newBuilder().setNonceReveal(NonceReveal.newBuilder().setSender(party)

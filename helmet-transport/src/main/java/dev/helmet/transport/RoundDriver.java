@@ -111,6 +111,10 @@ final class RoundDriver {
     }
     // What each released round will cost, stored before any can be released (so an abort or a
     // restart charges exactly the released rounds).
+    String conflict = c.store.relationConflict(c.sessionHex, c.config.getDataset(), plan.charge());
+    if (conflict != null) {
+      throw new Abort(conflict);
+    }
     c.store.charge(c.sessionHex, plan.charge());
     CoordinatorMessage rosterMessage = CoordinatorMessage.newBuilder().setRoster(built).build();
     c.lock.lock();

@@ -23,6 +23,22 @@ class LocalLedgerTest {
   private static final PrivacyCharge CHARGE = new PrivacyCharge("gaussian", new GaussianDpEvent(4), 3, 1e-5, 1e-5,
       "replace one record", "record");
 
+  /** A participant's budget, too, is spent under one relation and unit (issue 12). */
+  @Test
+  void epsilonsOfDifferentRelationsAreNotAdded(@TempDir Path dir) {
+    LocalLedger l = new LocalLedger(dir.resolve("ledger.json"), 10, 1e-3);
+    dev.helmet.privacy.ledger.PrivacyCharge addRemove = new dev.helmet.privacy.ledger.PrivacyCharge("gaussian",
+        new dev.helmet.privacy.event.GaussianDpEvent(5), 2, 1e-5, 1e-5, "add or remove one record", "record");
+    dev.helmet.privacy.ledger.PrivacyCharge replaceOne = new dev.helmet.privacy.ledger.PrivacyCharge("gaussian",
+        new dev.helmet.privacy.event.GaussianDpEvent(5), 2, 1e-5, 1e-5, "replace one record", "record");
+    org.junit.jupiter.api.Assertions.assertNull(l.reserve("s1", 1, 1e-5));
+    l.commit("s1", addRemove, 1);
+    l.settle("s1");
+    org.junit.jupiter.api.Assertions.assertNull(l.relationConflict(addRemove));
+    String why = l.relationConflict(replaceOne);
+    org.junit.jupiter.api.Assertions.assertTrue(why != null && why.contains("do not add up"), why);
+  }
+
   @Test
   void reservesChargesTheRoundsSentAndRefusesPastTheBudget(@TempDir Path dir) {
     LocalLedger l = new LocalLedger(dir.resolve("ledger.json"), 1.0, 1e-4);

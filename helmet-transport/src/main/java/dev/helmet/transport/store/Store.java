@@ -67,11 +67,11 @@ public final class Store implements AutoCloseable {
           + redact(jdbcUrl));
     }
     Logger.getLogger("org.flywaydb").setLevel(Level.WARNING);
-    Path file = h2File(jdbcUrl);
+    Path file = PrivateFiles.h2File(jdbcUrl);
     try {
       if (file != null && file.getParent() != null && !Files.exists(file.getParent())) {
         // A new data directory is the coordinator's alone: it holds the ledger and who took part.
-        createPrivateDirectories(file.getParent());
+        PrivateFiles.createPrivateDirectories(file.getParent());
       }
       Flyway.configure()
           .dataSource(jdbcUrl, user, password)
@@ -89,46 +89,11 @@ public final class Store implements AutoCloseable {
         }
       }
       if (file != null) {
-        restrictToOwner(file);
+        PrivateFiles.restrictToOwner(file);
       }
       return new Store(c, jdbcUrl);
     } catch (SQLException | RuntimeException | IOException e) {
       throw new StoreException("cannot open the database " + redact(jdbcUrl) + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** The database file an embedded H2 URL names (without its .mv.db suffix), or null. */
-  static Path h2File(String jdbcUrl) {
-    if (!jdbcUrl.startsWith("jdbc:h2:file:")) {
-      return null;
-    }
-    String p = jdbcUrl.substring("jdbc:h2:file:".length());
-    int semi = p.indexOf(';');
-    return Path.of(semi < 0 ? p : p.substring(0, semi)).toAbsolutePath();
-  }
-
-  private static void createPrivateDirectories(Path dir) throws IOException {
-    if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
-          PosixFilePermissions.fromString("rwx------")));
-    } else {
-      Files.createDirectories(dir);
-    }
-  }
-
-  /** Makes the database's files readable and writable by their owner only (where POSIX permissions exist). */
-  static void restrictToOwner(Path file) throws IOException {
-    if (!FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-      return;
-    }
-    String prefix = file.getFileName().toString() + ".";
-    try (var files = Files.list(file.getParent())) {
-      for (Path p : (Iterable<Path>) files::iterator) {
-        if (p.getFileName().toString().startsWith(prefix) && Files.isRegularFile(p)) {
-          Files.setPosixFilePermissions(p,
-              PosixFilePermissions.fromString("rw-------"));
-        }
-      }
     }
   }
 
@@ -244,6 +209,24 @@ public final class Store implements AutoCloseable {
         charge.toJson().toString(), now(), id, Charge.RESERVED.name()) != 1) {
       throw new StoreException("session " + id + " has no reservation in the ledger");
     }
+  }
+
+  /**
+   * Why session {@code id}'s {@code charge} cannot be added to what its data set already spent or
+   * reserved under another neighbouring relation or protected unit (their epsilons do not add up),
+   * or null.
+   */
+  public synchronized String relationConflict(String id, String dataset, PrivacyCharge charge) {
+    for (Map<String, Object> row : query("SELECT session_id, charge FROM ledger WHERE dataset = ? AND session_id <> ? "
+        + "AND status IN (?, ?) AND charge IS NOT NULL", dataset, id, Charge.RESERVED.name(), Charge.SPENT.name())) {
+      PrivacyCharge other = PrivacyCharge.fromJson(parse(row.get("CHARGE").toString()));
+      if (!other.neighbours().equals(charge.neighbours()) || !other.unit().equals(charge.unit())) {
+        return "data set " + dataset + "'s budget is spent under '" + other.neighbours() + "' per " + other.unit()
+            + " (session " + row.get("SESSION_ID") + "); this session's guarantee is under '" + charge.neighbours()
+            + "' per " + charge.unit() + ", and the two do not add up";
+      }
+    }
+    return null;
   }
 
   /**

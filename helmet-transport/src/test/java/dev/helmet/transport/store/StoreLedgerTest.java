@@ -26,6 +26,30 @@ class StoreLedgerTest {
     s.createSession(id, "test", "digits", "00", "config");
   }
 
+  /**
+   * A data set's budget is spent under one neighbouring relation and unit: an add-or-remove eps and
+   * a replace-one eps do not add up, so a session under the other relation is refused before any
+   * round of it is released (issue 12: budgets summed eps across relations).
+   */
+  @Test
+  void epsilonsOfDifferentRelationsAreNotAdded(@TempDir Path dir) {
+    try (Store s = open(dir)) {
+      session(s, "a");
+      s.reserve("a", "digits", 2, 1e-5, 10, 1e-3);
+      s.charge("a", CHARGE);
+      session(s, "b");
+      s.reserve("b", "digits", 2, 1e-5, Double.NaN, Double.NaN);
+      assertNull(s.relationConflict("b", "digits", CHARGE), "the same relation adds up");
+      PrivacyCharge replaceOne = new PrivacyCharge("gaussian", new GaussianDpEvent(5), 10, 1e-5, 1e-5,
+          "replace one record", "record");
+      String why = s.relationConflict("b", "digits", replaceOne);
+      assertTrue(why != null && why.contains("'add or remove one record'") && why.contains("'replace one record'"), why);
+      assertNull(s.relationConflict("b", "other-data", replaceOne), "another data set has its own budget");
+      s.abort("a", "nothing released");
+      assertNull(s.relationConflict("b", "digits", replaceOne), "a refunded session spent nothing");
+    }
+  }
+
   /** Release 0.1 refunded an aborted session whatever it had released. */
   @Test
   void anAbortChargesExactlyTheReleasedRoundsAndRefundsOnlyWhenNoneWas(@TempDir Path dir) {
