@@ -77,6 +77,7 @@ final class BudgetCommand extends GroupCommand {
             j.putObject("budget").put("epsilon", budget[0]).put("delta", budget[1]);
           }
           j.putObject("used").put("epsilon", used[0].doubleValue()).put("delta", used[1].doubleValue());
+          j.put("neighbours", store.relation(dataset));
           ArrayNode h = j.putArray("history");
           for (Map<String, Object> row : history) {
             h.addObject().put("epsilon", ((Number) row.get("EPSILON")).doubleValue())
@@ -87,9 +88,11 @@ final class BudgetCommand extends GroupCommand {
         } else if (budget == null) {
           out.printf("data set '%s' has no privacy budget yet (a session file's `budget` sets the first one)%n", dataset);
         } else {
+          String relation = store.relation(dataset);
           out.printf("data set '%s': budget (eps = %s, delta = %s); spent or reserved (eps = %s, delta = %s), by basic "
-              + "composition of its sessions' guarantees%n", dataset, Trainer.fmt(budget[0]), Trainer.fmt(budget[1]),
-              used[0].toPlainString(), used[1].toPlainString());
+              + "composition of its sessions' guarantees%s%n", dataset, Trainer.fmt(budget[0]), Trainer.fmt(budget[1]),
+              used[0].toPlainString(), used[1].toPlainString(), relation == null ? ""
+                  : " (neighbours: " + relation + "; every session of this data set is under it)");
           for (Map<String, Object> row : history) {
             out.printf("  %s  (eps = %s, delta = %s)  %s%n", row.get("CHANGED_AT"),
                 Trainer.fmt(((Number) row.get("EPSILON")).doubleValue()),

@@ -187,6 +187,7 @@ final class ParticipantCommand implements Callable<Integer> {
       // This participant's own accounting of the rounds it sent, not the coordinator's number.
       Json.put(j, "epsilon", r.epsilon());
       j.put("epsilon_source", "this participant's own accountant, for the rounds it sent");
+      j.put("neighbours", r.neighbours());
       j.put("bytes_sent", r.bytesSent());
       j.put("bytes_received", r.bytesReceived());
       j.put("wall_seconds", r.seconds());
@@ -198,15 +199,16 @@ final class ParticipantCommand implements Callable<Integer> {
       out.printf("session completed: party %d of %d contributors; sent %d B, received %d B; %.1f s%s%n",
           r.party(), r.contributors().size(), r.bytesSent(), r.bytesReceived(), r.seconds(),
           modelOut == null ? "" : "; model written to " + modelOut);
-      out.printf("  this party's data spent eps = %s (its own accounting), against %s%n", Trainer.fmt(r.epsilon()),
-          r.model().privacy().guarantees().get(0).against());
+      out.printf("  this party's data spent eps = %s (its own accounting; neighbours: %s), against %s%n",
+          Trainer.fmt(r.epsilon()), r.neighbours(), r.model().privacy().guarantees().get(0).against());
       for (var g : r.model().privacy().guarantees()) {
         out.printf("  released model: %s%n", g.describe());
       }
     } else {
       out.printf("session aborted: %s%n", r.reason());
       out.printf("  this party's data spent eps = %s by its own accounting (%s)%n", Trainer.fmt(r.epsilon()),
-          r.epsilon() == 0 ? "it sent nothing that depends on its data" : "the rounds it sent are spent for good");
+          r.epsilon() == 0 ? "it sent nothing that depends on its data"
+              : "neighbours: " + r.neighbours() + "; the rounds it sent are spent for good");
     }
     out.flush();
     return r.completed() ? Main.OK : Main.SESSION_FAILED;

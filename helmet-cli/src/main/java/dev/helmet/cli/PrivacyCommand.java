@@ -88,8 +88,9 @@ final class PrivacyCommand extends GroupCommand {
         j.put("epsilon", epsilon);
         spec.commandLine().getOut().println(Json.print(j));
       } else {
-        spec.commandLine().getOut().printf("noise multiplier = %.6f for epsilon = %s, delta = %s over %s%n", sigma,
-            Trainer.fmt(epsilon), Trainer.fmt(releases.delta), releases.describe());
+        spec.commandLine().getOut().printf("noise multiplier = %.6f for epsilon = %s, delta = %s over %s; neighbours: "
+            + "%s%n", sigma, Trainer.fmt(epsilon), Trainer.fmt(releases.delta), releases.describe(),
+            releases.relationWords());
       }
       return Main.OK;
     }

@@ -406,6 +406,8 @@ public final class Coordinator implements AutoCloseable {
   String stagePrefix = "";
   /** The parties gone before the current summation began whose drop an earlier one recorded. Guarded by lock. */
   BitSet absentAtStart = new BitSet();
+  /** The neighbouring relation and unit of the session's charge, once the plan is known. */
+  volatile String relation = "";
   /** The parties with a recorded drop. Guarded by lock. */
   final BitSet dropRecorded = new BitSet();
 

@@ -252,6 +252,7 @@ public final class Participant {
    *
    * @param epsilon what the session cost this party's data by its own accounting: the eps of the
    *     rounds it sent (0 if it sent none), at the session's delta, never a number the coordinator sent
+   * @param neighbours the neighbouring relation and unit of {@code epsilon} ("" before any plan)
    */
   public record Result(
       boolean completed,
@@ -262,7 +263,8 @@ public final class Participant {
       List<Integer> contributors,
       long bytesSent,
       long bytesReceived,
-      double seconds) {}
+      double seconds,
+      String neighbours) {}
 
   /** The session was refused (by the participant's policy or by the coordinator), or failed. */
   public static final class ParticipantException extends Exception {

@@ -371,6 +371,11 @@ final class ParticipantRun {
     return f;
   }
 
+  /** The relation and unit of this party's own eps, in words ("" before it derived a plan). */
+  String relation() {
+    return charge == null ? "" : charge.neighbours() + ", per " + charge.unit();
+  }
+
   /** This party's own eps for the rounds it sent (0 if none). */
   double ownEpsilon() {
     return charge == null || roundsSent == 0 ? 0 : charge.epsilon(roundsSent);
@@ -392,7 +397,7 @@ final class ParticipantRun {
             plan.ledger(o.getContributorsCount(), config.getProtocol() + " over gRPC", false), sent.provenance());
       } catch (java.io.IOException | RuntimeException e) {
         return new Participant.Result(false, "the released model does not parse: " + e.getMessage(), null, ownEpsilon(), party,
-            o.getContributorsList(), bytesSent, bytesReceived, seconds);
+            o.getContributorsList(), bytesSent, bytesReceived, seconds, relation());
       }
     }
     double own = ownEpsilon();
@@ -400,6 +405,6 @@ final class ParticipantRun {
         + "sent; {5}); sent {6} B, received {7} B", session, o.getStatus(), completed ? "" : ": " + o.getReason(),
         own, roundsSent, charge == null ? "no plan" : charge.neighbours(), bytesSent, bytesReceived);
     return new Participant.Result(completed && released != null, o.getReason(), released, own, party, o.getContributorsList(),
-        bytesSent, bytesReceived, seconds);
+        bytesSent, bytesReceived, seconds, relation());
   }
 }

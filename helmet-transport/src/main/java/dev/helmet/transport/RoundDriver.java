@@ -116,6 +116,7 @@ final class RoundDriver {
       throw new Abort(conflict);
     }
     c.store.charge(c.sessionHex, plan.charge());
+    c.relation = plan.charge().neighbours() + ", per " + plan.charge().unit();
     CoordinatorMessage rosterMessage = CoordinatorMessage.newBuilder().setRoster(built).build();
     c.lock.lock();
     try {
@@ -338,7 +339,7 @@ final class RoundDriver {
     }
     reason = why + (released == 0 ? "; nothing was released and the reservation is refunded"
         : String.format(java.util.Locale.ROOT, "; %d of %d rounds were released before it and are charged "
-            + "(eps = %.4g)", released, SessionPlan.rounds(c.config), charged));
+            + "(eps = %.4g; neighbours: %s)", released, SessionPlan.rounds(c.config), charged, c.relation));
     Coordinator.LOG.log(Level.WARNING, "session {0} aborted: {1}", c.sessionHex, reason);
     List<SummationOutcome.Drop> drops;
     c.lock.lock();

@@ -212,6 +212,19 @@ public final class Store implements AutoCloseable {
   }
 
   /**
+   * The neighbouring relation and unit a data set's budget is spent under ("replace one record, per
+   * record"), or null while nothing with a plan was charged to it.
+   */
+  public synchronized String relation(String dataset) {
+    for (Map<String, Object> row : query("SELECT charge FROM ledger WHERE dataset = ? AND status IN (?, ?) AND charge "
+        + "IS NOT NULL", dataset, Charge.RESERVED.name(), Charge.SPENT.name())) {
+      PrivacyCharge c = PrivacyCharge.fromJson(parse(row.get("CHARGE").toString()));
+      return c.neighbours() + ", per " + c.unit();
+    }
+    return null;
+  }
+
+  /**
    * Why session {@code id}'s {@code charge} cannot be added to what its data set already spent or
    * reserved under another neighbouring relation or protected unit (their epsilons do not add up),
    * or null.
