@@ -22,6 +22,12 @@ final class DataOptions {
       description = "Label file for a .npy or IDX feature file (a .npy integer vector or an IDX label file).")
   Path labels;
 
+  @Option(names = "--classes", paramLabel = "NAMES", split = ",",
+      description = "The classes, in order, stated publicly (e.g. --classes benign,malignant). A data file's rows "
+          + "must use them. Without it the classes are the labels found in the training data, and the model file "
+          + "lists them: name them here when which classes occur is itself private.")
+  java.util.List<String> classes;
+
   @Option(names = "--test", paramLabel = "FILE",
       description = "Test data file, read like --dataset. Default: the built-in test split, or for a file a "
           + "stratified holdout of --test-fraction of it.")
@@ -94,8 +100,18 @@ final class DataOptions {
         readOptions().withLabels(testLabels), testFraction, new SplittableRandom(seed ^ 0x5DEECE66DL));
   }
 
+  /** Where the model file's class names come from, for its provenance (never a statistic). */
+  String labelsSource() {
+    if (BuiltinDataset.byId(dataset) != null) {
+      return "public: the built-in data set's classes";
+    }
+    return classes != null ? "public: --classes" : "the labels found in the training data (state them with --classes "
+        + "when which classes occur is private)";
+  }
+
   ReadOptions readOptions() {
     return new ReadOptions(format == null ? null : DataFormat.parse(format), null, labelColumn,
-        ReadOptions.header(header), partyColumn, 0, null, skipRows);
+        ReadOptions.header(header), partyColumn, 0, classes == null ? null : dev.helmet.core.data.LabelSet.of(classes),
+        skipRows);
   }
 }

@@ -125,6 +125,7 @@ final class Trainer {
     provenance.put("algorithm", a.algorithm().id());
     provenance.put("rounds", r.rounds());
     provenance.put("algorithm_config", a.toConfig());
+    provenance.put("labels", spec.data().labelsSource());
     ReleasedModel model = new ReleasedModel(r.model(), a.preprocessing(), train.labelSet(), train.dimension(),
         a.learner(), r.ledger(), provenance);
     return new Report(a, model, r, eval, draws, reference, partition, secs(t1, t2), secs(t2, t3), secs(t4, t5));
@@ -142,6 +143,11 @@ final class Trainer {
     double wall = (System.nanoTime() - start) / 1e9;
     if (spec.run().modelOut != null) {
       write(report.model(), spec.run().modelOut);
+      if (!spec.data().labelsSource().startsWith("public")) {
+        err.println("helmet: note: the model file lists the classes found in " + spec.data().dataset
+            + "; pass --classes to state them publicly if which classes occur is private");
+        err.flush();
+      }
     }
     ObjectNode json = summary(spec, report, wall);
     if (spec.run().json) {

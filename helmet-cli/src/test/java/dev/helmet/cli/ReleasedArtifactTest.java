@@ -41,7 +41,7 @@ class ReleasedArtifactTest {
    * settings) and the data's source by name.
    */
   private static final Set<String> PROVENANCE_KEYS = Set.of("helmet_version", "created", "dataset", "partition",
-      "parties", "seed", "protocol", "noise", "algorithm", "rounds", "session", "session_name", "contributors", "algorithm_config");
+      "parties", "seed", "protocol", "noise", "algorithm", "rounds", "session", "session_name", "contributors", "algorithm_config", "labels");
 
   @TempDir Path dir;
 
@@ -82,6 +82,27 @@ class ReleasedArtifactTest {
     // The accuracy the CLI printed to its user (who holds the data) appears nowhere in the file.
     double accuracy = JSON.readTree(c.out).get("test_accuracy").asDouble();
     assertFalse(text.contains(String.valueOf(accuracy)), "the model file contains the test accuracy " + accuracy);
+  }
+
+  /**
+   * The classes a model file lists are a fact about the data when they are taken from it: stated
+   * publicly with --classes they are not, and without it the user is told.
+   */
+  @Test
+  void theClassesAreStatedPubliclyOrTheUserIsTold() throws Exception {
+    Path iris = dev.helmet.core.testdata.TestData.path("iris.csv");
+    Path model = dir.resolve("m.json");
+    Cli learned = Cli.run("train", "--dataset", iris.toString(), "--skip-rows", "1", "--parties", "4", "--epochs", "2",
+        "--quiet", "--threads", "1", "-o", model.toString());
+    assertEquals(0, learned.exit, learned.toString());
+    assertTrue(learned.err.contains("pass --classes to state them publicly"), learned.err);
+    assertTrue(JSON.readTree(Files.readString(model)).get("provenance").get("labels").asText()
+        .startsWith("the labels found in the training data"));
+    Cli stated = Cli.run("train", "--dataset", iris.toString(), "--skip-rows", "1", "--parties", "4", "--epochs", "2",
+        "--quiet", "--threads", "1", "--classes", "0,1,2", "-o", model.toString());
+    assertEquals(0, stated.exit, stated.toString());
+    assertFalse(stated.err.contains("--classes"), stated.err);
+    assertEquals("public: --classes", JSON.readTree(Files.readString(model)).get("provenance").get("labels").asText());
   }
 
   /**
