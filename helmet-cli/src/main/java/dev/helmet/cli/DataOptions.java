@@ -28,6 +28,11 @@ final class DataOptions {
           + "lists them: name them here when which classes occur is itself private.")
   java.util.List<String> classes;
 
+  @Option(names = "--dimension", paramLabel = "D", defaultValue = "0",
+      description = "LIBSVM: the number of features, stated publicly (an index above it is an error). Default: "
+          + "the largest index found in the training data, which the model file then records.")
+  int dimension;
+
   @Option(names = "--test", paramLabel = "FILE",
       description = "Test data file, read like --dataset. Default: the built-in test split, or for a file a "
           + "stratified holdout of --test-fraction of it.")
@@ -111,7 +116,7 @@ final class DataOptions {
 
   ReadOptions readOptions() {
     return new ReadOptions(format == null ? null : DataFormat.parse(format), null, labelColumn,
-        ReadOptions.header(header), partyColumn, 0, classes == null ? null : dev.helmet.core.data.LabelSet.of(classes),
+        ReadOptions.header(header), partyColumn, dimension, classes == null ? null : dev.helmet.core.data.LabelSet.of(classes),
         skipRows);
   }
 }
