@@ -137,6 +137,36 @@ class MaliciousCoordinatorTest {
   }
 
   /**
+   * Finding 8: an upload grant is honoured only for this party's pending masked input of this
+   * summation. A grant for another SecAgg session is ignored: the party sends nothing, is dropped
+   * at the round's deadline, and by its own accounting its data spent nothing.
+   */
+  @Test
+  void anUploadGrantForAnotherSummationIsIgnored(@TempDir Path dir) throws Exception {
+    Participant.Hook misdirect = new Participant.Hook() {
+      @Override
+      public dev.helmet.transport.wire.CoordinatorMessage rewrite(dev.helmet.transport.wire.CoordinatorMessage m) {
+        return m.hasUploadGrant() ? m.toBuilder().setUploadGrant(m.getUploadGrant().toBuilder()
+            .setSecaggSession(m.getUploadGrant().getSecaggSession() + 1)).build() : m;
+      }
+    };
+    SessionConfig config = Loopback.config(DIGITS, W, W - 1, 1e6).setDeadlines(Deadlines.newBuilder()
+        .setEnrolmentSeconds(30).setRoundSeconds(5)).build();
+    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
+          i -> Tls.Files.in(certs, "participant-" + (i + 1)), Participant.Policy.upTo(1e7),
+          i -> i == 0 ? misdirect : Participant.Hook.NONE);
+      Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
+      assertTrue(r.completed(), r.reason());
+      assertEquals(W - 1, r.contributors().size());
+      Participant.Result victim = outs.get(0).result();
+      assertTrue(victim != null, () -> String.valueOf(outs.get(0).error()));
+      assertFalse(r.contributors().contains(victim.party()), "its masked input never left");
+      assertEquals(0, victim.epsilon(), 0, "nothing of its data left, so nothing is charged");
+    }
+  }
+
+  /**
    * Finding 5: the coordinator shows the victim a different roster (another party's size, which
    * changes the victim's noise plan). The roster's digest is bound into every SecAgg signature, so
    * the victim's check of its neighbours' signed keys fails and it sends nothing computed from its
