@@ -263,4 +263,38 @@ class SecAggSecurityTest {
     assertTrue(h.server.rejections().stream().anyMatch(r -> r.reason() == RejectReason.BAD_SHARE
         && r.claimedSender() == 1), String.valueOf(h.server.rejections()));
   }
+
+  /**
+   * The same for a dropout's mask key: party 5 leaves after sharing its keys, so the server rebuilds
+   * its mask key from the survivors' shares; one of them is wrong. The server finds a t-subset whose
+   * key matches the one party 5 advertised, names the sender of the bad share, and the sum of the
+   * five survivors is exact.
+   */
+  @Test
+  void aWrongMaskKeyShareOfADropoutIsAttributedAndTheSumIsStillExact() {
+    Harness h = new Harness(6, 10, 32);
+    for (int i = 0; i < 6; i++) {
+      h.inputs[i][0] = i + 1;
+    }
+    for (int round = 0; round < 10 && !(h.replies[1] instanceof Messages.UnmaskingShares); round++) {
+      if (h.replies[5] instanceof Messages.MaskedInput) {
+        h.replies[5] = null; // party 5 drops before its masked input arrives
+      }
+      h.clientRound(h.serverRound());
+    }
+    // Party 0's share is among the first t the server tries, so the bad share must be found and named.
+    Messages.UnmaskingShares u = assertInstanceOf(Messages.UnmaskingShares.class, h.replies[0]);
+    TreeMap<Integer, long[]> keys = new TreeMap<>(u.maskKeyShares());
+    long[] wrong = keys.get(5).clone();
+    // Not the lowest bits of the first field element: they reach only the bits X25519 clamps away
+    // (the rebuilt key would differ from the real one in bits that do not matter).
+    wrong[1] ^= 1;
+    keys.put(5, wrong);
+    h.replies[0] = new Messages.UnmaskingShares(u.session(), 0, u.selfMaskShares(), keys);
+    h.serverRound();
+    ServerState.Completed done = assertInstanceOf(ServerState.Completed.class, h.server);
+    assertEquals(1 + 2 + 3 + 4 + 5, done.sum()[0]);
+    assertTrue(h.server.rejections().stream().anyMatch(r -> r.reason() == RejectReason.BAD_SHARE
+        && r.claimedSender() == 0 && r.detail().contains("mask key")), String.valueOf(h.server.rejections()));
+  }
 }
