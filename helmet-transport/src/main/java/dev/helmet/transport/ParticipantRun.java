@@ -165,6 +165,7 @@ final class ParticipantRun {
         r.getParties(party).getCertificateSha256().toByteArray(), ownCertificateSha256)) {
       throw new Participant.ParticipantException("the roster lists another certificate for this participant");
     }
+    checkRosterBindings(r);
     try {
       plan = spec.plan(SessionPlan.sizes(r), (int) config.getMinContributors(), noise.isSecure());
     } catch (IllegalArgumentException e) {
@@ -264,6 +265,48 @@ final class ParticipantRun {
     nextRound++;
     pendingUpload = null;
     advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), input::join, profile)));
+  }
+
+  /**
+   * Over TLS, every roster entry must be a distinct certified participant: its certificate the one
+   * whose fingerprint the entry lists, a participant certificate of this deployment's CA, whose key
+   * signed the entry's identity key and nonce commitment for this configuration, and no two entries
+   * of one holder (subject or key). An entry the coordinator made up would count as a party whose
+   * noise the plan expects; this party stops before it reveals anything.
+   */
+  private void checkRosterBindings(Roster r) throws Participant.ParticipantException {
+    if (ca == null) {
+      return;
+    }
+    byte[] digest = SessionPlan.digest(config);
+    java.util.List<IdentityBinding.Holder> holders = new java.util.ArrayList<>();
+    for (int i = 0; i < r.getPartiesCount(); i++) {
+      var e = r.getParties(i);
+      byte[] cert = e.getCertificate().toByteArray();
+      String why;
+      if (cert.length == 0 || e.getIdentityBinding().isEmpty()) {
+        why = "it carries no certificate and identity binding";
+      } else if (!java.util.Arrays.equals(IdentityBinding.fingerprint(cert), e.getCertificateSha256().toByteArray())) {
+        why = "its certificate is not the one its fingerprint names";
+      } else {
+        why = IdentityBinding.check(cert, e.getIdentityBinding().toByteArray(), ca, digest,
+            e.getIdentityKey().toByteArray(), e.getNonceCommitment().toByteArray());
+      }
+      if (why == null) {
+        IdentityBinding.Holder h = IdentityBinding.holder(cert);
+        for (IdentityBinding.Holder other : holders) {
+          if (other.same(h)) {
+            why = "its certificate has the subject or key of an earlier entry's";
+          }
+        }
+        holders.add(h);
+      }
+      if (why != null) {
+        throw new Participant.ParticipantException("the roster of session " + session + " lists party " + i
+            + " that is not a distinct certified participant (" + why + "); the coordinator may have added parties, "
+            + "so this party stops");
+      }
+    }
   }
 
   /**

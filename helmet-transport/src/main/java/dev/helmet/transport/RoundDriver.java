@@ -98,7 +98,9 @@ final class RoundDriver {
       roster.addParties(RosterEntry.newBuilder().setParty(p.party).setPoints(p.points)
           .setIdentityKey(ByteString.copyFrom(p.identityKey)).setNonceCommitment(ByteString.copyFrom(p.commitment))
           .setSubject(p.subject).setCertificateSha256(p.tlsCertificate == null ? ByteString.EMPTY
-              : ByteString.copyFrom(IdentityBinding.fingerprint(p.tlsCertificate))));
+              : ByteString.copyFrom(IdentityBinding.fingerprint(p.tlsCertificate)))
+          .setCertificate(p.tlsCertificate == null ? ByteString.EMPTY : ByteString.copyFrom(p.tlsCertificate))
+          .setIdentityBinding(p.binding == null ? ByteString.EMPTY : ByteString.copyFrom(p.binding)));
     }
     AlgorithmSpec spec = SessionPlan.spec(c.config);
     PublicPlan plan;

@@ -205,6 +205,45 @@ class MaliciousCoordinatorTest {
     }
   }
 
+  /**
+   * A coordinator adds a party it made up to the victim's roster (an identity key it holds, no
+   * certificate): the plan would count it as a party whose noise is expected. The victim checks
+   * every entry's certificate and binding, and stops before it reveals anything; the others, shown
+   * the true roster, complete without it.
+   */
+  @Test
+  void aMadeUpRosterEntryStopsTheVictimBeforeItRevealsAnything(@TempDir Path dir) throws Exception {
+    Participant.Hook inflate = new Victim() {
+      @Override
+      public CoordinatorMessage rewrite(CoordinatorMessage m) {
+        if (!m.hasRoster()) {
+          return m;
+        }
+        Roster.Builder r = m.getRoster().toBuilder();
+        int n = r.getPartiesCount();
+        r.addParties(r.getParties(other(m.getRoster())).toBuilder().setParty(n)
+            .setIdentityKey(com.google.protobuf.ByteString.copyFrom(dev.helmet.secagg.crypto.Secrets.bytes(32)))
+            .setNonceCommitment(com.google.protobuf.ByteString.copyFrom(dev.helmet.secagg.crypto.Secrets.bytes(32)))
+            .setSubject("CN=nobody").clearCertificate().clearIdentityBinding()
+            .setCertificateSha256(com.google.protobuf.ByteString.copyFrom(dev.helmet.secagg.crypto.Secrets.bytes(32))));
+        return m.toBuilder().setRoster(r).build();
+      }
+    };
+    try (Coordinator c = Coordinator.start(Loopback.settings(config(60), dir, Tls.Files.in(certs, "coordinator"),
+        1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
+          i -> Tls.Files.in(certs, "participant-" + (i + 1)), Participant.Policy.upTo(1e7),
+          i -> i == 0 ? inflate : Participant.Hook.NONE);
+      Coordinator.Result r = c.await(90, TimeUnit.SECONDS);
+      Exception e = outs.get(0).error();
+      assertNotNull(e, "the victim went on");
+      assertTrue(e.getMessage().contains("lists party " + W + " that is not a distinct certified participant"),
+          e.getMessage());
+      assertTrue(r.completed(), r.reason());
+      assertEquals(W - 1, r.contributors().size());
+    }
+  }
+
   /** A hook on the victim's side that knows which roster entry is the victim's (by its nonce). */
   private abstract static class Victim implements Participant.Hook {
     private byte[] ownNonce;
