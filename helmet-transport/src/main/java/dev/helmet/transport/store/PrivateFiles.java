@@ -44,4 +44,16 @@ final class PrivateFiles {
       }
     }
   }
+
+  /** Creates {@code file} empty and readable by its owner only, unless it exists. */
+  static void createOwnerOnly(Path file) throws IOException {
+    if (Files.exists(file) || !FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+      return;
+    }
+    try {
+      Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      // another process created it first; restrictToOwner tightens it after opening
+    }
+  }
 }

@@ -73,6 +73,11 @@ public final class Store implements AutoCloseable {
         // A new data directory is the coordinator's alone: it holds the ledger and who took part.
         PrivateFiles.createPrivateDirectories(file.getParent());
       }
+      if (file != null) {
+        // Created owner-only before H2 first writes it (H2 starts a new database in an empty file),
+        // so the ledger is never readable by others, not even for a moment.
+        PrivateFiles.createOwnerOnly(Path.of(file + ".mv.db"));
+      }
       Flyway.configure()
           .dataSource(jdbcUrl, user, password)
           .locations("classpath:db/migration")

@@ -50,6 +50,21 @@ class StoreLedgerTest {
     }
   }
 
+  /**
+   * The coordinator's database is readable by its owner only, also in a folder that already exists
+   * (the file is created owner-only before H2 writes it, then every file of it is tightened).
+   */
+  @Test
+  void theDatabaseIsTheOwnersAlone(@TempDir Path dir) throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.FileSystems.getDefault().supportedFileAttributeViews()
+        .contains("posix"), "POSIX permissions");
+    try (Store s = open(dir)) {
+      session(s, "a");
+    }
+    assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+        java.nio.file.Files.getPosixFilePermissions(dir.resolve("db.mv.db"))));
+  }
+
   /** Release 0.1 refunded an aborted session whatever it had released. */
   @Test
   void anAbortChargesExactlyTheReleasedRoundsAndRefundsOnlyWhenNoneWas(@TempDir Path dir) {
