@@ -22,8 +22,9 @@ import java.math.BigInteger;
  * <p><b>Timing.</b> These are rejection samplers: how long one draw takes depends on the value
  * drawn (a larger |x| takes more discrete-Laplace trials and a longer Bernoulli(exp) loop), so the
  * time of a single draw leaks a little about it. Callers draw a party's whole noise vector at once,
- * before the party sends the first message of the round that carries it, so an observer sees at
- * most the total time of thousands of draws; nothing is sent between draws.
+ * in the background while the round's key exchange goes out, and announce the masked input only
+ * when both are done, so an observer sees at most the total time of thousands of draws, and only
+ * where it exceeds the key exchange's network round trips; nothing is sent between draws.
  *
  * <p>Not thread-safe (one per thread or party).
  */
@@ -44,9 +45,40 @@ public final class DiscreteNoise {
     return bits.isSecure();
   }
 
-  /** Bernoulli(num / den), 0 <= num <= den. */
+  /**
+   * Bernoulli(num / den), 0 <= num <= den, exactly: a uniform U in [0, 1) is compared with p = num
+   * / den bit by bit, the bits of p from exact long division, until the first bit where they differ
+   * (U < p iff U has a 0 where p has a 1 there). About two random bits per trial on average, where
+   * a uniform integer below den took 64. Equality of all bits has probability 0; once the remaining
+   * bits of p are all 0 (the remainder is 0), U >= p unless U's remaining bits are all 0, so the
+   * answer is false.
+   */
   boolean bernoulli(long num, long den) {
-    return bits.nextLong(den) < num;
+    if (num <= 0) {
+      return false;
+    }
+    if (num >= den) {
+      return true;
+    }
+    if (den > (1L << 62)) {
+      return bits.nextLong(den) < num; // 2 r would overflow; a uniform integer below den
+    }
+    long r = num;
+    while (true) {
+      r <<= 1;
+      int p = 0;
+      if (r >= den) {
+        p = 1;
+        r -= den;
+      }
+      int u = bits.nextBit();
+      if (u != p) {
+        return u < p;
+      }
+      if (r == 0) {
+        return false;
+      }
+    }
   }
 
   /** Bernoulli(num / den) for big values: a uniform integer below den, by rejection. */
