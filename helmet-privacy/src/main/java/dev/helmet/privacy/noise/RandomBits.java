@@ -85,19 +85,21 @@ public abstract class RandomBits {
 
   /**
    * A CTR_DRBG-style generator: AES-256 in counter mode (hardware AES through the JCE) keyed from a
-   * {@link SecureRandom} DRBG. Each refill produces 64 KiB of keystream plus 48 bytes that become
+   * {@link SecureRandom} DRBG. Each refill produces 16 KiB of keystream plus 48 bytes that become
    * the next key and counter block, so a key found in memory later does not give away earlier
    * output (backtracking resistance, as CTR_DRBG's update step); every 2^32 bytes the key comes
    * fresh from the SecureRandom again. The output of AES-CTR under a uniformly random key is
    * indistinguishable from uniform for far more than 2^32 bytes per key.
    */
   private static final class Secure extends RandomBits {
-    private static final int BUFFER = 1 << 16;
+    /** 16 KiB a refill: parties hold one generator each for a whole run, so it is kept small. */
+    private static final int BUFFER = 1 << 14;
     private static final long RESEED_BYTES = 1L << 32;
+    /** The plaintext of the keystream: read only, shared by every generator. */
+    private static final byte[] ZEROS = new byte[BUFFER + 48];
     private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
         long[].class, java.nio.ByteOrder.BIG_ENDIAN);
     private final SecureRandom seeds;
-    private final byte[] zeros = new byte[BUFFER + 48];
     private final byte[] buf = new byte[BUFFER + 48];
     private final javax.crypto.Cipher cipher;
     private int pos = BUFFER;
@@ -138,13 +140,13 @@ public abstract class RandomBits {
         sinceReseed = 0;
       }
       try {
-        cipher.update(zeros, 0, zeros.length, buf, 0);
+        cipher.update(ZEROS, 0, ZEROS.length, buf, 0);
       } catch (javax.crypto.ShortBufferException e) {
         throw new IllegalStateException(e);
       }
       key(buf, BUFFER); // the last 48 bytes key the next block: earlier output cannot be recomputed
       java.util.Arrays.fill(buf, BUFFER, BUFFER + 48, (byte) 0);
-      sinceReseed += zeros.length;
+      sinceReseed += ZEROS.length;
       pos = 0;
     }
 
