@@ -74,8 +74,8 @@ final class DemoCommand implements Callable<Integer> {
     privacy.honestFraction = 0.5;
     privacy.groupSize = 1;
     Trainer.Spec s = new Trainer.Spec(data, new PartitionStrategy.Iid(w, PER_PARTY), a, config, privacy, run,
-        PER_PARTY, "Helmet demo: " + w + " parties x " + PER_PARTY + " MNIST images, " + a.id() + " through "
-            + run.summationName());
+        PER_PARTY, "Helmet demo: " + w + " parties x " + PER_PARTY + " MNIST images, algorithm " + a.id()
+            + ", summation " + run.summationName());
     Trainer.train(s, spec.commandLine().getOut(), spec.commandLine().getErr());
     return Main.OK;
   }

@@ -355,8 +355,8 @@ public final class DpFl {
     }
 
     /** What the noise is, for ledgers and reports: continuous Gaussian noise in floating point. */
-    public static final String NOISE_SAMPLER = "continuous Gaussian in floating point (Box-Muller on SecureRandom "
-        + "DRBG bits), clamped and rounded onto the ring's fixed-point grid; the guarantee assumes ideal real-valued "
+    public static final String NOISE_SAMPLER = "continuous Gaussian in floating point (Box-Muller on AES-256-CTR "
+        + "DRBG bits keyed from SecureRandom), clamped and rounded onto the ring's fixed-point grid; the guarantee assumes ideal real-valued "
         + "noise (Mironov 2012 shows floating-point noise can leak low-order bits)";
 
     /**

@@ -172,7 +172,7 @@ final class DiscreteGaussianPlan implements NoisePlan {
     d.put("dimension", dimension);
     d.put("clamp_bound_grid_units", bound);
     d.put("noise_sampler", secureNoise
-        ? "exact discrete Gaussian (Canonne-Kamath-Steinke) on SecureRandom DRBG bits"
+        ? "exact discrete Gaussian (Canonne-Kamath-Steinke) on AES-256-CTR DRBG bits keyed from SecureRandom"
         : "exact discrete Gaussian (SEEDED, NOT SECURE: test only)");
   }
 }

@@ -131,7 +131,7 @@ final class GaussianPlan implements NoisePlan {
     d.put("noise_std_per_coordinate", tau);
     d.put("clamp_bound", bound);
     d.put("noise_sampler", secureNoise
-        ? "continuous Gaussian in floating point (Box-Muller on SecureRandom DRBG bits), rounded to a grid "
+        ? "continuous Gaussian in floating point (Box-Muller on AES-256-CTR DRBG bits keyed from SecureRandom), rounded to a grid "
             + "2^10 times coarser than its float resolution; the guarantee assumes ideal real-valued noise"
         : "continuous Gaussian (SEEDED, NOT SECURE: test only)");
   }
