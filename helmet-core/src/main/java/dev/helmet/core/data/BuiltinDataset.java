@@ -126,15 +126,7 @@ public enum BuiltinDataset {
         opts.withLabels(dir.resolve("train-labels-idx1-ubyte" + suffix)));
     Dataset test = DataReader.read(dir.resolve("t10k-images-idx3-ubyte" + suffix),
         opts.withLabels(dir.resolve("t10k-labels-idx1-ubyte" + suffix)));
-    return new TrainTest(rename(train, id + "/train"), rename(test, id + "/test"));
-  }
-
-  private static Dataset rename(Dataset d, String name) {
-    int[] all = new int[d.size()];
-    for (int i = 0; i < all.length; i++) {
-      all[i] = i;
-    }
-    return d.subset(all, name);
+    return new TrainTest(train.named(id + "/train"), test.named(id + "/test"));
   }
 
   /**

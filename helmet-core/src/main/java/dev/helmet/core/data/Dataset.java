@@ -125,6 +125,11 @@ public final class Dataset {
     return parties[i];
   }
 
+  /** The same rows under another name, sharing the (never modified) arrays: no copy. */
+  public Dataset named(String newName) {
+    return new Dataset(newName, features, labels, dimension, labelSet, parties);
+  }
+
   /** The rows at {@code indices}, in that order. */
   public Dataset subset(int[] indices, String subsetName) {
     float[] f = new float[indices.length * dimension];
