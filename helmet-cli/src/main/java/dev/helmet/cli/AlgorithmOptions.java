@@ -129,4 +129,22 @@ final class AlgorithmOptions {
           : "a number") + ". Provided value: " + text);
     }
   }
+
+  /**
+   * Configures {@code a} with the settings the command line made and the common settings; an
+   * error names the option the user typed, not the configuration path behind it.
+   */
+  static dev.helmet.protocols.algorithm.AlgorithmSpec configure(Algorithm a, ObjectNode config,
+      dev.helmet.protocols.algorithm.Common common) {
+    try {
+      return a.configure(new dev.helmet.protocols.config.StrictNode("command line", config,
+          IllegalArgumentException::new), common);
+    } catch (IllegalArgumentException e) {
+      String msg = String.valueOf(e.getMessage());
+      for (Parameter p : a.parameters()) {
+        msg = msg.replace("command line: " + p.path() + " ", p.flag() + " ");
+      }
+      throw new IllegalArgumentException(msg.replace("command line: ", ""), e);
+    }
+  }
 }

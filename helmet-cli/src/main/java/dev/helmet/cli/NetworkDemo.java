@@ -21,7 +21,6 @@ import dev.helmet.transport.Tls;
 import dev.helmet.transport.wire.Deadlines;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
-import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.transport.wire.PrivacySpec;
 import dev.helmet.transport.wire.SessionConfig;
 import java.io.IOException;
@@ -93,8 +92,7 @@ final class NetworkDemo {
           .setDeadlines(Deadlines.newBuilder().setEnrolmentSeconds(300).setRoundSeconds(120))
           .setSessionId(ByteString.copyFrom(new byte[16]))
           .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
-      AlgorithmSpec spec = algorithm.configure(new StrictNode("command line", algorithmConfig,
-          IllegalArgumentException::new), SessionPlan.common(builder.build()));
+      AlgorithmSpec spec = AlgorithmOptions.configure(algorithm, algorithmConfig, SessionPlan.common(builder.build()));
       SessionConfig config = builder.setAlgorithmConfig(SessionPlan.algorithmConfig(spec)).build();
       Path certs = tmp.resolve("certs");
       Coordinator.Settings settings = new Coordinator.Settings(config, "127.0.0.1", 0,

@@ -15,7 +15,6 @@ import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Common;
-import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
 import dev.helmet.protocols.simulation.Simulation;
@@ -64,16 +63,7 @@ final class Trainer {
   static AlgorithmSpec configure(Spec spec, Dataset train) {
     Common common = new Common(spec.privacy().epsilon, spec.privacy().delta, spec.privacy().honestFraction,
         spec.privacy().protection(), spec.run().ringBits(), train.dimension(), train.numClasses());
-    try {
-      return spec.algorithm().configure(new StrictNode("command line", spec.algorithmConfig(),
-          IllegalArgumentException::new), common);
-    } catch (IllegalArgumentException e) {
-      String msg = String.valueOf(e.getMessage());
-      for (var p : spec.algorithm().parameters()) {
-        msg = msg.replace("command line: " + p.path() + " ", p.flag() + " ");
-      }
-      throw new IllegalArgumentException(msg.replace("command line: ", ""), e);
-    }
+    return AlgorithmOptions.configure(spec.algorithm(), spec.algorithmConfig(), common);
   }
 
   /** Runs the spec on {@code train}, evaluating on {@code test}. */

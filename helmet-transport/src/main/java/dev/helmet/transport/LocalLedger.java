@@ -73,7 +73,7 @@ public final class LocalLedger {
     for (JsonNode s : read()) {
       if (!"refunded".equals(s.path("status").asText()) && s.has("charge")) {
         PrivacyCharge other = PrivacyCharge.fromJson(s.get("charge"));
-        if (!other.neighbours().equals(charge.neighbours()) || !other.unit().equals(charge.unit())) {
+        if (!other.sameRelation(charge)) {
           return "this data's budget is spent under '" + other.neighbours() + "' per " + other.unit() + " (session "
               + s.path("session").asText() + "); this session's guarantee is under '" + charge.neighbours() + "' per "
               + charge.unit() + ", and the two do not add up";

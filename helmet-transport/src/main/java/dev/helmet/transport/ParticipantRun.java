@@ -414,7 +414,7 @@ final class ParticipantRun {
 
   /** The relation and unit of this party's own eps, in words ("" before it derived a plan). */
   String relation() {
-    return charge == null ? "" : charge.neighbours() + ", per " + charge.unit();
+    return charge == null ? "" : charge.relation();
   }
 
   /** This party's own eps for the rounds it sent (0 if none). */

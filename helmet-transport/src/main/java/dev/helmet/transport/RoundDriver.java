@@ -118,7 +118,7 @@ final class RoundDriver {
       throw new Abort(conflict);
     }
     c.store.charge(c.sessionHex, plan.charge());
-    c.relation = plan.charge().neighbours() + ", per " + plan.charge().unit();
+    c.relation = plan.charge().relation();
     CoordinatorMessage rosterMessage = CoordinatorMessage.newBuilder().setRoster(built).build();
     c.lock.lock();
     try {

@@ -19,6 +19,24 @@ public record Partition(List<int[]> parties, String description) {
   }
 
   /** Number of parties W. */
+  /**
+   * One seed per party: the i-th value of {@code seed}'s stream is party i's, so what a party
+   * draws does not depend on the number of threads. Refuses a partition with an empty party.
+   */
+  public long[] partySeeds(long seed) {
+    for (int i = 0; i < count(); i++) {
+      if (size(i) == 0) {
+        throw new IllegalArgumentException("party " + i + " holds no data; every party needs at least one point");
+      }
+    }
+    long[] seeds = new long[count()];
+    java.util.SplittableRandom root = new java.util.SplittableRandom(seed);
+    for (int i = 0; i < seeds.length; i++) {
+      seeds[i] = root.nextLong();
+    }
+    return seeds;
+  }
+
   public int count() {
     return parties.size();
   }

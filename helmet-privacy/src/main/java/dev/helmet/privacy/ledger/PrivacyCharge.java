@@ -46,6 +46,19 @@ public record PrivacyCharge(String accountant, DpEvent perRound, int plannedRoun
     Checks.notNull("unit", unit);
   }
 
+  /** The neighbouring relation and protected unit in words: "replace one record, per record". */
+  public String relation() {
+    return neighbours + ", per " + unit;
+  }
+
+  /**
+   * Whether epsilons of this charge and {@code other} add up: the same neighbouring relation and
+   * protected unit (an add-or-remove eps is not a replace-one eps).
+   */
+  public boolean sameRelation(PrivacyCharge other) {
+    return neighbours.equals(other.neighbours) && unit.equals(other.unit);
+  }
+
   /**
    * eps after {@code rounds} released rounds (0 for none).
    *

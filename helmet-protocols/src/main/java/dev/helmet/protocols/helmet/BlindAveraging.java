@@ -67,16 +67,7 @@ public final class BlindAveraging {
     Checks.positive("threads", threads);
     Learner learner = new Learner(config, pre.inputNormBound(), data.dimension(), data.numClasses());
     int w = partition.count();
-    for (int i = 0; i < w; i++) {
-      if (partition.size(i) == 0) {
-        throw new IllegalArgumentException("party " + i + " holds no data; every party needs at least one point");
-      }
-    }
-    long[] seeds = new long[w];
-    SplittableRandom root = new SplittableRandom(seed);
-    for (int i = 0; i < w; i++) {
-      seeds[i] = root.nextLong();
-    }
+    long[] seeds = partition.partySeeds(seed);
     progress.start("training " + w + " local models", w);
     LinearModel[] models = new LinearModel[w];
     Parallel.forEach(threads, w, i -> {

@@ -21,7 +21,6 @@ import dev.helmet.secagg.summation.SummationSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
 
 /**
  * The in-process runner: every party of a partition and the server in one process, any algorithm,
@@ -58,16 +57,7 @@ public final class Simulation {
     Checks.require(data.dimension() == spec.common().features(), "the data has " + data.dimension()
         + " features; the configuration expects " + spec.common().features());
     int w = partition.count();
-    for (int i = 0; i < w; i++) {
-      if (partition.size(i) == 0) {
-        throw new IllegalArgumentException("party " + i + " holds no data; every party needs at least one point");
-      }
-    }
-    long[] seeds = new long[w];
-    SplittableRandom root = new SplittableRandom(seed);
-    for (int i = 0; i < w; i++) {
-      seeds[i] = root.nextLong();
-    }
+    long[] seeds = partition.partySeeds(seed);
     Local[] locals = new Local[w];
     progress.start("preparing " + w + " parties (" + spec.algorithm().id() + ")", w);
     Parallel.forEach(threads, w, i -> {

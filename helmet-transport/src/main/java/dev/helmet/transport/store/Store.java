@@ -224,7 +224,7 @@ public final class Store implements AutoCloseable {
     for (Map<String, Object> row : query("SELECT charge FROM ledger WHERE dataset = ? AND status IN (?, ?) AND charge "
         + "IS NOT NULL", dataset, Charge.RESERVED.name(), Charge.SPENT.name())) {
       PrivacyCharge c = PrivacyCharge.fromJson(parse(row.get("CHARGE").toString()));
-      return c.neighbours() + ", per " + c.unit();
+      return c.relation();
     }
     return null;
   }
@@ -238,7 +238,7 @@ public final class Store implements AutoCloseable {
     for (Map<String, Object> row : query("SELECT session_id, charge FROM ledger WHERE dataset = ? AND session_id <> ? "
         + "AND status IN (?, ?) AND charge IS NOT NULL", dataset, id, Charge.RESERVED.name(), Charge.SPENT.name())) {
       PrivacyCharge other = PrivacyCharge.fromJson(parse(row.get("CHARGE").toString()));
-      if (!other.neighbours().equals(charge.neighbours()) || !other.unit().equals(charge.unit())) {
+      if (!other.sameRelation(charge)) {
         return "data set " + dataset + "'s budget is spent under '" + other.neighbours() + "' per " + other.unit()
             + " (session " + row.get("SESSION_ID") + "); this session's guarantee is under '" + charge.neighbours()
             + "' per " + charge.unit() + ", and the two do not add up";
