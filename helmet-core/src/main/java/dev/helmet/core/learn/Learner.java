@@ -197,6 +197,7 @@ public final class Learner {
     double[] scale = new double[rows];
     java.util.Arrays.fill(scale, 1.0);
     double[] coef = new double[bs * rows];
+    double[] scores = new double[bs * rows];
     double[] z = new double[rows];
     // An upper bound on the norm of each row (one-vs-rest) or of the whole matrix (softmax), kept
     // by the triangle inequality: ||shrink f - rate sum_j coef_j x_j|| <= shrink ||f|| + rate
@@ -215,12 +216,12 @@ public final class Learner {
         int b = batchStart[batch + 1] - start;
         t++;
         double a = Math.min(1 / beta, 1 / (lambda * t));
+        data.scores(perm, start, b, v, rows, scores);
         for (int j = 0; j < b; j++) {
-          int row = perm[start + j];
           for (int k = 0; k < rows; k++) {
-            z[k] = scale[k] * data.dot(row, v, k * d);
+            z[k] = scale[k] * scores[j * rows + k];
           }
-          lossDerivative(z, data.label(row), coef, j * rows);
+          lossDerivative(z, data.label(perm[start + j]), coef, j * rows);
         }
         // f <- (1 - a Lambda) f - (a / b) sum_j coef_j x_j, with 1 - a Lambda > 0 (beta > Lambda).
         double shrink = 1 - a * lambda;
@@ -255,12 +256,10 @@ public final class Learner {
           }
           double step = -rate / scale[k];
           for (int j = 0; j < b; j++) {
-            double c = coef[j * rows + k];
-            if (c != 0) {
-              data.axpy(perm[start + j], step * c, v, k * d);
-            }
+            coef[j * rows + k] *= step;
           }
         }
+        data.accumulate(perm, start, b, coef, rows, v);
         project(v, scale, d, radius, normBound);
       }
     }

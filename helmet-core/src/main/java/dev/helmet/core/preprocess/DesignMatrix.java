@@ -1,5 +1,6 @@
 package dev.helmet.core.preprocess;
 
+import dev.helmet.core.linalg.Blas;
 import java.util.Arrays;
 
 /**
@@ -36,7 +37,7 @@ public final class DesignMatrix {
     for (int i = 0; i < rows; i++) {
       double sq = 0;
       if (dense != null) {
-        sq = Kernels.dot(dense, i * cols, dense, i * cols, cols);
+        sq = Blas.dot(dense, i * cols, dense, i * cols, cols);
       } else {
         for (int p = rowStart[i]; p < rowStart[i + 1]; p++) {
           sq += values[p] * values[p];
@@ -150,7 +151,7 @@ public final class DesignMatrix {
   /** {@code x_i . w[off .. off + cols)}. */
   public double dot(int i, double[] w, int off) {
     if (dense != null) {
-      return Kernels.dot(dense, i * cols, w, off, cols);
+      return Blas.dot(dense, i * cols, w, off, cols);
     }
     double s0 = 0;
     double s1 = 0;
@@ -169,12 +170,57 @@ public final class DesignMatrix {
   /** {@code w[off .. off + cols) += alpha x_i}. */
   public void axpy(int i, double alpha, double[] w, int off) {
     if (dense != null) {
-      Kernels.axpy(alpha, dense, i * cols, w, off, cols);
+      Blas.axpy(alpha, dense, i * cols, w, off, cols);
       return;
     }
     for (int p = rowStart[i]; p < rowStart[i + 1]; p++) {
       w[off + index[p]] += alpha * values[p];
     }
+  }
+
+  /**
+   * The scores of a batch: {@code out[j * k + q] = x_{rows[from + j]} . w[q * cols .. +cols)} for
+   * {@code j < b}, {@code q < k} (the forward pass of a linear layer with k output rows). Dense
+   * rows use the register-blocked {@link Blas#productNT}.
+   */
+  public void scores(int[] rows, int from, int b, double[] w, int k, double[] out) {
+    if (dense != null) {
+      Blas.productNT(dense, offsets(rows, from, b), b, w, 0, k, cols, out, k);
+      return;
+    }
+    for (int j = 0; j < b; j++) {
+      for (int q = 0; q < k; q++) {
+        out[j * k + q] = dot(rows[from + j], w, q * cols);
+      }
+    }
+  }
+
+  /**
+   * The update of a batch: {@code w[q * cols .. +cols) += sum_j c[j * k + q] x_{rows[from + j]}}
+   * for {@code q < k} (a gradient step of a linear layer with k output rows). Dense rows use
+   * {@link Blas#accumulateTN}; sparse rows skip zero coefficients (adding 0 changes nothing).
+   */
+  public void accumulate(int[] rows, int from, int b, double[] c, int k, double[] w) {
+    if (dense != null) {
+      Blas.accumulateTN(c, k, dense, offsets(rows, from, b), b, w, 0, k, cols);
+      return;
+    }
+    for (int q = 0; q < k; q++) {
+      for (int j = 0; j < b; j++) {
+        double cj = c[j * k + q];
+        if (cj != 0) {
+          axpy(rows[from + j], cj, w, q * cols);
+        }
+      }
+    }
+  }
+
+  private int[] offsets(int[] rows, int from, int b) {
+    int[] off = new int[b];
+    for (int j = 0; j < b; j++) {
+      off[j] = rows[from + j] * cols;
+    }
+    return off;
   }
 
   /** Row {@code i} written densely into {@code dest[0 .. cols)}. */

@@ -1,0 +1,317 @@
+package dev.helmet.core.linalg;
+
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The Vector API kernels: 256-bit vectors of 4 doubles (one AVX2 register, half an AVX-512 one;
+ * cores that split 512-bit FMAs in two, like AMD Zen 4, reach the same peak either way). The order
+ * of arithmetic is {@link Blas}'s and matches {@link ScalarBlas} bit for bit: lane sums are taken
+ * lane by lane in a fixed order, never with {@code reduceLanes}, whose order is unspecified.
+ *
+ * <p>{@link #productNT} is register blocked: a 4 x 4 block of outputs keeps 16 accumulators in
+ * registers and loads 8 vectors per 16 FMAs. {@link #accumulateTN} keeps a 4 x 8 slab of the
+ * output rows in 8 registers while the whole batch streams through.
+ */
+final class VectorBlas {
+  private static final VectorSpecies<Double> S = DoubleVector.SPECIES_256;
+
+  private VectorBlas() {}
+
+  /** Whether the core has 256-bit double vectors (otherwise the plain kernels are faster). */
+  static boolean usable() {
+    return DoubleVector.SPECIES_PREFERRED.vectorBitSize() >= 256;
+  }
+
+  static int bits() {
+    return S.vectorBitSize();
+  }
+
+  static double dot(double[] a, int ao, double[] b, int bo, int n) {
+    DoubleVector lo = DoubleVector.zero(S);
+    DoubleVector hi = DoubleVector.zero(S);
+    int body = n - n % 8;
+    for (int i = 0; i < body; i += 8) {
+      lo = DoubleVector.fromArray(S, a, ao + i).fma(DoubleVector.fromArray(S, b, bo + i), lo);
+      hi = DoubleVector.fromArray(S, a, ao + i + 4).fma(DoubleVector.fromArray(S, b, bo + i + 4), hi);
+    }
+    double tail = 0;
+    for (int i = body; i < n; i++) {
+      tail = Math.fma(a[ao + i], b[bo + i], tail);
+    }
+    DoubleVector s = lo.add(hi);
+    return ((s.lane(0) + s.lane(1)) + (s.lane(2) + s.lane(3))) + tail;
+  }
+
+  static void axpy(double alpha, double[] x, int xo, double[] y, int yo, int n) {
+    DoubleVector al = DoubleVector.broadcast(S, alpha);
+    int body = n - n % 4;
+    for (int i = 0; i < body; i += 4) {
+      DoubleVector.fromArray(S, x, xo + i).fma(al, DoubleVector.fromArray(S, y, yo + i)).intoArray(y, yo + i);
+    }
+    for (int i = body; i < n; i++) {
+      y[yo + i] = Math.fma(alpha, x[xo + i], y[yo + i]);
+    }
+  }
+
+  private static double sum(DoubleVector v, double tail) {
+    return ((v.lane(0) + v.lane(1)) + (v.lane(2) + v.lane(3))) + tail;
+  }
+
+  private static double tail(double[] a, int ao, double[] b, int bo, int from, int n) {
+    double t = 0;
+    for (int i = from; i < n; i++) {
+      t = Math.fma(a[ao + i], b[bo + i], t);
+    }
+    return t;
+  }
+
+  static void productNT(double[] a, int[] aRow, int m, double[] b, int bOff, int kk, int n, double[] out,
+      int ldo) {
+    int j = 0;
+    for (; j + 3 < m; j += 4) {
+      int k = 0;
+      for (; k + 3 < kk; k += 4) {
+        block4x4(a, aRow[j], aRow[j + 1], aRow[j + 2], aRow[j + 3], b, bOff + k * n, n, out, j * ldo + k, ldo);
+      }
+      for (; k < kk; k++) {
+        block4x1(a, aRow[j], aRow[j + 1], aRow[j + 2], aRow[j + 3], b, bOff + k * n, n, out, j * ldo + k, ldo);
+      }
+    }
+    for (; j < m; j++) {
+      int k = 0;
+      for (; k + 3 < kk; k += 4) {
+        block1x4(a, aRow[j], b, bOff + k * n, n, out, j * ldo + k);
+      }
+      for (; k < kk; k++) {
+        out[j * ldo + k] = dot4(a, aRow[j], b, bOff + k * n, n);
+      }
+    }
+  }
+
+  private static void block4x4(double[] a, int a0, int a1, int a2, int a3, double[] b, int b0, int n,
+      double[] out, int o, int ldo) {
+    int b1 = b0 + n;
+    int b2 = b1 + n;
+    int b3 = b2 + n;
+    DoubleVector c00 = DoubleVector.zero(S);
+    DoubleVector c01 = c00;
+    DoubleVector c02 = c00;
+    DoubleVector c03 = c00;
+    DoubleVector c10 = c00;
+    DoubleVector c11 = c00;
+    DoubleVector c12 = c00;
+    DoubleVector c13 = c00;
+    DoubleVector c20 = c00;
+    DoubleVector c21 = c00;
+    DoubleVector c22 = c00;
+    DoubleVector c23 = c00;
+    DoubleVector c30 = c00;
+    DoubleVector c31 = c00;
+    DoubleVector c32 = c00;
+    DoubleVector c33 = c00;
+    int body = n - n % 4;
+    for (int i = 0; i < body; i += 4) {
+      DoubleVector y0 = DoubleVector.fromArray(S, b, b0 + i);
+      DoubleVector y1 = DoubleVector.fromArray(S, b, b1 + i);
+      DoubleVector y2 = DoubleVector.fromArray(S, b, b2 + i);
+      DoubleVector y3 = DoubleVector.fromArray(S, b, b3 + i);
+      DoubleVector x = DoubleVector.fromArray(S, a, a0 + i);
+      c00 = x.fma(y0, c00);
+      c01 = x.fma(y1, c01);
+      c02 = x.fma(y2, c02);
+      c03 = x.fma(y3, c03);
+      x = DoubleVector.fromArray(S, a, a1 + i);
+      c10 = x.fma(y0, c10);
+      c11 = x.fma(y1, c11);
+      c12 = x.fma(y2, c12);
+      c13 = x.fma(y3, c13);
+      x = DoubleVector.fromArray(S, a, a2 + i);
+      c20 = x.fma(y0, c20);
+      c21 = x.fma(y1, c21);
+      c22 = x.fma(y2, c22);
+      c23 = x.fma(y3, c23);
+      x = DoubleVector.fromArray(S, a, a3 + i);
+      c30 = x.fma(y0, c30);
+      c31 = x.fma(y1, c31);
+      c32 = x.fma(y2, c32);
+      c33 = x.fma(y3, c33);
+    }
+    out[o] = sum(c00, tail(a, a0, b, b0, body, n));
+    out[o + 1] = sum(c01, tail(a, a0, b, b1, body, n));
+    out[o + 2] = sum(c02, tail(a, a0, b, b2, body, n));
+    out[o + 3] = sum(c03, tail(a, a0, b, b3, body, n));
+    o += ldo;
+    out[o] = sum(c10, tail(a, a1, b, b0, body, n));
+    out[o + 1] = sum(c11, tail(a, a1, b, b1, body, n));
+    out[o + 2] = sum(c12, tail(a, a1, b, b2, body, n));
+    out[o + 3] = sum(c13, tail(a, a1, b, b3, body, n));
+    o += ldo;
+    out[o] = sum(c20, tail(a, a2, b, b0, body, n));
+    out[o + 1] = sum(c21, tail(a, a2, b, b1, body, n));
+    out[o + 2] = sum(c22, tail(a, a2, b, b2, body, n));
+    out[o + 3] = sum(c23, tail(a, a2, b, b3, body, n));
+    o += ldo;
+    out[o] = sum(c30, tail(a, a3, b, b0, body, n));
+    out[o + 1] = sum(c31, tail(a, a3, b, b1, body, n));
+    out[o + 2] = sum(c32, tail(a, a3, b, b2, body, n));
+    out[o + 3] = sum(c33, tail(a, a3, b, b3, body, n));
+  }
+
+  /** Four rows of a against one row of b. */
+  private static void block4x1(double[] a, int a0, int a1, int a2, int a3, double[] b, int b0, int n,
+      double[] out, int o, int ldo) {
+    DoubleVector c0 = DoubleVector.zero(S);
+    DoubleVector c1 = c0;
+    DoubleVector c2 = c0;
+    DoubleVector c3 = c0;
+    int body = n - n % 4;
+    for (int i = 0; i < body; i += 4) {
+      DoubleVector y = DoubleVector.fromArray(S, b, b0 + i);
+      c0 = DoubleVector.fromArray(S, a, a0 + i).fma(y, c0);
+      c1 = DoubleVector.fromArray(S, a, a1 + i).fma(y, c1);
+      c2 = DoubleVector.fromArray(S, a, a2 + i).fma(y, c2);
+      c3 = DoubleVector.fromArray(S, a, a3 + i).fma(y, c3);
+    }
+    out[o] = sum(c0, tail(a, a0, b, b0, body, n));
+    out[o + ldo] = sum(c1, tail(a, a1, b, b0, body, n));
+    out[o + 2 * ldo] = sum(c2, tail(a, a2, b, b0, body, n));
+    out[o + 3 * ldo] = sum(c3, tail(a, a3, b, b0, body, n));
+  }
+
+  /** One output in {@link Blas#productNT}'s order. */
+  private static double dot4(double[] a, int a0, double[] b, int b0, int n) {
+    DoubleVector c = DoubleVector.zero(S);
+    int body = n - n % 4;
+    for (int i = 0; i < body; i += 4) {
+      c = DoubleVector.fromArray(S, a, a0 + i).fma(DoubleVector.fromArray(S, b, b0 + i), c);
+    }
+    return sum(c, tail(a, a0, b, b0, body, n));
+  }
+
+  private static void block1x4(double[] a, int a0, double[] b, int b0, int n, double[] out, int o) {
+    int b1 = b0 + n;
+    int b2 = b1 + n;
+    int b3 = b2 + n;
+    DoubleVector c0 = DoubleVector.zero(S);
+    DoubleVector c1 = c0;
+    DoubleVector c2 = c0;
+    DoubleVector c3 = c0;
+    int body = n - n % 4;
+    for (int i = 0; i < body; i += 4) {
+      DoubleVector x = DoubleVector.fromArray(S, a, a0 + i);
+      c0 = x.fma(DoubleVector.fromArray(S, b, b0 + i), c0);
+      c1 = x.fma(DoubleVector.fromArray(S, b, b1 + i), c1);
+      c2 = x.fma(DoubleVector.fromArray(S, b, b2 + i), c2);
+      c3 = x.fma(DoubleVector.fromArray(S, b, b3 + i), c3);
+    }
+    out[o] = sum(c0, tail(a, a0, b, b0, body, n));
+    out[o + 1] = sum(c1, tail(a, a0, b, b1, body, n));
+    out[o + 2] = sum(c2, tail(a, a0, b, b2, body, n));
+    out[o + 3] = sum(c3, tail(a, a0, b, b3, body, n));
+  }
+
+  static void accumulateTN(double[] c, int ldc, double[] a, int[] aRow, int m, double[] b, int bOff, int kk,
+      int n) {
+    int body = n - n % 8;
+    // Every coefficient replicated into a full vector once, so the inner loop loads it (a load
+    // port) instead of broadcasting it from a scalar register (a shuffle on the FMA ports).
+    double[] cb = new double[m * kk * 4];
+    for (int j = 0; j < m; j++) {
+      for (int q = 0; q < kk; q++) {
+        double v = c[j * ldc + q];
+        int at = (j * kk + q) * 4;
+        cb[at] = v;
+        cb[at + 1] = v;
+        cb[at + 2] = v;
+        cb[at + 3] = v;
+      }
+    }
+    // Columns in tiles whose slice of the m input rows fits the L1 cache (about 16 KB), so every
+    // block of output rows after the first reads them from there.
+    int tile = Math.max(8, (2048 / m) & ~7);
+    for (int from = 0; from < body; from += tile) {
+      int to = Math.min(body, from + tile);
+      int k = 0;
+      for (; k + 3 < kk; k += 4) {
+        tile4x8(cb, kk, k, a, aRow, m, b, bOff + k * n, n, from, to);
+      }
+      for (; k < kk; k++) {
+        tile1x8(cb, kk, k, a, aRow, m, b, bOff + k * n, from, to);
+      }
+    }
+    for (int k = 0; k < kk; k++) {
+      tailTN(c, ldc, k, a, aRow, m, b, bOff + k * n, body, n);
+    }
+  }
+
+  /** Output rows k..k+3 (starting at {@code r0}, n apart), columns [from, to) in steps of 8. */
+  private static void tile4x8(double[] cb, int kk, int k, double[] a, int[] aRow, int m, double[] b, int r0, int n,
+      int from, int to) {
+    int r1 = r0 + n;
+    int r2 = r1 + n;
+    int r3 = r2 + n;
+    for (int i = from; i < to; i += 8) {
+      DoubleVector u0 = DoubleVector.fromArray(S, b, r0 + i);
+      DoubleVector u1 = DoubleVector.fromArray(S, b, r1 + i);
+      DoubleVector u2 = DoubleVector.fromArray(S, b, r2 + i);
+      DoubleVector u3 = DoubleVector.fromArray(S, b, r3 + i);
+      DoubleVector w0 = DoubleVector.fromArray(S, b, r0 + i + 4);
+      DoubleVector w1 = DoubleVector.fromArray(S, b, r1 + i + 4);
+      DoubleVector w2 = DoubleVector.fromArray(S, b, r2 + i + 4);
+      DoubleVector w3 = DoubleVector.fromArray(S, b, r3 + i + 4);
+      for (int j = 0; j < m; j++) {
+        int cj = (j * kk + k) * 4;
+        DoubleVector x = DoubleVector.fromArray(S, a, aRow[j] + i);
+        DoubleVector z = DoubleVector.fromArray(S, a, aRow[j] + i + 4);
+        DoubleVector s0 = DoubleVector.fromArray(S, cb, cj);
+        DoubleVector s1 = DoubleVector.fromArray(S, cb, cj + 4);
+        DoubleVector s2 = DoubleVector.fromArray(S, cb, cj + 8);
+        DoubleVector s3 = DoubleVector.fromArray(S, cb, cj + 12);
+        u0 = x.fma(s0, u0);
+        u1 = x.fma(s1, u1);
+        u2 = x.fma(s2, u2);
+        u3 = x.fma(s3, u3);
+        w0 = z.fma(s0, w0);
+        w1 = z.fma(s1, w1);
+        w2 = z.fma(s2, w2);
+        w3 = z.fma(s3, w3);
+      }
+      u0.intoArray(b, r0 + i);
+      u1.intoArray(b, r1 + i);
+      u2.intoArray(b, r2 + i);
+      u3.intoArray(b, r3 + i);
+      w0.intoArray(b, r0 + i + 4);
+      w1.intoArray(b, r1 + i + 4);
+      w2.intoArray(b, r2 + i + 4);
+      w3.intoArray(b, r3 + i + 4);
+    }
+  }
+
+  /** Output row k (at {@code r}), columns [from, to) in steps of 8. */
+  private static void tile1x8(double[] cb, int kk, int k, double[] a, int[] aRow, int m, double[] b, int r,
+      int from, int to) {
+    for (int i = from; i < to; i += 8) {
+      DoubleVector u = DoubleVector.fromArray(S, b, r + i);
+      DoubleVector w = DoubleVector.fromArray(S, b, r + i + 4);
+      for (int j = 0; j < m; j++) {
+        DoubleVector s = DoubleVector.fromArray(S, cb, (j * kk + k) * 4);
+        u = DoubleVector.fromArray(S, a, aRow[j] + i).fma(s, u);
+        w = DoubleVector.fromArray(S, a, aRow[j] + i + 4).fma(s, w);
+      }
+      u.intoArray(b, r + i);
+      w.intoArray(b, r + i + 4);
+    }
+  }
+
+  private static void tailTN(double[] c, int ldc, int k, double[] a, int[] aRow, int m, double[] b, int r,
+      int from, int n) {
+    for (int i = from; i < n; i++) {
+      double s = b[r + i];
+      for (int j = 0; j < m; j++) {
+        s = Math.fma(c[j * ldc + k], a[aRow[j] + i], s);
+      }
+      b[r + i] = s;
+    }
+  }
+}
