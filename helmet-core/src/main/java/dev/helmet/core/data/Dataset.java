@@ -5,16 +5,18 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A labelled data set held in memory: {@code size()} rows of {@code dimension()} features, stored
- * as one row-major {@code float} array (half the memory of doubles; 60k x 6144 embeddings fit in
- * 1.5 GB), an integer class per row, and optionally a party id per row for natural partitions.
+ * A labelled data set: {@code size()} rows of {@code dimension()} features, stored row-major as
+ * floats (half the memory of doubles; 60k x 6144 embeddings fit in 1.5 GB), as unsigned bytes
+ * with a fixed public divisor (pixels: a quarter of the floats), or as a read-only memory-mapped
+ * {@code .npy} file (off the Java heap); an integer class per row, and optionally a party id per
+ * row for natural partitions.
  *
  * <p>Immutable. Construction checks that every value is finite and every label is a class of the
  * label set, so code downstream never sees NaN, Inf or an out-of-range label.
  */
 public final class Dataset {
   private final String name;
-  private final float[] features;
+  private final FeatureStore features;
   private final int[] labels;
   private final int size;
   private final int dimension;
@@ -29,6 +31,19 @@ public final class Dataset {
    */
   public Dataset(
       String name, float[] features, int[] labels, int dimension, LabelSet labelSet, String[] parties) {
+    this(name, FeatureStore.of(features), labels, dimension, labelSet, parties);
+  }
+
+  /**
+   * A data set of unsigned bytes (pixels), feature value {@code (b & 0xff) / divisor}, e.g. 255
+   * for pixels in [0, 1]: the same floats as converting up front, in a quarter of the memory.
+   */
+  public static Dataset ofUnsignedBytes(String name, byte[] values, float divisor, int[] labels, int dimension,
+      LabelSet labelSet) {
+    return new Dataset(name, FeatureStore.bytes(values, divisor), labels, dimension, labelSet, null);
+  }
+
+  Dataset(String name, FeatureStore features, int[] labels, int dimension, LabelSet labelSet, String[] parties) {
     this.name = Objects.requireNonNull(name, "name");
     this.labelSet = Objects.requireNonNull(labelSet, "labelSet");
     if (dimension <= 0) {
@@ -37,21 +52,20 @@ public final class Dataset {
     if (labels.length == 0) {
       throw new DataFormatException(name + ": data has no rows");
     }
-    if ((long) labels.length * dimension != features.length) {
+    if ((long) labels.length * dimension != features.length()) {
       throw new DataFormatException(
-          name + ": " + features.length + " feature values do not form " + labels.length + " rows of "
+          name + ": " + features.length() + " feature values do not form " + labels.length + " rows of "
               + dimension);
     }
     if (parties != null && parties.length != labels.length) {
       throw new DataFormatException(name + ": party ids given for " + parties.length + " of "
           + labels.length + " rows");
     }
-    for (int i = 0; i < features.length; i++) {
-      if (!Float.isFinite(features[i])) {
-        throw new DataFormatException(String.format(
-            "%s row %d feature %d: value %s is not a finite number", name, i / dimension + 1,
-            i % dimension + 1, features[i]));
-      }
+    int bad = features.firstNonFinite();
+    if (bad >= 0) {
+      throw new DataFormatException(String.format(
+          "%s row %d feature %d: value %s is not a finite number", name, bad / dimension + 1,
+          bad % dimension + 1, features.get(bad)));
     }
     for (int i = 0; i < labels.length; i++) {
       if (labels[i] < 0 || labels[i] >= labelSet.size()) {
@@ -101,15 +115,17 @@ public final class Dataset {
 
   /** Feature {@code j} of row {@code i}. */
   public float feature(int i, int j) {
-    return features[i * dimension + j];
+    return features.get(i * dimension + j);
   }
 
   /** Copies row {@code i} into {@code dest[offset ... offset + dimension)}. */
   public void copyRow(int i, double[] dest, int offset) {
-    int base = i * dimension;
-    for (int j = 0; j < dimension; j++) {
-      dest[offset + j] = features[base + j];
-    }
+    features.copy(i * dimension, dimension, dest, offset);
+  }
+
+  /** Bytes of Java heap the feature values take (0 for a memory-mapped file). */
+  public long featureHeapBytes() {
+    return features.heapBytes();
   }
 
   /** Whether rows carry party ids. */
@@ -132,12 +148,11 @@ public final class Dataset {
 
   /** The rows at {@code indices}, in that order. */
   public Dataset subset(int[] indices, String subsetName) {
-    float[] f = new float[indices.length * dimension];
+    FeatureStore f = features.rows(indices, dimension);
     int[] y = new int[indices.length];
     String[] p = parties == null ? null : new String[indices.length];
     for (int k = 0; k < indices.length; k++) {
       int i = indices[k];
-      System.arraycopy(features, i * dimension, f, k * dimension, dimension);
       y[k] = labels[i];
       if (p != null) {
         p[k] = parties[i];
@@ -179,7 +194,6 @@ public final class Dataset {
   public static Dataset concat(String name, List<Dataset> parts) {
     Dataset first = parts.get(0);
     int n = parts.stream().mapToInt(Dataset::size).sum();
-    float[] f = new float[n * first.dimension];
     int[] y = new int[n];
     boolean withParties = parts.stream().allMatch(Dataset::hasParties);
     String[] p = withParties ? new String[n] : null;
@@ -188,13 +202,13 @@ public final class Dataset {
       if (d.dimension != first.dimension || !d.labelSet.equals(first.labelSet)) {
         throw new DataFormatException(name + ": cannot join data sets of different shape");
       }
-      System.arraycopy(d.features, 0, f, at * first.dimension, d.size * first.dimension);
       System.arraycopy(d.labels, 0, y, at, d.size);
       if (p != null) {
         System.arraycopy(d.parties, 0, p, at, d.size);
       }
       at += d.size;
     }
+    FeatureStore f = FeatureStore.concat(parts.stream().map(d -> d.features).toList());
     return new Dataset(name, f, y, first.dimension, first.labelSet, p);
   }
 

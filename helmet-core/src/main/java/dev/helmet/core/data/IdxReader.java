@@ -15,7 +15,12 @@ import java.nio.file.Path;
 final class IdxReader {
   private IdxReader() {}
 
-  private record Idx(String source, int type, int[] dims, float[] values) {}
+  /** A parsed file: floats, or (unsigned-byte features) the bytes themselves, read as b / 255. */
+  private record Idx(String source, int type, int[] dims, float[] values, byte[] pixels) {
+    long count() {
+      return values != null ? values.length : pixels.length;
+    }
+  }
 
   static Dataset read(Path features, Path labels, ReadOptions options) {
     if (labels == null) {
@@ -37,7 +42,7 @@ final class IdxReader {
       throw new DataFormatException(y.source() + ": " + y.dims()[0] + " labels for " + n + " feature rows in "
           + x.source());
     }
-    int dim = x.values().length / Math.max(1, n);
+    int dim = (int) (x.count() / Math.max(1, n));
     LabelSet set = options.labelSet();
     String[] names = new String[n];
     java.util.Set<String> seen = new java.util.HashSet<>();
@@ -59,6 +64,9 @@ final class IdxReader {
         throw new DataFormatException(y.source() + " element " + i + ": unknown label '" + names[i]
             + "'; known labels are " + set.names());
       }
+    }
+    if (x.pixels() != null) {
+      return Dataset.ofUnsignedBytes(x.source(), x.pixels(), 255f, ids, dim, set);
     }
     return new Dataset(x.source(), x.values(), ids, dim, set, null);
   }
@@ -87,13 +95,18 @@ final class IdxReader {
           throw new DataFormatException(source + ": IDX array too large");
         }
       }
+      if (type == 0x08 && scaleBytes) {
+        byte[] b = new byte[(int) count];
+        in.readFully(b);
+        return new Idx(source, type, dims, null, b);
+      }
       float[] v = new float[(int) count];
       switch (type) {
         case 0x08 -> {
           byte[] b = new byte[(int) count];
           in.readFully(b);
           for (int i = 0; i < b.length; i++) {
-            v[i] = scaleBytes ? (b[i] & 0xff) / 255f : (b[i] & 0xff);
+            v[i] = b[i] & 0xff;
           }
         }
         case 0x09 -> {
@@ -123,7 +136,7 @@ final class IdxReader {
         }
         default -> throw new DataFormatException(source + ": unknown IDX value type 0x" + Integer.toHexString(type));
       }
-      return new Idx(source, type, dims, v);
+      return new Idx(source, type, dims, v, null);
     } catch (EOFException e) {
       throw new DataFormatException(source + ": truncated IDX file (fewer values than its header announces)", e);
     } catch (IOException e) {

@@ -6,9 +6,11 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -76,8 +78,8 @@ final class NpyReader {
       throw new DataFormatException(features.getFileName() + ": a .npy feature matrix needs a label "
           + "file (--labels FILE.npy), or use an .npz archive holding arrays x and y");
     }
-    NpyArray x = parse(features.getFileName().toString(), readAll(features));
-    NpyArray y = parse(labels.getFileName().toString(), readAll(labels));
+    NpyArray x = parse(features.getFileName().toString(), mapOrRead(features));
+    NpyArray y = parse(labels.getFileName().toString(), ByteBuffer.wrap(readAll(labels)));
     return toDataset(features.getFileName().toString(), x, y, null, options);
   }
 
@@ -90,7 +92,7 @@ final class NpyReader {
         String name = e.getName();
         if (name.endsWith(".npy")) {
           String key = name.substring(0, name.length() - 4);
-          arrays.put(key, parse(source + ":" + name, zin.readAllBytes()));
+          arrays.put(key, parse(source + ":" + name, ByteBuffer.wrap(zin.readAllBytes())));
         }
       }
     } catch (IOException e) {
@@ -161,6 +163,10 @@ final class NpyReader {
             + "'; known labels are " + set.names());
       }
     }
+    if (x.data().isDirect() && !x.fortran() && x.dtype().kind() == Kind.FLOAT && x.dtype().size() == 4) {
+      // A memory-mapped float32 file in C order is the feature matrix as it is: no copy on the heap.
+      return new Dataset(source, FeatureStore.mapped(x.data().asFloatBuffer()), labels, (int) dim, set, partyIds);
+    }
     float[] features = new float[(int) (n * dim)];
     for (int i = 0; i < features.length; i++) {
       features[i] = (float) x.get(i);
@@ -202,18 +208,42 @@ final class NpyReader {
     }
   }
 
-  /** Parses one .npy image. */
-  static NpyArray parse(String source, byte[] bytes) {
-    ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-    if (bytes.length < 10) {
+  /**
+   * An uncompressed .npy file mapped read-only into memory (the operating system pages it; the Java
+   * heap holds none of it); a gzipped one is read.
+   */
+  private static ByteBuffer mapOrRead(Path p) {
+    try {
+      byte[] head;
+      try (InputStream in = Files.newInputStream(p)) {
+        head = in.readNBytes(2);
+      }
+      boolean gzip = head.length == 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b;
+      long size = Files.size(p);
+      if (gzip || size > Integer.MAX_VALUE - 64) {
+        return ByteBuffer.wrap(readAll(p));
+      }
+      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+        return ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(p.getFileName() + ": cannot read: " + e.getMessage(), e);
+    }
+  }
+
+  /** Parses one .npy image (a heap or mapped buffer from position 0 to its limit). */
+  static NpyArray parse(String source, ByteBuffer whole) {
+    ByteBuffer buf = whole.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    int length = buf.limit();
+    if (length < 10) {
       throw new DataFormatException(source + ": too short to be a .npy file");
     }
     for (int i = 0; i < MAGIC.length; i++) {
-      if (bytes[i] != MAGIC[i]) {
+      if (buf.get(i) != MAGIC[i]) {
         throw new DataFormatException(source + ": not a .npy file (bad magic)");
       }
     }
-    int major = bytes[6] & 0xff;
+    int major = buf.get(6) & 0xff;
     int headerLen;
     int headerStart;
     if (major == 1) {
@@ -225,10 +255,12 @@ final class NpyReader {
     } else {
       throw new DataFormatException(source + ": unsupported .npy format version " + major);
     }
-    if (headerLen < 0 || headerStart + headerLen > bytes.length) {
+    if (headerLen < 0 || headerStart + headerLen > length) {
       throw new DataFormatException(source + ": truncated .npy header");
     }
-    String header = new String(bytes, headerStart, headerLen,
+    byte[] headerBytes = new byte[headerLen];
+    buf.get(headerStart, headerBytes);
+    String header = new String(headerBytes,
         major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
     String descr = group(DESCR, header, source, "descr");
     boolean fortran = group(FORTRAN, header, source, "fortran_order").equals("True");
@@ -254,11 +286,11 @@ final class NpyReader {
     Dtype dtype = Dtype.parse(descr, source);
     int dataStart = headerStart + headerLen;
     long need = Math.multiplyExact(count, (long) dtype.size);
-    if (bytes.length - dataStart < need) {
+    if (length - dataStart < need) {
       throw new DataFormatException(source + ": truncated data: shape " + shapeString(shape) + " of "
-          + descr + " needs " + need + " bytes, file has " + (bytes.length - dataStart));
+          + descr + " needs " + need + " bytes, file has " + (length - dataStart));
     }
-    ByteBuffer data = ByteBuffer.wrap(bytes, dataStart, (int) need).slice().order(dtype.order);
+    ByteBuffer data = buf.slice(dataStart, (int) need).order(dtype.order);
     return new NpyArray(source, shape, dtype, fortran, data);
   }
 

@@ -76,8 +76,19 @@ public record Preprocessing(double clipBound, boolean normalise) {
   /** As {@link #design(Dataset, int[])}; {@code allowSparse = false} forces the dense form. */
   public DesignMatrix design(Dataset data, int[] rows, boolean allowSparse) {
     int d = inputDimension(data.dimension());
-    DesignMatrix.Builder b = new DesignMatrix.Builder(rows.length, d, data.numClasses());
     double[] row = new double[d];
+    // Count the non-zeros first (preprocessing is cheap next to training), so the sparse form is
+    // allocated once at its exact size: no growing copies of a pooled data set.
+    long nonZeros = 0;
+    for (int row_ : rows) {
+      apply(data, row_, row, 0);
+      for (double v : row) {
+        if (v != 0) {
+          nonZeros++;
+        }
+      }
+    }
+    DesignMatrix.Builder b = new DesignMatrix.Builder(rows.length, d, data.numClasses(), nonZeros);
     for (int row_ : rows) {
       apply(data, row_, row, 0);
       b.add(row, data.label(row_));

@@ -1,5 +1,6 @@
 package dev.helmet.core.data;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -82,6 +83,27 @@ class BinaryFormatsTest {
     assertEquals(2, d.dimension());
     assertEquals(4f, d.feature(1, 1));
     assertEquals(1, d.label(1));
+    // An uncompressed float32 file is memory-mapped: none of its values are on the Java heap, and
+    // rows, subsets and joins read the same values as a heap copy.
+    assertEquals(0, d.featureHeapBytes());
+    double[] row = new double[2];
+    d.copyRow(2, row, 0);
+    assertArrayEquals(new double[] {5, 6}, row);
+    Dataset sub = d.subset(new int[] {2, 0}, "sub");
+    assertEquals(5f, sub.feature(0, 0));
+    assertEquals(2f, sub.feature(1, 1));
+    assertEquals(6f, Dataset.concat("both", List.of(d, sub)).feature(3, 1));
+  }
+
+  @Test
+  void mappedFloat32FilesAreStillCheckedForNonFiniteValues() throws IOException {
+    Path x = dir.resolve("nan.npy");
+    Path y = dir.resolve("nan-y.npy");
+    Files.write(x, npy("<f4", false, new long[] {2, 2}, floats(1, 2, Float.NaN, 4), 1));
+    Files.write(y, npy("<i8", false, new long[] {2}, longs(0, 1), 1));
+    DataFormatException e = assertThrows(DataFormatException.class,
+        () -> DataReader.read(x, ReadOptions.defaults().withLabels(y)));
+    assertTrue(e.getMessage().contains("row 2 feature 1"), e.getMessage());
   }
 
   @Test
@@ -170,6 +192,10 @@ class BinaryFormatsTest {
     assertEquals(1f, d.feature(0, 1));
     assertEquals(0.2f, d.feature(0, 2), 1e-7);
     assertEquals(List.of("3", "7"), d.labelSet().names());
+    // Pixels stay bytes (a quarter of the floats) and read as exactly the floats b / 255f.
+    assertEquals(8, d.featureHeapBytes());
+    assertEquals(51 / 255f, d.feature(0, 2));
+    assertEquals(4 / 255f, d.subset(new int[] {1}, "one").feature(0, 3));
   }
 
   @Test

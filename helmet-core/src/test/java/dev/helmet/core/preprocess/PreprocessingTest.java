@@ -60,7 +60,7 @@ class PreprocessingTest {
     java.util.SplittableRandom r = new java.util.SplittableRandom(3);
     float[] f = new float[10 * 64];
     for (int i = 0; i < f.length; i++) {
-      f[i] = r.nextInt(10) == 0 ? (float) r.nextGaussian() : 0f; // 90 % zeros: the sparse form
+      f[i] = r.nextInt(20) == 0 ? (float) r.nextGaussian() : 0f; // 95 % zeros: the sparse form
     }
     Dataset d = new Dataset("sparse", f, new int[10], 64, LabelSet.ofIntegers(1), null);
     Preprocessing p = new Preprocessing(5, false);
@@ -81,6 +81,29 @@ class PreprocessingTest {
       s.axpy(i, 0.5, b, 0);
       org.junit.jupiter.api.Assertions.assertArrayEquals(a, b, 1e-15);
     }
+    // The batched forms (scores of a batch against 3 model rows, and the update they drive).
+    double[] w3 = new double[3 * 65];
+    for (int j = 0; j < w3.length; j++) {
+      w3[j] = Math.cos(j);
+    }
+    int[] batch = {3, 1, 2};
+    double[] ds = new double[9];
+    double[] ss = new double[9];
+    dense.scores(batch, 0, 3, w3, 3, ds);
+    s.scores(batch, 0, 3, w3, 3, ss);
+    org.junit.jupiter.api.Assertions.assertArrayEquals(ds, ss, 1e-12);
+    assertEquals(dense.dot(1, w3, 65), ds[1 * 3 + 1], 1e-12);
+    double[] da = w3.clone();
+    double[] sa = w3.clone();
+    dense.accumulate(batch, 1, 2, ds, 3, da);
+    s.accumulate(batch, 1, 2, ds, 3, sa);
+    org.junit.jupiter.api.Assertions.assertArrayEquals(da, sa, 1e-12);
+    double[] byHand = w3.clone();
+    for (int q = 0; q < 3; q++) {
+      dense.axpy(batch[1], ds[q], byHand, q * 65);
+      dense.axpy(batch[2], ds[3 + q], byHand, q * 65);
+    }
+    org.junit.jupiter.api.Assertions.assertArrayEquals(byHand, da, 1e-12);
   }
 
   @Test
