@@ -17,11 +17,14 @@ public final class DesignMatrix {
   static final double SPARSE_BELOW = 0.12;
 
   /**
-   * Above this many entries (32 MB of doubles; a pooled data set, not one party's) memory decides:
-   * sparse whenever it is smaller, i.e. below half non-zeros (12 bytes per non-zero against 8 per
-   * entry, with a margin for the row starts).
+   * A dense form larger than this share of the heap (a pooled data set under a small heap, e.g.
+   * MNIST's 377 MB of doubles under -Xmx400m) is not built: memory decides, sparse whenever it is
+   * smaller, i.e. below half non-zeros (12 bytes per non-zero against 8 per entry, with a margin for
+   * the row starts). The two forms give the same model up to rounding in the last bits, so a very
+   * large local data set can train to other last bits under another heap size; one party's
+   * matrix of a few MB never reaches this.
    */
-  static final long LARGE = 1L << 22;
+  static final double HEAP_SHARE = 0.25;
 
   static final double SPARSE_BELOW_LARGE = 0.5;
 
@@ -113,7 +116,8 @@ public final class DesignMatrix {
 
     DesignMatrix build(boolean allowSparse) {
       double entries = (double) rows * cols;
-      double below = entries > LARGE ? SPARSE_BELOW_LARGE : SPARSE_BELOW;
+      boolean large = 8 * entries > HEAP_SHARE * Runtime.getRuntime().maxMemory();
+      double below = large ? SPARSE_BELOW_LARGE : SPARSE_BELOW;
       if (allowSparse && nnz < below * entries) {
         boolean exact = index.length == nnz;
         return new DesignMatrix(rows, cols, numClasses, y, null, rowStart,
