@@ -5,6 +5,9 @@ import dev.helmet.privacy.noise.RandomBits;
 
 /** One party's Poisson-sampled, clipped softmax gradients: the private part of a DP-FL round. */
 final class ClippedGradients {
+  /** Sampled records per block of the batched kernels. */
+  private static final int BLOCK = 64;
+
   private ClippedGradients() {}
 
   /**
@@ -19,38 +22,42 @@ final class ClippedGradients {
    */
   static void add(DesignMatrix m, double[] theta, int classes, double clip, double q,
       RandomBits rng, double[] g) {
-    int cols = m.cols();
-    double[] p = new double[classes];
-    double logMiss = q < 1 ? Math.log1p(-q) : Double.NEGATIVE_INFINITY;
-    int rows = m.rows();
-    for (int i = next(rng, -1, logMiss, rows); i < rows; i = next(rng, i, logMiss, rows)) {
-      double max = Double.NEGATIVE_INFINITY;
-      for (int k = 0; k < classes; k++) {
-        p[k] = m.dot(i, theta, k * cols);
-        max = Math.max(max, p[k]);
-      }
-      double z = 0;
-      for (int k = 0; k < classes; k++) {
-        p[k] = Math.exp(p[k] - max);
-        z += p[k];
-      }
-      double norm2 = 0;
-      int y = m.label(i);
-      for (int k = 0; k < classes; k++) {
-        p[k] = p[k] / z - (k == y ? 1 : 0);
-        norm2 += p[k] * p[k];
-      }
-      double norm = Math.sqrt(norm2) * m.rowNorm(i);
-      double f = norm > clip ? clip / norm : 1;
-      for (int k = 0; k < classes; k++) {
-        if (p[k] != 0) {
-          m.axpy(i, f * p[k], g, k * cols);
+    int[] sample = sampleForTesting(m.rows(), q, rng);
+    // In blocks of the sample: the scores of a block against every class row with the blocked
+    // kernel, then the clipped gradients' sum as one update (coefficients f_i (p_i - e_y)).
+    double[] scores = new double[BLOCK * classes];
+    for (int from = 0; from < sample.length; from += BLOCK) {
+      int b = Math.min(BLOCK, sample.length - from);
+      m.scores(sample, from, b, theta, classes, scores);
+      for (int j = 0; j < b; j++) {
+        int at = j * classes;
+        double max = Double.NEGATIVE_INFINITY;
+        for (int k = 0; k < classes; k++) {
+          max = Math.max(max, scores[at + k]);
+        }
+        double z = 0;
+        for (int k = 0; k < classes; k++) {
+          scores[at + k] = Math.exp(scores[at + k] - max);
+          z += scores[at + k];
+        }
+        double norm2 = 0;
+        int i = sample[from + j];
+        int y = m.label(i);
+        for (int k = 0; k < classes; k++) {
+          scores[at + k] = scores[at + k] / z - (k == y ? 1 : 0);
+          norm2 += scores[at + k] * scores[at + k];
+        }
+        double norm = Math.sqrt(norm2) * m.rowNorm(i);
+        double f = norm > clip ? clip / norm : 1;
+        for (int k = 0; k < classes; k++) {
+          scores[at + k] *= f;
         }
       }
+      m.accumulate(sample, from, b, scores, classes, g);
     }
   }
 
-  /** The indices a Poisson sample of {@code rows} records at rate q picks (for tests of the sampler). */
+  /** The indices a Poisson sample of {@code rows} records at rate q picks (also for tests of the sampler). */
   static int[] sampleForTesting(int rows, double q, RandomBits rng) {
     double logMiss = q < 1 ? Math.log1p(-q) : Double.NEGATIVE_INFINITY;
     java.util.stream.IntStream.Builder b = java.util.stream.IntStream.builder();

@@ -120,6 +120,62 @@ class DpFlTest {
     assertEquals(0, java.util.Arrays.stream(none).map(Math::abs).sum());
   }
 
+  /**
+   * The blocked gradient (scores of 64 records at a time, one update per block) is the sum of the
+   * records' own clipped gradients (p - e_y) x^T min(1, C / (|p - e_y| |x|)), computed here one
+   * record at a time, on more records than one block, with clipping active for some.
+   */
+  @Test
+  void blockedClippedGradientsAreThePerRecordSum() {
+    DesignMatrix m = PRE.design(DIGITS, java.util.stream.IntStream.range(0, 150).toArray());
+    int cols = m.cols();
+    double[] theta = new double[10 * cols];
+    java.util.SplittableRandom r = new java.util.SplittableRandom(5);
+    for (int i = 0; i < theta.length; i++) {
+      theta[i] = r.nextGaussian() * 0.3;
+    }
+    // Clip at the median gradient norm, so about half the records are clipped.
+    double[] norms = new double[m.rows()];
+    for (int i = 0; i < m.rows(); i++) {
+      double[] p = softmaxMinusOneHot(m, theta, i);
+      double n2 = 0;
+      for (double v : p) {
+        n2 += v * v;
+      }
+      norms[i] = Math.sqrt(n2) * m.rowNorm(i);
+    }
+    double clip = java.util.Arrays.stream(norms).sorted().toArray()[m.rows() / 2];
+    double[] blocked = new double[10 * cols];
+    ClippedGradients.add(m, theta, 10, clip, 1, RandomBits.insecureForTesting(1), blocked);
+    double[] byHand = new double[10 * cols];
+    int clipped = 0;
+    for (int i = 0; i < m.rows(); i++) {
+      double[] p = softmaxMinusOneHot(m, theta, i);
+      double f = Math.min(1, clip / norms[i]);
+      clipped += f < 1 ? 1 : 0;
+      for (int k = 0; k < 10; k++) {
+        m.axpy(i, f * p[k], byHand, k * cols);
+      }
+    }
+    assertTrue(clipped > 10 && clipped < m.rows(), "clipping active for some records: " + clipped);
+    for (int i = 0; i < blocked.length; i++) {
+      assertEquals(byHand[i], blocked[i], 1e-9 * (1 + Math.abs(byHand[i])), "element " + i);
+    }
+  }
+
+  private static double[] softmaxMinusOneHot(DesignMatrix m, double[] theta, int i) {
+    double[] p = new double[10];
+    double z = 0;
+    for (int k = 0; k < 10; k++) {
+      p[k] = Math.exp(m.dot(i, theta, k * m.cols()));
+      z += p[k];
+    }
+    for (int k = 0; k < 10; k++) {
+      p[k] = p[k] / z - (k == m.label(i) ? 1 : 0);
+    }
+    return p;
+  }
+
   /** The aggregate simulation learns as the per-party run does and reports no communication. */
   @Test
   void aggregateSimulationMatchesThePerPartyRun() {
