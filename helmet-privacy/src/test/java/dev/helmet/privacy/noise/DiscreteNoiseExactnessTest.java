@@ -1,0 +1,105 @@
+package dev.helmet.privacy.noise;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.MathContext;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The floating-point pre-checks of {@link DiscreteNoise} decide only what the exact comparison
+ * decides: a sampler that sends every decision through the exact BigInteger path ({@code
+ * exactOnly}) gives the same draws for the same bits. A pre-check whose error bound were wrong
+ * would show as a different draw (or a shifted stream) here. Deterministic, no false failures.
+ */
+class DiscreteNoiseExactnessTest {
+
+  private static void sameDraws(long seed, int n, java.util.function.ToLongFunction<DiscreteNoise> draw, String what) {
+    DiscreteNoise fast = new DiscreteNoise(RandomBits.insecureForTesting(seed));
+    DiscreteNoise exact = new DiscreteNoise(RandomBits.insecureForTesting(seed), true);
+    long[] a = new long[n];
+    long[] b = new long[n];
+    for (int i = 0; i < n; i++) {
+      a[i] = draw.applyAsLong(fast);
+      b[i] = draw.applyAsLong(exact);
+    }
+    assertArrayEquals(b, a, what);
+  }
+
+  @Test
+  void discreteGaussianFastPathDecidesAsTheExactPath() {
+    sameDraws(21, 1000, d -> d.discreteGaussian(1, 4), "sigma^2 = 1/4");
+    sameDraws(22, 1000, d -> d.discreteGaussian(4), "sigma^2 = 4");
+    sameDraws(23, 1000, d -> d.discreteGaussian(556_009), "sigma^2 = 556009");
+    sameDraws(24, 500, d -> d.discreteGaussian(100_000_000_000L), "sigma^2 = 1e11");
+    sameDraws(25, 1000, d -> d.discreteGaussian(1_000_003, 7), "sigma^2 = 1000003/7");
+  }
+
+  @Test
+  void poissonFastPathDecidesAsTheExactPath() {
+    sameDraws(31, 1000, d -> d.poisson(5, 2), "lambda = 2.5");
+    sameDraws(32, 1000, d -> d.poisson(127, 2), "lambda = 63.5");
+    sameDraws(33, 1000, d -> d.poisson(64, 1), "lambda = 64");
+    sameDraws(34, 500, d -> d.poisson(30_001, 3), "lambda = 10000.33");
+  }
+
+  @Test
+  void bernoulliExpFastPathDecidesAsTheExactPath() {
+    for (long[] g : new long[][] {{1, 2}, {7, 2}, {3, 100}, {1_000_000, 1}, {700, 1}, {745, 1}}) {
+      sameDraws(41, 2000, d -> d.bernoulliExp(g[0], g[1]) ? 1 : 0, "exp(-" + g[0] + "/" + g[1] + ")");
+    }
+  }
+
+  /** exp(-x) to 60 digits by BigDecimal Taylor series (positive terms for e^x, then 1 / e^x). */
+  private static BigDecimal expNeg(BigDecimal x) {
+    MathContext mc = new MathContext(80);
+    BigDecimal sum = BigDecimal.ONE;
+    BigDecimal term = BigDecimal.ONE;
+    for (int j = 1; j < 400; j++) {
+      term = term.multiply(x, mc).divide(BigDecimal.valueOf(j), mc);
+      sum = sum.add(term, mc);
+    }
+    return BigDecimal.ONE.divide(sum, mc);
+  }
+
+  /** The exact bounds of exp(-x) contain exp(-x), are at most 2 apart, and nest as precision grows. */
+  @Test
+  void expBoundsContainTheValueAndAreTight() {
+    long[][] xs = {{1, 1}, {1, 2}, {7, 3}, {0, 1}, {123_456_789, 1_000_000}, {50, 1}, {1, 1_000_000_007}};
+    for (long[] x : xs) {
+      BigDecimal truth = expNeg(new BigDecimal(x[0]).divide(new BigDecimal(x[1]), new MathContext(80)));
+      BigInteger prevLo = null;
+      BigInteger prevHi = null;
+      for (int p : new int[] {53, 117, 181}) {
+        BigInteger[] b = LazyUniform.expNegBounds(BigInteger.valueOf(x[0]), BigInteger.valueOf(x[1]), p);
+        BigDecimal scaled = truth.multiply(new BigDecimal(BigInteger.ONE.shiftLeft(p)));
+        assertTrue(new BigDecimal(b[0]).compareTo(scaled) <= 0, "lo at " + p + " for " + x[0] + "/" + x[1]);
+        assertTrue(new BigDecimal(b[1]).compareTo(scaled) >= 0, "hi at " + p + " for " + x[0] + "/" + x[1]);
+        assertTrue(b[1].subtract(b[0]).compareTo(BigInteger.TWO) <= 0, "width at " + p);
+        if (prevLo != null) {
+          assertTrue(b[0].compareTo(prevLo.shiftLeft(64)) >= 0 || b[0].signum() == 0);
+          assertTrue(b[1].compareTo(prevHi.shiftLeft(64)) <= 0);
+        }
+        prevLo = b[0];
+        prevHi = b[1];
+      }
+    }
+  }
+
+  /** A lazy uniform compares exactly: with a prefix right at c, more bits decide. */
+  @Test
+  void lazyUniformRevealsBitsUntilDecided() {
+    RandomBits bits = RandomBits.insecureForTesting(1);
+    // c = 1/2 exactly: U with prefix 2^52 (U in [1/2, 1/2 + 2^-53)) is never below 1/2
+    LazyUniform u = new LazyUniform(bits, 1L << 52, 53);
+    assertEquals(false, u.below(LazyUniform.ratio(BigInteger.ONE, BigInteger.TWO)));
+    // c = 1/3: prefix floor(2^53 / 3) is undecided at 53 bits; the next bits of U decide, and
+    // comparing again gives the same answer
+    LazyUniform w = new LazyUniform(bits, (1L << 53) / 3, 53);
+    boolean first = w.below(LazyUniform.ratio(BigInteger.ONE, BigInteger.valueOf(3)));
+    assertEquals(first, w.below(LazyUniform.ratio(BigInteger.ONE, BigInteger.valueOf(3))));
+  }
+}
