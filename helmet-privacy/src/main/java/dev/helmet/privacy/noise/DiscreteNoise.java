@@ -51,6 +51,8 @@ public final class DiscreteNoise {
   private static final int YES = 1;
   private static final int UNSURE = -1;
   private static final double TWO53 = 0x1p53;
+  /** Below this, ln(b!/a!) is summed term by term instead of by Stirling's series. */
+  private static final long STIRLING_MIN = 40;
   /** Largest lambda: keeps every integer of the Poisson envelope exact in a double. */
   private static final long MAX_LAMBDA = 1L << 40;
 
@@ -451,6 +453,56 @@ public final class DiscreteNoise {
   }
 
   /**
+   * sum_{j=a+1}^{b} ln(j / x) = ln(b! / a!) - (b - a) ln x for 0 <= a <= b and x = xi + xf (xi >= 1
+   * an integer below 2^41, 0 <= xf < 1 with absolute error at most 3 2^-53); sets
+   * a bound on the error of the returned double in {@code err[0]}.
+   *
+   * <p>Terms j <= 40 are summed directly: x in double is within 4 2^-53 relative, j / x within 5,
+   * so each Math.log is within 5.01 2^-53 + one ulp, and each addition rounds by 2^-53 of the
+   * partial sum. Above, with r = b - a and Stirling's series ln n! = (n + 1/2) ln n - n + ln(2 pi)/2
+   * + 1/(12n) - 1/(360 n^3) + 1/(1260 n^5) - ..., whose remainder is smaller than the first term
+   * left out (1/(1680 n^7)) for real n > 0 (DLMF 5.11.ii), rewritten without cancellation:
+   * (b + 1/2) log1p(r / a) + r log1p((a - x) / x) - r + the 1/n terms. The first product is within
+   * 4 2^-53 relative; log1p((a - x)/x) within 9 2^-53 max(1, x/a) absolute plus 2 ulps (its
+   * argument's error, 3 2^-53 + 6 2^-53 |a - x| / x, is magnified by x / a), and the three
+   * additions round by 2^-53 of the sum of the magnitudes.
+   */
+  static double lnRatio(long a, long b, long xi, double xf, double[] err) {
+    double x = xi + xf;
+    double sum = 0;
+    double e = 0;
+    if (a < STIRLING_MIN) {
+      long end = Math.min(b, STIRLING_MIN);
+      double abs = 0;
+      for (long j = a + 1; j <= end; j++) {
+        double t = Math.log(j / x);
+        sum += t;
+        abs += Math.abs(t);
+      }
+      e = ((end - a) + 1) * (8 + 2 * abs) * 0x1p-53;
+      a = end;
+    }
+    if (a == b) {
+      err[0] = e;
+      return sum;
+    }
+    long r = b - a;
+    double ia = 1.0 / a;
+    double ib = 1.0 / b;
+    double t1 = (b + 0.5) * Math.log1p(r * ia);
+    double t2 = r * Math.log1p(((double) (a - xi) - xf) / x);
+    double ia2 = ia * ia;
+    double ib2 = ib * ib;
+    double corr = ib * (1.0 / 12 - ib2 * (1.0 / 360 - ib2 * (1.0 / 1260)))
+        - ia * (1.0 / 12 - ia2 * (1.0 / 360 - ia2 * (1.0 / 1260)));
+    double d = t1 + t2 - r + corr;
+    e += (16 * (Math.abs(t1) + Math.abs(t2) + r + Math.abs(sum) + 1) + 10 * r * Math.max(1, x * ia)) * 0x1p-53
+        + ia2 * ia2 * ia2 * ia * (1.0 / 800);
+    err[0] = e;
+    return sum + d;
+  }
+
+  /**
    * Poisson(lambda), 64 <= lambda < 2^40, by rejection. With m = floor(lambda) (a mode) and h(k) =
    * p(k) / p(m), the envelope is 1 on [L, R] = [m - w, m + w], w = round(1.1 sqrt(lambda)), and
    * geometric beyond: h(R) rhoR^(k - R) for k > R with rhoR = lambda / (R + 1), h(L) rhoL^(L - k) for
@@ -463,14 +515,12 @@ public final class DiscreteNoise {
    * k < 0). The acceptance rate is about 0.78.
    *
    * <p>Pre-checks use ln of these products from Stirling's series (error analysis at {@link
-   * #lnRatio}); the exact path compares with the products as BigInteger fractions.
+   * #lnRatio(long, long, long, double, double[])}); the exact path compares with the products as BigInteger fractions.
    */
   private final class PoissonEnvelope implements PoissonSampler {
     private static final int TOP = 0;
     private static final int RIGHT = 1;
     private static final int LEFT = 2;
-    /** Below this, ln(b!/a!) is summed term by term instead of Stirling's series. */
-    private static final long STIRLING_MIN = 40;
 
     private final long num;
     private final long den;
@@ -489,7 +539,7 @@ public final class DiscreteNoise {
     private final double relSel;
     private BigInteger[] exactSel;
     /** The error bound of the last lnRatio. */
-    private double err;
+    private final double[] err = new double[1];
 
     PoissonEnvelope(long num, long den) {
       this.num = num;
@@ -504,10 +554,10 @@ public final class DiscreteNoise {
       // so log1p's condition number is below 1.2: relative error below 1.2 * 8 + 2 < 16 (2^-53).
       this.lnRhoR = Math.log1p(-((w + 1 - frac) / (hi + 1)));
       this.lnRhoL = Math.log1p(-((w + frac) / lambda));
-      double lnhR = -lnRatio(m, hi, m, frac);
-      double errR = err;
-      double lnhL = lnRatio(lo, m, m, frac);
-      double errL = err;
+      double lnhR = -lnRatio(m, hi, m, frac, err);
+      double errR = err[0];
+      double lnhL = lnRatio(lo, m, m, frac, err);
+      double errL = err[0];
       // A_right = h(R) lambda / (R + 1 - lambda), A_left = h(L) L / (lambda - L); each within
       // 1.001 err + 12 2^-53 relative; the sums and quotients add a few roundings.
       double aRight = Math.exp(lnhR) * (lambda / (w + 1 - frac));
@@ -629,14 +679,14 @@ public final class DiscreteNoise {
       if (!exactOnly) {
         double lnc;
         if (piece == TOP) {
-          lnc = k >= m ? -lnRatio(m, k, m, frac) : lnRatio(k, m, m, frac);
+          lnc = k >= m ? -lnRatio(m, k, m, frac, err) : lnRatio(k, m, m, frac, err);
         } else if (piece == RIGHT) {
-          lnc = -lnRatio(hi, k, hi + 1, 0);
+          lnc = -lnRatio(hi, k, hi + 1, 0, err);
         } else {
-          lnc = lnRatio(k, lo, lo, 0);
+          lnc = lnRatio(k, lo, lo, 0, err);
         }
-        if (err <= 0x1p-21) {
-          int r = -lnc > 0x1p20 ? below(v, 0, 0x1p-50) : belowExpNeg(v, TWO53, -lnc, err);
+        if (err[0] <= 0x1p-21) {
+          int r = -lnc > 0x1p20 ? below(v, 0, 0x1p-50) : belowExpNeg(v, TWO53, -lnc, err[0]);
           if (r != UNSURE) {
             return r == YES;
           }
@@ -660,56 +710,6 @@ public final class DiscreteNoise {
         return LazyUniform.ratio(BigInteger.valueOf(hi + 1).pow((int) (k - hi)), LazyUniform.product(hi + 1, k));
       }
       return LazyUniform.ratio(LazyUniform.product(k + 1, lo), BigInteger.valueOf(lo).pow((int) (lo - k)));
-    }
-
-    /**
-     * sum_{j=a+1}^{b} ln(j / x) = ln(b! / a!) - (b - a) ln x for 0 <= a <= b and x = xi + xf (xi >= 1
-     * an integer below 2^41, 0 <= xf < 1 with absolute error at most 3 2^-53); sets {@link #err} to
-     * a bound on the error of the returned double.
-     *
-     * <p>Terms j <= 40 are summed directly: x in double is within 4 2^-53 relative, j / x within 5,
-     * so each Math.log is within 5.01 2^-53 + one ulp, and each addition rounds by 2^-53 of the
-     * partial sum. Above, with r = b - a and Stirling's series ln n! = (n + 1/2) ln n - n + ln(2 pi)/2
-     * + 1/(12n) - 1/(360 n^3) + 1/(1260 n^5) - ..., whose remainder is smaller than the first term
-     * left out (1/(1680 n^7)) for real n > 0 (DLMF 5.11.ii), rewritten without cancellation:
-     * (b + 1/2) log1p(r / a) + r log1p((a - x) / x) - r + the 1/n terms. The first product is within
-     * 4 2^-53 relative; log1p((a - x)/x) within 9 2^-53 max(1, x/a) absolute plus 2 ulps (its
-     * argument's error, 3 2^-53 + 6 2^-53 |a - x| / x, is magnified by x / a), and the three
-     * additions round by 2^-53 of the sum of the magnitudes.
-     */
-    private double lnRatio(long a, long b, long xi, double xf) {
-      double x = xi + xf;
-      double sum = 0;
-      double e = 0;
-      if (a < STIRLING_MIN) {
-        long end = Math.min(b, STIRLING_MIN);
-        double abs = 0;
-        for (long j = a + 1; j <= end; j++) {
-          double t = Math.log(j / x);
-          sum += t;
-          abs += Math.abs(t);
-        }
-        e = ((end - a) + 1) * (8 + 2 * abs) * 0x1p-53;
-        a = end;
-      }
-      if (a == b) {
-        err = e;
-        return sum;
-      }
-      long r = b - a;
-      double ia = 1.0 / a;
-      double ib = 1.0 / b;
-      double t1 = (b + 0.5) * Math.log1p(r * ia);
-      double t2 = r * Math.log1p(((double) (a - xi) - xf) / x);
-      double ia2 = ia * ia;
-      double ib2 = ib * ib;
-      double corr = ib * (1.0 / 12 - ib2 * (1.0 / 360 - ib2 * (1.0 / 1260)))
-          - ia * (1.0 / 12 - ia2 * (1.0 / 360 - ia2 * (1.0 / 1260)));
-      double d = t1 + t2 - r + corr;
-      e += (16 * (Math.abs(t1) + Math.abs(t2) + r + Math.abs(sum) + 1) + 10 * r * Math.max(1, x * ia)) * 0x1p-53
-          + ia2 * ia2 * ia2 * ia * (1.0 / 800);
-      err = e;
-      return sum + d;
     }
   }
 }

@@ -102,4 +102,64 @@ class DiscreteNoiseExactnessTest {
     boolean first = w.below(LazyUniform.ratio(BigInteger.ONE, BigInteger.valueOf(3)));
     assertEquals(first, w.below(LazyUniform.ratio(BigInteger.ONE, BigInteger.valueOf(3))));
   }
+
+  private static final MathContext MC = new MathContext(70);
+  private static final BigDecimal LN2 = atanh2(BigDecimal.ONE.divide(BigDecimal.valueOf(3), MC));
+
+  /** 2 atanh(s) = ln((1 + s) / (1 - s)) for |s| <= 1/3, by its series, to about 70 digits. */
+  private static BigDecimal atanh2(BigDecimal s) {
+    BigDecimal s2 = s.multiply(s, MC);
+    BigDecimal power = s;
+    BigDecimal sum = BigDecimal.ZERO;
+    for (int i = 0; i < 400; i++) {
+      sum = sum.add(power.divide(BigDecimal.valueOf(2 * i + 1), MC), MC);
+      power = power.multiply(s2, MC);
+    }
+    return sum.multiply(BigDecimal.valueOf(2), MC);
+  }
+
+  /** ln p for an integer p >= 1, to about 70 digits: k ln 2 + ln(z) with z = p / 2^k in [1, 2). */
+  private static BigDecimal ln(BigInteger p) {
+    int k = p.bitLength() - 1;
+    int keep = Math.min(k, 300);
+    BigDecimal z = new BigDecimal(p.shiftRight(k - keep)).divide(new BigDecimal(BigInteger.ONE.shiftLeft(keep)), MC);
+    BigDecimal s = z.subtract(BigDecimal.ONE).divide(z.add(BigDecimal.ONE), MC);
+    return LN2.multiply(BigDecimal.valueOf(k), MC).add(atanh2(s), MC);
+  }
+
+  /**
+   * lnRatio(a, b, x) = sum_{j=a+1}^{b} ln(j / x) lies within its stated error bound of the value to
+   * 70 digits (ln((a+1)...b) - (b - a) ln x with x = xi + xf taken as the exact value of the
+   * double), at the places the Poisson envelope uses it: short and long products, x below, near
+   * and above the factors, lambda from 64 to 10^12, and the bound stays small enough to decide.
+   */
+  @Test
+  void lnRatioIsWithinItsStatedErrorBound() {
+    Object[][] cases = {
+        {0L, 5L, 3L, 0.0}, {0L, 40L, 64L, 0.5}, {10L, 60L, 50L, 0.5}, {64L, 65L, 64L, 0.25}, {55L, 64L, 64L, 0.0},
+        {1000L, 1100L, 1050L, 0.1}, {1_000_000L, 1_001_100L, 1_000_000L, 0.3}, {998_900L, 1_000_000L, 1_000_000L, 0.7},
+        {5L, 20_000L, 20_000L, 0.0}, {1_001_100L, 1_003_000L, 1_001_101L, 0.0}, {41L, 42L, 1_000_000L, 0.0},
+        {1_000_000_000_000L, 1_000_000_020_000L, 1_000_000_000_000L, 0.5},
+        {999_999_990_000L, 1_000_000_000_000L, 1_000_000_000_000L, 0.125}};
+    double[] err = new double[1];
+    for (Object[] c : cases) {
+      long a = (Long) c[0];
+      long b = (Long) c[1];
+      long xi = (Long) c[2];
+      double xf = (Double) c[3];
+      double got = DiscreteNoise.lnRatio(a, b, xi, xf, err);
+      // x = xi + xf exactly: xf = m / 2^e
+      BigDecimal xfExact = new BigDecimal(xf);
+      int e = Math.max(0, xfExact.scale()) * 4; // 10^-scale divides 2^-(4 scale) for dyadic xf
+      BigInteger xNum = new BigDecimal(xi).add(xfExact).multiply(new BigDecimal(BigInteger.ONE.shiftLeft(e)))
+          .toBigIntegerExact();
+      BigDecimal lnX = ln(xNum).subtract(LN2.multiply(BigDecimal.valueOf(e), MC), MC);
+      BigDecimal truth = ln(LazyUniform.product(a + 1, b)).subtract(lnX.multiply(BigDecimal.valueOf(b - a), MC), MC);
+      double diff = Math.abs(truth.subtract(new BigDecimal(got), MC).doubleValue());
+      String what = "lnRatio(" + a + ", " + b + ", " + xi + " + " + xf + ") = " + got + ", error " + diff
+          + ", bound " + err[0];
+      assertTrue(diff <= err[0], what);
+      assertTrue(err[0] <= 0x1p-21, what);
+    }
+  }
 }
