@@ -14,7 +14,7 @@ import java.math.BigInteger;
  *       a discrete Laplace proposal with scale t = floor(sigma) + 1, accepted with probability
  *       exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2)));
  *   <li>Poisson(lambda) for rational lambda = num/den up to 2^40, in constant expected time:
- *       inversion of its distribution function for lambda < 64; above, rejection from a
+ *       inversion of its distribution function for lambda < 256; above, rejection from a
  *       "table mountain" envelope (a flat top over floor(lambda) +- w, geometric tails);
  *   <li>the symmetric Skellam Sk(lambda, lambda) = Poisson(lambda) - Poisson(lambda).
  * </ul>
@@ -53,6 +53,8 @@ public final class DiscreteNoise {
   private static final double TWO53 = 0x1p53;
   /** Below this, ln(b!/a!) is summed term by term instead of by Stirling's series. */
   private static final long STIRLING_MIN = 40;
+  /** Poisson by inversion below this lambda, by rejection from the envelope above. */
+  private static final long INVERSION_MAX = 256;
   /** Largest lambda: keeps every integer of the Poisson envelope exact in a double. */
   private static final long MAX_LAMBDA = 1L << 40;
 
@@ -337,7 +339,7 @@ public final class DiscreteNoise {
     PoissonSampler s;
     if (num == 0) {
       s = () -> 0;
-    } else if (num / den < 64) {
+    } else if (num / den < INVERSION_MAX) {
       s = new PoissonInversion(num, den);
     } else {
       s = new PoissonEnvelope(num, den);
@@ -370,12 +372,12 @@ public final class DiscreteNoise {
   }
 
   /**
-   * Poisson(lambda), lambda < 64, by inversion: the least k with U < F(k), F the distribution
+   * Poisson(lambda), lambda < 256, by inversion: the least k with U < F(k), F the distribution
    * function, found from a table of F(k) 2^53 in double with a 256-entry guide table. Pre-check:
    * lambda in double has relative error 3 2^-53; exp(-lambda) then has at most (3 lambda + 2) 2^-53
    * (one ulp), each term lambda^k / k! computed as term * lambda / k adds 5 2^-53, and each
    * addition of positive terms 2^-53, so F(k) is within (6k + 3 lambda + 2) 2^-53 < 2^-39 relative
-   * for k < 2000. The table ends where F(k) exceeds 1 - 2^-46; U beyond it, or U within rel of a
+   * for k < 2000 (and exp(-lambda) > 10^-112 is a normal double). The table ends where F(k) exceeds 1 - 2^-46; U beyond it, or U within rel of a
    * table entry, goes to the exact search, where F(k) = exp(-lambda) A_k / B_k with A_k / B_k =
    * sum_{i <= k} lambda^i / i! as an exact rational.
    */
@@ -503,7 +505,7 @@ public final class DiscreteNoise {
   }
 
   /**
-   * Poisson(lambda), 64 <= lambda < 2^40, by rejection. With m = floor(lambda) (a mode) and h(k) =
+   * Poisson(lambda), 256 <= lambda < 2^40, by rejection. With m = floor(lambda) (a mode) and h(k) =
    * p(k) / p(m), the envelope is 1 on [L, R] = [m - w, m + w], w = round(1.1 sqrt(lambda)), and
    * geometric beyond: h(R) rhoR^(k - R) for k > R with rhoR = lambda / (R + 1), h(L) rhoL^(L - k) for
    * k < L with rhoL = L / lambda. It lies above h because the Poisson pmf is log-concave (ln p(k +
@@ -515,7 +517,9 @@ public final class DiscreteNoise {
    * k < 0). The acceptance rate is about 0.78.
    *
    * <p>Pre-checks use ln of these products from Stirling's series (error analysis at {@link
-   * #lnRatio(long, long, long, double, double[])}); the exact path compares with the products as BigInteger fractions.
+   * #lnRatio(long, long, long, double, double[])}); the exact path bounds the products (and the
+   * piece thresholds, and rho^g for the tails) by interval arithmetic at any precision, so its
+   * numbers stay small however far out k is.
    */
   private final class PoissonEnvelope implements PoissonSampler {
     private static final int TOP = 0;
@@ -537,7 +541,8 @@ public final class DiscreteNoise {
     private final double cTopX;
     private final double cRightX;
     private final double relSel;
-    private BigInteger[] exactSel;
+    private BigInteger[][] selCache;
+    private int selP = -1;
     /** The error bound of the last lnRatio. */
     private final double[] err = new double[1];
 
@@ -604,44 +609,54 @@ public final class DiscreteNoise {
           }
         }
       }
-      BigInteger[] c = exactSelection();
       LazyUniform u = new LazyUniform(bits, v, 53);
-      if (u.below(LazyUniform.ratio(c[0], c[2]))) {
+      if (u.below(q -> selectionBounds(q)[0])) {
         return TOP;
       }
-      return u.below(LazyUniform.ratio(c[1], c[2])) ? RIGHT : LEFT;
+      return u.below(q -> selectionBounds(q)[1]) ? RIGHT : LEFT;
     }
 
     /**
-     * {A_top, A_top + A_right, A} over a common denominator: A_top = 2w + 1, A_right = h(R) lambda /
-     * (R + 1 - lambda) = num^(w+1) / (den^w P_R Q_R), A_left = h(L) L / (lambda - L) = den^(w+1) P_L L
-     * / (num^w Q_L), with P_R = (m+1)...R, P_L = (L+1)...m, Q_R = (R+1) den - num, Q_L = num - L den.
+     * Bounds of the piece thresholds c1 = A_top / A and c2 = (A_top + A_right) / A at precision p,
+     * {{c1 lo, c1 hi}, {c2 lo, c2 hi}}, where A_top = 2w + 1, A_right = h(R) lambda / (R + 1 -
+     * lambda), A_left = h(L) L / (lambda - L), A their sum, with h(R) = prod_{j=m+1}^{R} num / (den
+     * j) and h(L) = prod_{j=L+1}^{m} den j / num bounded by interval arithmetic. c1 falls as A_right
+     * or A_left grows; c2 = 1 / (1 + A_left / (A_top + A_right)) rises with A_right and falls with
+     * A_left, so the bounds of the A's give bounds of both.
      */
-    private BigInteger[] exactSelection() {
-      if (exactSel == null) {
-        BigInteger bn = BigInteger.valueOf(num);
-        BigInteger bd = BigInteger.valueOf(den);
-        BigInteger numW = bn.pow((int) w);
-        BigInteger denW = bd.pow((int) w);
-        BigInteger rightNum = numW.multiply(bn);
-        BigInteger rightDen = denW.multiply(LazyUniform.product(m + 1, hi))
-            .multiply(BigInteger.valueOf(hi + 1).multiply(bd).subtract(bn));
-        BigInteger leftNum = denW.multiply(bd).multiply(LazyUniform.product(lo + 1, m)).multiply(BigInteger.valueOf(lo));
-        BigInteger leftDen = numW.multiply(bn.subtract(BigInteger.valueOf(lo).multiply(bd)));
-        BigInteger common = rightDen.multiply(leftDen);
-        BigInteger top = BigInteger.valueOf(2 * w + 1).multiply(common);
-        BigInteger right = rightNum.multiply(leftDen);
-        BigInteger left = leftNum.multiply(rightDen);
-        exactSel = new BigInteger[] {top, top.add(right), top.add(right).add(left)};
+    private BigInteger[][] selectionBounds(int p) {
+      if (p == selP) {
+        return selCache;
       }
-      return exactSel;
+      int q = p + 2 * (64 - Long.numberOfLeadingZeros(w)) + 8;
+      BigInteger bn = BigInteger.valueOf(num);
+      BigInteger bd = BigInteger.valueOf(den);
+      BigInteger[] hR = LazyUniform.factorProductBounds(m + 1, hi, 0, num, den, 0, q);
+      BigInteger[] hL = LazyUniform.factorProductBounds(lo + 1, m, den, 0, 0, num, q);
+      BigInteger rNum = bn;
+      BigInteger rDen = BigInteger.valueOf(hi + 1).multiply(bd).subtract(bn);
+      BigInteger lNum = BigInteger.valueOf(lo).multiply(bd);
+      BigInteger lDen = bn.subtract(lNum);
+      BigInteger rLo = hR[0].multiply(rNum).divide(rDen);
+      BigInteger rHi = LazyUniform.ceilDiv(hR[1].multiply(rNum), rDen);
+      BigInteger lLo = hL[0].multiply(lNum).divide(lDen);
+      BigInteger lHi = LazyUniform.ceilDiv(hL[1].multiply(lNum), lDen);
+      BigInteger top = BigInteger.valueOf(2 * w + 1).shiftLeft(q);
+      BigInteger topP = top.shiftLeft(p);
+      BigInteger c1Lo = topP.divide(top.add(rHi).add(lHi));
+      BigInteger c1Hi = LazyUniform.ceilDiv(topP, top.add(rLo).add(lLo));
+      BigInteger c2Lo = top.add(rLo).shiftLeft(p).divide(top.add(rLo).add(lHi));
+      BigInteger c2Hi = LazyUniform.ceilDiv(top.add(rHi).shiftLeft(p), top.add(rHi).add(lLo));
+      selCache = new BigInteger[][] {{c1Lo, c1Hi}, {c2Lo, c2Hi}};
+      selP = p;
+      return selCache;
     }
 
     /**
      * G with P[G >= g] = rho^g, by inversion: G = floor(ln U / ln rho). Pre-check as in
      * geometricExp: ln U lies in [ln(v 2^-53), ln(v 2^-53) + 1/v), Math.log is within 2^-47 and
      * ln rho within 16 2^-53 relative, so the band (1/v + 2^-44) / |ln rho| + |gh| 2^-44 around gh
-     * holds the true quotient. The exact path compares U with rho^g as a fraction.
+     * holds the true quotient. The exact path compares U with bounds of rho^g.
      */
     private long geometric(int side) {
       long v = uniform53();
@@ -665,10 +680,10 @@ public final class DiscreteNoise {
       }
       LazyUniform u = new LazyUniform(bits, v, 53);
       long k = (long) Math.floor(v >= (1L << 30) ? gh : u.lnEstimate() / lnRho);
-      while (k > 0 && !u.below(LazyUniform.ratio(p.pow((int) k), q.pow((int) k)))) {
+      while (k > 0 && !u.below(LazyUniform.ratioPower(p, q, k))) {
         k--;
       }
-      while (u.below(LazyUniform.ratio(p.pow((int) k + 1), q.pow((int) k + 1)))) {
+      while (u.below(LazyUniform.ratioPower(p, q, k + 1))) {
         k++;
       }
       return k;
@@ -685,31 +700,29 @@ public final class DiscreteNoise {
         } else {
           lnc = lnRatio(k, lo, lo, 0, err);
         }
-        if (err[0] <= 0x1p-21) {
-          int r = -lnc > 0x1p20 ? below(v, 0, 0x1p-50) : belowExpNeg(v, TWO53, -lnc, err[0]);
-          if (r != UNSURE) {
-            return r == YES;
-          }
+        int r = UNSURE;
+        if (lnc + err[0] < -38) {
+          r = below(v, 0, 0x1p-50); // c < e^-38 < 2^-54
+        } else if (err[0] <= 0x1p-21) {
+          r = belowExpNeg(v, TWO53, -lnc, err[0]);
+        }
+        if (r != UNSURE) {
+          return r == YES;
         }
       }
       return new LazyUniform(bits, v, 53).below(exactAcceptance(piece, k));
     }
 
+    /** h(k) / envelope(k) as a product of factors at most 1 (see the class comment). */
     private LazyUniform.Real exactAcceptance(int piece, long k) {
-      BigInteger bn = BigInteger.valueOf(num);
-      BigInteger bd = BigInteger.valueOf(den);
       if (piece == TOP) {
-        if (k >= m) {
-          int r = (int) (k - m);
-          return LazyUniform.ratio(bn.pow(r), bd.pow(r).multiply(LazyUniform.product(m + 1, k)));
-        }
-        int r = (int) (m - k);
-        return LazyUniform.ratio(bd.pow(r).multiply(LazyUniform.product(k + 1, m)), bn.pow(r));
+        return k >= m ? LazyUniform.factorProduct(m + 1, k, 0, num, den, 0) // prod lambda / j
+            : LazyUniform.factorProduct(k + 1, m, den, 0, 0, num); // prod j / lambda
       }
       if (piece == RIGHT) {
-        return LazyUniform.ratio(BigInteger.valueOf(hi + 1).pow((int) (k - hi)), LazyUniform.product(hi + 1, k));
+        return LazyUniform.factorProduct(hi + 1, k, 0, hi + 1, 1, 0); // prod (R + 1) / j
       }
-      return LazyUniform.ratio(LazyUniform.product(k + 1, lo), BigInteger.valueOf(lo).pow((int) (lo - k)));
+      return LazyUniform.factorProduct(k + 1, lo, 1, 0, 0, lo); // prod j / L
     }
   }
 }

@@ -11,8 +11,9 @@ import java.math.BigInteger;
  * [U < c], with no rounding.
  *
  * <p>Constants are given as {@link Real}s: integer bounds {@code lo <= c 2^p <= hi} at any precision
- * p, computed with BigInteger arithmetic only (exact rationals, and exp(-x) for rational x from
- * bracketing partial sums of its alternating Taylor series). Because hi - lo stays below a small
+ * p, computed with BigInteger arithmetic only (exact rationals, exp(-x) for rational x from
+ * bracketing partial sums of its alternating Taylor series, and long products of rationals by
+ * interval arithmetic, rounding lower bounds down and upper bounds up). Because hi - lo stays below a small
  * constant while p grows, a comparison needs another 64 bits with probability at most about
  * (hi - lo + 2) 2^-p, so it ends with probability 1 (U equals c with probability 0).
  *
@@ -172,19 +173,67 @@ final class LazyUniform {
     return a.negate().shiftRight(k).negate(); // shiftRight rounds toward negative infinity
   }
 
-  /** lo * (lo + 1) * ... * hi (1 if lo > hi), by halves so the operands stay balanced. */
-  static BigInteger product(long lo, long hi) {
-    if (lo > hi) {
-      return BigInteger.ONE;
+  /**
+   * prod_{j=from}^{to} (a1 j + a0) / (b1 j + b0) (1 for from > to), each factor positive and at
+   * most 1, by interval arithmetic: lower and upper bounds at q = p + log2(n) + 2 bits, n the
+   * number of factors, multiplied in one factor at a time and rounded down and up. Each step adds
+   * at most one unit to each bound's error and scales the rest by the factor (<= 1), so the final
+   * width is below 2n units at q, under 3 at p. Numbers stay at about q bits however long the
+   * product: n steps, no operand growth.
+   */
+  static Real factorProduct(long from, long to, long a1, long a0, long b1, long b0) {
+    return p -> {
+      long n = Math.max(0, to - from + 1);
+      int q = p + (64 - Long.numberOfLeadingZeros(n)) + 2;
+      BigInteger[] b = factorProductBounds(from, to, a1, a0, b1, b0, q);
+      return new BigInteger[] {b[0].shiftRight(q - p), ceilShift(b[1], q - p)};
+    };
+  }
+
+  /** Bounds lo <= 2^q prod_{j=from}^{to} (a1 j + a0) / (b1 j + b0) <= hi, as in factorProduct. */
+  static BigInteger[] factorProductBounds(long from, long to, long a1, long a0, long b1, long b0, int q) {
+    BigInteger lo = BigInteger.ONE.shiftLeft(q);
+    BigInteger hi = lo;
+    BigInteger ba1 = BigInteger.valueOf(a1);
+    BigInteger ba0 = BigInteger.valueOf(a0);
+    BigInteger bb1 = BigInteger.valueOf(b1);
+    BigInteger bb0 = BigInteger.valueOf(b0);
+    for (long j = from; j <= to; j++) {
+      BigInteger bj = BigInteger.valueOf(j);
+      BigInteger f = ba1.multiply(bj).add(ba0);
+      BigInteger g = bb1.multiply(bj).add(bb0);
+      lo = lo.multiply(f).divide(g);
+      hi = ceilDiv(hi.multiply(f), g);
     }
-    if (hi - lo < 8) {
-      BigInteger r = BigInteger.valueOf(lo);
-      for (long j = lo + 1; j <= hi; j++) {
-        r = r.multiply(BigInteger.valueOf(j));
+    return new BigInteger[] {lo, hi};
+  }
+
+  /**
+   * (a / b)^k for 0 < a <= b and k >= 0, by square-and-multiply on lower and upper bounds at q = p
+   * + 2 log2(k) + 4 bits (rounded down and up). Every operand is at most 1, so each product's error
+   * is at most the sum of its operands' errors plus one unit; with about 2 log2(k) products and
+   * the base's error multiplied by at most k, the width stays below about 2k + 4 log2(k) units at
+   * q, a few at p.
+   */
+  static Real ratioPower(BigInteger a, BigInteger b, long k) {
+    return p -> {
+      int logK = 64 - Long.numberOfLeadingZeros(k);
+      int q = p + 2 * logK + 4;
+      BigInteger baseLo = a.shiftLeft(q).divide(b);
+      BigInteger baseHi = ceilDiv(a.shiftLeft(q), b);
+      BigInteger lo = BigInteger.ONE.shiftLeft(q);
+      BigInteger hi = lo;
+      for (long e = k; e > 0; e >>>= 1) {
+        if ((e & 1) == 1) {
+          lo = lo.multiply(baseLo).shiftRight(q);
+          hi = ceilShift(hi.multiply(baseHi), q);
+        }
+        if (e > 1) {
+          baseLo = baseLo.multiply(baseLo).shiftRight(q);
+          baseHi = ceilShift(baseHi.multiply(baseHi), q);
+        }
       }
-      return r;
-    }
-    long mid = lo + (hi - lo) / 2;
-    return product(lo, mid).multiply(product(mid + 1, hi));
+      return new BigInteger[] {lo.shiftRight(q - p), ceilShift(hi, q - p)};
+    };
   }
 }

@@ -41,8 +41,9 @@ class DiscreteNoiseExactnessTest {
   @Test
   void poissonFastPathDecidesAsTheExactPath() {
     sameDraws(31, 1000, d -> d.poisson(5, 2), "lambda = 2.5");
-    sameDraws(32, 1000, d -> d.poisson(127, 2), "lambda = 63.5");
-    sameDraws(33, 1000, d -> d.poisson(64, 1), "lambda = 64");
+    sameDraws(32, 500, d -> d.poisson(511, 2), "lambda = 255.5");
+    sameDraws(33, 1000, d -> d.poisson(256, 1), "lambda = 256");
+    sameDraws(35, 1000, d -> d.poisson(1001, 1), "lambda = 1001");
     sameDraws(34, 500, d -> d.poisson(30_001, 3), "lambda = 10000.33");
   }
 
@@ -154,12 +155,56 @@ class DiscreteNoiseExactnessTest {
       BigInteger xNum = new BigDecimal(xi).add(xfExact).multiply(new BigDecimal(BigInteger.ONE.shiftLeft(e)))
           .toBigIntegerExact();
       BigDecimal lnX = ln(xNum).subtract(LN2.multiply(BigDecimal.valueOf(e), MC), MC);
-      BigDecimal truth = ln(LazyUniform.product(a + 1, b)).subtract(lnX.multiply(BigDecimal.valueOf(b - a), MC), MC);
+      BigDecimal truth = ln(product(a + 1, b)).subtract(lnX.multiply(BigDecimal.valueOf(b - a), MC), MC);
       double diff = Math.abs(truth.subtract(new BigDecimal(got), MC).doubleValue());
       String what = "lnRatio(" + a + ", " + b + ", " + xi + " + " + xf + ") = " + got + ", error " + diff
           + ", bound " + err[0];
       assertTrue(diff <= err[0], what);
       assertTrue(err[0] <= 0x1p-21, what);
+    }
+  }
+
+  /** lo * (lo + 1) * ... * hi (1 if lo > hi), by halves so the operands stay balanced. */
+  static BigInteger product(long lo, long hi) {
+    if (lo > hi) {
+      return BigInteger.ONE;
+    }
+    if (hi - lo < 8) {
+      BigInteger r = BigInteger.valueOf(lo);
+      for (long j = lo + 1; j <= hi; j++) {
+        r = r.multiply(BigInteger.valueOf(j));
+      }
+      return r;
+    }
+    long mid = lo + (hi - lo) / 2;
+    return product(lo, mid).multiply(product(mid + 1, hi));
+  }
+
+  /**
+   * The interval products and powers of the exact path contain the exact rational and stay a few
+   * units wide: prod_{j=11}^{300} j / 300, prod_{j=1001}^{1100} 1000 / j, (7 / 9)^1000 and (1/2)^0.
+   */
+  @Test
+  void intervalProductsAndPowersContainTheExactValue() {
+    BigInteger[][] exact = {
+        {product(11, 300), BigInteger.valueOf(300).pow(290)},
+        {BigInteger.valueOf(1000).pow(100), product(1001, 1100)},
+        {BigInteger.valueOf(7).pow(1000), BigInteger.valueOf(9).pow(1000)},
+        {BigInteger.ONE, BigInteger.ONE}};
+    LazyUniform.Real[] reals = {
+        LazyUniform.factorProduct(11, 300, 1, 0, 0, 300),
+        LazyUniform.factorProduct(1001, 1100, 0, 1000, 1, 0),
+        LazyUniform.ratioPower(BigInteger.valueOf(7), BigInteger.valueOf(9), 1000),
+        LazyUniform.ratioPower(BigInteger.ONE, BigInteger.TWO, 0)};
+    for (int i = 0; i < reals.length; i++) {
+      for (int p : new int[] {53, 117, 2000}) {
+        BigInteger[] b = reals[i].at(p);
+        BigInteger scaledNum = exact[i][0].shiftLeft(p);
+        // lo <= num 2^p / den <= hi
+        assertTrue(b[0].multiply(exact[i][1]).compareTo(scaledNum) <= 0, "lo, case " + i + " at " + p);
+        assertTrue(b[1].multiply(exact[i][1]).compareTo(scaledNum) >= 0, "hi, case " + i + " at " + p);
+        assertTrue(b[1].subtract(b[0]).compareTo(BigInteger.valueOf(4)) <= 0, "width, case " + i + " at " + p);
+      }
     }
   }
 }

@@ -257,14 +257,14 @@ class DiscreteNoiseStatisticalTest {
   }
 
   /**
-   * Poisson(lambda) on both sides of the method switch at 64 and far above, with rational lambda:
+   * Poisson(lambda) on both sides of the method switch at 256 and far above, with rational lambda:
    * 10^6 draws each against commons-statistics' pmf.
    */
   @Test
   void poissonFollowsItsPmf() {
     DiscreteNoise d = seeded(6);
-    long[][] cases = {{3, 10}, {5, 2}, {10, 1}, {127, 2}, {64, 1}, {193, 3}, {10_000, 1}, {3_703_705, 3},
-        {1_000_000, 1}};
+    long[][] cases = {{3, 10}, {5, 2}, {10, 1}, {64, 1}, {511, 2}, {256, 1}, {769, 3}, {10_000, 1},
+        {3_703_705, 3}, {1_000_000, 1}};
     for (long[] c : cases) {
       double lambda = (double) c[0] / c[1];
       PoissonDistribution p = PoissonDistribution.of(lambda);
