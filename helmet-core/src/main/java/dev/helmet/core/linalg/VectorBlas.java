@@ -78,6 +78,18 @@ final class VectorBlas {
         block4x1(a, aRow[j], aRow[j + 1], aRow[j + 2], aRow[j + 3], b, bOff + k * n, n, out, j * ldo + k, ldo);
       }
     }
+    if (j + 1 < m) {
+      // Two rows left (a batch of 6, or 10): 2 x 4 blocks rather than 1 x 4 twice.
+      int k = 0;
+      for (; k + 3 < kk; k += 4) {
+        block2x4(a, aRow[j], aRow[j + 1], b, bOff + k * n, n, out, j * ldo + k, ldo);
+      }
+      for (; k < kk; k++) {
+        out[j * ldo + k] = dot4(a, aRow[j], b, bOff + k * n, n);
+        out[(j + 1) * ldo + k] = dot4(a, aRow[j + 1], b, bOff + k * n, n);
+      }
+      j += 2;
+    }
     for (; j < m; j++) {
       int k = 0;
       for (; k + 3 < kk; k += 4) {
@@ -187,6 +199,47 @@ final class VectorBlas {
       c = DoubleVector.fromArray(S, a, a0 + i).fma(DoubleVector.fromArray(S, b, b0 + i), c);
     }
     return sum(c, tail(a, a0, b, b0, body, n));
+  }
+
+  private static void block2x4(double[] a, int a0, int a1, double[] b, int b0, int n, double[] out, int o,
+      int ldo) {
+    int b1 = b0 + n;
+    int b2 = b1 + n;
+    int b3 = b2 + n;
+    DoubleVector c00 = DoubleVector.zero(S);
+    DoubleVector c01 = c00;
+    DoubleVector c02 = c00;
+    DoubleVector c03 = c00;
+    DoubleVector c10 = c00;
+    DoubleVector c11 = c00;
+    DoubleVector c12 = c00;
+    DoubleVector c13 = c00;
+    int body = n - n % 4;
+    for (int i = 0; i < body; i += 4) {
+      DoubleVector y0 = DoubleVector.fromArray(S, b, b0 + i);
+      DoubleVector y1 = DoubleVector.fromArray(S, b, b1 + i);
+      DoubleVector y2 = DoubleVector.fromArray(S, b, b2 + i);
+      DoubleVector y3 = DoubleVector.fromArray(S, b, b3 + i);
+      DoubleVector x = DoubleVector.fromArray(S, a, a0 + i);
+      c00 = x.fma(y0, c00);
+      c01 = x.fma(y1, c01);
+      c02 = x.fma(y2, c02);
+      c03 = x.fma(y3, c03);
+      x = DoubleVector.fromArray(S, a, a1 + i);
+      c10 = x.fma(y0, c10);
+      c11 = x.fma(y1, c11);
+      c12 = x.fma(y2, c12);
+      c13 = x.fma(y3, c13);
+    }
+    out[o] = sum(c00, tail(a, a0, b, b0, body, n));
+    out[o + 1] = sum(c01, tail(a, a0, b, b1, body, n));
+    out[o + 2] = sum(c02, tail(a, a0, b, b2, body, n));
+    out[o + 3] = sum(c03, tail(a, a0, b, b3, body, n));
+    o += ldo;
+    out[o] = sum(c10, tail(a, a1, b, b0, body, n));
+    out[o + 1] = sum(c11, tail(a, a1, b, b1, body, n));
+    out[o + 2] = sum(c12, tail(a, a1, b, b2, body, n));
+    out[o + 3] = sum(c13, tail(a, a1, b, b3, body, n));
   }
 
   private static void block1x4(double[] a, int a0, double[] b, int b0, int n, double[] out, int o) {
