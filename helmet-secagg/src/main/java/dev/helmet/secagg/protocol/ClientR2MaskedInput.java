@@ -8,6 +8,8 @@ import dev.helmet.secagg.protocol.Messages.AdvertiseKeys;
 import dev.helmet.secagg.protocol.Messages.MaskedInput;
 import dev.helmet.secagg.protocol.Messages.ServerMessage;
 import dev.helmet.secagg.protocol.Messages.ShareDelivery;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -77,17 +79,20 @@ public final class ClientR2MaskedInput extends ClientState {
       }
       y[i] = x[i];
     }
-    MaskPrg.apply(Transcripts.derive(selfMaskSeed, p, Transcripts.SELF_MASK, ctx.profile()), false, y,
-        p.ringBits(), ctx.profile());
+    // The self mask and one pairwise mask per neighbour that shared keys, expanded in one pass.
+    List<byte[]> seeds = new ArrayList<>(received.size() + 1);
+    boolean[] subtract = new boolean[received.size() + 1];
+    seeds.add(Transcripts.derive(selfMaskSeed, p, Transcripts.SELF_MASK, ctx.profile()));
     try {
       for (int v : received.keySet()) {
         byte[] agreed = X25519Keys.agree(mask.secret(), roster.get(v).maskKey(), ctx.profile());
-        byte[] seed = Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, ctx.profile());
-        MaskPrg.apply(seed, Transcripts.subtracts(me, v), y, p.ringBits(), ctx.profile());
+        subtract[seeds.size()] = Transcripts.subtracts(me, v);
+        seeds.add(Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, ctx.profile()));
       }
     } catch (CryptoException ex) {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, ex.getMessage());
     }
+    MaskPrg.apply(seeds, subtract, y, p.ringBits(), ctx.profile());
     return new Step(new ClientR3ConsistencyCheck(ctx, received), new MaskedInput(p.session(), me, y));
   }
 }
