@@ -3,6 +3,7 @@ package dev.helmet.secagg.protocol;
 import dev.helmet.secagg.crypto.Aead;
 import dev.helmet.secagg.crypto.CryptoException;
 import dev.helmet.secagg.crypto.MaskPrg;
+import dev.helmet.secagg.crypto.Signatures;
 import dev.helmet.secagg.crypto.X25519Keys;
 import dev.helmet.secagg.protocol.Messages.AdvertiseKeys;
 import dev.helmet.secagg.protocol.Messages.MaskedInput;
@@ -25,14 +26,17 @@ public final class ClientR2MaskedInput extends ClientState {
   private final byte[] selfMaskSeed;
   private final SortedMap<Integer, AdvertiseKeys> roster;
   private final Map<Integer, byte[]> shareKeys;
+  private final Map<Integer, Signatures.PublicKey> identities;
 
   ClientR2MaskedInput(Context ctx, X25519Keys.KeyPair mask, byte[] selfMaskSeed,
-      SortedMap<Integer, AdvertiseKeys> roster, Map<Integer, byte[]> shareKeys) {
+      SortedMap<Integer, AdvertiseKeys> roster, Map<Integer, byte[]> shareKeys,
+      Map<Integer, Signatures.PublicKey> identities) {
     super(ctx);
     this.mask = mask;
     this.selfMaskSeed = selfMaskSeed;
     this.roster = roster;
     this.shareKeys = shareKeys;
+    this.identities = identities;
   }
 
   @Override
@@ -50,6 +54,7 @@ public final class ClientR2MaskedInput extends ClientState {
     int me = ctx.id();
     ShareDelivery delivery = (ShareDelivery) message;
     TreeMap<Integer, long[][]> received = new TreeMap<>();
+    Aead aead = new Aead(ctx.profile());
     for (Map.Entry<Integer, byte[]> e : delivery.encryptedShares().entrySet()) {
       int v = e.getKey();
       byte[] key = shareKeys.get(v);
@@ -57,7 +62,7 @@ public final class ClientR2MaskedInput extends ClientState {
         return abort(ClientAbortReason.INCONSISTENT_REQUEST, "shares from party " + v + ", not in this party's roster");
       }
       try {
-        byte[] plain = Aead.decrypt(key, Transcripts.shareAad(p, v, me), e.getValue(), ctx.profile());
+        byte[] plain = aead.open(key, Transcripts.shareAad(p, v, me), e.getValue());
         received.put(v, Transcripts.decodeShares(plain, v, me));
       } catch (CryptoException | IllegalArgumentException ex) {
         return abort(ClientAbortReason.DECRYPTION_FAILED, "the shares from party " + v + ": " + ex.getMessage());
@@ -93,6 +98,6 @@ public final class ClientR2MaskedInput extends ClientState {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, ex.getMessage());
     }
     MaskPrg.apply(seeds, subtract, y, p.ringBits(), ctx.profile());
-    return new Step(new ClientR3ConsistencyCheck(ctx, received), new MaskedInput(p.session(), me, y));
+    return new Step(new ClientR3ConsistencyCheck(ctx, received, identities), new MaskedInput(p.session(), me, y));
   }
 }
