@@ -26,6 +26,11 @@ public final class Signatures {
   private static final int R_WIDTH = 5;
   /** NAF width for the base point (a table of 64 odd multiples, built once). */
   private static final int BASE_WIDTH = 8;
+  /**
+   * Fewest signatures checked as a batch: it pays 253 doublings once (about 60 us) and saves about
+   * 45 us per signature, so two signatures are checked one at a time.
+   */
+  static final int MIN_BATCH = 3;
 
   private Signatures() {}
 
@@ -38,35 +43,43 @@ public final class Signatures {
   }
 
   /**
-   * A public key decoded for verifying many signatures: the point A, rejected (as {@link #verify}
-   * rejects it) if its encoding is not canonical or it has small order, and the odd multiples of -A.
+   * A public key kept for verifying many signatures under it. On first use in a batch it is decoded
+   * to the point A, rejected (as {@link #verify} rejects it) if its encoding is not canonical or A
+   * has small order, and the odd multiples of -A are tabulated for every later batch.
    */
   public static final class PublicKey {
     private final byte[] encoded;
-    private final Edwards25519.Cached[] negatedMultiples;
+    private boolean decoded;
+    private Edwards25519.Cached[] negatedMultiples;
 
-    private PublicKey(byte[] encoded, Edwards25519.Cached[] negatedMultiples) {
+    private PublicKey(byte[] encoded) {
       this.encoded = encoded;
-      this.negatedMultiples = negatedMultiples;
     }
 
-    /** Decodes {@code encoded} (32 bytes); a malformed or small-order key verifies nothing. */
-    public static PublicKey decode(byte[] encoded) {
-      Edwards25519.Point a = encoded == null ? null : Edwards25519.decode(encoded);
-      if (a == null || Edwards25519.smallOrder(a)) {
-        return new PublicKey(encoded == null ? null : encoded.clone(), null);
-      }
-      return new PublicKey(encoded.clone(), Edwards25519.oddMultiples(a.negate(), KEY_WIDTH));
+    /** The key with the 32-byte encoding {@code encoded} (checked on first use). */
+    public static PublicKey of(byte[] encoded) {
+      return new PublicKey(encoded == null ? null : encoded.clone());
     }
 
     /** Whether the key decodes to a point of large order (else no signature verifies under it). */
     public boolean valid() {
-      return negatedMultiples != null;
+      return negatedMultiples() != null;
     }
 
     /** The 32-byte encoding. */
     public byte[] encoded() {
       return encoded == null ? null : encoded.clone();
+    }
+
+    private synchronized Edwards25519.Cached[] negatedMultiples() {
+      if (!decoded) {
+        Edwards25519.Point a = encoded == null ? null : Edwards25519.decode(encoded);
+        if (a != null && !Edwards25519.smallOrder(a)) {
+          negatedMultiples = Edwards25519.oddMultiples(a.negate(), KEY_WIDTH);
+        }
+        decoded = true;
+      }
+      return negatedMultiples;
     }
   }
 
@@ -130,6 +143,9 @@ public final class Signatures {
     if (n == 0) {
       return -1;
     }
+    if (n < MIN_BATCH) {
+      return firstInvalidOneByOne(keys, messages, signatures, profile);
+    }
     long t = profile.start();
     boolean batchPasses;
     try {
@@ -137,12 +153,13 @@ public final class Signatures {
     } finally {
       profile.stop(CryptoProfile.Op.SIGNATURE, t, n);
     }
-    if (batchPasses) {
-      return -1;
-    }
-    for (int i = 0; i < n; i++) {
-      byte[] key = keys.get(i).encoded;
-      if (!keys.get(i).valid() || !verify(key, messages.get(i), signatures.get(i), profile)) {
+    return batchPasses ? -1 : firstInvalidOneByOne(keys, messages, signatures, profile);
+  }
+
+  private static int firstInvalidOneByOne(List<PublicKey> keys, List<byte[]> messages, List<byte[]> signatures,
+      CryptoProfile profile) {
+    for (int i = 0; i < keys.size(); i++) {
+      if (!verify(keys.get(i).encoded, messages.get(i), signatures.get(i), profile)) {
         return i;
       }
     }
@@ -190,7 +207,7 @@ public final class Signatures {
       baseScalar = baseScalar.add(z.multiply(s));
       tables[2 * i] = Edwards25519.oddMultiples(r.negate(), R_WIDTH);
       digits[2 * i] = Edwards25519.wnaf(z, R_WIDTH);
-      tables[2 * i + 1] = key.negatedMultiples;
+      tables[2 * i + 1] = key.negatedMultiples();
       digits[2 * i + 1] = Edwards25519.wnaf(z.multiply(k).mod(Edwards25519.L), KEY_WIDTH);
     }
     tables[2 * n] = BaseTable.MULTIPLES;

@@ -76,14 +76,11 @@ public final class ClientR2MaskedInput extends ClientState {
     if (x == null || x.length != p.length()) {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, "the input has the wrong length");
     }
-    long ringMask = p.mask();
-    long[] y = new long[p.length()];
-    for (int i = 0; i < y.length; i++) {
-      if ((x[i] & ~ringMask) != 0) {
-        return abort(ClientAbortReason.MALFORMED_MESSAGE, "input element " + i + " is outside the ring");
-      }
-      y[i] = x[i];
+    int outside = Ring.firstOutside(x, p.mask());
+    if (outside >= 0) {
+      return abort(ClientAbortReason.MALFORMED_MESSAGE, "input element " + outside + " is outside the ring");
     }
+    long[] y = x.clone();
     // The self mask and one pairwise mask per neighbour that shared keys, expanded in one pass.
     List<byte[]> seeds = new ArrayList<>(received.size() + 1);
     boolean[] subtract = new boolean[received.size() + 1];

@@ -24,7 +24,7 @@ class BatchVerificationTest {
       Signatures.KeyPair k = Signatures.generate();
       byte[] m = new byte[r.nextInt(200)];
       r.nextBytes(m);
-      b.keys().add(Signatures.PublicKey.decode(k.publicKey()));
+      b.keys().add(Signatures.PublicKey.of(k.publicKey()));
       b.messages().add(m);
       b.signatures().add(Signatures.sign(k.secret(), m, P));
     }
@@ -53,13 +53,13 @@ class BatchVerificationTest {
         case 0 -> sig[r.nextInt(32)] ^= 1; // R
         case 1 -> sig[32 + r.nextInt(31)] ^= 1; // S, still below L
         case 2 -> b.messages().set(bad, "another message".getBytes());
-        case 3 -> b.keys().set(bad, Signatures.PublicKey.decode(Signatures.generate().publicKey()));
+        case 3 -> b.keys().set(bad, Signatures.PublicKey.of(Signatures.generate().publicKey()));
         case 4 -> { // S + L: the same point equation, but S is not reduced
           BigInteger s = new BigInteger(1, reverse(java.util.Arrays.copyOfRange(sig, 32, 64))).add(l);
           System.arraycopy(reverse(leftPad(s.toByteArray())), 0, sig, 32, 32);
         }
         case 5 -> sig = new byte[10];
-        default -> b.keys().set(bad, Signatures.PublicKey.decode(new byte[32])); // small order
+        default -> b.keys().set(bad, Signatures.PublicKey.of(new byte[32])); // small order
       }
       b.signatures().set(bad, sig);
       assertFalse(Signatures.batch(b.keys(), b.messages(), b.signatures()), "fault " + fault);
@@ -104,7 +104,7 @@ class BatchVerificationTest {
   void keysAreAcceptedExactlyWhenBouncyCastleAcceptsThem() {
     for (String hex : EDGE_KEYS) {
       byte[] k = HEX.parseHex(hex);
-      assertEquals(Ed25519.validatePublicKeyPartial(k, 0), Signatures.PublicKey.decode(k).valid(), hex);
+      assertEquals(Ed25519.validatePublicKeyPartial(k, 0), Signatures.PublicKey.of(k).valid(), hex);
     }
     SplittableRandom r = new SplittableRandom(3);
     int valid = 0;
@@ -116,7 +116,7 @@ class BatchVerificationTest {
       }
       boolean expected = Ed25519.validatePublicKeyPartial(k, 0);
       valid += expected ? 1 : 0;
-      assertEquals(expected, Signatures.PublicKey.decode(k).valid(), HEX.formatHex(k));
+      assertEquals(expected, Signatures.PublicKey.of(k).valid(), HEX.formatHex(k));
     }
     assertTrue(valid > 500 && valid < 2000, valid + " valid keys: both outcomes were exercised");
   }
