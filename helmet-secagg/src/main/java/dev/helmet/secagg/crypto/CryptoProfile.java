@@ -45,9 +45,14 @@ public final class CryptoProfile {
 
   /** Records one operation that began at {@code start}. */
   public void stop(Op op, long start) {
+    stop(op, start, 1);
+  }
+
+  /** Records {@code count} operations done together, beginning at {@code start}. */
+  public void stop(Op op, long start, int count) {
     if (enabled) {
       nanos.get(op).add(System.nanoTime() - start);
-      counts.get(op).increment();
+      counts.get(op).add(count);
     }
   }
 

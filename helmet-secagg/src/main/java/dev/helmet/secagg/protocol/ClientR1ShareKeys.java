@@ -10,12 +10,18 @@ import dev.helmet.secagg.protocol.Messages.AdvertiseKeys;
 import dev.helmet.secagg.protocol.Messages.KeyRoster;
 import dev.helmet.secagg.protocol.Messages.ServerMessage;
 import dev.helmet.secagg.protocol.Messages.ShareKeys;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Round 1 (ShareKeys): verify the neighbours' signed keys, draw the self-mask seed b, Shamir-share
+ * Round 1 (ShareKeys): verify the neighbours' signed keys (in one batch; their identity keys are
+ * decoded here once and kept for round 4), draw the self-mask seed b, Shamir-share
  * the mask key and b among the neighbours, and send each neighbour its shares encrypted under a
  * key agreed with its encryption key.
  */
@@ -43,25 +49,43 @@ public final class ClientR1ShareKeys extends ClientState {
     SecAggParameters p = ctx.params();
     KeyRoster roster = (KeyRoster) message;
     int me = ctx.id();
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    seen.add(java.util.HexFormat.of().formatHex(encryption.publicKey()));
-    seen.add(java.util.HexFormat.of().formatHex(mask.publicKey()));
+    Set<ByteBuffer> seen = new HashSet<>();
+    seen.add(ByteBuffer.wrap(encryption.publicKey()));
+    seen.add(ByteBuffer.wrap(mask.publicKey()));
+    // Entries are checked in order; the first bad one decides the abort, whether its fault is its form
+    // or its signature. The signatures of the well-formed entries before it are verified together.
+    Map<Integer, Signatures.PublicKey> identities = new HashMap<>();
+    List<Integer> signers = new ArrayList<>();
+    List<Signatures.PublicKey> keys = new ArrayList<>();
+    List<byte[]> transcripts = new ArrayList<>();
+    List<byte[]> signatures = new ArrayList<>();
+    String malformed = null;
     for (Map.Entry<Integer, AdvertiseKeys> e : roster.neighbours().entrySet()) {
       int v = e.getKey();
       AdvertiseKeys a = e.getValue();
       if (a == null || a.sender() != v || v == me || v < 0 || v >= p.parties() || !p.graph().adjacent(me, v)
           || a.session() != p.session() || a.encryptionKey() == null || a.encryptionKey().length != X25519Keys.SIZE
           || a.maskKey() == null || a.maskKey().length != X25519Keys.SIZE) {
-        return abort(ClientAbortReason.MALFORMED_MESSAGE, "roster entry for party " + v + " is not a neighbour's key");
+        malformed = "roster entry for party " + v + " is not a neighbour's key";
+        break;
       }
-      if (!seen.add(java.util.HexFormat.of().formatHex(a.encryptionKey()))
-          || !seen.add(java.util.HexFormat.of().formatHex(a.maskKey()))) {
-        return abort(ClientAbortReason.MALFORMED_MESSAGE, "party " + v + " advertises a key another party uses");
+      if (!seen.add(ByteBuffer.wrap(a.encryptionKey().clone())) || !seen.add(ByteBuffer.wrap(a.maskKey().clone()))) {
+        malformed = "party " + v + " advertises a key another party uses";
+        break;
       }
-      if (!Signatures.verify(p.identityKeys().get(v),
-          Transcripts.advertise(p, v, a.encryptionKey(), a.maskKey()), a.signature(), ctx.profile())) {
-        return abort(ClientAbortReason.INVALID_SIGNATURE, "the keys of party " + v + " are not signed by it");
-      }
+      Signatures.PublicKey key = Signatures.PublicKey.of(p.identityKeys().get(v));
+      identities.put(v, key);
+      signers.add(v);
+      keys.add(key);
+      transcripts.add(Transcripts.advertise(p, v, a.encryptionKey(), a.maskKey()));
+      signatures.add(a.signature());
+    }
+    int bad = Signatures.firstInvalid(keys, transcripts, signatures, ctx.profile());
+    if (bad >= 0) {
+      return abort(ClientAbortReason.INVALID_SIGNATURE, "the keys of party " + signers.get(bad) + " are not signed by it");
+    }
+    if (malformed != null) {
+      return abort(ClientAbortReason.MALFORMED_MESSAGE, malformed);
     }
     if (roster.neighbours().size() < p.threshold()) {
       return abort(ClientAbortReason.TOO_FEW_NEIGHBOURS,
@@ -77,19 +101,20 @@ public final class ClientR1ShareKeys extends ClientState {
     long[][] selfMaskShares = Shamir.split(selfMaskSeed, p.threshold(), xs, ctx.profile());
     Map<Integer, byte[]> shareKeys = new HashMap<>();
     TreeMap<Integer, byte[]> out = new TreeMap<>();
+    Aead aead = new Aead(ctx.profile());
     try {
       for (int i = 0; i < holders.length; i++) {
         int v = holders[i];
         byte[] agreed = X25519Keys.agree(encryption.secret(), roster.neighbours().get(v).encryptionKey(), ctx.profile());
         byte[] key = Transcripts.derive(agreed, p, Transcripts.SHARE_KEY, ctx.profile());
         shareKeys.put(v, key);
-        out.put(v, Aead.encrypt(key, Transcripts.shareAad(p, me, v),
-            Transcripts.encodeShares(me, v, maskKeyShares[i], selfMaskShares[i]), ctx.profile()));
+        out.put(v, aead.seal(key, Transcripts.shareAad(p, me, v),
+            Transcripts.encodeShares(me, v, maskKeyShares[i], selfMaskShares[i])));
       }
     } catch (CryptoException e) {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, e.getMessage());
     }
-    return new Step(new ClientR2MaskedInput(ctx, mask, selfMaskSeed, roster.neighbours(), shareKeys),
+    return new Step(new ClientR2MaskedInput(ctx, mask, selfMaskSeed, roster.neighbours(), shareKeys, identities),
         new ShareKeys(p.session(), me, out, Transcripts.selfMaskCommitment(p, me, selfMaskSeed)));
   }
 }

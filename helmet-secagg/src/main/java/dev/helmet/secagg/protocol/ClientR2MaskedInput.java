@@ -3,11 +3,14 @@ package dev.helmet.secagg.protocol;
 import dev.helmet.secagg.crypto.Aead;
 import dev.helmet.secagg.crypto.CryptoException;
 import dev.helmet.secagg.crypto.MaskPrg;
+import dev.helmet.secagg.crypto.Signatures;
 import dev.helmet.secagg.crypto.X25519Keys;
 import dev.helmet.secagg.protocol.Messages.AdvertiseKeys;
 import dev.helmet.secagg.protocol.Messages.MaskedInput;
 import dev.helmet.secagg.protocol.Messages.ServerMessage;
 import dev.helmet.secagg.protocol.Messages.ShareDelivery;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -23,14 +26,17 @@ public final class ClientR2MaskedInput extends ClientState {
   private final byte[] selfMaskSeed;
   private final SortedMap<Integer, AdvertiseKeys> roster;
   private final Map<Integer, byte[]> shareKeys;
+  private final Map<Integer, Signatures.PublicKey> identities;
 
   ClientR2MaskedInput(Context ctx, X25519Keys.KeyPair mask, byte[] selfMaskSeed,
-      SortedMap<Integer, AdvertiseKeys> roster, Map<Integer, byte[]> shareKeys) {
+      SortedMap<Integer, AdvertiseKeys> roster, Map<Integer, byte[]> shareKeys,
+      Map<Integer, Signatures.PublicKey> identities) {
     super(ctx);
     this.mask = mask;
     this.selfMaskSeed = selfMaskSeed;
     this.roster = roster;
     this.shareKeys = shareKeys;
+    this.identities = identities;
   }
 
   @Override
@@ -48,6 +54,7 @@ public final class ClientR2MaskedInput extends ClientState {
     int me = ctx.id();
     ShareDelivery delivery = (ShareDelivery) message;
     TreeMap<Integer, long[][]> received = new TreeMap<>();
+    Aead aead = new Aead(ctx.profile());
     for (Map.Entry<Integer, byte[]> e : delivery.encryptedShares().entrySet()) {
       int v = e.getKey();
       byte[] key = shareKeys.get(v);
@@ -55,7 +62,7 @@ public final class ClientR2MaskedInput extends ClientState {
         return abort(ClientAbortReason.INCONSISTENT_REQUEST, "shares from party " + v + ", not in this party's roster");
       }
       try {
-        byte[] plain = Aead.decrypt(key, Transcripts.shareAad(p, v, me), e.getValue(), ctx.profile());
+        byte[] plain = aead.open(key, Transcripts.shareAad(p, v, me), e.getValue());
         received.put(v, Transcripts.decodeShares(plain, v, me));
       } catch (CryptoException | IllegalArgumentException ex) {
         return abort(ClientAbortReason.DECRYPTION_FAILED, "the shares from party " + v + ": " + ex.getMessage());
@@ -69,25 +76,25 @@ public final class ClientR2MaskedInput extends ClientState {
     if (x == null || x.length != p.length()) {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, "the input has the wrong length");
     }
-    long ringMask = p.mask();
-    long[] y = new long[p.length()];
-    for (int i = 0; i < y.length; i++) {
-      if ((x[i] & ~ringMask) != 0) {
-        return abort(ClientAbortReason.MALFORMED_MESSAGE, "input element " + i + " is outside the ring");
-      }
-      y[i] = x[i];
+    int outside = Ring.firstOutside(x, p.mask());
+    if (outside >= 0) {
+      return abort(ClientAbortReason.MALFORMED_MESSAGE, "input element " + outside + " is outside the ring");
     }
-    MaskPrg.apply(Transcripts.derive(selfMaskSeed, p, Transcripts.SELF_MASK, ctx.profile()), false, y,
-        p.ringBits(), ctx.profile());
+    long[] y = x.clone();
+    // The self mask and one pairwise mask per neighbour that shared keys, expanded in one pass.
+    List<byte[]> seeds = new ArrayList<>(received.size() + 1);
+    boolean[] subtract = new boolean[received.size() + 1];
+    seeds.add(Transcripts.derive(selfMaskSeed, p, Transcripts.SELF_MASK, ctx.profile()));
     try {
       for (int v : received.keySet()) {
         byte[] agreed = X25519Keys.agree(mask.secret(), roster.get(v).maskKey(), ctx.profile());
-        byte[] seed = Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, ctx.profile());
-        MaskPrg.apply(seed, Transcripts.subtracts(me, v), y, p.ringBits(), ctx.profile());
+        subtract[seeds.size()] = Transcripts.subtracts(me, v);
+        seeds.add(Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, ctx.profile()));
       }
     } catch (CryptoException ex) {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, ex.getMessage());
     }
-    return new Step(new ClientR3ConsistencyCheck(ctx, received), new MaskedInput(p.session(), me, y));
+    MaskPrg.apply(seeds, subtract, y, p.ringBits(), ctx.profile());
+    return new Step(new ClientR3ConsistencyCheck(ctx, received, identities), new MaskedInput(p.session(), me, y));
   }
 }

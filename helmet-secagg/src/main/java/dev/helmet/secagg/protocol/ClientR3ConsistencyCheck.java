@@ -5,6 +5,7 @@ import dev.helmet.secagg.protocol.Messages.ConsistencyCheckRequest;
 import dev.helmet.secagg.protocol.Messages.ConsistencySignature;
 import dev.helmet.secagg.protocol.Messages.ServerMessage;
 import java.util.BitSet;
+import java.util.Map;
 import java.util.SortedMap;
 
 /**
@@ -20,10 +21,13 @@ import java.util.SortedMap;
  */
 public final class ClientR3ConsistencyCheck extends ClientState {
   private final SortedMap<Integer, long[][]> received;
+  private final Map<Integer, Signatures.PublicKey> identities;
 
-  ClientR3ConsistencyCheck(Context ctx, SortedMap<Integer, long[][]> received) {
+  ClientR3ConsistencyCheck(Context ctx, SortedMap<Integer, long[][]> received,
+      Map<Integer, Signatures.PublicKey> identities) {
     super(ctx);
     this.received = received;
+    this.identities = identities;
   }
 
   @Override
@@ -59,7 +63,7 @@ public final class ClientR3ConsistencyCheck extends ClientState {
     }
     byte[] sig = Signatures.sign(ctx.identitySecret(), Transcripts.consistency(p, survivors, p.parties()),
         ctx.profile());
-    return new Step(new ClientR4Unmasking(ctx, received, survivors),
+    return new Step(new ClientR4Unmasking(ctx, received, survivors, identities),
         new ConsistencySignature(p.session(), ctx.id(), sig));
   }
 }

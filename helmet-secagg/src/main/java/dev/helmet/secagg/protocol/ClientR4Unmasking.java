@@ -4,8 +4,10 @@ import dev.helmet.secagg.crypto.Signatures;
 import dev.helmet.secagg.protocol.Messages.ServerMessage;
 import dev.helmet.secagg.protocol.Messages.UnmaskingRequest;
 import dev.helmet.secagg.protocol.Messages.UnmaskingShares;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -20,11 +22,14 @@ import java.util.TreeMap;
 public final class ClientR4Unmasking extends ClientState {
   private final SortedMap<Integer, long[][]> received;
   private final BitSet survivors;
+  private final Map<Integer, Signatures.PublicKey> identities;
 
-  ClientR4Unmasking(Context ctx, SortedMap<Integer, long[][]> received, BitSet survivors) {
+  ClientR4Unmasking(Context ctx, SortedMap<Integer, long[][]> received, BitSet survivors,
+      Map<Integer, Signatures.PublicKey> identities) {
     super(ctx);
     this.received = received;
     this.survivors = survivors;
+    this.identities = identities;
   }
 
   @Override
@@ -45,18 +50,31 @@ public final class ClientR4Unmasking extends ClientState {
       return abort(ClientAbortReason.INCONSISTENT_REQUEST, "the survivor set differs from the one this party signed");
     }
     byte[] transcript = Transcripts.consistency(p, survivors, p.parties());
-    int valid = 0;
+    // As in round 1: the first bad entry decides the abort; the signatures before it are verified together.
+    List<Integer> signers = new ArrayList<>();
+    List<Signatures.PublicKey> keys = new ArrayList<>();
+    List<byte[]> signatures = new ArrayList<>();
+    String stranger = null;
     for (Map.Entry<Integer, byte[]> e : req.signatures().entrySet()) {
       int v = e.getKey();
       if (v < 0 || v >= p.parties() || !p.graph().adjacent(me, v) || !survivors.get(v)) {
-        return abort(ClientAbortReason.INCONSISTENT_REQUEST, "a signature from party " + v
-            + ", which is not a surviving neighbour");
+        stranger = "a signature from party " + v + ", which is not a surviving neighbour";
+        break;
       }
-      if (!Signatures.verify(p.identityKeys().get(v), transcript, e.getValue(), ctx.profile())) {
-        return abort(ClientAbortReason.INVALID_SIGNATURE, "party " + v + " did not sign this survivor set");
-      }
-      valid++;
+      Signatures.PublicKey key = identities.get(v);
+      signers.add(v);
+      keys.add(key != null ? key : Signatures.PublicKey.of(p.identityKeys().get(v)));
+      signatures.add(e.getValue());
     }
+    int bad = Signatures.firstInvalid(keys, java.util.Collections.nCopies(keys.size(), transcript), signatures,
+        ctx.profile());
+    if (bad >= 0) {
+      return abort(ClientAbortReason.INVALID_SIGNATURE, "party " + signers.get(bad) + " did not sign this survivor set");
+    }
+    if (stranger != null) {
+      return abort(ClientAbortReason.INCONSISTENT_REQUEST, stranger);
+    }
+    int valid = signers.size();
     if (valid < p.threshold()) {
       return abort(ClientAbortReason.TOO_FEW_NEIGHBOURS,
           valid + " neighbours confirmed the survivor set, the threshold is " + p.threshold());

@@ -47,10 +47,9 @@ public final class ServerR2MaskedInput extends ServerState {
           "masked input of length " + (y == null ? 0 : y.length) + ", expected " + p.length());
     }
     long ringMask = p.mask();
-    for (int i = 0; i < y.length; i++) {
-      if ((y[i] & ~ringMask) != 0) {
-        return new Drop(in.sender(), round(), DropReason.MALFORMED_MESSAGE, "element " + i + " outside the ring");
-      }
+    int outside = Ring.firstOutside(y, ringMask);
+    if (outside >= 0) {
+      return new Drop(in.sender(), round(), DropReason.MALFORMED_MESSAGE, "element " + outside + " outside the ring");
     }
     for (int i = 0; i < y.length; i++) {
       sum[i] = (sum[i] + y[i]) & ringMask;

@@ -170,25 +170,29 @@ public final class ServerR4Unmasking extends ServerState {
     int length = p.length();
     long ringMask = p.mask();
     // Each task adds what must be removed from the sum into its own accumulator; accumulators are
-    // merged at the end. Tasks: one per survivor (its self mask) and one per dropout (its pairwise
-    // masks with its surviving neighbours).
-    int tasks = survivors.length + dropouts.length;
+    // merged at the end. Tasks: one per SELF_MASK_BATCH survivors (their self masks) and one per
+    // dropout (its pairwise masks with its surviving neighbours); each expands its masks in one pass.
+    int selfTasks = (survivors.length + SELF_MASK_BATCH - 1) / SELF_MASK_BATCH;
+    int tasks = selfTasks + dropouts.length;
     String[] failure = new String[1];
     long[] correction = IntStream.range(0, tasks).parallel().collect(() -> new long[length], (acc, i) -> {
-      if (i < survivors.length) {
-        byte[] seed = seeds[i];
-        MaskPrg.apply(Transcripts.derive(seed, p, Transcripts.SELF_MASK, session.profile), false, acc,
-            p.ringBits(), session.profile);
+      List<byte[]> masks = new ArrayList<>();
+      List<Boolean> signs = new ArrayList<>();
+      if (i < selfTasks) {
+        for (int j = i * SELF_MASK_BATCH; j < Math.min(survivors.length, (i + 1) * SELF_MASK_BATCH); j++) {
+          masks.add(Transcripts.derive(seeds[j], p, Transcripts.SELF_MASK, session.profile));
+          signs.add(false);
+        }
       } else {
-        int u = dropouts[i - survivors.length];
-        byte[] maskKey = maskKeys[i - survivors.length];
+        int u = dropouts[i - selfTasks];
+        byte[] maskKey = maskKeys[i - selfTasks];
         for (int v : p.graph().neighbours(u)) {
           if (u3.get(v)) {
             try {
               byte[] agreed = X25519Keys.agree(maskKey, keys.get(v).maskKey(), session.profile);
-              byte[] seed = Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, session.profile);
+              masks.add(Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, session.profile));
               // v applied +-PRG(s_vu) (subtracting iff v > u); add the same here and subtract below.
-              MaskPrg.apply(seed, Transcripts.subtracts(v, u), acc, p.ringBits(), session.profile);
+              signs.add(Transcripts.subtracts(v, u));
             } catch (CryptoException e) {
               synchronized (failure) {
                 failure[0] = "pairwise key of parties " + u + " and " + v + ": " + e.getMessage();
@@ -197,6 +201,11 @@ public final class ServerR4Unmasking extends ServerState {
           }
         }
       }
+      boolean[] subtract = new boolean[signs.size()];
+      for (int j = 0; j < subtract.length; j++) {
+        subtract[j] = signs.get(j);
+      }
+      MaskPrg.apply(masks, subtract, acc, p.ringBits(), session.profile);
     }, (a, b) -> {
       for (int i = 0; i < length; i++) {
         a[i] += b[i];
@@ -211,6 +220,9 @@ public final class ServerR4Unmasking extends ServerState {
     }
     return new Transition(new Completed(session, result, u3), Map.of());
   }
+
+  /** Self masks expanded together by one task (one pass over its accumulator). */
+  static final int SELF_MASK_BATCH = 64;
 
   /** Subsets tried before robust reconstruction gives up (each costs one Lagrange interpolation). */
   static final int MAX_SUBSETS = 256;

@@ -28,6 +28,25 @@ class CryptoTest {
         HEX.formatHex(okm));
   }
 
+  /** RFC 5869, Appendix A.2 (longer inputs, three output blocks) and A.3 (no salt, no info). */
+  @Test
+  void hkdfMatchesRfc5869TestCases2And3() {
+    byte[] ikm = new byte[80];
+    byte[] salt = new byte[80];
+    byte[] info = new byte[80];
+    for (int i = 0; i < 80; i++) {
+      ikm[i] = (byte) i;
+      salt[i] = (byte) (0x60 + i);
+      info[i] = (byte) (0xb0 + i);
+    }
+    assertEquals("b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c59045a99cac7827271cb41c65e590e09da"
+        + "3275600c2f09b8367793a9aca3db71cc30c58179ec3e87c14c01d5c1f3434f1d87", HEX.formatHex(Hkdf.derive(ikm, salt, info,
+        82, P)));
+    byte[] ikm3 = HEX.parseHex("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b");
+    assertEquals("8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8",
+        HEX.formatHex(Hkdf.derive(ikm3, new byte[0], new byte[0], 42, P)));
+  }
+
   @Test
   void aeadRoundTripsAndRejectsAnyTamperingOrWrongContext() {
     byte[] key = Secrets.bytes(32);

@@ -92,6 +92,34 @@ class SecAggSecurityTest {
     assertEquals(ClientAbortReason.INVALID_SIGNATURE, ((ClientState.Aborted) h.clients[0]).reason());
   }
 
+  /**
+   * With several neighbours the signatures are verified as a batch; the abort still names the first
+   * bad roster entry in order, whether a forged signature or a malformed entry comes first.
+   */
+  @Test
+  void theFirstBadRosterEntryDecidesTheAbortAsWithOneVerificationAtATime() {
+    for (boolean forgedFirst : new boolean[] {true, false}) {
+      Harness h = new Harness(6, 4, 32);
+      Map<Integer, ServerMessage> rosters = new java.util.HashMap<>(h.serverRound());
+      KeyRoster r = (KeyRoster) rosters.get(0);
+      TreeMap<Integer, AdvertiseKeys> nb = new TreeMap<>(r.neighbours());
+      int forged = forgedFirst ? 2 : 4;
+      int malformed = forgedFirst ? 4 : 2;
+      AdvertiseKeys f = nb.get(forged);
+      byte[] sig = f.signature().clone();
+      sig[5] ^= 1;
+      nb.put(forged, new AdvertiseKeys(f.session(), forged, f.encryptionKey(), f.maskKey(), sig));
+      AdvertiseKeys m = nb.get(malformed);
+      nb.put(malformed, new AdvertiseKeys(m.session(), malformed, new byte[7], m.maskKey(), m.signature()));
+      rosters.put(0, new KeyRoster(r.session(), 0, nb));
+      h.clientRound(rosters);
+      ClientState.Aborted a = (ClientState.Aborted) h.clients[0];
+      assertEquals(forgedFirst ? ClientAbortReason.INVALID_SIGNATURE : ClientAbortReason.MALFORMED_MESSAGE, a.reason());
+      assertTrue(a.detail().contains("party " + (forgedFirst ? forged : malformed)), a.detail());
+      assertInstanceOf(ClientR2MaskedInput.class, h.clients[1], "the other parties go on");
+    }
+  }
+
   @Test
   void theServerDropsAForgedAdvertisement() {
     Harness h = new Harness(4, 4, 32);
