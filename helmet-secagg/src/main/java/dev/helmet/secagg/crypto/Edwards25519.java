@@ -7,7 +7,8 @@ import org.bouncycastle.math.ec.rfc7748.X25519Field;
  * Variable-time arithmetic on edwards25519 (-x^2 + y^2 = 1 + d x^2 y^2 over GF(2^255 - 19)) for
  * verifying public signatures: point decoding, and a multi-scalar multiplication sum_j [k_j] P_j
  * (Straus' interleaving with width-w NAF recodings, one chain of doublings shared by all points).
- * Nothing here may touch a secret: run times depend on the scalars and points.
+ * Nothing here may touch a secret: run times depend on the scalars and points. (The batch
+ * verifier's random coefficients may leak this way after use, which costs it nothing.)
  *
  * <p>Field elements are BouncyCastle's {@link X25519Field} (ten signed 25/26-bit limbs). Its
  * multiplication accepts limbs up to about 2^27 in magnitude: the output of a multiplication or

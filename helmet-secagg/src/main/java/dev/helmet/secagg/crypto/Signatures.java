@@ -128,10 +128,18 @@ public final class Signatures {
    * R_i - sum [z_i k_i] A_i) must be the identity, k_i = SHA-512(R_i || A_i || M_i). Every
    * signature that {@link #verify} accepts passes; if some signature fails the cofactored equation
    * of RFC 8032 (section 5.1.7), the batch passes with probability at most 2^-128 (z_i is then fixed
-   * modulo the prime order L by the others). A failed batch, or a malformed key or signature, falls
-   * back to {@link #verify} one at a time to name the first bad one. The cofactored equation accepts
-   * exactly what {@link #verify} accepts except signatures with small-order components, which only
-   * the holder of the signing key can make.
+   * modulo the prime order L by the others; strictly, at most 1/(2^128 - 1), as z_i is never 0). A
+   * failed batch, or a malformed (or null) key or signature, falls back to {@link #verify} one at a
+   * time to name the first bad one.
+   *
+   * <p>The batch decides as {@link #verify} does: BouncyCastle's verify (since 1.73) checks this same
+   * cofactored equation with the same encoding rules (R and A canonical, S below L, A not of small
+   * order), so a signature with a small-order component in R or A (which only the key's holder can
+   * make) is accepted by both, and no party's decision depends on how many signatures it checks.
+   * BouncyCastle 1.72 and earlier verified cofactorless; {@code BatchVerificationTest} pins this.
+   *
+   * <p>The multi-scalar multiplication runs in time that depends on the z_i. That is harmless: they
+   * only need to be unpredictable until the signatures are fixed, and are drawn afresh each call.
    */
   public static int firstInvalid(List<PublicKey> keys, List<byte[]> messages, List<byte[]> signatures,
       CryptoProfile profile) {
@@ -159,7 +167,8 @@ public final class Signatures {
   private static int firstInvalidOneByOne(List<PublicKey> keys, List<byte[]> messages, List<byte[]> signatures,
       CryptoProfile profile) {
     for (int i = 0; i < keys.size(); i++) {
-      if (!verify(keys.get(i).encoded, messages.get(i), signatures.get(i), profile)) {
+      PublicKey key = keys.get(i);
+      if (key == null || !verify(key.encoded, messages.get(i), signatures.get(i), profile)) {
         return i;
       }
     }

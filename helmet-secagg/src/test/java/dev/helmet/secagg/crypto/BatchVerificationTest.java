@@ -178,4 +178,220 @@ class BatchVerificationTest {
       }
     }
   }
+  /** A null key counts as invalid, in a batch or alone, as a malformed one does. */
+  @Test
+  void aNullKeyIsNamedNotThrown() {
+    for (int n : new int[] {1, 2, 3, 8}) {
+      Batch b = signed(n, new SplittableRandom(6 + n));
+      int bad = n - 1;
+      b.keys().set(bad, null);
+      assertFalse(Signatures.batch(b.keys(), b.messages(), b.signatures()), n + " signatures");
+      assertEquals(bad, Signatures.firstInvalid(b.keys(), b.messages(), b.signatures(), P), n + " signatures");
+    }
+  }
+
+  /**
+   * Signatures whose R or key carries a small-order component, as only the key's holder can make
+   * them. BouncyCastle's verify (1.73 and later) checks the cofactored equation and accepts them;
+   * the batch must judge them alike, alone or among others, so that no party's decision depends on
+   * how many signatures it checks or whether another one in its batch is bad.
+   */
+  @Test
+  void torsionComponentsAreJudgedAsBouncyCastleJudgesThem() throws Exception {
+    SplittableRandom r = new SplittableRandom(7);
+    java.util.Random jr = new java.util.Random(7);
+    List<Ref.Pt> torsion = Ref.torsion();
+    for (int round = 0; round < 6; round++) {
+      Batch b = new Batch(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+      for (int i = 0; i < 4; i++) {
+        BigInteger a = new BigInteger(252, jr).add(BigInteger.ONE);
+        BigInteger nonce = new BigInteger(252, jr);
+        Ref.Pt key = Ref.add(Ref.mul(a, Ref.B), torsion.get((i & 1) == 0 ? 0 : 1 + r.nextInt(7)));
+        Ref.Pt rPoint = Ref.add(Ref.mul(nonce, Ref.B), torsion.get((i & 2) == 0 ? 0 : 1 + r.nextInt(7)));
+        byte[] m = new byte[r.nextInt(40)];
+        r.nextBytes(m);
+        byte[] sig = Ref.sign(a, nonce, key, rPoint, m);
+        assertTrue(Ed25519.verify(sig, 0, Ref.encode(key), 0, m, 0, m.length), "BouncyCastle's verify is cofactored");
+        assertTrue(Signatures.batch(List.of(Signatures.PublicKey.of(Ref.encode(key))), List.of(m), List.of(sig)));
+        b.keys().add(Signatures.PublicKey.of(Ref.encode(key)));
+        b.messages().add(m);
+        b.signatures().add(sig);
+      }
+      for (int n = 1; n <= 4; n++) {
+        assertEquals(-1, Signatures.firstInvalid(b.keys().subList(0, n), b.messages().subList(0, n),
+            b.signatures().subList(0, n), P), n + " signatures");
+      }
+      int bad = r.nextInt(4);
+      byte[] tampered = b.signatures().get(bad).clone();
+      tampered[32] ^= 1;
+      b.signatures().set(bad, tampered);
+      assertEquals(bad, Signatures.firstInvalid(b.keys(), b.messages(), b.signatures(), P));
+    }
+  }
+
+  /**
+   * R encoded with y >= p, or as x = 0 with the sign bit set, is rejected by both, even when its
+   * value satisfies the equation (R the identity or of order 4, S = k a); the canonical identity is
+   * accepted by both.
+   */
+  @Test
+  void nonCanonicalREncodingsAreRejectedAsBouncyCastleRejectsThem() throws Exception {
+    java.util.Random jr = new java.util.Random(8);
+    BigInteger a = new BigInteger(252, jr).add(BigInteger.ONE);
+    Ref.Pt key = Ref.mul(a, Ref.B);
+    byte[] pk = Ref.encode(key);
+    byte[] m = "U3 = {0, 1, 2}".getBytes();
+    List<byte[]> encodings = new ArrayList<>();
+    for (int j = 0; j < 19; j++) {
+      encodings.add(Ref.le32(Edwards25519.P.add(BigInteger.valueOf(j))));
+    }
+    for (int j = 0; j < 19; j++) {
+      byte[] signed = encodings.get(j).clone();
+      signed[31] |= (byte) 0x80;
+      encodings.add(signed);
+    }
+    encodings.add(HEX.parseHex("0100000000000000000000000000000000000000000000000000000000000080")); // x = 0, y = 1
+    encodings.add(HEX.parseHex("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff")); // x = 0, y = -1
+    for (byte[] encodedR : encodings) {
+      byte[] sig = Ref.signWithR(a, BigInteger.ZERO, pk, encodedR, m);
+      boolean bc = Ed25519.verify(sig, 0, pk, 0, m, 0, m.length);
+      assertFalse(bc, HEX.formatHex(encodedR));
+      assertEquals(bc, Signatures.batch(List.of(Signatures.PublicKey.of(pk)), List.of(m), List.of(sig)),
+          HEX.formatHex(encodedR));
+    }
+    byte[] identity = Ref.signWithR(a, BigInteger.ZERO, pk, Ref.encode(torsion0()), m);
+    assertTrue(Ed25519.verify(identity, 0, pk, 0, m, 0, m.length));
+    assertTrue(Signatures.batch(List.of(Signatures.PublicKey.of(pk)), List.of(m), List.of(identity)));
+  }
+
+  private static Ref.Pt torsion0() {
+    return new Ref.Pt(BigInteger.ZERO, BigInteger.ONE);
+  }
+
+  /** The extended-coordinate formulas against affine arithmetic, on points with and without torsion. */
+  @Test
+  void additionAndDoublingAgreeWithAffineArithmetic() {
+    java.util.Random jr = new java.util.Random(9);
+    List<Ref.Pt> torsion = Ref.torsion();
+    Edwards25519.Scratch s = new Edwards25519.Scratch();
+    for (int i = 0; i < 60; i++) {
+      Ref.Pt p = i % 4 == 0 ? torsion.get((i / 4) % 8) : Ref.add(Ref.mul(new BigInteger(253, jr), Ref.B), torsion.get(i % 8));
+      Ref.Pt q = i % 3 == 0 ? p : Ref.add(Ref.mul(new BigInteger(253, jr), Ref.B), torsion.get((i / 8) % 8));
+      Edwards25519.Point pp = Edwards25519.decode(Ref.encode(p));
+      Edwards25519.Point qq = Edwards25519.decode(Ref.encode(q));
+      assertEquals(p, Ref.affine(pp));
+      Edwards25519.Point sum = new Edwards25519.Point();
+      sum.set(pp);
+      Edwards25519.add(sum, new Edwards25519.Cached(qq), sum, s);
+      assertEquals(Ref.add(p, q), Ref.affine(sum), "P + Q");
+      Edwards25519.add(sum, new Edwards25519.Cached(qq).negate(), sum, s);
+      assertEquals(p, Ref.affine(sum), "P + Q - Q");
+      Edwards25519.Point twice = new Edwards25519.Point();
+      Edwards25519.dbl(pp, twice, true, s);
+      assertEquals(Ref.add(p, p), Ref.affine(twice), "2P");
+      assertEquals(Ref.neg(p), Ref.affine(pp.negate()), "-P");
+      assertEquals(i % 4 == 0, Edwards25519.smallOrder(pp));
+    }
+  }
+
+  /** Affine edwards25519 over BigInteger, for building test points and signatures. */
+  private static final class Ref {
+    static final BigInteger Q = Edwards25519.P;
+    static final BigInteger D = BigInteger.valueOf(-121665).multiply(BigInteger.valueOf(121666).modInverse(Q)).mod(Q);
+    static final Pt B = new Pt(
+        new BigInteger("15112221349535400772501151409588531511454012693041857206046113283949847762202"),
+        new BigInteger("46316835694926478169428394003475163141307993866256225615783033603165251855960"));
+
+    record Pt(BigInteger x, BigInteger y) {}
+
+    static Pt add(Pt p, Pt q) {
+      BigInteger t = D.multiply(p.x()).multiply(q.x()).mod(Q).multiply(p.y()).multiply(q.y()).mod(Q);
+      BigInteger x = p.x().multiply(q.y()).add(p.y().multiply(q.x())).multiply(BigInteger.ONE.add(t).modInverse(Q));
+      BigInteger y = p.y().multiply(q.y()).add(p.x().multiply(q.x()))
+          .multiply(BigInteger.ONE.subtract(t).mod(Q).modInverse(Q));
+      return new Pt(x.mod(Q), y.mod(Q));
+    }
+
+    static Pt neg(Pt p) {
+      return new Pt(p.x().negate().mod(Q), p.y());
+    }
+
+    static Pt mul(BigInteger k, Pt p) {
+      Pt r = new Pt(BigInteger.ZERO, BigInteger.ONE);
+      for (int i = k.bitLength() - 1; i >= 0; i--) {
+        r = add(r, r);
+        if (k.testBit(i)) {
+          r = add(r, p);
+        }
+      }
+      return r;
+    }
+
+    /** The eight points of small order: the multiples of a point of order 8. */
+    static List<Pt> torsion() {
+      BigInteger y = new BigInteger(1, reverse(HEX.parseHex(
+          "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")));
+      BigInteger x2 = y.multiply(y).subtract(BigInteger.ONE).multiply(D.multiply(y).multiply(y).add(BigInteger.ONE)
+          .modInverse(Q)).mod(Q);
+      BigInteger x = x2.modPow(Q.add(BigInteger.valueOf(3)).shiftRight(3), Q);
+      if (!x.multiply(x).mod(Q).equals(x2)) {
+        x = x.multiply(BigInteger.TWO.modPow(Q.subtract(BigInteger.ONE).shiftRight(2), Q)).mod(Q);
+      }
+      assertEquals(x2, x.multiply(x).mod(Q));
+      Pt t = new Pt(x, y);
+      List<Pt> all = new ArrayList<>();
+      Pt acc = new Pt(BigInteger.ZERO, BigInteger.ONE);
+      for (int i = 0; i < 8; i++) {
+        all.add(acc);
+        acc = add(acc, t);
+      }
+      assertEquals(all.get(0), acc, "order 8");
+      return all;
+    }
+
+    static byte[] le32(BigInteger v) {
+      return reverse(leftPad(v.toByteArray()));
+    }
+
+    static byte[] encode(Pt p) {
+      byte[] e = le32(p.y());
+      e[31] |= (byte) (p.x().testBit(0) ? 0x80 : 0);
+      return e;
+    }
+
+    static Pt affine(Edwards25519.Point p) {
+      int[] zInv = org.bouncycastle.math.ec.rfc7748.X25519Field.create();
+      org.bouncycastle.math.ec.rfc7748.X25519Field.inv(p.z, zInv);
+      BigInteger x = field(p.x, zInv);
+      BigInteger y = field(p.y, zInv);
+      assertEquals(x.multiply(y).mod(Q), field(p.t, zInv), "T = XY/Z");
+      return new Pt(x, y);
+    }
+
+    private static BigInteger field(int[] v, int[] zInv) {
+      int[] t = org.bouncycastle.math.ec.rfc7748.X25519Field.create();
+      org.bouncycastle.math.ec.rfc7748.X25519Field.mul(v, zInv, t);
+      org.bouncycastle.math.ec.rfc7748.X25519Field.normalize(t);
+      byte[] b = new byte[32];
+      org.bouncycastle.math.ec.rfc7748.X25519Field.encode(t, b, 0);
+      return new BigInteger(1, reverse(b));
+    }
+
+    /** (R, S = nonce + k a mod L) with k = SHA-512(R || A || M): what an honest signer of the points makes. */
+    static byte[] sign(BigInteger a, BigInteger nonce, Pt key, Pt r, byte[] m) throws Exception {
+      return signWithR(a, nonce, encode(key), encode(r), m);
+    }
+
+    static byte[] signWithR(BigInteger a, BigInteger nonce, byte[] pk, byte[] encodedR, byte[] m) throws Exception {
+      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-512");
+      sha.update(encodedR);
+      sha.update(pk);
+      sha.update(m);
+      BigInteger k = new BigInteger(1, reverse(sha.digest())).mod(Edwards25519.L);
+      byte[] sig = new byte[64];
+      System.arraycopy(encodedR, 0, sig, 0, 32);
+      System.arraycopy(le32(nonce.add(k.multiply(a)).mod(Edwards25519.L)), 0, sig, 32, 32);
+      return sig;
+    }
+  }
 }
