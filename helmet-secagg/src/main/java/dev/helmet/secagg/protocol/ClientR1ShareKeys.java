@@ -73,7 +73,7 @@ public final class ClientR1ShareKeys extends ClientState {
         malformed = "party " + v + " advertises a key another party uses";
         break;
       }
-      Signatures.PublicKey key = Signatures.PublicKey.of(p.identityKeys().get(v));
+      Signatures.PublicKey key = p.identityVerifier(v);
       identities.put(v, key);
       signers.add(v);
       keys.add(key);

@@ -63,7 +63,7 @@ public final class ClientR4Unmasking extends ClientState {
       }
       Signatures.PublicKey key = identities.get(v);
       signers.add(v);
-      keys.add(key != null ? key : Signatures.PublicKey.of(p.identityKeys().get(v)));
+      keys.add(key != null ? key : p.identityVerifier(v));
       signatures.add(e.getValue());
     }
     int bad = Signatures.firstInvalid(keys, java.util.Collections.nCopies(keys.size(), transcript), signatures,

@@ -47,7 +47,7 @@ public record SecAggParameters(
     }
     Checks.inRange("threshold", threshold, 1, minDegree);
     Checks.inRange("min survivors", minSurvivors, 1, n);
-    identityKeys = List.copyOf(identityKeys);
+    identityKeys = IdentityKeys.of(identityKeys);
     Checks.require(identityKeys.size() == n, identityKeys.size() + " identity keys for " + n + " parties");
   }
 
@@ -55,6 +55,11 @@ public record SecAggParameters(
   @Override
   public byte[] context() {
     return context.clone();
+  }
+
+  /** Party {@code v}'s signature verifier, decoded once per session and shared. */
+  public dev.helmet.secagg.crypto.Signatures.PublicKey identityVerifier(int v) {
+    return ((IdentityKeys) identityKeys).verifier(v);
   }
 
   /** Number of parties n. */
