@@ -19,9 +19,9 @@ final class DiscreteGaussian {
   final long den;
   private final RandomBits bits;
   private final boolean exactOnly;
-  private final long t;
+  final long t;
   private final long dt;
-  private final long maxFast;
+  final long maxFast;
   private final double invScale;
   private final BigInteger bigDen;
 
@@ -129,14 +129,19 @@ final class DiscreteGaussian {
    */
   boolean accept(long g, long a) {
     if (!exactOnly && g <= maxFast) {
-      double d = (double) (g * dt - num);
-      double e = d * d * invScale;
+      double e = exponent(g);
       int r = e > 0x1p20 ? below(a, 0, 0x1p-50) : belowExpNeg(a, 0x1p23, e, e * 0x1p-48);
       if (r != UNSURE) {
         return r == YES;
       }
     }
     return acceptExact(g, a);
+  }
+
+  /** e = D^2 / (2 n d t^2) in double, for g <= maxFast (error analysis at {@link #accept}). */
+  double exponent(long g) {
+    double d = (double) (g * dt - num);
+    return d * d * invScale;
   }
 
   private boolean acceptExact(long g, long a) {

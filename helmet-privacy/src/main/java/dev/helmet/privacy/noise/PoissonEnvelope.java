@@ -29,16 +29,16 @@ import java.math.BigInteger;
 final class PoissonEnvelope extends PoissonSampler {
   /** Below this, ln(b!/a!) is summed term by term instead of by Stirling's series. */
   private static final long STIRLING_MIN = 40;
-  private static final int TOP = 0;
-  private static final int RIGHT = 1;
-  private static final int LEFT = 2;
+  static final int TOP = 0;
+  static final int RIGHT = 1;
+  static final int LEFT = 2;
 
   private final long num;
   private final long den;
-  private final long m;
-  private final long w;
-  private final long lo;
-  private final long hi;
+  final long m;
+  final long w;
+  final long lo;
+  final long hi;
   /** lambda - m, in double: absolute error at most 3 2^-53. */
   private final double frac;
   /** ln rhoR and ln rhoL in double, relative error below 16 2^-53. */
@@ -91,20 +91,20 @@ final class PoissonEnvelope extends PoissonSampler {
       if (piece == TOP) {
         k = lo + uniformInt(2 * w + 1);
       } else if (piece == RIGHT) {
-        k = hi + 1 + geometric(RIGHT);
+        k = hi + 1 + geometric(RIGHT, uniform53());
       } else {
-        k = lo - 1 - geometric(LEFT);
+        k = lo - 1 - geometric(LEFT, uniform53());
         if (k < 0) {
           continue;
         }
       }
-      if (accept(piece, k)) {
+      if (accept(piece, k, uniform53())) {
         return k;
       }
     }
   }
 
-  private int choosePiece(long v) {
+  int choosePiece(long v) {
     if (!exactOnly) {
       int r = below(v, cTopX, relSel);
       if (r == YES) {
@@ -132,7 +132,7 @@ final class PoissonEnvelope extends PoissonSampler {
    * or A_left grows; c2 = 1 / (1 + A_left / (A_top + A_right)) rises with A_right and falls with
    * A_left, so the bounds of the A's give bounds of both.
    */
-  private BigInteger[][] selectionBounds(int p) {
+  BigInteger[][] selectionBounds(int p) {
     if (p == selP) {
       return selCache;
     }
@@ -166,8 +166,7 @@ final class PoissonEnvelope extends PoissonSampler {
    * ln rho within 16 2^-53 relative, so the band (1/v + 2^-44) / |ln rho| + |gh| 2^-44 around gh
    * holds the true quotient. The exact path compares U with bounds of rho^g.
    */
-  private long geometric(int side) {
-    long v = uniform53();
+  long geometric(int side, long v) {
     double lnRho = side == RIGHT ? lnRhoR : lnRhoL;
     double gh = v == 0 ? 0 : Math.log(v * 0x1p-53) / lnRho;
     if (!exactOnly && v >= (1L << 30)) {
@@ -177,28 +176,27 @@ final class PoissonEnvelope extends PoissonSampler {
         return (long) k;
       }
     }
-    BigInteger p;
-    BigInteger q;
-    if (side == RIGHT) {
-      p = BigInteger.valueOf(num);
-      q = BigInteger.valueOf(hi + 1).multiply(BigInteger.valueOf(den));
-    } else {
-      p = BigInteger.valueOf(lo).multiply(BigInteger.valueOf(den));
-      q = BigInteger.valueOf(num);
-    }
     LazyUniform u = new LazyUniform(bits, v, 53);
     long k = (long) Math.floor(v >= (1L << 30) ? gh : u.lnEstimate() / lnRho);
-    while (k > 0 && !u.below(LazyUniform.ratioPower(p, q, k))) {
+    while (k > 0 && !u.below(rhoPower(side, k))) {
       k--;
     }
-    while (u.below(LazyUniform.ratioPower(p, q, k + 1))) {
+    while (u.below(rhoPower(side, k + 1))) {
       k++;
     }
     return k;
   }
 
-  private boolean accept(int piece, long k) {
-    long v = uniform53();
+  /** rho^g exactly: rhoR = lambda / (R + 1) = num / ((R + 1) den), rhoL = L / lambda = L den / num. */
+  LazyUniform.Real rhoPower(int side, long g) {
+    if (side == RIGHT) {
+      return LazyUniform.ratioPower(BigInteger.valueOf(num),
+          BigInteger.valueOf(hi + 1).multiply(BigInteger.valueOf(den)), g);
+    }
+    return LazyUniform.ratioPower(BigInteger.valueOf(lo).multiply(BigInteger.valueOf(den)), BigInteger.valueOf(num), g);
+  }
+
+  boolean accept(int piece, long k, long v) {
     if (!exactOnly) {
       double lnc;
       if (piece == TOP) {
@@ -222,7 +220,7 @@ final class PoissonEnvelope extends PoissonSampler {
   }
 
   /** h(k) / envelope(k) as a product of factors at most 1 (see the class comment). */
-  private LazyUniform.Real exactAcceptance(int piece, long k) {
+  LazyUniform.Real exactAcceptance(int piece, long k) {
     if (piece == TOP) {
       return k >= m ? LazyUniform.factorProduct(m + 1, k, 0, num, den, 0) // prod lambda / j
           : LazyUniform.factorProduct(k + 1, m, den, 0, 0, num); // prod j / lambda

@@ -21,7 +21,8 @@ final class PoissonInversion extends PoissonSampler {
   private static final double REL = 0x1p-36;
   private final long num;
   private final long den;
-  private final double[] x;
+  /** F(k) 2^53 in double, k = 0 .. n - 1. */
+  final double[] x;
   private final int[] guide = new int[256];
 
   PoissonInversion(RandomBits bits, boolean exactOnly, long num, long den) {
@@ -55,7 +56,11 @@ final class PoissonInversion extends PoissonSampler {
 
   @Override
   long sample() {
-    long v = uniform53();
+    return invert(uniform53());
+  }
+
+  /** The least k with U < F(k), for the uniform U whose first 53 bits are v. */
+  long invert(long v) {
     int n = x.length;
     int k = guide[(int) (v >>> 45)];
     while (k < n && x[k] <= v) {
@@ -75,7 +80,7 @@ final class PoissonInversion extends PoissonSampler {
     return j;
   }
 
-  private LazyUniform.Real cdf(long k) {
+  LazyUniform.Real cdf(long k) {
     BigInteger bn = BigInteger.valueOf(num);
     BigInteger bd = BigInteger.valueOf(den);
     BigInteger a = BigInteger.ONE; // A_0 / B_0 = 1; A_j = A_{j-1} den j + num^j, B_j = B_{j-1} den j
