@@ -50,10 +50,13 @@ final class DiscreteGaussian {
   /**
    * G = floor(-t ln U) for a uniform U whose first 40 bits are v: P[G >= k] = P[U <= exp(-k/t)] =
    * exp(-k/t), the geometric distribution of the discrete Laplace with scale t. Pre-check, for v
-   * >= 2^17 and integer t: ln U lies in [ln(v 2^-40), ln(v 2^-40) + 1/v); Math.log is within one
-   * ulp (2^-48, as |ln| < 28) and the product with t rounds by less than 2^-48 t, so -t ln U lies
-   * within t (1/v + 2^-47) of gh. When the band t (1/v + 2^-44) around gh holds no integer, floor
-   * is certain; otherwise the exact search compares U with exp(-k/t) for the candidates.
+   * >= 2^17 (U >= 2^-23) and integer t < 2^32 (exact in double): ln U lies in [ln(v 2^-40), ln(v
+   * 2^-40) + 1/v); Math.log is within one ulp (below 2^-48, as |ln| < 16) and the product with t
+   * rounds by less than 2^-48 t, so -t ln U lies within t (1/v + 2^-47) of gh. The band t (1/v +
+   * 2^-44), with 1/v rounded up to a power of two, covers that and the rounding of gh +- band (half
+   * an ulp of gh <= 16 t, below 2^-48 t). When it holds no integer, floor is certain, with U about
+   * 2^-44 (relative) or more from both crossings; otherwise the exact search compares U with
+   * exp(-k/t) for the candidates.
    */
   static long geometricExp(RandomBits bits, boolean exactOnly, long v, long t) {
     double gh = v == 0 ? 28.0 * t : -(double) t * Math.log(v * 0x1p-40);
@@ -122,10 +125,14 @@ final class DiscreteGaussian {
   /**
    * Bernoulli(exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2))) = Bernoulli(exp(-D^2 / (2 n d t^2))) with
    * sigma^2 = n/d and the integer D = |Y| d t - n, for the uniform whose first 23 bits are a.
-   * Pre-check: D is exact in a long; e = D^2 (1 / (2 n d t^2)) in double has relative error below 10
-   * 2^-53 (three conversions, four roundings for the reciprocal, two for the products), so eErr = e
-   * 2^-48 is safe; beyond e = 2^20 the value is below 2^-54. Parameters with D beyond a long
-   * (sigma^2 near 2^62) take the exact path every time.
+   * Pre-check: D is exact in a long for |Y| <= maxFast; e = D^2 (1 / (2 n d t^2)) in double has
+   * relative error at most 10 2^-53 to first order (D's conversion, counted twice in D^2, those of
+   * n and d, three roundings of the products 2 n d t t and one of its reciprocal, two of the
+   * products D D and (D D) (1 / ...); t is exact; 2 n d t^2 < 2^192 and e are far from overflow
+   * and underflow), so eErr = e 2^-48 is safe; beyond e = 2^20 the value is below 2^-54. When d t
+   * overflows a long (d near 2^63 / t, e.g. sigma^2 = n/d with d near 2^63), or a proposal has |Y|
+   * > maxFast (sigma^2 near 2^62, far tails), the exact path decides: slower (tens of
+   * microseconds), still exact.
    */
   boolean accept(long g, long a) {
     if (!exactOnly && g <= maxFast) {

@@ -31,11 +31,21 @@ import java.math.BigInteger;
  * is compared exactly by {@link LazyUniform}, which reveals more of U's bits from the generator
  * and bounds c with BigInteger arithmetic until the two separate. So floating point decides only
  * where the exact comparison gives the same answer: each decision is exactly [U < c], and the
- * output is a function of the random bits alone, whatever the rounding. Integer choices (a sign,
- * a uniform position) use integer arithmetic only. {@link #DiscreteNoise(RandomBits, boolean)}
- * with {@code exactOnly} sends every decision through the exact path; tests check that it gives
- * the same draws for the same bits. No BigInteger is touched unless a pre-check is unsure (or a
- * parameter is beyond the ranges stated at each method).
+ * output is a function of the random bits alone, whatever the rounding. (A geometric variate
+ * floor(ln U / ln rho) is a search over such decisions, U < rho^g, pre-checked as a whole.) Where
+ * a pre-check decides, U's interval is much farther from c than the 2^-(k + 62) that the exact
+ * comparison resolves without reading more bits, so the fast and the exact path consume the same
+ * bits too: the draws for a seed do not depend on the JVM's Math.exp or Math.log. Integer choices
+ * (a sign, a uniform position) use integer arithmetic only. {@link #DiscreteNoise(RandomBits,
+ * boolean)} with {@code exactOnly} sends every decision through the exact path; tests check that
+ * it gives the same draws for the same bits, also with U's prefix placed next to each kind of
+ * constant (DiscreteNoiseBoundaryTest). No BigInteger is touched unless a pre-check is unsure (or
+ * a parameter is beyond the ranges stated at each method).
+ *
+ * <p><b>Where.</b> {@link ExactDecisions} holds the generic pre-checks, {@link LazyUniform} the
+ * exact comparison, {@link DiscreteGaussian} the discrete Laplace and Gaussian, {@link
+ * PoissonSampler} with {@link PoissonInversion} and {@link PoissonEnvelope} the Poisson; each
+ * states the error analysis of its pre-checks.
  *
  * <p><b>Timing.</b> These are rejection samplers: how long one draw takes depends on the value
  * drawn (a proposal may be rejected; a rare draw takes the slow exact path), so the time of a

@@ -15,11 +15,15 @@ final class ExactDecisions {
   private ExactDecisions() {}
 
   /**
-   * Decides U < c for a uniform U known to lie in [v, v + 1) 2^-k (its first k bits are v), from x,
-   * an approximation of c 2^k with x (1 - rel) <= c 2^k <= max(x (1 + rel), 1/2), for 2^-50 <= rel
-   * <= 2^-20. The products below round by at most 2^-53 relative, which the factor 2 on rel
-   * absorbs: YES means v + 1 <= x (1 - rel) <= c 2^k, so U < c; NO means v >= x (1 + rel) and v >=
-   * 1, so U >= v 2^-k >= c. UNSURE (U's interval meets the band) is left to the exact comparison.
+   * Decides U < c for a uniform U known to lie in [v, v + 1) 2^-k (its first k <= 53 bits are v),
+   * from x, an approximation of c 2^k with x (1 - rel) <= c 2^k <= max(x (1 + rel), 1/2), for
+   * 2^-50 <= rel <= 2^-20 (rel NaN: always UNSURE). v + 1 <= 2^53 converts to double exactly; 1 -+
+   * 2 rel rounds by at most 2^-53 and the product by at most 2^-53 relative, which the factor 2 on
+   * rel absorbs (rel >= 2^-50 > 3 2^-53): YES means v + 1 <= x (1 - rel) <= c 2^k, so U < c; NO
+   * means v >= x (1 + rel) and v >= 1, so U >= v 2^-k >= c (if x (1 + rel) < 1/2, a subnormal x
+   * included, then c 2^k <= 1/2 < v whatever the rounding). UNSURE (U's interval meets the band)
+   * is left to the exact comparison. A YES or NO leaves U's interval at least min(1/2, x rel / 2)
+   * 2^-k >= 2^-(k + 52) from c.
    */
   static int below(long v, double x, double rel) {
     if (v + 1 <= x * (1 - 2 * rel)) {
@@ -33,15 +37,19 @@ final class ExactDecisions {
 
   /**
    * Decides U < exp(-e) for a uniform U known to lie in [a, a + 1) / scale (scale = 2^k, its first k
-   * <= 53 bits are a), from ed, a double within eErr <= 2^-21 of the true e >= 0.
+   * <= 53 bits are a), from ed, a double within eErr <= 2^-21 of the true e >= 0 (so ed >= -2^-21).
    *
    * <p>For ed <= 1, a squeeze saves the exponential: 1 - e + e^2/2 - e^3/6 <= exp(-e) <= 1 - e +
    * e^2/2 for every e >= 0 (Taylor's theorem; the remainders e^4/24 exp(-z) and -e^3/6 exp(-z) have
-   * fixed signs). On [-2^-21, 1 + 2^-21] both polynomials have slopes below 1 + 2^-20 in absolute
-   * value, and Horner's rule evaluates them with rounding error below 10 2^-53, so shifted by 1.01
-   * eErr + 2^-46 they bound exp(-e) for the true e. Otherwise, if ed - eErr > 38, exp(-e) < e^-38 <
-   * 2^-54, below any nonzero prefix; else Math.exp(-ed) (within one ulp) is within a factor exp(+-
-   * eErr) (1 +- 2^-52) of exp(-e), the contract of {@link #below} with rel = 1.01 eErr + 2^-50.
+   * fixed signs). On [-2^-21, 1 + 2^-21], which holds ed and e, both polynomials have slopes below 1
+   * + 2^-20 in absolute value, so at ed they are within 1.000001 eErr of their values at e; Horner's
+   * rule evaluates them with rounding error below 10 2^-53 (six operations on values below 2, and
+   * 1.0 / 6 rounded), and adding or subtracting the slack rounds by 2^-54 more (scaling by 2^k is
+   * exact). So shifted by slack = 1.01 eErr + 2^-46 they bound exp(-e) for the true e. Otherwise,
+   * if ed - eErr > 38 (which rounding cannot make true when it is false: 38 is a double), exp(-e) <
+   * e^-38 < 2^-54, below any nonzero prefix; else Math.exp(-ed) >= e^-39, a normal double within
+   * one ulp (2^-52 relative) of exp(-ed), is within a factor exp(+- eErr) (1 +- 2^-52) of exp(-e),
+   * the contract of {@link #below} with rel = 1.01 eErr + 2^-50.
    */
   static int belowExpNeg(long a, double scale, double ed, double eErr) {
     if (ed <= 1) {

@@ -19,7 +19,7 @@ import java.math.BigInteger;
  * likewise on the left. A proposal k is accepted with probability h(k) / envelope(k), which is a
  * ratio of integers: prod_{j=m+1}^{k} lambda / j (k > m) or prod_{j=k+1}^{m} j / lambda (k < m) on
  * the top, prod_{j=R+1}^{k} (R + 1) / j on the right, prod_{j=k+1}^{L} j / L on the left (0 for
- * k < 0). The acceptance rate is about 0.78.
+ * k < 0), every factor at most 1 as m <= lambda < m + 1. The acceptance rate is about 0.78.
  *
  * <p>Pre-checks use ln of these products from Stirling's series (error analysis at {@link
  * #lnRatio(long, long, long, double, double[])}); the exact path bounds the products (and the
@@ -60,19 +60,27 @@ final class PoissonEnvelope extends PoissonSampler {
     this.m = num / den;
     this.frac = (double) (num - m * den) / (double) den;
     double lambda = (double) num / (double) den;
+    // w only tunes the acceptance rate: any w >= 1 with L >= 1 makes an envelope (here w >= 18, L
+    // >= 238); Math.sqrt is correctly rounded, so w is the same on every JVM
     this.w = Math.max(1, Math.round(1.1 * Math.sqrt(lambda)));
     this.lo = m - w;
     this.hi = m + w;
-    // rhoR = 1 - (w + 1 - frac) / (R + 1); rhoL = 1 - (w + frac) / lambda; both deltas < 1/6 here,
-    // so log1p's condition number is below 1.2: relative error below 1.2 * 8 + 2 < 16 (2^-53).
+    // rhoR = 1 - (w + 1 - frac) / (R + 1); rhoL = 1 - (w + frac) / lambda. The deltas have relative
+    // error at most 2.2 and 5.2 2^-53 (frac's 3 2^-53 absolute against w >= 18, lambda's 3 2^-53,
+    // one or two roundings); both are below 1/6 (about 1.1 / sqrt(lambda)), where log1p's condition
+    // number is below 1.1; Math.log1p adds one ulp (2 2^-53): relative error below 1.1 * 8 + 2 < 16
+    // (2^-53).
     this.lnRhoR = Math.log1p(-((w + 1 - frac) / (hi + 1)));
     this.lnRhoL = Math.log1p(-((w + frac) / lambda));
     double lnhR = -lnRatio(m, hi, m, frac, err);
     double errR = err[0];
     double lnhL = lnRatio(lo, m, m, frac, err);
     double errL = err[0];
-    // A_right = h(R) lambda / (R + 1 - lambda), A_left = h(L) L / (lambda - L); each within
-    // 1.001 err + 12 2^-53 relative; the sums and quotients add a few roundings.
+    // A_right = h(R) lambda / (R + 1 - lambda), A_left = h(L) L / (lambda - L). Relative errors, in
+    // 2^-53 beyond errR and errL (exp(errR) - 1 < 1.000001 errR): A_right 9 (Math.exp's ulp 2,
+    // lambda 3, R + 1 - lambda 2, a quotient and a product), A_left 6; the positive sum A 2 more than
+    // the larger; c1 = A_top / A then max(errR, errL) + 12, c2 = (A_top + A_right) / A errR +
+    // max(errR, errL) + 22. relSel = 2.01 max(errR, errL) + 2^-46 covers both (2^-46 = 128 2^-53).
     double aRight = Math.exp(lnhR) * (lambda / (w + 1 - frac));
     double aLeft = Math.exp(lnhL) * (lo / (w + frac));
     double aTop = 2 * w + 1;
@@ -104,6 +112,12 @@ final class PoissonEnvelope extends PoissonSampler {
     }
   }
 
+  /**
+   * The piece of the envelope a proposal comes from, TOP, RIGHT or LEFT with probabilities A_top /
+   * A, A_right / A and A_left / A, for the uniform U whose first 53 bits are v: U < c1 = A_top / A
+   * gives TOP, else U < c2 = (A_top + A_right) / A gives RIGHT. Pre-check: cTopX and cRightX within
+   * relSel (see the constructor); exact: {@link #selectionBounds}.
+   */
   int choosePiece(long v) {
     if (!exactOnly) {
       int r = below(v, cTopX, relSel);
@@ -161,10 +175,14 @@ final class PoissonEnvelope extends PoissonSampler {
   }
 
   /**
-   * G with P[G >= g] = rho^g, by inversion: G = floor(ln U / ln rho). Pre-check as in
-   * geometricExp: ln U lies in [ln(v 2^-53), ln(v 2^-53) + 1/v), Math.log is within 2^-47 and
-   * ln rho within 16 2^-53 relative, so the band (1/v + 2^-44) / |ln rho| + |gh| 2^-44 around gh
-   * holds the true quotient. The exact path compares U with bounds of rho^g.
+   * G with P[G >= g] = rho^g (rhoR for the right tail, rhoL for the left), for the uniform U whose
+   * first 53 bits are v, by inversion: G = floor(ln U / ln rho). Pre-check for v >= 2^30 (U >=
+   * 2^-23), as in {@link DiscreteGaussian#geometricExp}: ln U lies in [ln(v 2^-53), ln(v 2^-53) +
+   * 1/v); Math.log is within one ulp (below 2^-48, as |ln| < 16), ln rho within 16 2^-53 relative
+   * and the quotient rounds by 2^-53, so the true quotient is within (1/v + 2^-48) / |ln rho| + 17
+   * 2^-53 gh of gh (gh >= 0). The band (1/v + 2^-44) / |ln rho| + gh 2^-44 covers that and the
+   * roundings of 1/v, of the band and of gh +- band (half an ulp of gh). The exact path compares U
+   * with bounds of rho^g.
    */
   long geometric(int side, long v) {
     double lnRho = side == RIGHT ? lnRhoR : lnRhoL;
@@ -193,9 +211,17 @@ final class PoissonEnvelope extends PoissonSampler {
       return LazyUniform.ratioPower(BigInteger.valueOf(num),
           BigInteger.valueOf(hi + 1).multiply(BigInteger.valueOf(den)), g);
     }
-    return LazyUniform.ratioPower(BigInteger.valueOf(lo).multiply(BigInteger.valueOf(den)), BigInteger.valueOf(num), g);
+    return LazyUniform.ratioPower(BigInteger.valueOf(lo).multiply(BigInteger.valueOf(den)),
+        BigInteger.valueOf(num), g);
   }
 
+  /**
+   * Whether proposal k of the piece is accepted, for the uniform U whose first 53 bits are v: U <
+   * c = h(k) / envelope(k) <= 1. Pre-check: ln c = +- lnRatio(...) (sum of ln(lambda / j), ln(j /
+   * lambda), ln((R + 1) / j) or ln(j / L) over the factors of c) within its error bound err, then
+   * {@link ExactDecisions#belowExpNeg} with e = -ln c >= 0, or c < e^-38 if ln c + err < -38; err
+   * above 2^-21 (far tails, or a left-tail k below 40 with L large) leaves it to the exact product.
+   */
   boolean accept(int piece, long k, long v) {
     if (!exactOnly) {
       double lnc;
@@ -232,19 +258,27 @@ final class PoissonEnvelope extends PoissonSampler {
   }
 
   /**
-   * sum_{j=a+1}^{b} ln(j / x) = ln(b! / a!) - (b - a) ln x for 0 <= a <= b and x = xi + xf (xi >= 1
-   * an integer below 2^41, 0 <= xf < 1 with absolute error at most 3 2^-53); sets
-   * a bound on the error of the returned double in {@code err[0]}.
+   * sum_{j=a+1}^{b} ln(j / x) = ln(b! / a!) - (b - a) ln x for 0 <= a <= b < 2^52 and x = xi + xf
+   * (xi >= 1 an integer below 2^41, 0 <= xf < 1 with absolute error at most 3 2^-53); sets a bound
+   * on the error of the returned double in {@code err[0]}. All counts below are in units of 2^-53.
    *
-   * <p>Terms j <= 40 are summed directly: x in double is within 4 2^-53 relative, j / x within 5,
-   * so each Math.log is within 5.01 2^-53 + one ulp, and each addition rounds by 2^-53 of the
-   * partial sum. Above, with r = b - a and Stirling's series ln n! = (n + 1/2) ln n - n + ln(2 pi)/2
-   * + 1/(12n) - 1/(360 n^3) + 1/(1260 n^5) - ..., whose remainder is smaller than the first term
-   * left out (1/(1680 n^7)) for real n > 0 (DLMF 5.11.ii), rewritten without cancellation:
-   * (b + 1/2) log1p(r / a) + r log1p((a - x) / x) - r + the 1/n terms. The first product is within
-   * 4 2^-53 relative; log1p((a - x)/x) within 9 2^-53 max(1, x/a) absolute plus 2 ulps (its
-   * argument's error, 3 2^-53 + 6 2^-53 |a - x| / x, is magnified by x / a), and the three
-   * additions round by 2^-53 of the sum of the magnitudes.
+   * <p>Terms j <= 40 are summed directly: x in double is within 4 relative (xf's error and one
+   * rounding), j / x within 5, so each Math.log is within 5.01 absolute + one ulp (2 |term|), and
+   * each addition rounds by 1 of the partial sum; (n + 1) (8 + 2 sum |term|) covers the n terms.
+   * Above, with r = b - a and Stirling's series ln n! = (n + 1/2) ln n - n + ln(2 pi)/2 + 1/(12n) -
+   * 1/(360 n^3) + 1/(1260 n^5) - ... (its remainder has the sign of, and is smaller than, the first
+   * term left out, 1/(1680 n^7), for real n > 0: DLMF 5.11.ii; the two remainders cost at most
+   * 1/(840 a^7) < 1/(800 a^7)), ln(b! / a!) - r ln x is computed without cancellation as d = t1 +
+   * t2 - r + corr with t1 = (b + 1/2) log1p(r / a), t2 = r log1p((a - x) / x) and corr the 1/n
+   * terms. t1 is within 5 |t1| (1/a and r (1/a) round, log1p's condition number is at most 1 for a
+   * positive argument, its ulp 2, the product 1). log1p((a - x) / x) is within 9 max(1, x/a)
+   * absolute plus 2 ulps: its argument's error, 3 + 6 |a - x| / x (xf's error, the subtraction, x's
+   * 4 and the quotient's 1 relative), is magnified by x / a, the derivative of log1p there (the
+   * argument's error stays far below a / x, as a >= 40 and x < 2^41); the product with r adds 1
+   * |t2|. The four additions (t1 + t2, - r, + corr, sum + d) round by 1 of the sum of the
+   * magnitudes each, corr (below 1/480) errs by far less than 1. In all: 5 |t1| + 3 |t2| + 9 r
+   * max(1, x/a) + 4 (|t1| + |t2| + r + 1) + |sum|, within the 16 (|t1| + |t2| + r + |sum| + 1) + 10
+   * r max(1, x/a) used.
    */
   static double lnRatio(long a, long b, long xi, double xf, double[] err) {
     double x = xi + xf;

@@ -9,13 +9,18 @@ import java.math.BigInteger;
 
 /**
  * Poisson(lambda), lambda < 256, by inversion: the least k with U < F(k), F the distribution
- * function, found from a table of F(k) 2^53 in double with a 256-entry guide table. Pre-check:
- * lambda in double has relative error 3 2^-53; exp(-lambda) then has at most (3 lambda + 2) 2^-53
- * (one ulp), each term lambda^k / k! computed as term * lambda / k adds 5 2^-53, and each
- * addition of positive terms 2^-53, so F(k) is within (6k + 3 lambda + 2) 2^-53 < 2^-39 relative
- * for k < 2000 (and exp(-lambda) > 10^-112 is a normal double). The table ends where F(k) exceeds 1 - 2^-46; U beyond it, or U within rel of a
- * table entry, goes to the exact search, where F(k) = exp(-lambda) A_k / B_k with A_k / B_k =
- * sum_{i <= k} lambda^i / i! as an exact rational.
+ * function, found from a table of F(k) 2^53 in double with a 256-entry guide table (guide[i] is
+ * the first entry above i 2^45, so the search from it finds the first entry above the prefix; the
+ * entries never decrease). Pre-check: lambda in double has relative error 3 2^-53; exp(-lambda)
+ * then has at most (3 lambda + 2) 2^-53 (one ulp; exp(-lambda) > 10^-112 is a normal double); each
+ * term lambda^k / k!, computed as term * lambda / k, adds 5 2^-53 (lambda's error, compounding
+ * as lambda^k, and two roundings); each addition of positive terms adds 2^-53 of the partial sum
+ * (a term that underflows far in the tail adds at most 2^-1074, nothing against F(k) near 1). So
+ * F(k) is within (6k + 3 lambda + 2) 2^-53 < 2^-39 relative for k < 2000, and below() gets REL =
+ * 2^-36 (measured errors stay below 2^-46). The table ends where F(k) exceeds 1 - 2^-46 or at 2000
+ * entries; U beyond it, or U within the band of an entry, goes to the exact search (from the
+ * table's answer), where F(k) = exp(-lambda) A_k / B_k with A_k / B_k = sum_{i <= k} lambda^i /
+ * i! as an exact rational.
  */
 final class PoissonInversion extends PoissonSampler {
   private static final double REL = 0x1p-36;
