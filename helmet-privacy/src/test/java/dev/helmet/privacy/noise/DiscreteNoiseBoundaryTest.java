@@ -14,11 +14,12 @@ import org.junit.jupiter.api.Test;
  * The floating-point pre-checks where they can go wrong: with U's known bits right next to the
  * constant c of a decision "U < c". Random draws (DiscreteNoiseExactnessTest) land within a
  * pre-check's error band with probability about 2^-40, so they would not notice a bound that is
- * too tight; here every case puts U's prefix one to three units from c (or, for the generic
- * decisions, at the last prefix a pre-check decides), where an error bound smaller than the
- * actual rounding error gives a wrong answer. Each fast decision is compared with the exact one:
- * the fast sampler and an exact-only sampler get generators with the same seed and the same
- * prefix, so they must return the same value. Deterministic.
+ * too tight; here every case puts U's prefix 0 to 3 and 2^2 to 2^14 units (of 2^-k) from c on
+ * either side (or, for the generic decisions, at the last prefix a pre-check decides), where an
+ * error bound smaller than the actual rounding error gives a wrong answer. Each fast decision is
+ * compared with the exact one: the fast sampler and an exact-only sampler get generators with the
+ * same seed and the same prefix, so they must return the same value. Deterministic; each test of
+ * this class fails on mutants that make a bound tighter than the rounding it must cover.
  */
 class DiscreteNoiseBoundaryTest {
   private static final int P = 53 + 64;
