@@ -148,7 +148,7 @@ class DiscreteNoiseExactnessTest {
       long b = (Long) c[1];
       long xi = (Long) c[2];
       double xf = (Double) c[3];
-      double got = DiscreteNoise.lnRatio(a, b, xi, xf, err);
+      double got = PoissonEnvelope.lnRatio(a, b, xi, xf, err);
       // x = xi + xf exactly: xf = m / 2^e
       BigDecimal xfExact = new BigDecimal(xf);
       int e = Math.max(0, xfExact.scale()) * 4; // 10^-scale divides 2^-(4 scale) for dyadic xf
