@@ -70,6 +70,17 @@ public final class DesignMatrix {
     return new DesignMatrix(rows, cols, numClasses, y, x, null, null, null);
   }
 
+  /**
+   * Whether a matrix of {@code rows x cols} with {@code nnz} non-zeros is kept sparse under a heap
+   * of {@code maxHeap} bytes: below {@link #SPARSE_BELOW} non-zeros, or below {@link
+   * #SPARSE_BELOW_LARGE} when the dense form would take more than {@link #HEAP_SHARE} of the heap.
+   */
+  static boolean sparse(long nnz, int rows, int cols, long maxHeap) {
+    double entries = (double) rows * cols;
+    boolean large = 8 * entries > HEAP_SHARE * maxHeap;
+    return nnz < (large ? SPARSE_BELOW_LARGE : SPARSE_BELOW) * entries;
+  }
+
   /** Builds row by row, choosing the dense or sparse form at the end. */
   static final class Builder {
     private final int rows;
@@ -115,10 +126,7 @@ public final class DesignMatrix {
     }
 
     DesignMatrix build(boolean allowSparse) {
-      double entries = (double) rows * cols;
-      boolean large = 8 * entries > HEAP_SHARE * Runtime.getRuntime().maxMemory();
-      double below = large ? SPARSE_BELOW_LARGE : SPARSE_BELOW;
-      if (allowSparse && nnz < below * entries) {
+      if (allowSparse && sparse(nnz, rows, cols, Runtime.getRuntime().maxMemory())) {
         boolean exact = index.length == nnz;
         return new DesignMatrix(rows, cols, numClasses, y, null, rowStart,
             exact ? index : Arrays.copyOf(index, nnz), exact ? values : Arrays.copyOf(values, nnz));

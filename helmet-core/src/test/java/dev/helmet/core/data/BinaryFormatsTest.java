@@ -196,6 +196,13 @@ class BinaryFormatsTest {
     assertEquals(8, d.featureHeapBytes());
     assertEquals(51 / 255f, d.feature(0, 2));
     assertEquals(4 / 255f, d.subset(new int[] {1}, "one").feature(0, 3));
+    // Joined with itself it stays bytes; joined with floats, every value reads the same as floats.
+    assertEquals(16, Dataset.concat("twice", List.of(d, d)).featureHeapBytes());
+    Dataset floats = new Dataset("f", new float[] {9, 8, 7, 6}, new int[] {0}, 4, d.labelSet(), null);
+    Dataset mixed = Dataset.concat("mixed", List.of(d, floats));
+    assertEquals(4L * 12, mixed.featureHeapBytes());
+    assertEquals(51 / 255f, mixed.feature(0, 2));
+    assertEquals(7f, mixed.feature(2, 2));
   }
 
   @Test
