@@ -107,15 +107,15 @@ final class BenchCommand extends GroupCommand {
         LearnerKind kind = LearnerKind.parse(l);
         for (int d : dims) {
           Dataset ds = synthetic(d - 1, classes, examples * parties, 7);
-          measure(rows, out, kind, "dense-synthetic", ds, pre, fma, nThreads, false);
+          measure(rows, out, kind, "dense-synthetic", ds, pre, fma, base, nThreads, false);
         }
       }
       if (demo) {
         BuiltinDataset.TrainTest mnist = BuiltinDataset.MNIST.load(cacheDir != null ? cacheDir : BuiltinDataset.defaultCache());
         Dataset sample = mnist.train().subset(range(examples * parties), "mnist");
         for (String l : learners) {
-          measure(rows, out, LearnerKind.parse(l), "mnist-sparse", sample, pre, fma, nThreads, true);
-          measure(rows, out, LearnerKind.parse(l), "mnist-dense", sample, pre, fma, nThreads, false);
+          measure(rows, out, LearnerKind.parse(l), "mnist-sparse", sample, pre, fma, base, nThreads, true);
+          measure(rows, out, LearnerKind.parse(l), "mnist-dense", sample, pre, fma, base, nThreads, false);
         }
         Partition part = new PartitionStrategy.Iid(DemoCommand.PARTIES, DemoCommand.PER_PARTY)
             .split(mnist.train(), new SplittableRandom(1));
@@ -138,7 +138,7 @@ final class BenchCommand extends GroupCommand {
     }
 
     private void measure(ArrayNode rows, PrintWriter out, LearnerKind kind, String name, Dataset ds,
-        Preprocessing pre, double fma, int nThreads, boolean sparse) {
+        Preprocessing pre, double fma, double[] base, int nThreads, boolean sparse) {
       int d = ds.dimension() + 1;
       Learner learner = new Learner(
           HelmetDefaults.learner(kind).withEpochs(epochs), pre.inputNormBound(), ds.dimension(), ds.numClasses());
@@ -166,6 +166,32 @@ final class BenchCommand extends GroupCommand {
       double parSecs = (System.nanoTime() - t1) / 1e9;
       double exPerSec = (double) parties * examples * epochs / secs;
       int rowsOut = learner.outputRows();
+      // The per-example kernels alone (the trainer's earlier shape, kept for the JSON's dot_share and
+      // axpy_share): K dot products and K axpys per example.
+      double[] w = new double[rowsOut * d];
+      long td = System.nanoTime();
+      double sink = 0;
+      for (int e = 0; e < epochs; e++) {
+        for (DesignMatrix m : locals) {
+          for (int i = 0; i < m.rows(); i++) {
+            for (int k = 0; k < rowsOut; k++) {
+              sink += m.dot(i, w, k * d);
+            }
+          }
+        }
+      }
+      double dotSecs = (System.nanoTime() - td) / 1e9;
+      long ta = System.nanoTime();
+      for (int e = 0; e < epochs; e++) {
+        for (DesignMatrix m : locals) {
+          for (int i = 0; i < m.rows(); i++) {
+            for (int k = 0; k < rowsOut; k++) {
+              m.axpy(i, 1e-9, w, k * d);
+            }
+          }
+        }
+      }
+      double axpySecs = (System.nanoTime() - ta) / 1e9;
       // The same run's GEMM of the step's own shape (batch x dims x output rows, scores and update).
       double gemm = Roofline.stepGemm(Math.min(HelmetDefaults.BATCH_SIZE, examples), d, rowsOut);
       double flops = 4.0 * rowsOut * d * parties * examples * epochs; // dense-equivalent: scores + update
@@ -176,6 +202,10 @@ final class BenchCommand extends GroupCommand {
       r.put("dims", d);
       r.put("examples_epochs_per_second", exPerSec);
       r.put("dense_equivalent_gflops", gflops);
+      r.put("ratio_to_baseline_dot", gflops / base[0]);
+      r.put("dot_share", dotSecs / secs);
+      r.put("axpy_share", axpySecs / secs);
+      r.put("sink", sink == 42 ? 1 : 0);
       r.put("step_gemm_gflops", gemm);
       r.put("fraction_of_step_gemm", gflops / gemm);
       r.put("fraction_of_fma_peak", fma > 0 ? gflops / fma : 0);
