@@ -1,11 +1,14 @@
 package dev.helmet.secagg.crypto;
 
 import java.util.Arrays;
+import java.util.List;
 import org.bouncycastle.math.ec.rfc7748.X25519;
 
 /**
- * X25519 key pairs and key agreement (RFC 7748), BouncyCastle's constant-time implementation.
- * Secret keys come from {@link Secrets}.
+ * X25519 key pairs and key agreement (RFC 7748), BouncyCastle's constant-time implementation, and
+ * batches of agreements with one secret ({@link #agreeAll}), which may run on a vectorised ladder
+ * (see {@code X25519Dispatch}; system property {@code helmet.x25519=bc|vector|auto}) with the
+ * same results bit for bit. Secret keys come from {@link Secrets}.
  */
 public final class X25519Keys {
   /** Key and agreement length in bytes. */
@@ -53,5 +56,42 @@ public final class X25519Keys {
       throw new CryptoException("X25519 agreement with a small-order public key");
     }
     return out;
+  }
+
+  /**
+   * The shared secrets of {@code secret} and each of {@code peerPublics}, in order: the same
+   * results, checks and exceptions as calling {@link #agree} on each in turn (the first failure in
+   * that order is thrown, and no result is returned then).
+   *
+   * @throws CryptoException if a peer key is malformed or of small order (all-zero result)
+   */
+  public static List<byte[]> agreeAll(byte[] secret, List<byte[]> peerPublics, CryptoProfile profile) {
+    int valid = 0;
+    while (valid < peerPublics.size() && peerPublics.get(valid) != null
+        && peerPublics.get(valid).length == SIZE) {
+      valid++;
+    }
+    List<byte[]> keys = peerPublics.subList(0, valid);
+    byte[][] out = new byte[valid][];
+    boolean[] ok = new boolean[valid];
+    long t = profile.start();
+    X25519Dispatch.agreeAll(secret, keys, out, ok);
+    profile.stop(CryptoProfile.Op.KEY_AGREEMENT, t, valid);
+    int bad = -1;
+    for (int i = 0; i < valid && bad < 0; i++) {
+      if (!ok[i]) {
+        bad = i;
+      }
+    }
+    if (bad >= 0 || valid < peerPublics.size()) {
+      for (byte[] o : out) {
+        Arrays.fill(o, (byte) 0);
+      }
+      if (bad >= 0) {
+        throw new CryptoException("X25519 agreement with a small-order public key");
+      }
+      throw new CryptoException("an X25519 public key is " + SIZE + " bytes");
+    }
+    return Arrays.asList(out);
   }
 }

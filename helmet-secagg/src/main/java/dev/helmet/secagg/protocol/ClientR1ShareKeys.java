@@ -103,10 +103,14 @@ public final class ClientR1ShareKeys extends ClientState {
     TreeMap<Integer, byte[]> out = new TreeMap<>();
     Aead aead = new Aead(ctx.profile());
     try {
+      List<byte[]> peerKeys = new ArrayList<>(holders.length);
+      for (int v : holders) {
+        peerKeys.add(roster.neighbours().get(v).encryptionKey());
+      }
+      List<byte[]> agreements = X25519Keys.agreeAll(encryption.secret(), peerKeys, ctx.profile());
       for (int i = 0; i < holders.length; i++) {
         int v = holders[i];
-        byte[] agreed = X25519Keys.agree(encryption.secret(), roster.neighbours().get(v).encryptionKey(), ctx.profile());
-        byte[] key = Transcripts.derive(agreed, p, Transcripts.SHARE_KEY, ctx.profile());
+        byte[] key = Transcripts.derive(agreements.get(i), p, Transcripts.SHARE_KEY, ctx.profile());
         shareKeys.put(v, key);
         out.put(v, aead.seal(key, Transcripts.shareAad(p, me, v),
             Transcripts.encodeShares(me, v, maskKeyShares[i], selfMaskShares[i])));

@@ -86,10 +86,15 @@ public final class ClientR2MaskedInput extends ClientState {
     boolean[] subtract = new boolean[received.size() + 1];
     seeds.add(Transcripts.derive(selfMaskSeed, p, Transcripts.SELF_MASK, ctx.profile()));
     try {
+      List<byte[]> peerKeys = new ArrayList<>(received.size());
       for (int v : received.keySet()) {
-        byte[] agreed = X25519Keys.agree(mask.secret(), roster.get(v).maskKey(), ctx.profile());
+        peerKeys.add(roster.get(v).maskKey());
+      }
+      List<byte[]> agreements = X25519Keys.agreeAll(mask.secret(), peerKeys, ctx.profile());
+      int i = 0;
+      for (int v : received.keySet()) {
         subtract[seeds.size()] = Transcripts.subtracts(me, v);
-        seeds.add(Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, ctx.profile()));
+        seeds.add(Transcripts.derive(agreements.get(i++), p, Transcripts.PAIRWISE_MASK, ctx.profile()));
       }
     } catch (CryptoException ex) {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, ex.getMessage());

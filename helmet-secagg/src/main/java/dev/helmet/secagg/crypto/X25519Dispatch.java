@@ -1,0 +1,256 @@
+package dev.helmet.secagg.crypto;
+
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.bouncycastle.math.ec.rfc7748.X25519;
+
+/**
+ * Chooses between BouncyCastle and {@link X25519Vector} for batches of X25519 agreements. Both give
+ * the same bytes, so the choice changes only the speed.
+ *
+ * <p>System property {@code helmet.x25519}: {@code bc} (always BouncyCastle), {@code vector} (the
+ * vector path whenever jdk.incubator.vector with 256-bit vectors is present, without waiting for
+ * warm-up; for tests and benchmarks) or {@code auto} (the default): the vector path only when the
+ * module is present, the preferred species has at least 256 bits, the JVM runs C2, and a background
+ * warm-up (a daemon thread started on first use, at most about 2 s of CPU) has brought the ladder to
+ * a steady speed faster than BouncyCastle's. Until then, and if any check fails, BouncyCastle.
+ */
+final class X25519Dispatch {
+  private static final Logger LOG = Logger.getLogger(X25519Dispatch.class.getName());
+
+  enum Mode { BC, VECTOR, AUTO }
+
+  static final Mode MODE = parseMode(System.getProperty("helmet.x25519", "auto"));
+
+  /** The warm-up's CPU budget. */
+  private static final long WARMUP_CPU_NANOS = 2_000_000_000L;
+  /** A wall-clock cap as well, in case thread CPU time is unavailable or the machine is busy. */
+  private static final long WARMUP_WALL_NANOS = 10_000_000_000L;
+
+  private static final boolean SUPPORTED = vectorSupported();
+  private static final boolean C2 = c2Available();
+  private static final AtomicBoolean WARMUP_STARTED = new AtomicBoolean();
+  private static volatile boolean warm;
+
+  private X25519Dispatch() {}
+
+  private static Mode parseMode(String s) {
+    switch (s.trim().toLowerCase(Locale.ROOT)) {
+      case "bc":
+        return Mode.BC;
+      case "vector":
+        return Mode.VECTOR;
+      case "auto":
+      case "":
+        return Mode.AUTO;
+      default:
+        LOG.warning("helmet.x25519=" + s + " is not bc, vector or auto; using auto");
+        return Mode.AUTO;
+    }
+  }
+
+  /** True when jdk.incubator.vector is loaded and its preferred species has at least 256 bits. */
+  static boolean vectorSupported() {
+    try {
+      if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
+        return false;
+      }
+      return X25519Vector.preferredBits() >= 256;
+    } catch (Throwable t) { // LinkageError and the like: stay on BouncyCastle
+      return false;
+    }
+  }
+
+  /**
+   * True when the JVM runs the C2 compiler. Conservative: any doubt (flags not readable, an
+   * interpreter-only or client VM, tiered compilation stopped below level 4, JVMCI) gives false.
+   */
+  static boolean c2Available() {
+    try {
+      String info = System.getProperty("java.vm.info", "");
+      if (info.contains("interpreted mode")) {
+        return false;
+      }
+      String vmName = System.getProperty("java.vm.name", "");
+      if (!vmName.contains("Server VM")) {
+        return false;
+      }
+      for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+        String a = arg.trim();
+        if (a.equals("-Xint") || a.equals("-XX:-UseCompiler") || a.equals("-XX:+UseJVMCICompiler")
+            || a.equals("-XX:+EnableJVMCI") || a.equals("-XX:-UseC2")) {
+          return false;
+        }
+        if (a.startsWith("-XX:TieredStopAtLevel=")) {
+          int level = Integer.parseInt(a.substring("-XX:TieredStopAtLevel=".length()).trim());
+          if (level < 4) {
+            return false;
+          }
+        }
+      }
+      // The effective flags as well (they include JAVA_TOOL_OPTIONS and argument files).
+      com.sun.management.HotSpotDiagnosticMXBean hs =
+          ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+      if (hs == null || !"true".equals(hs.getVMOption("UseCompiler").getValue())) {
+        return false;
+      }
+      if ("true".equals(hs.getVMOption("TieredCompilation").getValue())
+          && Integer.parseInt(hs.getVMOption("TieredStopAtLevel").getValue()) < 4) {
+        return false;
+      }
+      return ManagementFactory.getCompilationMXBean() != null;
+    } catch (Throwable t) {
+      return false;
+    }
+  }
+
+  /** Whether a batch of {@code n} agreements goes to the vector path now (may start the warm-up). */
+  static boolean useVector(int n) {
+    switch (MODE) {
+      case BC:
+        return false;
+      case VECTOR:
+        return SUPPORTED;
+      default:
+        if (n < 2 || !SUPPORTED || !C2) {
+          return false;
+        }
+        if (!warm && WARMUP_STARTED.compareAndSet(false, true)) {
+          Thread th = new Thread(X25519Dispatch::warmUp, "helmet-x25519-warmup");
+          th.setDaemon(true);
+          th.setPriority(Thread.MIN_PRIORITY);
+          th.start();
+        }
+        return warm;
+    }
+  }
+
+  /** For tests: whether the automatic warm-up has finished and enabled the vector path. */
+  static boolean isWarm() {
+    return warm;
+  }
+
+  /**
+   * Runs the ladder on fixed dummy inputs until its time per call is steady and below
+   * BouncyCastle's per-agreement time times the lane count, or until the CPU or wall-clock cap.
+   */
+  private static void warmUp() {
+    try {
+      java.lang.management.ThreadMXBean tmx = ManagementFactory.getThreadMXBean();
+      boolean cpu = tmx.isCurrentThreadCpuTimeSupported();
+      long cpu0 = cpu ? tmx.getCurrentThreadCpuTime() : 0;
+      long wall0 = System.nanoTime();
+      int lanes = X25519Vector.LANES;
+      byte[] k = new byte[32 * lanes];
+      byte[] u = new byte[32 * lanes];
+      byte[] r = new byte[32 * lanes];
+      byte[] one = new byte[32];
+      for (int i = 0; i < k.length; i++) {
+        k[i] = (byte) (i * 37 + 11);
+        u[i] = (byte) (i * 101 + 3);
+      }
+      final int chunk = 4;
+      double best = Double.MAX_VALUE;
+      int steady = 0;
+      while (true) {
+        long t0 = System.nanoTime();
+        for (int i = 0; i < chunk; i++) {
+          X25519Vector.scalarMult(k, u, r);
+          System.arraycopy(r, 0, u, 0, 32); // keep the inputs changing
+        }
+        double perCall = (System.nanoTime() - t0) / (double) chunk;
+        if (perCall < best * 0.9) {
+          steady = 0;
+        } else {
+          steady++;
+        }
+        best = Math.min(best, perCall);
+        if (steady >= 8) {
+          // compare with BouncyCastle on the same thread (it is usually compiled by now)
+          long b0 = System.nanoTime();
+          for (int i = 0; i < 2 * lanes; i++) {
+            X25519.scalarMult(k, 32 * (i % lanes), u, 32 * (i % lanes), one, 0);
+          }
+          double bcPerCall = (System.nanoTime() - b0) / 2.0;
+          if (perCall < 0.8 * bcPerCall) {
+            warm = true;
+            LOG.fine(() -> String.format("X25519 vector path enabled: %.1f us per %d agreements (BouncyCastle %.1f us)",
+                perCall / 1e3, lanes, bcPerCall / 1e3));
+            return;
+          }
+          steady = 0;
+        }
+        long usedCpu = cpu ? tmx.getCurrentThreadCpuTime() - cpu0 : System.nanoTime() - wall0;
+        if (usedCpu > WARMUP_CPU_NANOS || System.nanoTime() - wall0 > WARMUP_WALL_NANOS) {
+          LOG.fine("X25519 vector path not enabled: no steady speed ahead of BouncyCastle within the warm-up cap");
+          return;
+        }
+      }
+    } catch (Throwable t) {
+      LOG.log(Level.FINE, "X25519 vector warm-up failed; staying on BouncyCastle", t);
+    }
+  }
+
+  /**
+   * Agreements of {@code secret} with each of {@code publicKeys} (all already 32 bytes), in order,
+   * into {@code out[i]}; {@code ok[i]} is false where the result is all zero. No validation here.
+   */
+  static void agreeAll(byte[] secret, List<byte[]> publicKeys, byte[][] out, boolean[] ok) {
+    if (useVector(publicKeys.size())) {
+      agreeAllVector(secret, publicKeys, out, ok);
+    } else {
+      agreeAllBc(secret, publicKeys, out, ok);
+    }
+  }
+
+  /** {@link #agreeAll} on BouncyCastle. */
+  static void agreeAllBc(byte[] secret, List<byte[]> publicKeys, byte[][] out, boolean[] ok) {
+    for (int i = 0; i < publicKeys.size(); i++) {
+      out[i] = new byte[X25519.POINT_SIZE];
+      ok[i] = X25519.calculateAgreement(secret, 0, publicKeys.get(i), 0, out[i], 0);
+    }
+  }
+
+  /** {@link #agreeAll} on the vector path (callers check {@link #vectorSupported()} first). */
+  static void agreeAllVector(byte[] secret, List<byte[]> publicKeys, byte[][] out, boolean[] ok) {
+    int n = publicKeys.size();
+    int lanes = X25519Vector.LANES;
+    byte[] k = new byte[32 * lanes];
+    byte[] u = new byte[32 * lanes];
+    byte[] r = new byte[32 * lanes];
+    try {
+      for (int l = 0; l < lanes; l++) {
+        System.arraycopy(secret, 0, k, 32 * l, 32);
+      }
+      for (int base = 0; base < n; base += lanes) {
+        int m = Math.min(lanes, n - base);
+        for (int l = 0; l < lanes; l++) {
+          if (l < m) {
+            System.arraycopy(publicKeys.get(base + l), 0, u, 32 * l, 32);
+          } else { // padding: the base point (u = 9), a public dummy input; its result is discarded
+            java.util.Arrays.fill(u, 32 * l, 32 * l + 32, (byte) 0);
+            u[32 * l] = 9;
+          }
+        }
+        X25519Vector.scalarMult(k, u, r);
+        for (int l = 0; l < m; l++) {
+          byte[] o = new byte[32];
+          System.arraycopy(r, 32 * l, o, 0, 32);
+          int acc = 0;
+          for (byte x : o) {
+            acc |= x;
+          }
+          out[base + l] = o;
+          ok[base + l] = acc != 0;
+        }
+      }
+    } finally {
+      java.util.Arrays.fill(k, (byte) 0);
+      java.util.Arrays.fill(r, (byte) 0);
+    }
+  }
+}
