@@ -107,6 +107,7 @@ public final class ClientR1ShareKeys extends ClientState {
         int v = holders[i];
         byte[] agreed = X25519Keys.agree(encryption.secret(), roster.neighbours().get(v).encryptionKey(), ctx.profile());
         byte[] key = Transcripts.derive(agreed, p, Transcripts.SHARE_KEY, ctx.profile());
+        java.util.Arrays.fill(agreed, (byte) 0); // the raw shared secret is not needed past the KDF
         shareKeys.put(v, key);
         out.put(v, aead.seal(key, Transcripts.shareAad(p, me, v),
             Transcripts.encodeShares(me, v, maskKeyShares[i], selfMaskShares[i])));

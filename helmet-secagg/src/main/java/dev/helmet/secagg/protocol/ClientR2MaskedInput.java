@@ -90,6 +90,7 @@ public final class ClientR2MaskedInput extends ClientState {
         byte[] agreed = X25519Keys.agree(mask.secret(), roster.get(v).maskKey(), ctx.profile());
         subtract[seeds.size()] = Transcripts.subtracts(me, v);
         seeds.add(Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, ctx.profile()));
+        java.util.Arrays.fill(agreed, (byte) 0); // the raw shared secret is not needed past the KDF
       }
     } catch (CryptoException ex) {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, ex.getMessage());
