@@ -110,7 +110,9 @@ public final class ClientR1ShareKeys extends ClientState {
       List<byte[]> agreements = X25519Keys.agreeAll(encryption.secret(), peerKeys, ctx.profile());
       for (int i = 0; i < holders.length; i++) {
         int v = holders[i];
-        byte[] key = Transcripts.derive(agreements.get(i), p, Transcripts.SHARE_KEY, ctx.profile());
+        byte[] agreed = agreements.get(i);
+        byte[] key = Transcripts.derive(agreed, p, Transcripts.SHARE_KEY, ctx.profile());
+        java.util.Arrays.fill(agreed, (byte) 0); // the raw shared secret is not needed past the KDF
         shareKeys.put(v, key);
         out.put(v, aead.seal(key, Transcripts.shareAad(p, me, v),
             Transcripts.encodeShares(me, v, maskKeyShares[i], selfMaskShares[i])));

@@ -94,7 +94,9 @@ public final class ClientR2MaskedInput extends ClientState {
       int i = 0;
       for (int v : received.keySet()) {
         subtract[seeds.size()] = Transcripts.subtracts(me, v);
-        seeds.add(Transcripts.derive(agreements.get(i++), p, Transcripts.PAIRWISE_MASK, ctx.profile()));
+        byte[] agreed = agreements.get(i++);
+        seeds.add(Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, ctx.profile()));
+        java.util.Arrays.fill(agreed, (byte) 0); // the raw shared secret is not needed past the KDF
       }
     } catch (CryptoException ex) {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, ex.getMessage());

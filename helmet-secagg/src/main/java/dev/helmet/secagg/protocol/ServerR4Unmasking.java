@@ -191,6 +191,7 @@ public final class ServerR4Unmasking extends ServerState {
             try {
               byte[] agreed = X25519Keys.agree(maskKey, keys.get(v).maskKey(), session.profile);
               masks.add(Transcripts.derive(agreed, p, Transcripts.PAIRWISE_MASK, session.profile));
+              java.util.Arrays.fill(agreed, (byte) 0); // not needed past the KDF
               // v applied +-PRG(s_vu) (subtracting iff v > u); add the same here and subtract below.
               signs.add(Transcripts.subtracts(v, u));
             } catch (CryptoException e) {
