@@ -36,6 +36,9 @@ final class X25519Dispatch {
   private static final boolean C2 = c2Available();
   private static final AtomicBoolean WARMUP_STARTED = new AtomicBoolean();
   private static volatile boolean warm;
+  /** Set if the vector path ever fails: everything after goes to BouncyCastle. */
+  private static volatile boolean broken;
+  private static final AtomicBoolean VECTOR_MODE_NOTICE = new AtomicBoolean();
 
   private X25519Dispatch() {}
 
@@ -109,24 +112,35 @@ final class X25519Dispatch {
     }
   }
 
-  /** Whether a batch of {@code n} agreements goes to the vector path now (may start the warm-up). */
+  /** Whether a batch of {@code n} agreements goes to the vector path now. */
   static boolean useVector(int n) {
     switch (MODE) {
       case BC:
         return false;
       case VECTOR:
-        return SUPPORTED;
+        if (SUPPORTED && VECTOR_MODE_NOTICE.compareAndSet(false, true)) {
+          LOG.warning("helmet.x25519=vector: the vector X25519 path is used without the C2 check and warm-up "
+              + "(meant for tests and benchmarks)");
+        }
+        return SUPPORTED && !broken;
       default:
-        if (n < 2 || !SUPPORTED || !C2) {
-          return false;
-        }
-        if (!warm && WARMUP_STARTED.compareAndSet(false, true)) {
-          Thread th = new Thread(X25519Dispatch::warmUp, "helmet-x25519-warmup");
-          th.setDaemon(true);
-          th.setPriority(Thread.MIN_PRIORITY);
-          th.start();
-        }
-        return warm;
+        return n >= 2 && SUPPORTED && C2 && warm && !broken;
+    }
+  }
+
+  /**
+   * Called before a run that will make about {@code agreements} X25519 agreements in this JVM (an
+   * in-process simulation of many parties): from 20,000 on, in {@code auto} mode, warms the vector
+   * path up now, synchronously and once per JVM, and enables it if it is then faster than
+   * BouncyCastle. A participant's JVM, with a few hundred agreements per round, never pays for it
+   * and stays on BouncyCastle (the warm-up costs more than it would save).
+   */
+  static void prepare(long agreements) {
+    if (MODE != Mode.AUTO || agreements < 20_000 || !SUPPORTED || !C2 || warm) {
+      return;
+    }
+    if (WARMUP_STARTED.compareAndSet(false, true)) {
+      warmUp();
     }
   }
 
@@ -211,10 +225,23 @@ final class X25519Dispatch {
    */
   static void agreeAll(byte[] secret, List<byte[]> publicKeys, byte[][] out, boolean[] ok) {
     if (useVector(publicKeys.size())) {
-      agreeAllVector(secret, publicKeys, out, ok);
-    } else {
-      agreeAllBc(secret, publicKeys, out, ok);
+      try {
+        agreeAllVector(secret, publicKeys, out, ok);
+        return;
+      } catch (RuntimeException | LinkageError e) {
+        // Never expected; a fault of the vector path must not fail a round: zero what it wrote,
+        // switch it off for this JVM, and redo the batch on BouncyCastle.
+        for (byte[] o : out) {
+          if (o != null) {
+            java.util.Arrays.fill(o, (byte) 0);
+          }
+        }
+        java.util.Arrays.fill(out, null);
+        broken = true;
+        LOG.log(Level.WARNING, "the vector X25519 path failed; using BouncyCastle from now on", e);
+      }
     }
+    agreeAllBc(secret, publicKeys, out, ok);
   }
 
   /** {@link #agreeAll} on BouncyCastle. */

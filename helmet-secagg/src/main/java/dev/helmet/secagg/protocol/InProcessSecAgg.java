@@ -137,6 +137,8 @@ public final class InProcessSecAgg implements SecureSummation {
       publicKeys.add(kp.publicKey());
     }
     SecAggParameters params = parameters(spec, publicKeys);
+    // Every party agrees twice with each neighbour: many thousands of agreements in one JVM.
+    dev.helmet.secagg.crypto.X25519Keys.prepareForMany(2L * n * params.graph().degree());
     observer.accept(params);
     Map<String, Object> chosen = new LinkedHashMap<>();
     chosen.put("graph", params.graph().description());

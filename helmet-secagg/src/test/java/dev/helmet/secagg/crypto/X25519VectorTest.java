@@ -158,7 +158,6 @@ class X25519VectorTest {
   /** agreeAll equals agree on each key, and throws what the first failing agree throws. */
   @Test
   void agreeAllEqualsRepeatedAgree() {
-    SplittableRandom rnd = new SplittableRandom(7);
     X25519Keys.KeyPair me = X25519Keys.generate();
     for (int n = 0; n <= 9; n++) {
       List<byte[]> peers = new ArrayList<>();
@@ -191,26 +190,91 @@ class X25519VectorTest {
     List<byte[]> withNull = new ArrayList<>(List.of(good));
     withNull.add(null);
     assertThrows(CryptoException.class, () -> X25519Keys.agreeAll(me.secret(), withNull, CryptoProfile.NONE));
-    assertTrue(rnd.nextInt(2) >= 0);
   }
 
-  /** The automatic path: correct before, during and (if it happens within the test) after warm-up. */
+  /**
+   * Every small-order u (RFC 7748 / the standard list: 0, 1, the two points of order 8, p - 1, p,
+   * p + 1, and the same with the top bit set) in every lane position of batches of 1 to 9, with
+   * random keys in the other lanes: the vector path flags exactly that lane (all-zero result) and
+   * gives BouncyCastle's bytes in every other.
+   */
   @Test
-  void autoPathStaysCorrectThroughWarmUp() throws InterruptedException {
+  void everySmallOrderInputInEveryLaneIsFlaggedOnTheVectorPath() {
+    assumeVector();
+    List<byte[]> small = new ArrayList<>();
+    for (BigInteger u : List.of(BigInteger.ZERO, BigInteger.ONE,
+        new BigInteger("325606250916557431795983626356110631294008115727848805560023387167927233504"),
+        new BigInteger("39382357235489614581723060781553021112529911719440698176882885853963445705823"),
+        P.subtract(BigInteger.ONE), P, P.add(BigInteger.ONE))) {
+      small.add(le(u));
+      byte[] high = le(u);
+      high[31] |= (byte) 0x80;
+      small.add(high);
+    }
+    SplittableRandom rnd = new SplittableRandom(11);
+    byte[] secret = X25519Keys.generate().secret();
+    int checked = 0;
+    for (byte[] bad : small) {
+      for (int n = 1; n <= 9; n++) {
+        for (int at = 0; at < n; at++) {
+          List<byte[]> peers = new ArrayList<>();
+          for (int i = 0; i < n; i++) {
+            if (i == at) {
+              peers.add(bad);
+            } else {
+              byte[] k = new byte[32];
+              rnd.nextBytes(k);
+              peers.add(k);
+            }
+          }
+          byte[][] out = new byte[n][];
+          boolean[] ok = new boolean[n];
+          X25519Dispatch.agreeAllVector(secret, peers, out, ok);
+          for (int i = 0; i < n; i++) {
+            byte[] want = new byte[32];
+            boolean wantOk = X25519.calculateAgreement(secret, 0, peers.get(i), 0, want, 0);
+            assertEquals(i != at, ok[i], "lane " + i + " of " + n);
+            assertEquals(wantOk, ok[i]);
+            if (wantOk) {
+              assertArrayEquals(want, out[i]);
+            }
+          }
+          checked++;
+        }
+      }
+    }
+    assertEquals(14 * 45, checked);
+  }
+
+  /**
+   * The automatic path: BouncyCastle until a large run is announced; after {@link
+   * X25519Keys#prepareForMany} of 100,000 agreements, the vector path where the JVM supports it and
+   * its warm-up found it faster; the same bytes before and after.
+   */
+  @Test
+  void autoPathIsBouncyCastleUntilALargeRunAndTheSameBytesAfter() {
     X25519Keys.KeyPair me = X25519Keys.generate();
     List<byte[]> peers = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       peers.add(X25519Keys.generate().publicKey());
     }
-    long deadline = System.nanoTime() + 5_000_000_000L;
-    do {
-      List<byte[]> all = X25519Keys.agreeAll(me.secret(), peers, CryptoProfile.NONE);
-      for (int i = 0; i < peers.size(); i++) {
-        assertArrayEquals(X25519Keys.agree(me.secret(), peers.get(i), CryptoProfile.NONE), all.get(i));
-      }
-      Thread.sleep(50);
-    } while (!X25519Dispatch.isWarm() && System.nanoTime() < deadline);
-    System.out.println("X25519 auto path: mode " + X25519Dispatch.MODE + ", vector supported "
-        + X25519Dispatch.vectorSupported() + ", C2 " + X25519Dispatch.c2Available() + ", warm " + X25519Dispatch.isWarm());
+    List<byte[]> before = X25519Keys.agreeAll(me.secret(), peers, CryptoProfile.NONE);
+    if (X25519Dispatch.MODE == X25519Dispatch.Mode.AUTO) {
+      X25519Keys.prepareForMany(1000); // too few: nothing happens
+      assertTrue(!X25519Dispatch.isWarm() || X25519Dispatch.useVector(6));
+    }
+    X25519Keys.prepareForMany(100_000);
+    List<byte[]> after = X25519Keys.agreeAll(me.secret(), peers, CryptoProfile.NONE);
+    for (int i = 0; i < peers.size(); i++) {
+      assertArrayEquals(X25519Keys.agree(me.secret(), peers.get(i), CryptoProfile.NONE), before.get(i));
+      assertArrayEquals(before.get(i), after.get(i));
+    }
+    if (X25519Dispatch.MODE == X25519Dispatch.Mode.AUTO) {
+      assertEquals(X25519Dispatch.isWarm() && X25519Dispatch.vectorSupported() && X25519Dispatch.c2Available(),
+          X25519Dispatch.useVector(6));
+      assertTrue(!X25519Dispatch.useVector(1), "a single agreement always goes to BouncyCastle");
+    }
+    System.out.println("X25519 auto path: vector supported " + X25519Dispatch.vectorSupported() + ", C2 "
+        + X25519Dispatch.c2Available() + ", warm " + X25519Dispatch.isWarm());
   }
 }
