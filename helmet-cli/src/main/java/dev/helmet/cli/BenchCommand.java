@@ -11,7 +11,6 @@ import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.preprocess.DesignMatrix;
-import dev.helmet.core.preprocess.Kernels;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Parallel;
 import dev.helmet.core.util.Progress;
@@ -238,17 +237,17 @@ final class BenchCommand extends GroupCommand {
       double sink = 0;
       int reps = 100_000;
       for (int i = 0; i < reps / 5; i++) {
-        sink += Kernels.dot(a, 0, b, 0, n);
-        Kernels.axpy(1e-12, a, 0, b, 0, n);
+        sink += Blas.dot(a, 0, b, 0, n);
+        Blas.axpy(1e-12, a, 0, b, 0, n);
       }
       long t0 = System.nanoTime();
       for (int i = 0; i < reps; i++) {
-        sink += Kernels.dot(a, 0, b, 0, n);
+        sink += Blas.dot(a, 0, b, 0, n);
       }
       double dot = 2.0 * n * reps / ((System.nanoTime() - t0) / 1e9) / 1e9;
       long t1 = System.nanoTime();
       for (int i = 0; i < reps; i++) {
-        Kernels.axpy(1e-12, a, 0, b, 0, n);
+        Blas.axpy(1e-12, a, 0, b, 0, n);
       }
       double axpy = 2.0 * n * reps / ((System.nanoTime() - t1) / 1e9) / 1e9;
       return new double[] {dot, axpy + (sink == 42 ? 1e-12 : 0)};

@@ -113,6 +113,11 @@ public final class DataReader {
         + "csv|tsv|libsvm|npy|npz|idx");
   }
 
+  /** Whether bytes {@code b0, b1} (as read, -1 at the end) are the gzip magic. */
+  static boolean gzipMagic(int b0, int b1) {
+    return b0 == 0x1f && b1 == 0x8b;
+  }
+
   /** Opens a file, transparently gunzipping when it starts with the gzip magic. */
   static InputStream openMaybeGzip(Path path) throws IOException {
     BufferedInputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16);
@@ -120,7 +125,7 @@ public final class DataReader {
     int b0 = in.read();
     int b1 = in.read();
     in.reset();
-    if (b0 == 0x1f && b1 == 0x8b) {
+    if (gzipMagic(b0, b1)) {
       return new GZIPInputStream(in, 1 << 16);
     }
     return in;

@@ -214,11 +214,10 @@ final class NpyReader {
    */
   private static ByteBuffer mapOrRead(Path p) {
     try {
-      byte[] head;
+      boolean gzip;
       try (InputStream in = Files.newInputStream(p)) {
-        head = in.readNBytes(2);
+        gzip = DataReader.gzipMagic(in.read(), in.read());
       }
-      boolean gzip = head.length == 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b;
       long size = Files.size(p);
       if (gzip || size > Integer.MAX_VALUE - 64) {
         return ByteBuffer.wrap(readAll(p));

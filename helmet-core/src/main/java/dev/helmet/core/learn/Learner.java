@@ -1,7 +1,7 @@
 package dev.helmet.core.learn;
 
+import dev.helmet.core.linalg.Blas;
 import dev.helmet.core.preprocess.DesignMatrix;
-import dev.helmet.core.preprocess.Kernels;
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Shuffle;
 import java.util.SplittableRandom;
@@ -251,7 +251,7 @@ public final class Learner {
           // shrinks, and at 1e-100 the squared norm of v stays far from overflow for any radius
           // below 1e50.
           if (scale[k] < 1e-100) {
-            Kernels.scale(scale[k], v, k * d, d);
+            Blas.scale(scale[k], v, k * d, d);
             scale[k] = 1.0;
           }
           double step = -rate / scale[k];
@@ -339,7 +339,7 @@ public final class Learner {
       }
       double total = 0;
       for (int k = 0; k < rows; k++) {
-        total += scale[k] * scale[k] * Kernels.dot(v, k * d, v, k * d, d);
+        total += scale[k] * scale[k] * Blas.dot(v, k * d, v, k * d, d);
       }
       double norm = Math.sqrt(total);
       if (norm > radius) {
@@ -354,7 +354,7 @@ public final class Learner {
         if (normBound[k] <= radius) {
           continue;
         }
-        double norm = scale[k] * Math.sqrt(Kernels.dot(v, k * d, v, k * d, d));
+        double norm = scale[k] * Math.sqrt(Blas.dot(v, k * d, v, k * d, d));
         if (norm > radius) {
           scale[k] *= radius / norm;
           norm = radius;

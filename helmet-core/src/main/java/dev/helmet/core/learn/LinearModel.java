@@ -1,7 +1,7 @@
 package dev.helmet.core.learn;
 
+import dev.helmet.core.linalg.Blas;
 import dev.helmet.core.preprocess.DesignMatrix;
-import dev.helmet.core.preprocess.Kernels;
 import java.util.Arrays;
 
 /**
@@ -27,12 +27,12 @@ public record LinearModel(int rows, int cols, double[] weights) {
   /** The class of input {@code x[off .. off + cols)}. */
   public int predict(double[] x, int off) {
     if (rows == 1) {
-      return Kernels.dot(weights, 0, x, off, cols) > 0 ? 1 : 0;
+      return Blas.dot(weights, 0, x, off, cols) > 0 ? 1 : 0;
     }
     int best = 0;
     double bestScore = Double.NEGATIVE_INFINITY;
     for (int k = 0; k < rows; k++) {
-      double s = Kernels.dot(weights, k * cols, x, off, cols);
+      double s = Blas.dot(weights, k * cols, x, off, cols);
       if (s > bestScore) {
         bestScore = s;
         best = k;
@@ -58,12 +58,12 @@ public record LinearModel(int rows, int cols, double[] weights) {
 
   /** The L2 norm of row {@code k}. */
   public double rowNorm(int k) {
-    return Math.sqrt(Kernels.dot(weights, k * cols, weights, k * cols, cols));
+    return Math.sqrt(Blas.dot(weights, k * cols, weights, k * cols, cols));
   }
 
   /** The L2 (Frobenius) norm of all weights. */
   public double norm() {
-    return Math.sqrt(Kernels.dot(weights, 0, weights, 0, weights.length));
+    return Math.sqrt(Blas.dot(weights, 0, weights, 0, weights.length));
   }
 
   /** The L2 distance to a model of the same shape. */

@@ -101,7 +101,7 @@ public final class Blas {
   public static void accumulateTN(double[] c, int ldc, double[] a, int[] aRow, int m, double[] b, int bOff,
       int kk, int n) {
     if (VECTOR) {
-      VectorBlas.accumulateTN(c, ldc, a, aRow, m, b, bOff, kk, n);
+      VectorUpdate.accumulateTN(c, ldc, a, aRow, m, b, bOff, kk, n);
     } else {
       ScalarBlas.accumulateTN(c, ldc, a, aRow, m, b, bOff, kk, n);
     }

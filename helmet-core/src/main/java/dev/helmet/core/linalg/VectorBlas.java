@@ -10,7 +10,7 @@ import jdk.incubator.vector.VectorSpecies;
  * lane by lane in a fixed order, never with {@code reduceLanes}, whose order is unspecified.
  *
  * <p>{@link #productNT} is register blocked: a 4 x 4 block of outputs keeps 16 accumulators in
- * registers and loads 8 vectors per 16 FMAs. The update, {@link #accumulateTN}, is in {@link
+ * registers and loads 8 vectors per 16 FMAs. The update ({@link Blas#accumulateTN}) is in {@link
  * VectorUpdate}.
  */
 final class VectorBlas {
@@ -52,11 +52,6 @@ final class VectorBlas {
     for (int i = body; i < n; i++) {
       y[yo + i] = Math.fma(alpha, x[xo + i], y[yo + i]);
     }
-  }
-
-  static void accumulateTN(double[] c, int ldc, double[] a, int[] aRow, int m, double[] b, int bOff, int kk,
-      int n) {
-    VectorUpdate.accumulateTN(c, ldc, a, aRow, m, b, bOff, kk, n);
   }
 
   private static double sum(DoubleVector v, double tail) {

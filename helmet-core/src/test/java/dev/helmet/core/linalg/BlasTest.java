@@ -107,7 +107,7 @@ class BlasTest {
           double[] v = random(r, kk * n + 5);
           double[] s = v.clone();
           double[] before = v.clone();
-          VectorBlas.accumulateTN(c, kk + 2, a, rows, m, v, 3, kk, n);
+          VectorUpdate.accumulateTN(c, kk + 2, a, rows, m, v, 3, kk, n);
           ScalarBlas.accumulateTN(c, kk + 2, a, rows, m, s, 3, kk, n);
           assertArrayEquals(s, v, "m=" + m + " k=" + kk + " n=" + n);
           for (int k = 0; k < kk; k++) {

@@ -22,7 +22,7 @@ final class ClippedGradients {
    */
   static void add(DesignMatrix m, double[] theta, int classes, double clip, double q,
       RandomBits rng, double[] g) {
-    int[] sample = sampleForTesting(m.rows(), q, rng);
+    int[] sample = sample(m.rows(), q, rng);
     // In blocks of the sample: the scores of a block against every class row with the blocked
     // kernel, then the clipped gradients' sum as one update (coefficients f_i (p_i - e_y)).
     double[] scores = new double[BLOCK * classes];
@@ -57,8 +57,8 @@ final class ClippedGradients {
     }
   }
 
-  /** The indices a Poisson sample of {@code rows} records at rate q picks (also for tests of the sampler). */
-  static int[] sampleForTesting(int rows, double q, RandomBits rng) {
+  /** The indices a Poisson sample of {@code rows} records at rate q picks . */
+  static int[] sample(int rows, double q, RandomBits rng) {
     double logMiss = q < 1 ? Math.log1p(-q) : Double.NEGATIVE_INFINITY;
     java.util.stream.IntStream.Builder b = java.util.stream.IntStream.builder();
     for (int i = next(rng, -1, logMiss, rows); i < rows; i = next(rng, i, logMiss, rows)) {

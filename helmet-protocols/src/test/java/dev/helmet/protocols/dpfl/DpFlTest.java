@@ -97,7 +97,7 @@ class DpFlTest {
     double[] theta = new double[10 * cols];
     for (int r = 0; r < rounds; r++) {
       int k = 0;
-      for (int i : ClippedGradients.sampleForTesting(50, q, rng)) {
+      for (int i : ClippedGradients.sample(50, q, rng)) {
         hits[i]++;
         k++;
       }
