@@ -141,14 +141,11 @@ final class NetworkDemo {
       DesignMatrix test = spec.preprocessing().design(mnist.test());
       LinearModel w = model.weights();
       Evaluation eval = Evaluation.of(test.labels(), w.predict(test), train.numClasses());
-      Evaluation reference = null;
+      CentralizedReference.Outcome reference = null;
       if (run.reference) {
         progress.start("training the non-private centralized reference", 1);
-        var learner = new dev.helmet.core.learn.Learner(spec.learner(), spec.preprocessing().inputNormBound(),
-            train.dimension(), train.numClasses());
-        LinearModel ref = learner.train(spec.preprocessing().design(train, partition.pooled()),
+        reference = CentralizedReference.train(spec.learner(), spec.preprocessing(), train, partition.pooled(), test,
             new SplittableRandom(run.seed));
-        reference = Evaluation.of(test.labels(), ref.predict(test), train.numClasses());
         progress.advance(1);
         progress.finish();
       }
@@ -174,7 +171,8 @@ final class NetworkDemo {
       j.put("test_accuracy", eval.accuracy());
       j.put("test_macro_f1", eval.macroF1());
       if (reference != null) {
-        j.put("reference_accuracy", reference.accuracy());
+        j.put("reference_accuracy", reference.evaluation().accuracy());
+        j.put("reference_epochs", reference.epochs());
       }
       Json.put(j, "epsilon", model.privacy().epsilon());
       j.put("delta", model.privacy().delta());
@@ -199,8 +197,8 @@ final class NetworkDemo {
         out.printf("  %-17s %s%n", algorithm.id(), spec.describe());
         out.printf("  test accuracy     %.2f %%  (macro-F1 %.3f)%n", 100 * eval.accuracy(), eval.macroF1());
         if (reference != null) {
-          out.printf("  reference         %.2f %%  non-private centralized (%s, same hyperparameters) on the pooled "
-              + "data%n", 100 * reference.accuracy(), spec.learner().kind().id());
+          out.printf("  reference         %.2f %%  %s%n", 100 * reference.evaluation().accuracy(),
+              reference.describe(spec.learner().kind().id()));
         }
         Trainer.printPrivacy(out, model.privacy());
         out.printf("  noise multiplier  %.4f over %d round(s) (%s accountant)%n",

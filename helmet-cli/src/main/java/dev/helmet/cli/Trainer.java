@@ -56,7 +56,7 @@ final class Trainer {
 
   /** One run's outcome, with what the report needs. */
   record Report(AlgorithmSpec spec, ReleasedModel model, Simulation.Result result, Evaluation test, List<Evaluation> draws,
-      Evaluation reference, Partition partition, double trainingSeconds, double releaseSeconds,
+      CentralizedReference.Outcome reference, Partition partition, double trainingSeconds, double releaseSeconds,
       double referenceSeconds) {}
 
   /** Configures the algorithm for {@code train}'s shape. */
@@ -89,14 +89,12 @@ final class Trainer {
           spec.run().threads(), progress);
       draws.add(Evaluation.of(testRows.labels(), other.model().predict(testRows), train.numClasses()));
     }
-    Evaluation reference = null;
+    CentralizedReference.Outcome reference = null;
     long t4 = System.nanoTime();
     if (spec.run().reference) {
       progress.start("training the non-private centralized reference", 1);
-      Learner learner = new Learner(a.learner(), a.preprocessing().inputNormBound(), train.dimension(),
-          train.numClasses());
-      var ref = learner.train(a.preprocessing().design(train, partition.pooled()), new SplittableRandom(root.nextLong()));
-      reference = Evaluation.of(testRows.labels(), ref.predict(testRows), train.numClasses());
+      reference = CentralizedReference.train(a.learner(), a.preprocessing(), train, partition.pooled(), testRows,
+          new SplittableRandom(root.nextLong()));
       progress.advance(1);
       progress.finish();
     }
@@ -193,8 +191,9 @@ final class Trainer {
     j.put("evaluation_note", "computed on data you hold; not covered by the privacy guarantee and not written to "
         + "the model file: publish it only if that data is public");
     if (r.reference() != null) {
-      j.put("reference_accuracy", r.reference().accuracy());
-      j.put("reference_macro_f1", r.reference().macroF1());
+      j.put("reference_accuracy", r.reference().evaluation().accuracy());
+      j.put("reference_macro_f1", r.reference().evaluation().macroF1());
+      j.put("reference_epochs", r.reference().epochs());
     }
     Json.put(j, "epsilon", r.model().privacy().epsilon());
     j.put("delta", r.model().privacy().delta());
@@ -257,7 +256,7 @@ final class Trainer {
         f1.add(e.macroF1());
       });
       if (last.reference() != null) {
-        ref.add(last.reference().accuracy());
+        ref.add(last.reference().evaluation().accuracy());
       }
     }
     double wall = (System.nanoTime() - start) / 1e9;

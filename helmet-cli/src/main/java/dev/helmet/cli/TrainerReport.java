@@ -37,8 +37,8 @@ final class TrainerReport {
           100 * drawAcc.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
     }
     if (r.reference() != null) {
-      out.printf("  reference         %.2f %%  non-private centralized (%s, same hyperparameters) on the pooled "
-          + "data%n", 100 * r.reference().accuracy(), r.model().learner().kind().id());
+      out.printf("  reference         %.2f %%  %s%n", 100 * r.reference().evaluation().accuracy(),
+          r.reference().describe(r.model().learner().kind().id()));
     }
     Trainer.printPrivacy(out, r.model().privacy());
     Object sensitivity = res.plan().summary().get("sensitivity");

@@ -169,6 +169,28 @@ public final class Learner {
    * for every permutation, not only for random ones).
    */
   LinearModel train(DesignMatrix data, SplittableRandom rng, boolean shuffle) {
+    return fit(data, rng, shuffle, 0).model();
+  }
+
+  /** A model and the number of epochs that produced it. */
+  public record Fit(LinearModel model, int epochs) {}
+
+  /**
+   * NON-PRIVATE use only (the centralized reference on pooled data): as {@link #train}, but stops
+   * after the first epoch (at most {@code epochs}) that moved the model by less than {@code
+   * tolerance} times its norm. When it stops depends on the data, so the sensitivity bound of
+   * {@link #sensitivity} does not hold for its output; never release it with noise calibrated by it.
+   * With the step size {@code 1/(Lambda t)} the model settles within a few epochs on large data
+   * (on 60,000 MNIST images the change per epoch is below 1 % after the second epoch), while the
+   * fixed epoch count that the privacy analysis of small local data sets wants repeats the whole
+   * pass to no effect.
+   */
+  public Fit trainUntilSettled(DesignMatrix data, SplittableRandom rng, double tolerance) {
+    Checks.require(tolerance > 0 && tolerance < 1, "tolerance must lie in (0, 1). Provided value: " + tolerance);
+    return fit(data, rng, true, tolerance);
+  }
+
+  private Fit fit(DesignMatrix data, SplittableRandom rng, boolean shuffle, double tolerance) {
     int n = data.rows();
     int d = data.cols();
     if (d != features + 1) {
@@ -207,7 +229,10 @@ public final class Learner {
     double[] normBound = new double[rows];
     int[] perm = Shuffle.identity(n);
     long t = 0;
+    double[] previous = tolerance > 0 ? new double[rows * d] : null;
+    int epochsRun = 0;
     for (int epoch = 0; epoch < config.epochs(); epoch++) {
+      epochsRun++;
       if (shuffle) {
         Shuffle.shuffle(perm, rng);
       }
@@ -262,14 +287,38 @@ public final class Learner {
         data.accumulate(perm, start, b, coef, rows, v);
         project(v, scale, d, radius, normBound);
       }
+      if (previous != null && settled(v, scale, d, previous, tolerance, epoch == 0)) {
+        break;
+      }
     }
+    return new Fit(new LinearModel(rows, d, weights(v, scale, d)), epochsRun);
+  }
+
+  private double[] weights(double[] v, double[] scale, int d) {
     double[] w = new double[rows * d];
     for (int k = 0; k < rows; k++) {
       for (int i = 0; i < d; i++) {
         w[k * d + i] = scale[k] * v[k * d + i];
       }
     }
-    return new LinearModel(rows, d, w);
+    return w;
+  }
+
+  /**
+   * Whether this epoch moved the model by less than {@code tolerance ||f||}; stores the model in
+   * {@code previous} for the next epoch. The first epoch never counts as settled.
+   */
+  private boolean settled(double[] v, double[] scale, int d, double[] previous, double tolerance, boolean first) {
+    double[] w = weights(v, scale, d);
+    double change = 0;
+    double norm = 0;
+    for (int i = 0; i < w.length; i++) {
+      double diff = w[i] - previous[i];
+      change += diff * diff;
+      norm += w[i] * w[i];
+    }
+    System.arraycopy(w, 0, previous, 0, w.length);
+    return !first && change < tolerance * tolerance * norm;
   }
 
   /** Writes dLoss/dz_k for every output row k into {@code out[at .. at + rows)}. */

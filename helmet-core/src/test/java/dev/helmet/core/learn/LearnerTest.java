@@ -249,6 +249,25 @@ class LearnerTest {
   }
 
   @Test
+  void theSettlingReferenceStopsOnlyOnceAnEpochMovesTheModelLittle() {
+    Dataset d = TestData.digits();
+    Preprocessing pre = new Preprocessing(1, true);
+    Learner l = new Learner(config(LearnerKind.SOFTMAX, 0.05, 5, 40, 5), pre.inputNormBound(), d.dimension(),
+        d.numClasses());
+    DesignMatrix x = pre.design(d);
+    // A tolerance no epoch meets: all epochs run, and the model is the fixed-epoch model bit for bit
+    // (the same shuffles from the same seed).
+    Learner.Fit all = l.trainUntilSettled(x, new SplittableRandom(4), 1e-15);
+    assertEquals(40, all.epochs());
+    assertEquals(l.train(x, new SplittableRandom(4)), all.model());
+    // A loose tolerance stops early, at the model the same number of fixed epochs gives.
+    Learner.Fit early = l.trainUntilSettled(x, new SplittableRandom(4), 1e-2);
+    assertTrue(early.epochs() >= 2 && early.epochs() < 40, "epochs " + early.epochs());
+    assertEquals(new Learner(l.config().withEpochs(early.epochs()), pre.inputNormBound(), d.dimension(), d.numClasses()).train(x, new SplittableRandom(4)), early.model());
+    assertThrows(IllegalArgumentException.class, () -> l.trainUntilSettled(x, new SplittableRandom(4), 0));
+  }
+
+  @Test
   void invalidHyperparametersAreRejectedWithTheirName() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> config(LearnerKind.SVM, -1, 1, 1, 1));
