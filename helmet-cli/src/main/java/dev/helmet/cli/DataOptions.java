@@ -5,7 +5,9 @@ import dev.helmet.core.data.DataFormat;
 import dev.helmet.core.data.DataReader;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.data.ReadOptions;
+import dev.helmet.core.data.ImageShape;
 import dev.helmet.core.eval.StratifiedKFold;
+import dev.helmet.core.features.FeatureStage;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 import picocli.CommandLine.Option;
@@ -74,15 +76,58 @@ final class DataOptions {
   String partyColumn;
 
   @Option(names = "--cache-dir", paramLabel = "DIR",
-      description = "Where built-in data sets are kept. Default: $HELMET_CACHE or ~/.cache/helmet.")
+      description = "Where built-in data sets and computed features are kept. Default: $HELMET_CACHE or "
+          + "~/.cache/helmet.")
   Path cacheDir;
+
+  @Option(names = "--features", paramLabel = "raw|scatter|hog", defaultValue = "raw",
+      description = "Feature stage, applied to every image before row normalisation and clipping: raw (the "
+          + "values as they are), scatter (2-D scattering transform, J 2, L 8, Morlet wavelets, with per-image "
+          + "group normalisation; 3,969 features on 28x28) or hog (histograms of oriented gradients). Fixed, "
+          + "data-independent filters: no privacy cost. Computed once per data set and cached under --cache-dir; "
+          + "the model file records it, and predict applies it to raw images. Default: ${DEFAULT-VALUE}.")
+  String features;
+
+  @Option(names = "--image-shape", paramLabel = "HxW",
+      description = "The rows' image shape (e.g. 28x28) for --features scatter|hog, when the file does not carry "
+          + "it (IDX files and .npy arrays of shape (n, height, width) do).")
+  String imageShape;
+
+  /** The feature stage set up for {@code data}'s image shape (or --image-shape). */
+  FeatureStage featureStage(Dataset data) {
+    ImageShape shape = imageShape != null ? ImageShape.parse(imageShape) : data.imageShape();
+    return FeatureStage.parse(features == null ? "raw" : features, shape);
+  }
+
+  /**
+   * {@link #load(long)} with the feature stage applied to the training and the evaluation data
+   * (computed on {@code threads} threads, cached under the cache directory).
+   */
+  Loaded load(long seed, int threads, dev.helmet.core.util.Progress progress) {
+    BuiltinDataset.TrainTest tt = loadTrainTest(seed);
+    FeatureStage stage = featureStage(tt.train());
+    Path cache = cacheDir != null ? cacheDir : BuiltinDataset.defaultCache();
+    Dataset train = stage.apply(shaped(tt.train()), threads, progress, cache);
+    Dataset test = stage.apply(shaped(tt.test()), threads, progress, cache);
+    return new Loaded(holdout(new BuiltinDataset.TrainTest(train, test), seed), stage);
+  }
+
+  /** Training and evaluation data after the feature stage, and the stage. */
+  record Loaded(BuiltinDataset.TrainTest data, FeatureStage stage) {}
+
+  private Dataset shaped(Dataset d) {
+    return imageShape != null ? d.withImageShape(ImageShape.parse(imageShape)) : d;
+  }
 
   /**
    * The training data and the data to evaluate on: the test data, or with
    * {@code --validation-fraction} a stratified holdout of the training data.
    */
   BuiltinDataset.TrainTest load(long seed) {
-    BuiltinDataset.TrainTest tt = loadTrainTest(seed);
+    return holdout(loadTrainTest(seed), seed);
+  }
+
+  private BuiltinDataset.TrainTest holdout(BuiltinDataset.TrainTest tt, long seed) {
     if (validationFraction == 0) {
       return tt;
     }

@@ -6,6 +6,7 @@ import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.eval.Evaluation;
 import dev.helmet.core.eval.StratifiedKFold;
+import dev.helmet.core.features.FeatureStage;
 import dev.helmet.core.learn.Learner;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
@@ -67,7 +68,7 @@ final class Trainer {
   }
 
   /** Runs the spec on {@code train}, evaluating on {@code test}. */
-  static Report run(Spec spec, Dataset train, Dataset test, long seed, ConsoleProgress progress) {
+  static Report run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed, ConsoleProgress progress) {
     AlgorithmSpec a = configure(spec, train);
     SecureSummation summation = spec.run().summation(1 - spec.privacy().honestFraction);
     SplittableRandom root = new SplittableRandom(seed);
@@ -114,8 +115,9 @@ final class Trainer {
     provenance.put("rounds", r.rounds());
     provenance.put("algorithm_config", a.toConfig());
     provenance.put("labels", spec.data().labelsSource());
+    provenance.put("features", stage.id());
     ReleasedModel model = new ReleasedModel(r.model(), a.preprocessing(), train.labelSet(), train.dimension(),
-        a.learner(), r.ledger(), provenance);
+        a.learner(), r.ledger(), provenance, stage);
     return new Report(a, model, r, eval, draws, reference, partition, secs(t1, t2), secs(t2, t3), secs(t4, t5));
   }
 
@@ -126,8 +128,9 @@ final class Trainer {
       err.println("loading " + spec.data().dataset + " ...");
       err.flush();
     }
-    BuiltinDataset.TrainTest data = spec.data().load(spec.run().seed);
-    Report report = run(spec, data.train(), data.test(), spec.run().seed, progress);
+    DataOptions.Loaded loaded = spec.data().load(spec.run().seed, spec.run().threads(), progress);
+    BuiltinDataset.TrainTest data = loaded.data();
+    Report report = run(spec, data.train(), data.test(), loaded.stage(), spec.run().seed, progress);
     double wall = (System.nanoTime() - start) / 1e9;
     if (spec.run().modelOut != null) {
       write(report.model(), spec.run().modelOut);
@@ -163,6 +166,8 @@ final class Trainer {
     String summation = so == null ? "simulated" : String.valueOf(r.model().provenance().get("protocol"));
     boolean inTheClear = so == null || Boolean.TRUE.equals(r.model().privacy().details().get("summation_reveals_inputs"));
     j.put("dataset", spec.data().dataset);
+    j.put("features", r.model().featureStage().id());
+    j.put("feature_dimension", r.model().features());
     j.put("algorithm", r.model().provenance().get("algorithm").toString());
     j.put("learner", r.model().learner().kind().id());
     j.put("protocol", summation);
@@ -239,8 +244,8 @@ final class Trainer {
   static ObjectNode crossValidate(Spec spec, int folds, int repeats, PrintWriter out, PrintWriter err) {
     long start = System.nanoTime();
     ConsoleProgress progress = new ConsoleProgress(System.err, !spec.run().quiet);
-    BuiltinDataset.TrainTest data = spec.data().load(spec.run().seed);
-    Dataset all = data.train();
+    DataOptions.Loaded loaded = spec.data().load(spec.run().seed, spec.run().threads(), progress);
+    Dataset all = loaded.data().train();
     List<StratifiedKFold.Fold> splits = StratifiedKFold.split(all.labels(), all.numClasses(), folds, repeats,
         new SplittableRandom(spec.run().seed));
     List<Double> acc = new ArrayList<>();
@@ -250,7 +255,7 @@ final class Trainer {
     for (StratifiedKFold.Fold f : splits) {
       Dataset tr = all.subset(f.train(), all.name() + " fold " + f.fold() + " train");
       Dataset te = all.subset(f.test(), all.name() + " fold " + f.fold() + " test");
-      last = run(spec, tr, te, spec.run().seed + 31L * f.repeat() + f.fold(), progress);
+      last = run(spec, tr, te, loaded.stage(), spec.run().seed + 31L * f.repeat() + f.fold(), progress);
       last.draws().forEach(e -> {
         acc.add(e.accuracy());
         f1.add(e.macroF1());

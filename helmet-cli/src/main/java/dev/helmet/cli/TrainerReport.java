@@ -26,6 +26,9 @@ final class TrainerReport {
     }
     out.println(spec.title());
     out.printf("  data              %s; %s%n", spec.data().dataset, r.partition().description());
+    if (!r.model().featureStage().isRaw()) {
+      out.printf("  features          %s%n", r.model().featureStage().describe());
+    }
     out.printf("  %-17s %s%n", r.spec().algorithm().id(), r.spec().describe());
     List<Double> drawAcc = r.draws().stream().map(Evaluation::accuracy).toList();
     String label = spec.data().validationFraction > 0 ? "valid. accuracy" : "test accuracy";

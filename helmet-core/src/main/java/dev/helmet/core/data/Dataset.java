@@ -22,6 +22,7 @@ public final class Dataset {
   private final int dimension;
   private final LabelSet labelSet;
   private final String[] parties;
+  private final ImageShape imageShape;
 
   /**
    * @param name where the data came from, shown in messages and provenance
@@ -44,6 +45,16 @@ public final class Dataset {
   }
 
   Dataset(String name, FeatureStore features, int[] labels, int dimension, LabelSet labelSet, String[] parties) {
+    this(name, features, labels, dimension, labelSet, parties, null);
+  }
+
+  private Dataset(String name, FeatureStore features, int[] labels, int dimension, LabelSet labelSet,
+      String[] parties, ImageShape imageShape) {
+    if (imageShape != null && imageShape.pixels() != dimension) {
+      throw new DataFormatException(name + ": images of " + imageShape + " have " + imageShape.pixels()
+          + " pixels, the rows have " + dimension + " features");
+    }
+    this.imageShape = imageShape;
     this.name = Objects.requireNonNull(name, "name");
     this.labelSet = Objects.requireNonNull(labelSet, "labelSet");
     if (dimension <= 0) {
@@ -128,6 +139,42 @@ public final class Dataset {
     return features.heapBytes();
   }
 
+  /**
+   * The public shape of the rows when they are images (from an IDX or {@code .npy} file's
+   * dimensions, or stated with {@code --image-shape}), or null.
+   */
+  public ImageShape imageShape() {
+    return imageShape;
+  }
+
+  /** The same rows read as images of {@code shape} (its pixel count must be the dimension). */
+  public Dataset withImageShape(ImageShape shape) {
+    return new Dataset(name, features, labels, dimension, labelSet, parties, shape);
+  }
+
+  /**
+   * Other features for the same rows (labels, classes and party ids kept): {@code values} holds
+   * {@code size() * newDimension} finite floats, row-major. Used by the feature stage.
+   */
+  public Dataset withFeatures(String newName, float[] values, int newDimension) {
+    return new Dataset(newName, FeatureStore.of(values), labels, newDimension, labelSet, parties, null);
+  }
+
+  /**
+   * As {@link #withFeatures(String, float[], int)} for features in an uncompressed little-endian
+   * float32 buffer (a memory-mapped cache file): the Java heap holds none of it.
+   */
+  public Dataset withMappedFeatures(String newName, java.nio.FloatBuffer values, int newDimension) {
+    return new Dataset(newName, FeatureStore.mapped(values), labels, newDimension, labelSet, parties, null);
+  }
+
+  /** Copies row {@code i} into {@code dest[offset ... offset + dimension)} as floats. */
+  public void copyRow(int i, float[] dest, int offset) {
+    for (int j = 0; j < dimension; j++) {
+      dest[offset + j] = features.get(i * dimension + j);
+    }
+  }
+
   /** Whether rows carry party ids. */
   public boolean hasParties() {
     return parties != null;
@@ -143,7 +190,7 @@ public final class Dataset {
 
   /** The same rows under another name, sharing the (never modified) arrays: no copy. */
   public Dataset named(String newName) {
-    return new Dataset(newName, features, labels, dimension, labelSet, parties);
+    return new Dataset(newName, features, labels, dimension, labelSet, parties, imageShape);
   }
 
   /** The rows at {@code indices}, in that order. */
@@ -158,7 +205,7 @@ public final class Dataset {
         p[k] = parties[i];
       }
     }
-    return new Dataset(subsetName, f, y, dimension, labelSet, p);
+    return new Dataset(subsetName, f, y, dimension, labelSet, p, imageShape);
   }
 
   /** The same rows relabelled into {@code target}, which must contain every label used here. */
@@ -178,7 +225,7 @@ public final class Dataset {
             + labelSet.name(labels[i]) + "'; known labels are " + target.names());
       }
     }
-    return new Dataset(name, features, y, dimension, target, parties);
+    return new Dataset(name, features, y, dimension, target, parties, imageShape);
   }
 
   /** Counts of each class. */
@@ -209,7 +256,10 @@ public final class Dataset {
       at += d.size;
     }
     FeatureStore f = FeatureStore.concat(parts.stream().map(d -> d.features).toList());
-    return new Dataset(name, f, y, first.dimension, first.labelSet, p);
+    ImageShape shape = parts.stream().allMatch(d -> java.util.Objects.equals(d.imageShape, first.imageShape))
+        ? first.imageShape
+        : null;
+    return new Dataset(name, f, y, first.dimension, first.labelSet, p, shape);
   }
 
   @Override

@@ -65,10 +65,11 @@ final class IdxReader {
             + "'; known labels are " + set.names());
       }
     }
-    if (x.pixels() != null) {
-      return Dataset.ofUnsignedBytes(x.source(), x.pixels(), 255f, ids, dim, set);
-    }
-    return new Dataset(x.source(), x.values(), ids, dim, set, null);
+    Dataset d = x.pixels() != null
+        ? Dataset.ofUnsignedBytes(x.source(), x.pixels(), 255f, ids, dim, set)
+        : new Dataset(x.source(), x.values(), ids, dim, set, null);
+    // n x height x width: images of a public shape (the file's own header says so).
+    return x.dims().length == 3 ? d.withImageShape(new ImageShape(x.dims()[1], x.dims()[2])) : d;
   }
 
   private static Idx parse(Path path, boolean scaleBytes) {

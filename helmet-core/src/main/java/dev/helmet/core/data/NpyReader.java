@@ -165,13 +165,20 @@ final class NpyReader {
     }
     if (x.data().isDirect() && !x.fortran() && x.dtype().kind() == Kind.FLOAT && x.dtype().size() == 4) {
       // A memory-mapped float32 file in C order is the feature matrix as it is: no copy on the heap.
-      return new Dataset(source, FeatureStore.mapped(x.data().asFloatBuffer()), labels, (int) dim, set, partyIds);
+      return imageShaped(x, new Dataset(source, FeatureStore.mapped(x.data().asFloatBuffer()), labels, (int) dim, set,
+          partyIds));
     }
     float[] features = new float[(int) (n * dim)];
     for (int i = 0; i < features.length; i++) {
       features[i] = (float) x.get(i);
     }
-    return new Dataset(source, features, labels, (int) dim, set, partyIds);
+    return imageShaped(x, new Dataset(source, features, labels, (int) dim, set, partyIds));
+  }
+
+  /** An array of shape (n, height, width) holds images of that public shape. */
+  private static Dataset imageShaped(NpyArray x, Dataset d) {
+    long[] s = x.shape();
+    return s.length == 3 ? d.withImageShape(new ImageShape((int) s[1], (int) s[2])) : d;
   }
 
   private static void checkVector(NpyArray a, String what) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.data.LabelSet;
+import dev.helmet.core.features.FeatureStage;
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.LinearModel;
@@ -34,8 +35,12 @@ import java.util.Map;
 public final class ModelFile {
   /** The format tag. */
   public static final String FORMAT = "helmet-model";
-  /** The current format version; readers accept this and older versions. */
-  public static final int VERSION = 1;
+  /**
+   * The newest format version; readers accept it and older versions. Version 2 adds the feature
+   * stage ({@code preprocessing.feature_stage}); a model without one is still written as version 1,
+   * so older readers keep reading raw-feature models.
+   */
+  public static final int VERSION = 2;
 
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -45,7 +50,7 @@ public final class ModelFile {
   public static ObjectNode toJson(ReleasedModel m) {
     ObjectNode root = JSON.createObjectNode();
     root.put("format", FORMAT);
-    root.put("version", VERSION);
+    root.put("version", m.featureStage().isRaw() ? 1 : VERSION);
     LearnerConfig c = m.learner();
     ObjectNode learner = root.putObject("learner");
     learner.put("kind", c.kind().id());
@@ -59,6 +64,9 @@ public final class ModelFile {
     pre.put("clip_bound", m.preprocessing().clipBound());
     pre.put("normalise", m.preprocessing().normalise());
     pre.put("intercept", true);
+    if (!m.featureStage().isRaw()) {
+      pre.set("feature_stage", JSON.valueToTree(m.featureStage().record()));
+    }
     ArrayNode labels = root.putArray("labels");
     m.labels().names().forEach(labels::add);
     root.put("features", m.features());
@@ -188,6 +196,18 @@ public final class ModelFile {
     } catch (IllegalArgumentException e) {
       throw new ModelFormatException(source + ": preprocessing: " + e.getMessage());
     }
+    FeatureStage stage = FeatureStage.RAW;
+    JsonNode fs = p.get("feature_stage");
+    if (fs != null && !fs.isNull()) {
+      if (!fs.isObject()) {
+        throw new ModelFormatException(source + ": preprocessing: 'feature_stage' must be an object");
+      }
+      try {
+        stage = FeatureStage.fromRecord(JSON.convertValue(fs, Map.class));
+      } catch (IllegalArgumentException e) {
+        throw new ModelFormatException(source + ": preprocessing: feature_stage: " + e.getMessage());
+      }
+    }
     JsonNode labelsNode = root.get("labels");
     if (labelsNode == null || !labelsNode.isArray() || labelsNode.isEmpty()) {
       throw new ModelFormatException(source + ": 'labels' must be a non-empty array");
@@ -254,7 +274,7 @@ public final class ModelFile {
     }
     try {
       return new ReleasedModel(new LinearModel(rows, cols, wv), pre, LabelSet.of(names), features, learner,
-          ledger, provenance);
+          ledger, provenance, stage);
     } catch (IllegalArgumentException e) {
       throw new ModelFormatException(source + ": " + e.getMessage());
     }

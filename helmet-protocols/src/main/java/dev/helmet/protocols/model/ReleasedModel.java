@@ -3,9 +3,11 @@ package dev.helmet.protocols.model;
 import dev.helmet.core.data.DataFormatException;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.data.LabelSet;
+import dev.helmet.core.features.FeatureStage;
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.ledger.PrivacyLedger;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -22,6 +24,8 @@ import java.util.Map;
  * @param learner the hyperparameters used by every party
  * @param privacy the privacy ledger; null only for a non-private reference model
  * @param provenance where the model came from: version, time, data set, partition, seed, protocol
+ * @param featureStage the fixed feature transform in front of the preprocessing (raw: none); {@link
+ *     #predict} applies it to raw inputs
  */
 public record ReleasedModel(
     LinearModel weights,
@@ -30,10 +34,22 @@ public record ReleasedModel(
     int features,
     LearnerConfig learner,
     PrivacyLedger privacy,
-    Map<String, Object> provenance) {
+    Map<String, Object> provenance,
+    FeatureStage featureStage) {
+
+  /** A model on raw features (no feature stage). */
+  public ReleasedModel(LinearModel weights, Preprocessing preprocessing, LabelSet labels, int features,
+      LearnerConfig learner, PrivacyLedger privacy, Map<String, Object> provenance) {
+    this(weights, preprocessing, labels, features, learner, privacy, provenance, FeatureStage.RAW);
+  }
 
   public ReleasedModel {
     provenance = Collections.unmodifiableMap(new LinkedHashMap<>(provenance));
+    featureStage = featureStage == null ? FeatureStage.RAW : featureStage;
+    if (featureStage.outputDimension(features) != features) {
+      throw new IllegalArgumentException("the " + featureStage.id() + " feature stage gives "
+          + featureStage.outputDimension(features) + " features, the model takes " + features);
+    }
     if (weights.cols() != features + 1) {
       throw new IllegalArgumentException("weights have " + weights.cols() + " columns for " + features
           + " features (expected features + 1 for the intercept)");
@@ -44,12 +60,24 @@ public record ReleasedModel(
     }
   }
 
-  /** Predicted class indices for every row of {@code data}, replaying the preprocessing. */
+  /** Values per raw input row: the pixels of the feature stage's images, or the features themselves. */
+  public int inputDimension() {
+    return featureStage.isRaw() ? features : featureStage.transform().input().pixels();
+  }
+
+  /**
+   * Predicted class indices for every raw row of {@code data}: the feature stage (if any), then the
+   * preprocessing, then the weights.
+   */
   public int[] predict(Dataset data) {
-    if (data.dimension() != features) {
-      throw new DataFormatException(data.name() + ": rows have " + data.dimension()
-          + " features but the model expects " + features);
+    if (data.dimension() != inputDimension()) {
+      String what = featureStage.isRaw() ? inputDimension() + " features"
+          : inputDimension() + " pixels (" + featureStage.transform().input() + " images, from which it computes its "
+              + featureStage.id() + " features)";
+      throw new DataFormatException(data.name() + ": rows have " + data.dimension() + " values but the model expects "
+          + what);
     }
-    return weights.predict(preprocessing.design(data));
+    Dataset x = featureStage.apply(data, Runtime.getRuntime().availableProcessors(), Progress.NONE, null);
+    return weights.predict(preprocessing.design(x));
   }
 }

@@ -1,0 +1,28 @@
+package dev.helmet.core.features;
+
+import dev.helmet.core.data.ImageShape;
+import java.util.Map;
+
+/** Builds the named image transforms from their recorded settings (defaults for missing ones). */
+final class Transforms {
+  private Transforms() {}
+
+  static ImageTransform create(String id, ImageShape shape, Map<String, ?> settings) {
+    throw new IllegalArgumentException("unknown feature set " + id + " (known: " + FeatureStage.IDS + ")");
+  }
+
+  static int intSetting(Map<String, ?> settings, String key, int fallback) {
+    Object v = settings.get(key);
+    if (v == null) {
+      return fallback;
+    }
+    if (v instanceof Number n && n.doubleValue() == n.intValue()) {
+      return n.intValue();
+    }
+    try {
+      return Integer.parseInt(v.toString().trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("feature setting " + key + " must be an integer. Provided value: " + v);
+    }
+  }
+}
