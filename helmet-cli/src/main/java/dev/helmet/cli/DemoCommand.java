@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
 final class DemoCommand implements Callable<Integer> {
   static final int PARTIES = 1000;
   static final int PER_PARTY = 60;
+  static final int MNIST_TRAIN = 60_000;
 
   @Mixin RunOptions run;
 
@@ -44,14 +45,28 @@ final class DemoCommand implements Callable<Integer> {
       description = "Number of parties. Default: 1000, or 50 with --network.")
   Integer parties;
 
+  @Option(names = "--per-party", paramLabel = "M",
+      description = "MNIST training images per party. Default: 60, or with --network the whole training set "
+          + "dealt out (60,000 / N: 1,200 for 50 parties, the cross-silo shape).")
+  Integer perParty;
+
+  @Option(names = "--features", paramLabel = "raw|scatter|hog", defaultValue = "raw",
+      description = "Feature stage (see `helmet train --help`): scatter features lift the private model's "
+          + "accuracy from about 80 % to about 90 % at a few times the run time. Default: ${DEFAULT-VALUE}.")
+  String features;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
     int w = parties != null ? parties : network ? 50 : PARTIES;
     if (w < 2 || w > 1000) {
-      throw new IllegalArgumentException("--parties must be in [2, 1000] (60 MNIST images each). Provided value: "
-          + w);
+      throw new IllegalArgumentException("--parties must be in [2, 1000]. Provided value: " + w);
+    }
+    int m = perParty != null ? perParty : network ? MNIST_TRAIN / w : PER_PARTY;
+    if (m < 1 || (long) m * w > MNIST_TRAIN) {
+      throw new IllegalArgumentException("--per-party must be at least 1 and --parties x --per-party at most the "
+          + MNIST_TRAIN + " MNIST training images. Provided value: " + w + " x " + m);
     }
     var a = algorithm.chosen(run.protocol);
     var config = AlgorithmOptions.config(spec, a);
@@ -59,7 +74,7 @@ final class DemoCommand implements Callable<Integer> {
       run.modelOut = Path.of("helmet-demo-model.json");
     }
     if (network) {
-      NetworkDemo.run(w, PER_PARTY, cacheDir, run, a, config, spec.commandLine().getOut(),
+      NetworkDemo.run(w, m, cacheDir, run, a, config, spec.commandLine().getOut(),
           spec.commandLine().getErr());
       return Main.OK;
     }
@@ -68,13 +83,14 @@ final class DemoCommand implements Callable<Integer> {
     data.cacheDir = cacheDir;
     data.header = "auto";
     data.testFraction = 0.2;
+    data.features = features;
     PrivacyOptions privacy = new PrivacyOptions();
     privacy.epsilon = 0.5;
     privacy.delta = 1e-5;
     privacy.honestFraction = 0.5;
     privacy.groupSize = 1;
-    Trainer.Spec s = new Trainer.Spec(data, new PartitionStrategy.Iid(w, PER_PARTY), a, config, privacy, run,
-        PER_PARTY, "Helmet demo: " + w + " parties x " + PER_PARTY + " MNIST images, algorithm " + a.id()
+    Trainer.Spec s = new Trainer.Spec(data, new PartitionStrategy.Iid(w, m), a, config, privacy, run,
+        m, "Helmet demo: " + w + " parties x " + m + " MNIST images, algorithm " + a.id()
             + ", summation " + run.summationName());
     Trainer.train(s, spec.commandLine().getOut(), spec.commandLine().getErr());
     return Main.OK;

@@ -42,7 +42,7 @@ import java.util.stream.Stream;
 
 /**
  * {@code helmet demo --network}: a coordinator and N participants on loopback, each participant
- * with its own TLS certificate, channel and 60 MNIST images, running the networked protocol exactly
+ * with its own TLS certificate, channel and share of MNIST, running the networked protocol exactly
  * as separate machines would (in one process, for convenience). A temporary folder holds the
  * certificates and the coordinator's database; it is deleted afterwards.
  */
