@@ -74,7 +74,7 @@ final class DemoCommand implements Callable<Integer> {
       run.modelOut = Path.of("helmet-demo-model.json");
     }
     if (network) {
-      NetworkDemo.run(w, m, cacheDir, run, a, config, spec.commandLine().getOut(),
+      NetworkDemo.run(w, m, features, cacheDir, run, a, config, spec.commandLine().getOut(),
           spec.commandLine().getErr());
       return Main.OK;
     }

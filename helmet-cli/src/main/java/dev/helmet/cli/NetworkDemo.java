@@ -5,6 +5,7 @@ import com.google.protobuf.ByteString;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.eval.Evaluation;
+import dev.helmet.core.features.FeatureStage;
 import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
@@ -53,7 +54,7 @@ final class NetworkDemo {
    * @param algorithm the algorithm the session runs
    * @param algorithmConfig its settings from the command line (a configuration mapping)
    */
-  static ObjectNode run(int parties, int perParty, Path cacheDir, RunOptions run, Algorithm algorithm,
+  static ObjectNode run(int parties, int perParty, String features, Path cacheDir, RunOptions run, Algorithm algorithm,
       ObjectNode algorithmConfig, PrintWriter out, PrintWriter err) throws Exception {
     long start = System.nanoTime();
     Logging.configure(true);
@@ -64,6 +65,12 @@ final class NetworkDemo {
     BuiltinDataset.TrainTest mnist = BuiltinDataset.byId("mnist")
         .load(cacheDir != null ? cacheDir : BuiltinDataset.defaultCache());
     Dataset train = mnist.train();
+    // Each participant computes the published feature stage on its own raw shard; the demo computes
+    // it here too (cached) for the test data and the centralized reference.
+    FeatureStage stage = FeatureStage.parse(features, train.imageShape());
+    Path cache = cacheDir != null ? cacheDir : BuiltinDataset.defaultCache();
+    ConsoleProgress featureProgress = new ConsoleProgress(System.err, !run.quiet);
+    Dataset testFeatures = stage.apply(mnist.test(), run.threads(), featureProgress, cache);
     Partition partition = new PartitionStrategy.Iid(parties, perParty).split(train, new SplittableRandom(run.seed));
     Path tmp = Files.createTempDirectory("helmet-network-demo");
     try {
@@ -85,7 +92,8 @@ final class NetworkDemo {
           .setColludingFraction(colluding)
           .setMaxPoints(SessionFile.DEFAULT_MAX_POINTS)
           .setRingBits(run.ringBits())
-          .setFeatures(train.dimension())
+          .setFeatures(stage.outputDimension(train.dimension()))
+          .setFeatureStage(SessionPlan.featureStageBytes(stage))
           .addAllLabels(train.labelSet().names())
           .setPrivacy(PrivacySpec.newBuilder().setEpsilon(HelmetDefaults.EPSILON).setDelta(HelmetDefaults.DELTA)
               .setHonestFraction(HelmetDefaults.HONEST_FRACTION).setProtection("record").setGroupSize(1))
@@ -138,13 +146,14 @@ final class NetworkDemo {
         throw new IllegalStateException("the networked session aborted: " + result.reason() + "; nothing was released");
       }
       ReleasedModel model = result.model();
-      DesignMatrix test = spec.preprocessing().design(mnist.test());
+      DesignMatrix test = spec.preprocessing().design(testFeatures);
       LinearModel w = model.weights();
       Evaluation eval = Evaluation.of(test.labels(), w.predict(test), train.numClasses());
       CentralizedReference.Outcome reference = null;
       if (run.reference) {
         progress.start("training the non-private centralized reference", 1);
-        reference = CentralizedReference.train(spec.learner(), spec.preprocessing(), train, partition.pooled(), test,
+        reference = CentralizedReference.train(spec.learner(), spec.preprocessing(),
+            stage.apply(train, run.threads(), progress, cache), partition.pooled(), test,
             new SplittableRandom(run.seed));
         progress.advance(1);
         progress.finish();
@@ -161,6 +170,7 @@ final class NetworkDemo {
       }
       ObjectNode j = Json.object();
       j.put("dataset", "mnist");
+      j.put("features", stage.id());
       j.put("learner", spec.learner().kind().id());
       j.put("algorithm", algorithm.id());
       j.put("rounds", spec.rounds());
@@ -194,6 +204,9 @@ final class NetworkDemo {
         out.printf("Helmet demo: %d parties x %d MNIST images, %s (%d round(s)) through %s over gRPC%n", parties,
             perParty, algorithm.id(), spec.rounds(), summation);
         out.printf("  data              mnist; %s%n", partition.description());
+        if (!stage.isRaw()) {
+          out.printf("  features          %s, computed by each participant on its own images%n", stage.describe());
+        }
         out.printf("  %-17s %s%n", algorithm.id(), spec.describe());
         out.printf("  test accuracy     %.2f %%  (macro-F1 %.3f)%n", 100 * eval.accuracy(), eval.macroF1());
         if (reference != null) {

@@ -6,6 +6,7 @@ import dev.helmet.core.learn.Learner;
 import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.core.features.FeatureStage;
 import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.privacy.ledger.PrivacyCharge;
@@ -352,6 +353,17 @@ public final class Participant {
       throw new ParticipantException("refusing to join session " + session + ": " + refusal);
     }
     Dataset data = s.data().withLabelSet(SessionPlan.labels(config));
+    FeatureStage stage = SessionPlan.featureStage(config);
+    if (!stage.isRaw()) {
+      if (data.dimension() != stage.transform().input().pixels()) {
+        throw new ParticipantException("the local data has " + data.dimension() + " values per row; session " + session
+            + " computes " + stage.id() + " features of " + stage.transform().input() + " images ("
+            + stage.transform().input().pixels() + " pixels)");
+      }
+      // The published, data-independent transform, applied here to this party's own raw rows.
+      LOG.log(Level.INFO, "session {0}: computing {1} features of {2} rows", session, stage.describe(), data.size());
+      data = stage.apply(data, Runtime.getRuntime().availableProcessors(), dev.helmet.core.util.Progress.NONE, null);
+    }
     if (data.dimension() != config.getFeatures()) {
       throw new ParticipantException("the local data has " + data.dimension() + " features; session " + session
           + " expects " + config.getFeatures());

@@ -200,7 +200,7 @@ final class RoundDriver {
     provenance.put("algorithm", spec.algorithm().id());
     provenance.put("rounds", rounds);
     ReleasedModel model = new ReleasedModel(weights, spec.preprocessing(), SessionPlan.labels(c.config),
-        (int) c.config.getFeatures(), spec.learner(), ledger, provenance);
+        (int) c.config.getFeatures(), spec.learner(), ledger, provenance, SessionPlan.featureStage(c.config));
     String json = ModelFile.toJson(model).toString();
     double eps = ledger.epsilon();
     double delta = ledger.delta();

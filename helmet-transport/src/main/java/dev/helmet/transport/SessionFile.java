@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.helmet.core.data.ImageShape;
+import dev.helmet.core.features.FeatureStage;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Algorithms;
@@ -83,7 +85,7 @@ public final class SessionFile {
   /** The keys every session file may have, whatever its algorithm. */
   static final List<String> COMMON_KEYS = List.of("name", "dataset", "protocol", "parties", "min_contributors",
       "colluding_fraction", "max_points", "ring_bits", "features", "labels", "privacy", "deadlines", "listen", "tls",
-      "plaintext", "database", "budget", "upload_slots", "algorithm");
+      "plaintext", "database", "budget", "upload_slots", "algorithm", "feature_stage", "image_shape");
 
   static Coordinator.Settings parse(StrictNode n, Path base) {
     Algorithm algorithm;
@@ -110,6 +112,22 @@ public final class SessionFile {
       throw n.error("protocol", "must be secagg+ or secagg. Provided value: " + protocol);
     }
     double honest = privacy.number("honest_fraction", HelmetDefaults.HONEST_FRACTION, 1e-9, 1);
+    // The feature stage (raw, scatter, hog) the participants apply to their raw images; with one,
+    // `features` is its output dimension and may be left out.
+    FeatureStage stage;
+    try {
+      String shape = n.string("image_shape", "");
+      stage = FeatureStage.parse(n.string("feature_stage", "raw"), shape.isEmpty() ? null : ImageShape.parse(shape));
+    } catch (IllegalArgumentException e) {
+      throw n.error("feature_stage", e.getMessage().replace("--image-shape HxW", "image_shape: HxW"));
+    }
+    int features = stage.isRaw()
+        ? n.integer("features", null, 1, 100_000_000)
+        : n.integer("features", stage.transform().outputDimension(), 1, 100_000_000);
+    if (features != stage.outputDimension(features)) {
+      throw n.error("features", "the " + stage.describe() + " stage gives " + stage.outputDimension(features)
+          + " features. Provided value: " + features);
+    }
     SessionConfig.Builder b = SessionConfig.newBuilder()
         .setAlgorithm(algorithm.id())
         .setName(n.string("name", null))
@@ -121,7 +139,8 @@ public final class SessionFile {
         .setColludingFraction(n.number("colluding_fraction", 1 - honest, 0, 0.99))
         .setMaxPoints(n.integer("max_points", DEFAULT_MAX_POINTS, 1, Integer.MAX_VALUE))
         .setRingBits(n.integer("ring_bits", 0, 0, 64))
-        .setFeatures(n.integer("features", null, 1, 100_000_000))
+        .setFeatures(features)
+        .setFeatureStage(SessionPlan.featureStageBytes(stage))
         .addAllLabels(labels)
         .setPrivacy(PrivacySpec.newBuilder()
             .setEpsilon(privacy.number("epsilon", HelmetDefaults.EPSILON, 1e-6, 1e6))

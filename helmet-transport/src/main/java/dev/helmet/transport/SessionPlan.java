@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
 import dev.helmet.core.data.LabelSet;
+import dev.helmet.core.features.FeatureStage;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Algorithms;
@@ -24,6 +25,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Everything derived from the published configuration and the roster: the algorithm's settings
@@ -62,6 +64,44 @@ public final class SessionPlan {
     return new Common(p.getEpsilon(), p.getDelta(), p.getHonestFraction(), protection(c), (int) c.getRingBits(),
         (int) c.getFeatures(), c.getLabelsCount());
   }
+
+  /** The feature stage the participants apply to their raw rows (raw when none is published). */
+  public static FeatureStage featureStage(SessionConfig c) {
+    if (c.getFeatureStage().isEmpty()) {
+      return FeatureStage.RAW;
+    }
+    if (c.getFeatureStage().size() > MAX_ALGORITHM_CONFIG_BYTES) {
+      throw new IllegalArgumentException("feature_stage is " + c.getFeatureStage().size() + " bytes; at most "
+          + MAX_ALGORITHM_CONFIG_BYTES + " are accepted");
+    }
+    Map<String, Object> record;
+    try {
+      record = STAGE_JSON.readValue(c.getFeatureStage().toByteArray(), Map.class);
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("feature_stage is not a JSON object: " + e.getMessage());
+    }
+    FeatureStage stage = FeatureStage.fromRecord(record);
+    if (stage.outputDimension((int) c.getFeatures()) != c.getFeatures()) {
+      throw new IllegalArgumentException("the " + stage.id() + " feature stage gives " + stage.outputDimension(0)
+          + " features, the session says features = " + c.getFeatures());
+    }
+    return stage;
+  }
+
+  /** The published form of a feature stage (empty for raw). */
+  public static com.google.protobuf.ByteString featureStageBytes(FeatureStage stage) {
+    if (stage.isRaw()) {
+      return com.google.protobuf.ByteString.EMPTY;
+    }
+    try {
+      return com.google.protobuf.ByteString.copyFrom(STAGE_JSON.writeValueAsBytes(stage.record()));
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper STAGE_JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
 
   /** The algorithm the configuration names. */
   public static Algorithm algorithm(SessionConfig c) {
@@ -140,6 +180,7 @@ public final class SessionPlan {
     if (c.getFeatures() < 1) {
       throw new IllegalArgumentException("features must be positive");
     }
+    featureStage(c);
     if (c.getRingBits() != 0 && c.getRingBits() != 32 && c.getRingBits() != 64) {
       throw new IllegalArgumentException("ring_bits must be 0, 32 or 64. Provided value: " + c.getRingBits());
     }
