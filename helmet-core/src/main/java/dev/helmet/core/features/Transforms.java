@@ -8,7 +8,17 @@ final class Transforms {
   private Transforms() {}
 
   static ImageTransform create(String id, ImageShape shape, Map<String, ?> settings) {
-    throw new IllegalArgumentException("unknown feature set " + id + " (known: " + FeatureStage.IDS + ")");
+    return switch (id) {
+      case "scatter" -> {
+        int order = intSetting(settings, "order", 2);
+        if (order != 2) {
+          throw new IllegalArgumentException("scatter features of order " + order + " are not supported (order 2)");
+        }
+        yield new Scattering2D(shape, intSetting(settings, "J", Scattering2D.DEFAULT_J),
+            intSetting(settings, "L", Scattering2D.DEFAULT_L), intSetting(settings, "groups", Scattering2D.DEFAULT_GROUPS));
+      }
+      default -> throw new IllegalArgumentException("unknown feature set " + id + " (known: " + FeatureStage.IDS + ")");
+    };
   }
 
   static int intSetting(Map<String, ?> settings, String key, int fallback) {
