@@ -17,6 +17,14 @@ final class Transforms {
         yield new Scattering2D(shape, intSetting(settings, "J", Scattering2D.DEFAULT_J),
             intSetting(settings, "L", Scattering2D.DEFAULT_L), intSetting(settings, "groups", Scattering2D.DEFAULT_GROUPS));
       }
+      case "hog" -> {
+        Object norm = settings.get("norm");
+        if (norm != null && !"L2-Hys".equals(norm.toString())) {
+          throw new IllegalArgumentException("hog features with norm " + norm + " are not supported (L2-Hys)");
+        }
+        yield new Hog(shape, intSetting(settings, "cell", Hog.DEFAULT_CELL), intSetting(settings, "block",
+            Hog.DEFAULT_BLOCK), intSetting(settings, "bins", Hog.DEFAULT_BINS));
+      }
       default -> throw new IllegalArgumentException("unknown feature set " + id + " (known: " + FeatureStage.IDS + ")");
     };
   }
