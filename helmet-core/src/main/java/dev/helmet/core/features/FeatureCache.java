@@ -50,6 +50,9 @@ final class FeatureCache {
       try {
         Float32Npy.Matrix m = Float32Npy.map(file);
         if (m.rows() == data.size() && m.cols() == outDim) {
+          progress.start(stage.id() + " features of " + data.size() + " images, from the cache", 1);
+          progress.advance(1);
+          progress.finish();
           return data.withMappedFeatures(name, m.values(), outDim);
         }
       } catch (DataFormatException | UncheckedIOException e) {
