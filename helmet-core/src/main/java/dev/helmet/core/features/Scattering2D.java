@@ -68,10 +68,15 @@ public final class Scattering2D implements ImageTransform {
   /** Source pixel of each padded row and column (reflect padding). */
   private final int[] padRow;
   private final int[] padCol;
-  /** psi[n][res]: wavelet n = j L + theta at resolution res, real spectrum, transposed. */
+  /**
+   * psi[n][res]: wavelet n = j L + theta at resolution res, real spectrum, transposed, see
+   * {@link #kernel}. It is always subsampled by 2^(j - res) after the product.
+   */
   private final double[][][] psi;
-  /** phi[res]: the low-pass at resolution res, real spectrum, transposed. */
+  /** phi[res]: the low-pass at resolution res, as psi; always subsampled by 2^(J - res). */
   private final double[][] phi;
+  /** negated[s][f]: the index of frequency -f in a transposed spectrum at level s. */
+  private final int[][] negated;
   /** First output channel of the second-order paths of each n1. */
   private final int[] secondOrderBase;
   private final ThreadLocal<Workspace> workspace;
@@ -128,7 +133,7 @@ public final class Scattering2D implements ImageTransform {
         int levels = Math.min(j + 1, Math.max(J - 1, 1));
         psi[j * L + theta] = new double[levels][];
         for (int res = 0; res < levels; res++) {
-          psi[j * L + theta][res] = MorletFilters.periodize(spectrum, np, mp, res);
+          psi[j * L + theta][res] = kernel(MorletFilters.periodize(spectrum, np, mp, res), 1 << (j - res));
         }
       }
     }
@@ -136,7 +141,18 @@ public final class Scattering2D implements ImageTransform {
     double[] phiSpectrum = MorletFilters.realSpectrum(phiSpatial, mp, np, plans.get(mp), plans.get(np));
     this.phi = new double[J][];
     for (int res = 0; res < J; res++) {
-      phi[res] = MorletFilters.periodize(phiSpectrum, np, mp, res);
+      phi[res] = kernel(MorletFilters.periodize(phiSpectrum, np, mp, res), 1 << (J - res));
+    }
+    this.negated = new int[J + 1][];
+    for (int s = 0; s <= J; s++) {
+      int rows = np >> s;
+      int cols = mp >> s;
+      negated[s] = new int[rows * cols];
+      for (int r = 0; r < rows; r++) {
+        for (int c = 0; c < cols; c++) {
+          negated[s][r * cols + c] = (rows - r) % rows * cols + (cols - c) % cols;
+        }
+      }
     }
     this.secondOrderBase = new int[J * L];
     int next = 1 + J * L;
@@ -150,6 +166,21 @@ public final class Scattering2D implements ImageTransform {
     int jLocal = J;
     int channelsLocal = channels;
     this.workspace = ThreadLocal.withInitial(() -> new Workspace(mpLocal, npLocal, jLocal, channelsLocal));
+  }
+
+  /**
+   * A real filter spectrum as {@link #mulSub} uses it: each value twice (to multiply a complex
+   * interleaved spectrum in one contiguous loop), divided by k^2 (the mean of the k x k aliased
+   * copies that follows; each filter level is always subsampled by the same k).
+   */
+  private static double[] kernel(double[] filter, int k) {
+    double[] twice = new double[2 * filter.length];
+    double scale = 1.0 / (k * k);
+    for (int i = 0; i < filter.length; i++) {
+      twice[2 * i] = filter[i] * scale;
+      twice[2 * i + 1] = filter[i] * scale;
+    }
+    return twice;
   }
 
   /** Output channels for J scales and L angles: {@code 1 + J L + L^2 J (J - 1) / 2}. */
@@ -257,7 +288,7 @@ public final class Scattering2D implements ImageTransform {
         }
       }
     }
-    w.outputs(outH, outW, channels);
+    w.outputs(outH, outW, channels, negated[J]);
     double[] result = w.result;
     if (groups > 0) {
       normaliseGroups(result, channels / groups * outH * outW);
@@ -323,58 +354,43 @@ public final class Scattering2D implements ImageTransform {
     // Z = A + iB with A, B Hermitian: A[f] = (Z[f] + conj Z[-f]) / 2, B[f] = (Z[f] - conj Z[-f]) / 2i.
     double[] a = w.ua[to];
     double[] b = w.ub[to];
-    int zr = np >> to;
-    int zc = mp >> to;
-    for (int r = 0; r < zr; r++) {
-      int rowNeg = (zr - r) % zr * zc;
-      for (int c = 0; c < zc; c++) {
-        int i = 2 * (r * zc + c);
-        int m = 2 * (rowNeg + (zc - c) % zc);
-        double re = z[i];
-        double im = z[i + 1];
-        double reNeg = z[m];
-        double imNeg = z[m + 1];
-        a[i] = 0.5 * (re + reNeg);
-        a[i + 1] = 0.5 * (im - imNeg);
-        b[i] = 0.5 * (im + imNeg);
-        b[i + 1] = 0.5 * (reNeg - re);
-      }
+    int[] neg = negated[to];
+    for (int f = 0; f < neg.length; f++) {
+      int i = 2 * f;
+      int m = 2 * neg[f];
+      double re = z[i];
+      double im = z[i + 1];
+      double reNeg = z[m];
+      double imNeg = z[m + 1];
+      a[i] = 0.5 * (re + reNeg);
+      a[i + 1] = 0.5 * (im - imNeg);
+      b[i] = 0.5 * (im + imNeg);
+      b[i + 1] = 0.5 * (reNeg - re);
     }
   }
 
   /**
    * {@code out = subsample_fourier(x * filter, k)}: the product of a complex spectrum (rows x cols,
-   * interleaved) with a real filter, averaged over the k x k aliased copies, which is the spectrum
-   * of the product's inverse subsampled by k in space.
+   * interleaved) with a real filter (a {@link #kernel}: doubled, divided by k^2), summed over the
+   * k x k aliased copies: the spectrum of the product's inverse subsampled by k in space.
    */
   private static void mulSub(double[] x, int rows, int cols, double[] filter, int k, double[] out, int outOffset) {
     int subRows = rows / k;
-    int subCols = cols / k;
-    if (k == 1) {
-      for (int i = 0; i < rows * cols; i++) {
-        out[outOffset + 2 * i] = x[2 * i] * filter[i];
-        out[outOffset + 2 * i + 1] = x[2 * i + 1] * filter[i];
+    int rowLen = 2 * (cols / k);
+    for (int a = 0; a < subRows; a++) {
+      int o = outOffset + a * rowLen;
+      int in = 2 * a * cols;
+      for (int t = 0; t < rowLen; t++) {
+        out[o + t] = x[in + t] * filter[in + t];
       }
-      return;
-    }
-    java.util.Arrays.fill(out, outOffset, outOffset + 2 * subRows * subCols, 0);
-    for (int i = 0; i < k; i++) {
-      for (int a = 0; a < subRows; a++) {
-        int rowIn = (a + i * subRows) * cols;
-        int rowOut = outOffset + 2 * a * subCols;
-        for (int l = 0; l < k; l++) {
-          int base = rowIn + l * subCols;
-          for (int b = 0; b < subCols; b++) {
-            double f = filter[base + b];
-            out[rowOut + 2 * b] += x[2 * (base + b)] * f;
-            out[rowOut + 2 * b + 1] += x[2 * (base + b) + 1] * f;
+      for (int i = 0; i < k; i++) {
+        for (int l = i == 0 ? 1 : 0; l < k; l++) {
+          int alias = 2 * (a + i * subRows) * cols + l * rowLen;
+          for (int t = 0; t < rowLen; t++) {
+            out[o + t] += x[alias + t] * filter[alias + t];
           }
         }
       }
-    }
-    double scale = 1.0 / (k * k);
-    for (int i = outOffset; i < outOffset + 2 * subRows * subCols; i++) {
-      out[i] *= scale;
     }
   }
 
@@ -484,10 +500,8 @@ public final class Scattering2D implements ImageTransform {
      * spectrum made Hermitian, (X[f] + conj X[-f]) / 2, whose inverse is the real part of X's;
      * then X + iY inverts to x + iy. Writes the unpadded values to {@code result}.
      */
-    void outputs(int outH, int outW, int channels) {
+    void outputs(int outH, int outW, int channels, int[] neg) {
       int s = levels - 1;
-      int rows = np >> s;
-      int cols = mp >> s;
       double[] z = spec[s];
       double[] sp = spat[s];
       int plane = outH * outW;
@@ -495,20 +509,17 @@ public final class Scattering2D implements ImageTransform {
         int xo = ch * specSize;
         boolean two = ch + 1 < channels;
         int yo = xo + specSize;
-        for (int r = 0; r < rows; r++) {
-          int rowNeg = (rows - r) % rows * cols;
-          for (int c = 0; c < cols; c++) {
-            int i = 2 * (r * cols + c);
-            int m = 2 * (rowNeg + (cols - c) % cols);
-            double re = outSpec[xo + i] + outSpec[xo + m];
-            double im = outSpec[xo + i + 1] - outSpec[xo + m + 1];
-            if (two) {
-              re -= outSpec[yo + i + 1] - outSpec[yo + m + 1];
-              im += outSpec[yo + i] + outSpec[yo + m];
-            }
-            z[i] = 0.5 * re;
-            z[i + 1] = 0.5 * im;
+        for (int f = 0; f < neg.length; f++) {
+          int i = 2 * f;
+          int m = 2 * neg[f];
+          double re = outSpec[xo + i] + outSpec[xo + m];
+          double im = outSpec[xo + i + 1] - outSpec[xo + m + 1];
+          if (two) {
+            re -= outSpec[yo + i + 1] - outSpec[yo + m + 1];
+            im += outSpec[yo + i] + outSpec[yo + m];
           }
+          z[i] = 0.5 * re;
+          z[i + 1] = 0.5 * im;
         }
         inverse(s, z, sp);
         int outCols = np >> s;
