@@ -133,7 +133,8 @@ public final class Scattering2D implements ImageTransform {
         int levels = Math.min(j + 1, Math.max(J - 1, 1));
         psi[j * L + theta] = new double[levels][];
         for (int res = 0; res < levels; res++) {
-          psi[j * L + theta][res] = kernel(MorletFilters.periodize(spectrum, np, mp, res), 1 << (j - res));
+          psi[j * L + theta][res] = kernel(MorletFilters.periodize(spectrum, np, mp, res), 1 << (j - res),
+              (mp >> j) * (np >> j));
         }
       }
     }
@@ -141,7 +142,7 @@ public final class Scattering2D implements ImageTransform {
     double[] phiSpectrum = MorletFilters.realSpectrum(phiSpatial, mp, np, plans.get(mp), plans.get(np));
     this.phi = new double[J][];
     for (int res = 0; res < J; res++) {
-      phi[res] = kernel(MorletFilters.periodize(phiSpectrum, np, mp, res), 1 << (J - res));
+      phi[res] = kernel(MorletFilters.periodize(phiSpectrum, np, mp, res), 1 << (J - res), (mp >> J) * (np >> J));
     }
     this.negated = new int[J + 1][];
     for (int s = 0; s <= J; s++) {
@@ -171,11 +172,13 @@ public final class Scattering2D implements ImageTransform {
   /**
    * A real filter spectrum as {@link #mulSub} uses it: each value twice (to multiply a complex
    * interleaved spectrum in one contiguous loop), divided by k^2 (the mean of the k x k aliased
-   * copies that follows; each filter level is always subsampled by the same k).
+   * copies that follows) and by the size of the inverse FFT that follows (numpy's ifft2 divides
+   * by it; the inverse FFTs here do not). Each filter level is always subsampled by the same k
+   * and inverted at the same size, so both fold into the filter.
    */
-  private static double[] kernel(double[] filter, int k) {
+  private static double[] kernel(double[] filter, int k, int inverseSize) {
     double[] twice = new double[2 * filter.length];
-    double scale = 1.0 / (k * k);
+    double scale = 1.0 / ((double) k * k * inverseSize);
     for (int i = 0; i < filter.length; i++) {
       twice[2 * i] = filter[i] * scale;
       twice[2 * i + 1] = filter[i] * scale;
@@ -482,16 +485,16 @@ public final class Scattering2D implements ImageTransform {
       MorletFilters.forward(rowFft[s], colFft[s], mp >> s, np >> s, src, dst);
     }
 
-    /** Transposed spectrum to spatial, scaled by 1 / (rows cols) as numpy's ifft2; clobbers src. */
+    /** Transposed spectrum to spatial, unscaled (the kernels carry numpy's 1 / (rows cols)); clobbers src. */
     void inverse(int s, double[] src, double[] dst) {
       int rows = mp >> s;
       int cols = np >> s;
       for (int c = 0; c < cols; c++) {
-        colFft[s].complexInverse(src, 2 * rows * c, true);
+        colFft[s].complexInverse(src, 2 * rows * c, false);
       }
       MorletFilters.transpose(src, cols, rows, dst);
       for (int r = 0; r < rows; r++) {
-        rowFft[s].complexInverse(dst, 2 * cols * r, true);
+        rowFft[s].complexInverse(dst, 2 * cols * r, false);
       }
     }
 
