@@ -237,10 +237,10 @@ class Scattering2DTest {
       System.arraycopy(lcg(28, 28, k), 0, in, k * 784, 784);
     }
     float[] out = new float[t.outputDimension()];
-    for (int i = 0; i < 1500; i++) { // warm-up for the JIT
+    for (int i = 0; i < 1000; i++) { // warm-up for the JIT
       t.apply(in, (i % images) * 784, out, 0);
     }
-    int n = 2000;
+    int n = 1000;
     long start = System.nanoTime();
     for (int i = 0; i < n; i++) {
       t.apply(in, (i % images) * 784, out, 0);
