@@ -159,6 +159,12 @@ final class ParticipantCommand implements Callable<Integer> {
   @Option(names = {"-o", "--model-out"}, paramLabel = "FILE", description = "Write the released model here.")
   Path modelOut;
 
+  @Option(names = "--features", paramLabel = "raw|scatter|hog", split = ",",
+      description = "Feature stages this participant takes part with (comma-separated). The session publishes "
+          + "one, and the participant computes it itself on its own raw rows (images of the session's shape). "
+          + "Default: any.")
+  List<String> features;
+
   @Option(names = "--json", description = "Print one JSON object when the session ends.")
   boolean json;
 
@@ -171,7 +177,16 @@ final class ParticipantCommand implements Callable<Integer> {
     Dataset local = loadData();
     Participant.Policy policy = new Participant.Policy(maxEpsilon, minContributors, lower(learners), honestFraction,
         maxDelta, lower(protections), lower(noiseSplits), !allowFloatNoise, minNeighbours, maxPoints,
-        algorithms == null ? java.util.Set.of() : lower(algorithms));
+        algorithms == null ? java.util.Set.of() : lower(algorithms))
+        .withFeatures(features == null ? java.util.Set.of() : lower(features));
+    if (features != null) {
+      for (String f : lower(features)) {
+        if (!dev.helmet.core.features.FeatureStage.IDS.contains(f)) {
+          throw new IllegalArgumentException("--features must list some of " + dev.helmet.core.features.FeatureStage.IDS
+              + ". Provided value: " + f);
+        }
+      }
+    }
     LocalLedger book = ledger == null ? null : new LocalLedger(ledger, budgetEpsilon, budgetDelta);
     Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book));
     if (r.completed() && modelOut != null) {

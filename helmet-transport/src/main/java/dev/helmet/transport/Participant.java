@@ -121,7 +121,7 @@ public final class Participant {
    */
   public record Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
       double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
-      long maxPoints, Set<String> algorithms) {
+      long maxPoints, Set<String> algorithms, Set<String> features) {
     /** The default for a deployment: delta at most 1e-5, exact noise, any unit, the honest noise split. */
     public static final double DEFAULT_MAX_DELTA = 1e-5;
 
@@ -130,6 +130,15 @@ public final class Participant {
       protections = Set.copyOf(protections);
       noiseSplits = Set.copyOf(noiseSplits);
       algorithms = Set.copyOf(algorithms);
+      features = Set.copyOf(features);
+    }
+
+    /** Any feature stage. */
+    public Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
+        double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
+        long maxPoints, Set<String> algorithms) {
+      this(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
+          requireExactNoise, minNeighbours, maxPoints, algorithms, Set.of());
     }
 
     /** Any algorithm. */
@@ -158,7 +167,13 @@ public final class Participant {
     /** This policy with {@code maxDelta} and the other new bounds replaced. */
     public Policy with(double maxDelta, boolean requireExactNoise, int minNeighbours, long maxPoints) {
       return new Policy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-          requireExactNoise, minNeighbours, maxPoints, algorithms);
+          requireExactNoise, minNeighbours, maxPoints, algorithms, features);
+    }
+
+    /** This policy, accepting only sessions whose feature stage is one of {@code ids} (empty: any). */
+    public Policy withFeatures(Set<String> ids) {
+      return new Policy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
+          requireExactNoise, minNeighbours, maxPoints, algorithms, ids);
     }
 
     /** Why the configuration is refused (naming the parameter), or null if it is acceptable. */
@@ -166,6 +181,18 @@ public final class Participant {
       String algorithm = c.getAlgorithm().isEmpty() ? Algorithms.DEFAULT : c.getAlgorithm();
       if (!algorithms.isEmpty() && !algorithms.contains(algorithm)) {
         return "algorithm: the session runs " + algorithm + "; this participant takes part in " + algorithms;
+      }
+      if (!features.isEmpty()) {
+        String stage;
+        try {
+          stage = SessionPlan.featureStage(c).id();
+        } catch (IllegalArgumentException e) {
+          return "feature_stage: " + e.getMessage();
+        }
+        if (!features.contains(stage)) {
+          return "feature_stage: the session computes " + stage + " features; this participant takes part with "
+              + new java.util.TreeSet<>(features);
+        }
       }
       var p = c.getPrivacy();
       if (!(p.getEpsilon() <= maxEpsilon)) {
