@@ -1,6 +1,7 @@
 package dev.helmet.cli;
 
 import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.features.FeatureStage;
 import dev.helmet.experiments.ExperimentConfig;
 import dev.helmet.experiments.ExperimentRunner;
 import dev.helmet.experiments.Presets;
@@ -38,6 +39,14 @@ final class ExperimentCommand extends GroupCommand {
     @Option(names = "--quick", description = "With --preset: a small grid that finishes in about two minutes.")
     boolean quick;
 
+    @Option(names = "--features", paramLabel = "raw|scatter|hog",
+        description = "With --preset: the feature stage, applied to every image before anything else (raw pixels, "
+            + "the 2-D scattering transform or histograms of oriented gradients; computed once and cached under "
+            + "--cache-dir). Other than raw it is part of the experiment's name, e.g. fig5-mnist-scatter. Default: "
+            + "raw. An experiment file states it in its features key: --features may repeat that value, and a "
+            + "different one is an error (edit the file instead), so the file always says what ran.")
+    String features;
+
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "Where the results go (created).")
     Path out;
 
@@ -61,8 +70,18 @@ final class ExperimentCommand extends GroupCommand {
       if (config != null && quick) {
         throw new IllegalArgumentException("--quick applies to presets only; make the file's grid smaller instead");
       }
+      String f = features == null ? null : features.trim().toLowerCase(java.util.Locale.ROOT);
+      if (f != null && !FeatureStage.IDS.contains(f)) {
+        throw new IllegalArgumentException("--features must be one of " + String.join(", ", FeatureStage.IDS)
+            + ". Provided value: " + features);
+      }
       ExperimentConfig c = config != null ? ExperimentConfig.read(config)
-          : Presets.get(preset.toLowerCase(java.util.Locale.ROOT), dataset.toLowerCase(java.util.Locale.ROOT), quick);
+          : Presets.get(preset.toLowerCase(java.util.Locale.ROOT), dataset.toLowerCase(java.util.Locale.ROOT), quick,
+              f == null ? "raw" : f);
+      if (f != null && !f.equals(c.features())) {
+        throw new IllegalArgumentException("--features " + f + " disagrees with " + config + ", which says features: "
+            + c.features() + "; set the features key in the file instead (or leave out --features)");
+      }
       int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
       if (t < 1) {
         throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
@@ -75,7 +94,8 @@ final class ExperimentCommand extends GroupCommand {
       ExperimentRunner.Summary s = ExperimentRunner.run(c, new ExperimentRunner.Settings(out,
           cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), t, new ConsoleProgress(System.err, !quiet)));
       String command = "helmet experiment run " + (config != null ? config.toString()
-          : "--preset " + preset + " --dataset " + dataset + (quick ? " --quick" : "")) + " --out " + out;
+          : "--preset " + preset + " --dataset " + dataset + (quick ? " --quick" : "")
+              + (c.features().equals("raw") ? "" : " --features " + c.features())) + " --out " + out;
       Report.Outputs o = Report.write(c, s.rows(), out, command, s.seconds());
       var pw = spec.commandLine().getOut();
       pw.printf("%s: %d cells (%d run now, %d kept from before) in %.1f s%n", c.name(), s.cells(), s.ran(),

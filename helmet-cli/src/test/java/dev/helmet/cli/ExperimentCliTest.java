@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.helmet.core.testdata.TestData;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +37,46 @@ class ExperimentCliTest {
     // The same folder for another experiment is refused, naming the reason.
     assertInvalid(Cli.run("experiment", "run", "--preset", "fig5", "--quick", "--out", out.toString()),
         "holds the results of a different experiment");
+  }
+
+  /**
+   * An experiment file on HOG features of the raw 8x8 digits runs end to end and says hog in
+   * results.csv; {@code --features} may repeat the file's feature set but not contradict it.
+   */
+  @Test
+  void hogExperimentFileAndTheFeaturesOption(@TempDir Path dir) throws Exception {
+    Path yaml = dir.resolve("digits.yaml");
+    Files.writeString(yaml, String.join("\n",
+        "name: digits-hog",
+        "dataset: " + TestData.path("digits.csv.gz"),
+        "features: hog",
+        "image_shape: 8x8",
+        "parties: [4]",
+        "per_party: 100",
+        "epsilons: [1000]",
+        "variants: [{name: helmet-softmax, algorithm: helmet, settings: {learner: {epochs: 10}}}]",
+        ""));
+    Path out = dir.resolve("o");
+    String[] common = {"--out", out.toString(), "--threads", "2", "--cache-dir", dir.resolve("cache").toString(), "-q"};
+    Cli run = Cli.run(concat(new String[] {"experiment", "run", yaml.toString()}, common));
+    assertEquals(0, run.exit, run.toString());
+    assertTrue(run.out.contains("digits-hog: 1 cells (1 run now, 0 kept from before)"), run.out);
+    List<String> csv = Files.readAllLines(out.resolve("results.csv"));
+    assertTrue(csv.get(0).endsWith(",neighbours,features"), csv.get(0));
+    assertTrue(csv.size() > 1 && csv.stream().skip(1).allMatch(l -> l.endsWith(",hog")), csv.toString());
+    Cli same = Cli.run(concat(new String[] {"experiment", "run", yaml.toString(), "--features", "HOG"}, common));
+    assertEquals(0, same.exit, same.toString());
+    assertTrue(same.out.contains("1 cells (0 run now, 1 kept from before)"), same.out);
+    assertInvalid(Cli.run(concat(new String[] {"experiment", "run", yaml.toString(), "--features", "scatter"}, common)),
+        "--features scatter disagrees with " + yaml + ", which says features: hog");
+    assertInvalid(Cli.run("experiment", "run", "--preset", "fig5", "--features", "sift", "--out", dir.toString()),
+        "--features must be one of raw, scatter, hog. Provided value: sift");
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   @Test

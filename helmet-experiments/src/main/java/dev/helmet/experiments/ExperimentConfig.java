@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.data.ImageShape;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.helmet.HelmetDefaults;
@@ -48,6 +49,11 @@ import java.util.TreeSet;
  *     have every training record, e.g. MNIST's 60,000 as 1000 x 60)
  * @param variants what runs: each an algorithm with its settings, some of them grids
  * @param fixedEpsilon the eps of the accuracy-vs-parties and partition plots (the closest in the list)
+ * @param features the feature stage applied to the training and test data before anything else:
+ *     raw, scatter or hog ({@link dev.helmet.core.features.FeatureStage}); raw when the file does
+ *     not say, which is what every experiment before the feature stage ran on
+ * @param imageShape the rows' image shape for scatter and hog when the data does not carry one
+ *     (CSV, LIBSVM); null: the data's own (IDX files and 3-D .npy arrays carry it)
  */
 public record ExperimentConfig(
     String name,
@@ -65,7 +71,9 @@ public record ExperimentConfig(
     double validationFraction,
     String validationFrom,
     List<Variant> variants,
-    double fixedEpsilon) {
+    double fixedEpsilon,
+    String features,
+    ImageShape imageShape) {
 
   /** Thrown for a configuration that does not parse or validate; the message names the key. */
   public static final class ConfigException extends RuntimeException {
@@ -120,7 +128,7 @@ public record ExperimentConfig(
     StrictNode n = new StrictNode(source, root, ConfigException::new);
     List<String> keys = new ArrayList<>(List.of("name", "dataset", "data", "parties", "per_party", "epsilons", "delta",
         "honest_fraction", "partitions", "dirichlet_alpha", "repeats", "folds", "validation_fraction",
-        "validation_from", "variants", "plots"));
+        "validation_from", "variants", "plots", "features", "image_shape"));
     keys.addAll(Variants.legacySections());
     n.allow(keys.toArray(String[]::new));
     String dataset = n.string("dataset", null);
@@ -186,7 +194,9 @@ public record ExperimentConfig(
         n.number("validation_fraction", 0.1, 1e-6, 0.9),
         validationFrom(n),
         variants,
-        plots.number("fixed_epsilon", epsilons.get(0), 1e-6, 1e6));
+        plots.number("fixed_epsilon", epsilons.get(0), 1e-6, 1e6),
+        ExperimentFeatures.features(n),
+        ExperimentFeatures.imageShape(n));
     Variants.check(source, variants, parties, c.perParty(), epsilons.get(0), c.delta(), c.honestFraction());
     return c;
   }
@@ -221,6 +231,7 @@ public record ExperimentConfig(
       d.put("header", data.header() == null ? "auto" : data.header() ? "yes" : "no");
       d.put("skip_rows", data.skipRows());
     }
+    ExperimentFeatures.toJson(j, features, imageShape);
     j.set("parties", m.valueToTree(parties));
     j.put("per_party", perParty);
     j.set("epsilons", m.valueToTree(epsilons));

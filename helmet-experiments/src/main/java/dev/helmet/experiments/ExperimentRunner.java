@@ -48,6 +48,9 @@ import java.util.Map;
  * <p>Resumable: every finished cell is appended to {@code cells.jsonl} in the output folder and
  * flushed; a rerun with the same configuration skips the cells already there. A rerun with a
  * different configuration in the same folder is refused (it would mix two experiments).
+ *
+ * <p>The configuration's feature stage ({@code features}: raw, scatter, hog) is applied to the
+ * training and the test data once, before any cell ({@link ExperimentFeatures}); every row records it.
  */
 public final class ExperimentRunner {
   private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
@@ -60,7 +63,7 @@ public final class ExperimentRunner {
    * Where and how to run.
    *
    * @param out the output folder (created)
-   * @param cache where built-in data sets are kept
+   * @param cache where built-in data sets and computed features are kept
    * @param threads worker threads (the parties' work is parallel over parties)
    * @param progress progress over all cells (ETA)
    * @param loader loads the configuration's data set by id (tests substitute a small one)
@@ -95,7 +98,7 @@ public final class ExperimentRunner {
   public static Summary run(ExperimentConfig c, Settings s) throws IOException {
     long start = System.nanoTime();
     Files.createDirectories(s.out());
-    checkSameExperiment(c, s.out());
+    refuseAnotherExperiment(c, s.out());
     Path cellsFile = s.out().resolve(CELLS);
     List<Row> rows = new ArrayList<>();
     Set<String> done = new HashSet<>();
@@ -110,9 +113,16 @@ public final class ExperimentRunner {
         work += cell.parties();
       }
     }
+    // The data and its features before the cells' progress starts (the features report their own),
+    // and before the configuration is recorded: a data set the feature stage cannot take (no image
+    // shape) leaves no config.json behind that the corrected file would then differ from.
+    BuiltinDataset.TrainTest data = null;
+    if (skipped < cells.size()) {
+      data = ExperimentFeatures.apply(c, s.loader() != null ? s.loader().apply(c.dataset()) : load(c, s.cache()), s);
+    }
+    checkSameExperiment(c, s.out());
     s.progress().start(c.name() + ": " + (cells.size() - skipped) + " of " + cells.size() + " cells to run"
         + (skipped > 0 ? " (" + skipped + " already done)" : ""), Math.max(1, work));
-    BuiltinDataset.TrainTest data = null;
     Group group = null;
     int ran = 0;
     try (BufferedWriter w = Files.newBufferedWriter(cellsFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
@@ -120,9 +130,6 @@ public final class ExperimentRunner {
       for (Cell cell : cells) {
         if (done.contains(cell.key())) {
           continue;
-        }
-        if (data == null) {
-          data = s.loader() != null ? s.loader().apply(c.dataset()) : load(c, s.cache());
         }
         if (group == null || !group.matches(cell)) {
           group = Group.of(c, data, cell);
@@ -147,6 +154,16 @@ public final class ExperimentRunner {
 
   /** Refuses an output folder that holds another experiment; records this one's configuration. */
   static void checkSameExperiment(ExperimentConfig c, Path out) throws IOException {
+    if (!refuseAnotherExperiment(c, out)) {
+      Files.writeString(out.resolve(CONFIG), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(c.toJson()));
+    }
+  }
+
+  /**
+   * Refuses an output folder that holds another experiment; true when it holds this one. A
+   * configuration recorded before the feature stage has no {@code features} key and compares as raw.
+   */
+  static boolean refuseAnotherExperiment(ExperimentConfig c, Path out) throws IOException {
     Path file = out.resolve(CONFIG);
     JsonNode mine = c.toJson();
     if (Files.exists(file)) {
@@ -157,13 +174,13 @@ public final class ExperimentRunner {
         throw new IllegalArgumentException(file + " is not the configuration of an experiment (" + e.getMessage()
             + "); use another --out folder");
       }
-      if (!theirs.equals(mine)) {
+      if (!ExperimentFeatures.withLegacyDefaults(theirs).equals(mine)) {
         throw new IllegalArgumentException(out + " holds the results of a different experiment (its config.json "
             + "differs from this configuration); use another --out folder, or delete it to start over");
       }
-    } else {
-      Files.writeString(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(mine));
+      return true;
     }
+    return false;
   }
 
   /** Reads the finished cells; a truncated last line (an interrupted write) is ignored and rerun. */
@@ -311,7 +328,7 @@ public final class ExperimentRunner {
         columns.get("epochs"), columns.get("learning_rate"), columns.get("clip"), columns.get("sampling_rate"),
         spec.rounds(), cell.parties(), c.perParty(), cell.partition(), cell.fold(), cell.repeat(), eps,
         r.ledger().epsilon(), c.delta(), val.accuracy(), tst.accuracy(), tst.macroF1(), "grid", Double.NaN,
-        charge.neighbours(), charge.toJson().toString());
+        charge.neighbours(), charge.toJson().toString(), c.features());
   }
 
   /**

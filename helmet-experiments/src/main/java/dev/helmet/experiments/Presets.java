@@ -20,18 +20,33 @@ import java.util.List;
  *   <li>{@code fig6}: accuracy against eps for several party counts; Helmet (softmax, SVM).
  *   <li>{@code table2}: IID against one class per party; Helmet (softmax, SVM).
  * </ul>
+ *
+ * <p>Each runs on raw pixels by default, or on scattering or HOG features
+ * ({@link #get(String, String, boolean, String)}): the same sweep, a different feature stage.
  */
 public final class Presets {
   private Presets() {}
 
   public static final List<String> NAMES = List.of("fig5", "fig6", "table2");
 
-  /** The preset {@code name} for {@code dataset}. */
+  /** The preset {@code name} for {@code dataset}, on raw pixels. */
   public static ExperimentConfig get(String name, String dataset, boolean quick) {
+    return get(name, dataset, quick, "raw");
+  }
+
+  /**
+   * The preset {@code name} for {@code dataset} on the feature set {@code features} (raw, scatter,
+   * hog). A feature set other than raw is part of the name ({@code fig5-mnist-scatter}), so the
+   * report says it and results of different feature sets are told apart at a glance (a folder
+   * holding another feature set's results is refused in any case: the configurations differ).
+   */
+  public static ExperimentConfig get(String name, String dataset, boolean quick, String features) {
     ObjectMapper m = new ObjectMapper();
     ObjectNode j = m.createObjectNode();
-    j.put("name", name + "-" + dataset + (quick ? "-quick" : ""));
+    String f = features.trim().toLowerCase(java.util.Locale.ROOT);
+    j.put("name", name + "-" + dataset + (f.equals("raw") ? "" : "-" + f) + (quick ? "-quick" : ""));
     j.put("dataset", dataset);
+    j.put("features", features);
     j.put("per_party", 60);
     j.put("delta", 1e-5);
     j.put("honest_fraction", 0.5);

@@ -37,7 +37,9 @@ public final class Report {
     md.append("# ").append(c.name()).append("\n\n");
     md.append("Made by `").append(command).append("`; this invocation took ")
         .append(String.format(Locale.ROOT, "%.0f", seconds))
-        .append(" s (cells finished by earlier invocations were kept, not rerun). Data set ").append(c.dataset()).append(", ")
+        .append(" s (cells finished by earlier invocations were kept, not rerun). Data set ").append(c.dataset())
+        .append(" (").append(c.features()).append(" features").append(c.imageShape() == null ? ""
+            : ", images " + c.imageShape()).append("), ")
         .append(c.perParty()).append(" records per party, delta = ").append(c.delta()).append(", honest fraction ")
         .append(c.honestFraction()).append("; ").append(c.repeats()).append(" repeat(s) x ").append(c.folds())
         .append(" validation fold(s). Each figure is the mean test accuracy over the repeats and folds (error bars: "

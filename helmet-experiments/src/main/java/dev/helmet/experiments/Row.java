@@ -33,6 +33,9 @@ import java.util.List;
  *     candidate's release on the same data (choosing the best of k looks at all k); NaN for a grid run
  * @param neighbours the neighbouring relation of dpEps and selectionEps, in words
  * @param charge the run's privacy charge as JSON (what the selection composes; not a CSV column)
+ * @param features the feature set the run trained and was evaluated on (raw, scatter, hog; the
+ *     last CSV column, so readers that go by position keep their columns). A row stored before
+ *     feature stages existed has none and ran on raw values: null reads as raw
  */
 public record Row(
     String variant,
@@ -58,27 +61,32 @@ public record Row(
     String selection,
     double selectionEps,
     String neighbours,
-    String charge) {
+    String charge,
+    String features) {
+
+  public Row {
+    features = features == null ? ExperimentFeatures.RAW : features;
+  }
 
   /** The CSV header, in column order. */
   public static final List<String> COLUMNS = List.of("variant", "learner", "lambda", "radius", "epochs",
       "learning_rate", "clip", "sampling_rate", "rounds", "parties", "per_party", "partition", "fold", "seed",
       "target_eps", "dp_eps", "dp_delta", "val_acc", "test_acc", "test_f1", "selection", "selection_eps",
-      "neighbours");
+      "neighbours", "features");
 
   /** The values in {@link #COLUMNS} order. */
   public List<Object> values() {
     return List.of(variant, learner, num(lambda), num(radius), num(epochs), num(learningRate), num(clip),
         num(samplingRate), rounds, parties, perParty, partition, fold, seed, num(targetEps), num(dpEps),
         num(dpDelta), num(valAcc), num(testAcc), num(testF1), selection, num(selectionEps),
-        neighbours == null ? "" : neighbours);
+        neighbours == null ? "" : neighbours, features);
   }
 
   /** This run marked as chosen by {@code how}, from candidates whose releases together cost {@code selectionEps}. */
   public Row selectedBy(String how, double selectionEps) {
     return new Row(variant, learner, lambda, radius, epochs, learningRate, clip, samplingRate, rounds, parties,
         perParty, partition, fold, seed, targetEps, dpEps, dpDelta, valAcc, testAcc, testF1, how, selectionEps,
-        neighbours, charge);
+        neighbours, charge, features);
   }
 
   /** The hyperparameters, for the report. */

@@ -1,14 +1,17 @@
 package dev.helmet.experiments;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.Dataset;
+import dev.helmet.core.data.ImageShape;
 import dev.helmet.core.eval.StratifiedKFold;
 import dev.helmet.core.testdata.TestData;
 import dev.helmet.core.util.Progress;
@@ -83,6 +86,10 @@ class ExperimentTest {
         {SMALL + "validation_from: elsewhere\n", "validation_from must be train or test"},
         {"name: x\ndataset: mnist\nparties: [5]\nepsilons: [1]\n", "variants is required"},
         {SMALL.replace("'min(1, 30 / records)'", "'600 / records'"), "variant dp-fl: dpfl.sampling_rate must be in"},
+        {SMALL + "features: sift\n", "features must be one of raw, scatter, hog. Provided value: sift"},
+        {SMALL + "features: [hog]\n", "features must be a non-empty text"},
+        {SMALL + "features: hog\nimage_shape: 8\n", "image_shape must be HEIGHTxWIDTH"},
+        {SMALL + "features: hog\nimage_shape: 0x8\n", "image_shape must be HEIGHTxWIDTH with positive sides"},
     };
     for (String[] c : cases) {
       var e = assertThrows(ExperimentConfig.ConfigException.class, () -> parse(c[0]), c[1]);
@@ -120,6 +127,138 @@ class ExperimentTest {
     var e = assertThrows(ExperimentConfig.ConfigException.class, () -> parse(String.join("\n",
         "dataset: mnist", "parties: [5]", "epsilons: [1]", "helmet: {learners: [tree]}", "")));
     assertTrue(e.getMessage().contains("helmet.learners"), e.getMessage());
+  }
+
+  /**
+   * {@code features} defaults to raw and is recorded in the canonical JSON either way (so a change
+   * of feature set is a different experiment); {@code image_shape} only when given. A preset on
+   * another feature set says so in its name.
+   */
+  @Test
+  void featureKeysParseAndAreRecorded() throws Exception {
+    ExperimentConfig raw = parse(SMALL);
+    assertEquals("raw", raw.features());
+    assertEquals(null, raw.imageShape());
+    assertEquals("raw", raw.toJson().get("features").asText());
+    assertFalse(raw.toJson().has("image_shape"));
+    assertEquals(raw.toJson(), parse(SMALL + "features: raw\n").toJson(), "features: raw is the default");
+    ExperimentConfig hog = parse(SMALL + "features: HOG\nimage_shape: 8x8\n");
+    assertEquals("hog", hog.features());
+    assertEquals(new ImageShape(8, 8), hog.imageShape());
+    assertEquals("hog", hog.toJson().get("features").asText());
+    assertEquals("8x8", hog.toJson().get("image_shape").asText());
+    assertEquals("scatter", parse(SMALL + "features: scatter\n").features(), "the data may carry its shape");
+
+    assertEquals("fig5-mnist-quick", Presets.get("fig5", "mnist", true).name());
+    assertEquals(Presets.get("fig5", "mnist", true).toJson(), Presets.get("fig5", "mnist", true, "raw").toJson());
+    ExperimentConfig scatter = Presets.get("fig5", "mnist", false, "scatter");
+    assertEquals("fig5-mnist-scatter", scatter.name());
+    assertEquals("scatter", scatter.features());
+    assertEquals("fig6-fashion-mnist-hog-quick", Presets.get("fig6", "fashion-mnist", true, "hog").name());
+    var e = assertThrows(ExperimentConfig.ConfigException.class, () -> Presets.get("fig5", "mnist", true, "sift"));
+    assertTrue(e.getMessage().contains("features must be one of raw, scatter, hog"), e.getMessage());
+  }
+
+  /**
+   * A folder written before the feature stage (config.json without {@code features}, rows without
+   * a {@code features} field) is still this experiment for a file that does not set features, or
+   * sets raw: its cells are kept and read as raw. A hog run is refused there before any feature is
+   * computed.
+   */
+  @Test
+  void aFolderFromBeforeFeatureStagesStillResumes(@TempDir Path out) throws Exception {
+    String yaml = String.join("\n",
+        "dataset: mnist",
+        "parties: [5]",
+        "per_party: 30",
+        "epsilons: [1000]",
+        "variants: [{name: helmet-softmax, algorithm: helmet, settings: {learner: {epochs: 5}}}]",
+        "");
+    ExperimentConfig c = parse(yaml);
+    ExperimentRunner.Summary first = ExperimentRunner.run(c, settings(out));
+    assertEquals(1, first.ran());
+    // Make the folder what the previous version wrote: no features anywhere.
+    ObjectMapper json = new ObjectMapper();
+    Path config = out.resolve(ExperimentRunner.CONFIG);
+    ObjectNode recorded = (ObjectNode) json.readTree(config.toFile());
+    assertEquals("raw", recorded.remove("features").asText());
+    Files.writeString(config, json.writerWithDefaultPrettyPrinter().writeValueAsString(recorded));
+    Path cells = out.resolve(ExperimentRunner.CELLS);
+    List<String> old = new ArrayList<>();
+    for (String line : Files.readAllLines(cells)) {
+      ObjectNode l = (ObjectNode) json.readTree(line);
+      l.get("rows").forEach(r -> assertEquals("raw", ((ObjectNode) r).remove("features").asText()));
+      old.add(json.writeValueAsString(l));
+    }
+    Files.write(cells, old);
+
+    for (String same : List.of(yaml, yaml + "features: raw\n")) {
+      ExperimentRunner.Summary again = ExperimentRunner.run(parse(same), settings(out));
+      assertEquals(0, again.ran(), same);
+      assertEquals(first.rows(), again.rows());
+      assertTrue(again.rows().stream().allMatch(r -> r.features().equals("raw")));
+    }
+    assertFalse(json.readTree(config.toFile()).has("features"), "an accepted folder's record is left as it was");
+    // Another feature set is another experiment, refused before any feature is computed (had it got
+    // that far, the stand-in digits without image_shape would have been the error).
+    var e = assertThrows(IllegalArgumentException.class, () -> ExperimentRunner.run(parse(yaml + "features: hog\n"),
+        settings(out)));
+    assertTrue(e.getMessage().contains("holds the results of a different experiment"), e.getMessage());
+  }
+
+  /**
+   * An experiment on HOG features of the raw 8x8 digits in a CSV file: the features are computed
+   * once into the cache, every row and results.csv say hog, and so do config.json and the report.
+   * Without image_shape the error names the key and leaves no config.json behind.
+   */
+  @Test
+  void runsOnHogFeaturesOfADataFile(@TempDir Path dir) throws Exception {
+    Path yaml = dir.resolve("digits.yaml");
+    String text = String.join("\n",
+        "name: digits-hog",
+        "dataset: " + TestData.path("digits.csv.gz"),
+        "features: hog",
+        "image_shape: 8x8",
+        "parties: [4]",
+        "per_party: 100",
+        "epsilons: [1000]",
+        "variants: [{name: helmet-softmax, algorithm: helmet, settings: {learner: {epochs: 10}}}]",
+        "");
+    Files.writeString(yaml, text);
+    Path out = dir.resolve("o");
+    Path cache = dir.resolve("cache");
+    ExperimentConfig c = ExperimentConfig.read(yaml);
+    ExperimentRunner.Summary s = ExperimentRunner.run(c, new ExperimentRunner.Settings(out, cache, 2,
+        Progress.NONE));
+    assertEquals(1, s.ran());
+    Row r = s.rows().get(0);
+    assertEquals("hog", r.features());
+    assertTrue(r.testAcc() > 0.5, "hog features of digits at eps 1000: " + r.testAcc());
+    Report.Outputs o = Report.write(c, s.rows(), out, "test", s.seconds());
+    try (Reader rd = Files.newBufferedReader(o.csv(), StandardCharsets.UTF_8);
+        CSVParser p = CSVFormat.RFC4180.builder().setHeader().setSkipHeaderRecord(true).build().parse(rd)) {
+      assertEquals("features", p.getHeaderNames().get(p.getHeaderNames().size() - 1), "the last column");
+      assertTrue(p.getRecords().stream().allMatch(rec -> rec.get("features").equals("hog")));
+    }
+    assertEquals("hog", new ObjectMapper().readTree(out.resolve(ExperimentRunner.CONFIG).toFile()).get("features")
+        .asText());
+    assertTrue(Files.readString(o.report()).contains("(hog features, images 8x8)"), Files.readString(o.report()));
+    try (var files = Files.list(cache.resolve("features"))) {
+      assertEquals(2, files.filter(f -> f.getFileName().toString().startsWith("hog-")).count(),
+          "the training and the test features are cached");
+    }
+
+    Files.writeString(yaml, text.replace("image_shape: 8x8\n", ""));
+    Path fresh = dir.resolve("fresh");
+    var e = assertThrows(ExperimentConfig.ConfigException.class, () -> ExperimentRunner.run(ExperimentConfig.read(yaml),
+        new ExperimentRunner.Settings(fresh, cache, 2, Progress.NONE)));
+    assertTrue(e.getMessage().contains("features: hog needs images of a known shape")
+        && e.getMessage().contains("image_shape: HxW"), e.getMessage());
+    assertFalse(Files.exists(fresh.resolve(ExperimentRunner.CONFIG)), "nothing recorded for a run that did not start");
+    Files.writeString(yaml, text.replace("image_shape: 8x8", "image_shape: 28x28"));
+    e = assertThrows(ExperimentConfig.ConfigException.class, () -> ExperimentRunner.run(ExperimentConfig.read(yaml),
+        new ExperimentRunner.Settings(fresh, cache, 2, Progress.NONE)));
+    assertTrue(e.getMessage().startsWith("image_shape: ") && e.getMessage().contains("28x28"), e.getMessage());
   }
 
   @Test
