@@ -85,7 +85,9 @@ final class DataOptions {
           + "values as they are), scatter (2-D scattering transform, J 2, L 8, Morlet wavelets, with per-image "
           + "group normalisation; 3,969 features on 28x28) or hog (histograms of oriented gradients). Fixed, "
           + "data-independent filters: no privacy cost. Computed once per data set and cached under --cache-dir; "
-          + "the model file records it, and predict applies it to raw images. Default: ${DEFAULT-VALUE}.")
+          + "the model file records it, and predict applies it to raw images. With scatter or hog the softmax "
+          + "learner's --lambda, --radius, --epochs and --batch-size default to values tuned for it on validation "
+          + "data (docs/defaults.md). Default: ${DEFAULT-VALUE}.")
   String features;
 
   @Option(names = "--image-shape", paramLabel = "HxW",

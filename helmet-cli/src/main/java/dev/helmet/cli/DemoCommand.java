@@ -69,7 +69,7 @@ final class DemoCommand implements Callable<Integer> {
           + MNIST_TRAIN + " MNIST training images. Provided value: " + w + " x " + m);
     }
     var a = algorithm.chosen(run.protocol);
-    var config = AlgorithmOptions.config(spec, a);
+    var config = AlgorithmOptions.withFeatureDefaults(AlgorithmOptions.config(spec, a), a, features);
     if (run.modelOut == null) {
       run.modelOut = Path.of("helmet-demo-model.json");
     }

@@ -41,7 +41,8 @@ final class TrainCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     var a = algorithm.chosen(run.protocol);
-    Trainer.Spec s = new Trainer.Spec(data, partition.strategy(), a, AlgorithmOptions.config(spec, a), privacy, run,
+    var config = AlgorithmOptions.withFeatureDefaults(AlgorithmOptions.config(spec, a), a, data.features);
+    Trainer.Spec s = new Trainer.Spec(data, partition.strategy(), a, config, privacy, run,
         partition.perParty, a.id() + ": " + a.summary());
     if (folds != 0) {
       Trainer.crossValidate(s, folds, repeats, spec.commandLine().getOut(), spec.commandLine().getErr());
