@@ -73,6 +73,34 @@ class FeaturesCliTest {
   }
 
   @Test
+  void aFeatureSetBringsItsTunedDefaultsUnlessTheUserSetsThem() throws IOException {
+    Path[] split = digitsSplit();
+    Path tuned = dir.resolve("tuned.json");
+    Path mine = dir.resolve("mine.json");
+    String[] base = {"train", "--dataset", split[0].toString(), "--test", split[1].toString(), "--features", "hog",
+        "--image-shape", "8x8", "--parties", "4", "--no-reference", "--quiet", "--cache-dir",
+        dir.resolve("cache").toString()};
+    assertEquals(0, Cli.run(concat(base, "-o", tuned.toString())).exit);
+    assertEquals(0, Cli.run(concat(base, "--lambda", "0.7", "--epochs", "3", "-o", mine.toString())).exit);
+    JsonNode t = JSON.readTree(tuned.toFile()).get("learner");
+    // HelmetDefaults.softmaxFor("hog"): chosen on the MNIST validation holdout (docs/defaults.md).
+    assertEquals(1.0, t.get("lambda").asDouble());
+    assertEquals(1.0, t.get("radius").asDouble());
+    assertEquals(100, t.get("epochs").asInt());
+    assertEquals(10, t.get("batch_size").asInt());
+    JsonNode m = JSON.readTree(mine.toFile()).get("learner");
+    assertEquals(0.7, m.get("lambda").asDouble(), "a value on the command line wins");
+    assertEquals(3, m.get("epochs").asInt());
+    assertEquals(10, m.get("batch_size").asInt(), "the others keep the feature set's defaults");
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
+  }
+
+  @Test
   void imageFeaturesNeedAnImageShape() throws IOException {
     Path[] split = digitsSplit();
     Cli t = Cli.run("train", "--dataset", split[0].toString(), "--features", "scatter", "--parties", "4", "--quiet");
