@@ -45,20 +45,22 @@ final class FeatureCache {
       Progress progress) {
     int outDim = stage.transform().outputDimension();
     Path dir = cacheDir.resolve("features");
+    // The lookup digests every input value: timed as its own task, so a cache hit shows its cost.
+    progress.start(stage.id() + " features of " + data.size() + " images: looking in the cache", 1);
     Path file = dir.resolve(stage.id() + "-" + key(stage, data) + ".npy");
-    if (Files.isRegularFile(file)) {
-      try {
+    try {
+      if (Files.isRegularFile(file)) {
         Float32Npy.Matrix m = Float32Npy.map(file);
         if (m.rows() == data.size() && m.cols() == outDim) {
-          progress.start(stage.id() + " features of " + data.size() + " images, from the cache", 1);
           progress.advance(1);
-          progress.finish();
           return data.withMappedFeatures(name, m.values(), outDim);
         }
-      } catch (DataFormatException | UncheckedIOException e) {
-        LOG.log(System.Logger.Level.WARNING, "recomputing the damaged feature cache file " + file + ": "
-            + e.getMessage());
       }
+    } catch (DataFormatException | UncheckedIOException e) {
+      LOG.log(System.Logger.Level.WARNING, "recomputing the damaged feature cache file " + file + ": "
+          + e.getMessage());
+    } finally {
+      progress.finish();
     }
     Path tmp = null;
     try {
