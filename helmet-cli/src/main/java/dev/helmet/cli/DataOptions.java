@@ -114,6 +114,17 @@ final class DataOptions {
     return new Loaded(holdout(new BuiltinDataset.TrainTest(train, test), seed), stage);
   }
 
+  /** The training and test data as read (no feature stage, no validation holdout), with --image-shape. */
+  BuiltinDataset.TrainTest loadRaw(long seed) {
+    BuiltinDataset.TrainTest tt = loadTrainTest(seed);
+    return new BuiltinDataset.TrainTest(shaped(tt.train()), shaped(tt.test()));
+  }
+
+  /** The cache directory in use. */
+  Path cache() {
+    return cacheDir != null ? cacheDir : BuiltinDataset.defaultCache();
+  }
+
   /** Training and evaluation data after the feature stage, and the stage. */
   record Loaded(BuiltinDataset.TrainTest data, FeatureStage stage) {}
 

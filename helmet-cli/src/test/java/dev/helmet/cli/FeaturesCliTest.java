@@ -94,6 +94,27 @@ class FeaturesCliTest {
     assertEquals(10, m.get("batch_size").asInt(), "the others keep the feature set's defaults");
   }
 
+  @Test
+  void dataFeaturesComputesAheadAndThenReadsTheCache() throws IOException {
+    String[] cmd = {"data", "features", "--dataset", TestData.path("digits.csv.gz").toString(), "--features", "hog",
+        "--image-shape", "8x8", "--cache-dir", dir.resolve("cache").toString(), "--threads", "2", "--json"};
+    Cli first = Cli.run(cmd);
+    assertEquals(0, first.exit, first.toString());
+    JsonNode j = JSON.readTree(first.out);
+    assertEquals("hog", j.get("features").asText());
+    assertEquals(36, j.get("feature_dimension").asInt());
+    assertEquals(1797, j.get("train").get("images").asInt() + j.get("test").get("images").asInt());
+    assertTrue(j.get("train").get("images_per_second").asDouble() > 0);
+    try (var files = Files.list(dir.resolve("cache").resolve("features"))) {
+      assertEquals(2, files.count(), "train and test features cached");
+    }
+    Cli again = Cli.run(cmd);
+    assertEquals(0, again.exit, again.toString());
+    try (var files = Files.list(dir.resolve("cache").resolve("features"))) {
+      assertEquals(2, files.count(), "the second run reads the same files");
+    }
+  }
+
   private static String[] concat(String[] a, String... b) {
     String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, all, a.length, b.length);
