@@ -38,10 +38,11 @@ class ReleasedArtifactTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   /**
    * What provenance may say: software, time, configuration (algorithm_config: the algorithm's public
-   * settings) and the data's source by name.
+   * settings), the data's source by name and the feature set the user chose (raw, scatter, hog).
    */
   private static final Set<String> PROVENANCE_KEYS = Set.of("helmet_version", "created", "dataset", "partition",
-      "parties", "seed", "protocol", "noise", "algorithm", "rounds", "session", "session_name", "contributors", "algorithm_config", "labels");
+      "parties", "seed", "protocol", "noise", "algorithm", "rounds", "session", "session_name", "contributors", "algorithm_config", "labels",
+      "features");
 
   @TempDir Path dir;
 

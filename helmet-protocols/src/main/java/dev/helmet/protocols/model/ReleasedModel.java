@@ -71,11 +71,13 @@ public record ReleasedModel(
    */
   public int[] predict(Dataset data) {
     if (data.dimension() != inputDimension()) {
-      String what = featureStage.isRaw() ? inputDimension() + " features"
-          : inputDimension() + " pixels (" + featureStage.transform().input() + " images, from which it computes its "
-              + featureStage.id() + " features)";
+      if (featureStage.isRaw()) {
+        throw new DataFormatException(data.name() + ": rows have " + data.dimension()
+            + " features but the model expects " + features);
+      }
       throw new DataFormatException(data.name() + ": rows have " + data.dimension() + " values but the model expects "
-          + what);
+          + inputDimension() + " pixels (" + featureStage.transform().input() + " images, from which it computes its "
+          + featureStage.id() + " features)");
     }
     Dataset x = featureStage.apply(data, Runtime.getRuntime().availableProcessors(), Progress.NONE, null);
     return weights.predict(preprocessing.design(x));
