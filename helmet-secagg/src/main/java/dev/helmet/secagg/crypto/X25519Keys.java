@@ -44,6 +44,7 @@ public final class X25519Keys {
    * @throws CryptoException if the peer key is malformed or of small order (all-zero result)
    */
   public static byte[] agree(byte[] secret, byte[] peerPublic, CryptoProfile profile) {
+    checkSecret(secret);
     if (peerPublic == null || peerPublic.length != SIZE) {
       throw new CryptoException("an X25519 public key is " + SIZE + " bytes");
     }
@@ -56,6 +57,13 @@ public final class X25519Keys {
       throw new CryptoException("X25519 agreement with a small-order public key");
     }
     return out;
+  }
+
+  /** The same error for one agreement and for many: a secret key is 32 bytes. */
+  private static void checkSecret(byte[] secret) {
+    if (secret == null || secret.length != SIZE) {
+      throw new CryptoException("an X25519 secret key is " + SIZE + " bytes");
+    }
   }
 
   /**
@@ -75,6 +83,7 @@ public final class X25519Keys {
    * @throws CryptoException if a peer key is malformed or of small order (all-zero result)
    */
   public static List<byte[]> agreeAll(byte[] secret, List<byte[]> peerPublics, CryptoProfile profile) {
+    checkSecret(secret);
     int valid = 0;
     while (valid < peerPublics.size() && peerPublics.get(valid) != null
         && peerPublics.get(valid).length == SIZE) {
