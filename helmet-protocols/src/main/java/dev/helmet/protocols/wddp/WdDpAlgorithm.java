@@ -1,0 +1,103 @@
+package dev.helmet.protocols.wddp;
+
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.algorithm.Parameter;
+import dev.helmet.protocols.algorithm.Parameter.Type;
+import dev.helmet.protocols.config.StrictNode;
+import dev.helmet.protocols.helmet.HelmetAlgorithm;
+import dev.helmet.protocols.privacy.Protection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Weighted distributed DP ERM (Kang et al. 2021, SPEC section 5) as an {@link Algorithm}: every
+ * party runs T steps of full-batch noisy gradient descent from a public random start on its own
+ * data and sends its model, weighted by its share of the records, through one summation. With
+ * {@code weighting: uniform} it is Jayaraman et al. 2018's unweighted average; with one party
+ * holding all the data, Wang et al. 2017's centralized noisy GD. Settings under {@code wd_dp:};
+ * the model and the public preprocessing under {@code learner:}.
+ */
+public final class WdDpAlgorithm implements Algorithm {
+  public static final String ID = "wd-dp";
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String summary() {
+    return "weighted distributed DP ERM (Kang et al.): each party runs noisy full-batch gradient descent on its own "
+        + "data, one summation averages the models weighted by the parties' sizes";
+  }
+
+  @Override
+  public List<Parameter> parameters() {
+    return List.of(
+        new Parameter("learner.kind", "--learner", Type.TEXT, "logreg for 2 classes, else softmax",
+            "the model: logreg (2 classes) or softmax"),
+        new Parameter("wd_dp.steps", "--steps", Type.INTEGER, String.valueOf(WdDpConfig.DEFAULT_STEPS),
+            "T, full-batch noisy gradient steps per party", "steps"),
+        new Parameter("wd_dp.step_size", "--step-size", Type.NUMBER, "1/beta",
+            "eta, the step size (0: 1/beta of the loss)", "step_size"),
+        new Parameter("wd_dp.weighting", "--weighting", Type.TEXT, "sizes",
+            "sizes (n_j / n, Kang et al.) or uniform (1 / m, Jayaraman et al.)", "weighting"),
+        new Parameter("wd_dp.weight_noise_fraction", "--weight-noise-fraction", Type.NUMBER, "0",
+            "the share f of eps and delta spent on the paper's noise on the weights (eps2 = f eps); the weights are "
+                + "public under replace-one, so that noise protects no record and is not charged", "weight_noise_fraction"),
+        new Parameter("wd_dp.start_seed", "--start-seed", Type.INTEGER, "1",
+            "public seed of the shared random start", "start_seed"),
+        new Parameter("wd_dp.accountant", "--wd-dp-accountant", Type.TEXT, "gaussian",
+            "gaussian (exact curve of T composed Gaussians), pld or rdp", "accountant"),
+        HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
+  }
+
+  @Override
+  public Set<String> keys() {
+    return Set.of("learner", "wd_dp");
+  }
+
+  @Override
+  public AlgorithmSpec configure(StrictNode config, Common common) {
+    StrictNode l = config.child("learner");
+    l.allow("kind", "clip_bound", "normalise");
+    LearnerKind kind;
+    try {
+      kind = l.has("kind") ? LearnerKind.parse(l.string("kind", null))
+          : common.classes() == 2 ? LearnerKind.LOGREG : LearnerKind.SOFTMAX;
+    } catch (IllegalArgumentException e) {
+      throw l.error("kind", e.getMessage());
+    }
+    if (kind == LearnerKind.SVM) {
+      throw l.error("kind", "must be logreg or softmax: wd-dp needs a smooth Lipschitz loss. Provided value: svm");
+    }
+    if (kind == LearnerKind.LOGREG && common.classes() != 2) {
+      throw l.error("kind", "logreg separates 2 classes and the data has " + common.classes() + "; use softmax");
+    }
+    if (common.protection().unit() != Protection.Unit.RECORD) {
+      throw new IllegalArgumentException("wd-dp protects records; the protection unit is "
+          + common.protection().describe());
+    }
+    Preprocessing pre = HelmetAlgorithm.preprocessing(l);
+    StrictNode d = config.child("wd_dp");
+    d.allow("steps", "step_size", "weighting", "weight_noise_fraction", "start_seed", "accountant");
+    String weighting = d.string("weighting", "sizes").toLowerCase(Locale.ROOT);
+    if (!weighting.equals("sizes") && !weighting.equals("uniform")) {
+      throw d.error("weighting", "must be sizes or uniform. Provided value: " + weighting);
+    }
+    String accountant = d.string("accountant", "gaussian").toLowerCase(Locale.ROOT);
+    if (!List.of("gaussian", "pld", "rdp").contains(accountant)) {
+      throw d.error("accountant", "must be gaussian, pld or rdp. Provided value: " + accountant);
+    }
+    WdDpConfig c = new WdDpConfig(kind, d.integer("steps", WdDpConfig.DEFAULT_STEPS, 1, 1_000_000),
+        d.number("step_size", 0.0, 0, 1e6), weighting.equals("uniform"),
+        d.number("weight_noise_fraction", 0.0, 0, 0.99), d.integer("start_seed", 1, Integer.MIN_VALUE,
+            Integer.MAX_VALUE), accountant);
+    return new WdDpSpec(this, common, c, pre);
+  }
+}

@@ -1,0 +1,20 @@
+package dev.helmet.protocols.wddp;
+
+import dev.helmet.core.learn.LearnerKind;
+
+/**
+ * WD-DP's settings.
+ *
+ * @param kind logreg (2 classes) or softmax
+ * @param steps T, full-batch steps per party
+ * @param stepSize eta, 0 for 1/beta
+ * @param uniform weights 1/m (Jayaraman et al.) instead of n_j/n
+ * @param weightNoiseFraction f: eps2 = f eps and delta2 = f delta go to the paper's weight noise
+ * @param startSeed public seed of the shared start
+ * @param accountant gaussian, pld or rdp
+ */
+record WdDpConfig(LearnerKind kind, int steps, double stepSize, boolean uniform, double weightNoiseFraction,
+    int startSeed, String accountant) {
+  /** T when not given: not tuned (the paper does not state its T). */
+  static final int DEFAULT_STEPS = 100;
+}

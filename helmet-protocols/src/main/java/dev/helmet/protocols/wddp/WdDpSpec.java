@@ -1,0 +1,137 @@
+package dev.helmet.protocols.wddp;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.NoisyGradientDescent;
+import dev.helmet.core.preprocess.DesignMatrix;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.core.util.Checks;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.algorithm.Local;
+import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.protocols.algorithm.Terms;
+import dev.helmet.protocols.helmet.HelmetDefaults;
+import java.math.BigDecimal;
+import java.util.Locale;
+
+/** WD-DP's settings, and through {@link #plan} its one round. */
+final class WdDpSpec implements AlgorithmSpec {
+  private final Algorithm algorithm;
+  private final Common common;
+  private final WdDpConfig config;
+  private final Preprocessing preprocessing;
+
+  WdDpSpec(Algorithm algorithm, Common common, WdDpConfig config, Preprocessing preprocessing) {
+    this.algorithm = algorithm;
+    this.common = common;
+    this.config = config;
+    this.preprocessing = preprocessing;
+  }
+
+  @Override
+  public Algorithm algorithm() {
+    return algorithm;
+  }
+
+  @Override
+  public Common common() {
+    return common;
+  }
+
+  WdDpConfig config() {
+    return config;
+  }
+
+  /** The local learner every party runs (public: from the settings alone). */
+  NoisyGradientDescent learnerOf() {
+    NoisyGradientDescent.Loss loss = config.kind() == LearnerKind.LOGREG
+        ? NoisyGradientDescent.Loss.LOGISTIC : NoisyGradientDescent.Loss.SOFTMAX;
+    return new NoisyGradientDescent(loss, preprocessing.inputNormBound(), common.features(), common.classes(),
+        config.steps(), config.stepSize());
+  }
+
+  @Override
+  public ObjectNode toConfig() {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    ObjectNode l = o.putObject("learner");
+    l.put("kind", config.kind().id());
+    l.put("clip_bound", preprocessing.clipBound());
+    l.put("normalise", preprocessing.normalise());
+    ObjectNode d = o.putObject("wd_dp");
+    d.put("steps", config.steps());
+    d.put("step_size", config.stepSize());
+    d.put("weighting", config.uniform() ? "uniform" : "sizes");
+    d.put("weight_noise_fraction", config.weightNoiseFraction());
+    d.put("start_seed", config.startSeed());
+    d.put("accountant", config.accountant());
+    return o;
+  }
+
+  @Override
+  public Preprocessing preprocessing() {
+    return preprocessing;
+  }
+
+  /**
+   * The model file records the model kind; WD-DP's own hyperparameters (T, eta, weighting) are in
+   * the ledger and in the provenance's algorithm_config (as for dp-fl, the learner section holds
+   * Helmet's defaults for that kind).
+   */
+  @Override
+  public LearnerConfig learner() {
+    return HelmetDefaults.learner(config.kind());
+  }
+
+  @Override
+  public int rounds() {
+    return 1;
+  }
+
+  @Override
+  public int length() {
+    return (config.kind() == LearnerKind.LOGREG ? 1 : common.classes()) * (common.features() + 1);
+  }
+
+  @Override
+  public String describe() {
+    NoisyGradientDescent gd = learnerOf();
+    return String.format(Locale.ROOT, "%s by noisy full-batch gradient descent: %d steps, step size %s%s, %s weights"
+        + "%s; clip c=%s%s", config.kind().id(), config.steps(), num(gd.stepSize()),
+        config.stepSize() == 0 ? " (1/beta)" : "", config.uniform() ? "uniform (1/m)" : "size (n_j/n)",
+        config.weightNoiseFraction() > 0 ? ", weight noise share " + num(config.weightNoiseFraction()) : "",
+        num(preprocessing.clipBound()), preprocessing.normalise() ? " (rows normalised)" : "");
+  }
+
+  static String num(double v) {
+    return BigDecimal.valueOf(v).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
+  }
+
+  /** Each party's own noise protects its records alone: no party relies on another's noise. */
+  @Override
+  public Terms terms() {
+    return new Terms(config.kind().id(), false, "own");
+  }
+
+  /** A party's preprocessed rows: its local training runs once the plan (its noise) is known. */
+  record Rows(DesignMatrix design) implements Local {
+    @Override
+    public int size() {
+      return design.rows();
+    }
+  }
+
+  @Override
+  public Local prepare(DesignMatrix data, long seed) {
+    Checks.require(data.rows() > 0, "a party needs at least one record");
+    return new Rows(data);
+  }
+
+  @Override
+  public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
+    return new WdDpPlan(this, sizes.clone(), minContributors);
+  }
+}
