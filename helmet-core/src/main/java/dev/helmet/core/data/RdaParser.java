@@ -240,7 +240,7 @@ final class RdaParser {
         break;
       }
       if (next != type) {
-        // Not a plain continuation: read it as an item of its own and stop (R allows any CDR).
+        // R lets a CDR be any object, but the pairlists of data files (saved objects, attributes) end in NULL.
         throw error(at, "a pairlist ends in a " + RObject.typeName(next) + " instead of NULL");
       }
       hasAttr = (flags & (1 << 9)) != 0;
