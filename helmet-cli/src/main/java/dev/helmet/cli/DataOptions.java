@@ -15,7 +15,8 @@ import picocli.CommandLine.Option;
 /** Where the data comes from: a built-in data set or files. */
 final class DataOptions {
   @Option(names = "--dataset", paramLabel = "NAME|FILE", defaultValue = "mnist",
-      description = "mnist, fashion-mnist (fetched and checksum-verified on first use), or a data file: "
+      description = "A built-in data set (mnist, fashion-mnist, or a tabular classification set such as "
+          + "breast-cancer; see 'helmet data list'; fetched and checksum-verified on first use), or a data file: "
           + "CSV, TSV, LIBSVM, .npy (with --labels), .npz (arrays x, y) or IDX (with --labels). "
           + "Default: ${DEFAULT-VALUE}.")
   String dataset;

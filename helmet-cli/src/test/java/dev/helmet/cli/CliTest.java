@@ -277,7 +277,20 @@ class CliTest {
 
   @Test
   void dataFetchNamesUnknownDataSets() {
-    assertInvalid(Cli.run("data", "fetch", "cifar10"), "data set must be one of [mnist, fashion-mnist]");
+    assertInvalid(Cli.run("data", "fetch", "cifar10"), "data set must be one of [mnist, fashion-mnist, breast-cancer,");
+  }
+
+  @Test
+  void dataListShowsEveryBuiltinSetWithTaskShapeClassesAndLicence() {
+    Cli c = Cli.run("data", "list");
+    assertEquals(0, c.exit, c.toString());
+    assertTrue(c.out.lines().anyMatch(l -> l.startsWith("breast-cancer") && l.contains("classification")
+        && l.contains("683 x 9") && l.contains("benign/malignant") && l.contains("GPL-2")), c.out);
+    assertTrue(c.out.lines().anyMatch(l -> l.startsWith("boston-housing") && l.contains("regression")), c.out);
+    assertTrue(c.out.contains("16 rows with a missing Bare.nuclei dropped"), c.out);
+    Cli j = Cli.run("data", "list", "--json");
+    assertEquals(0, j.exit, j.toString());
+    assertTrue(j.out.contains("\"id\" : \"credit-g\"") && j.out.contains("\"features\" : 63"), j.out);
   }
 
   @Test
