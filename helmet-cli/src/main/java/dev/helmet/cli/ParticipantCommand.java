@@ -122,9 +122,10 @@ final class ParticipantCommand implements Callable<Integer> {
       description = "Protection units this participant accepts. Default: ${DEFAULT-VALUE}.")
   List<String> protections;
 
-  @Option(names = "--noise-splits", paramLabel = "SPLIT", split = ",", defaultValue = "honest",
-      description = "Noise splits this participant accepts (honest, all-trusted, sqrt-w-penalty); any other "
-          + "than honest assumes more honest parties than the honest fraction. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--noise-splits", paramLabel = "SPLIT", split = ",", defaultValue = "honest,own",
+      description = "Noise splits this participant accepts (honest, own, all-trusted, sqrt-w-penalty): own (wd-dp) "
+          + "means each party's own noise protects its records alone; all-trusted and sqrt-w-penalty assume more "
+          + "honest parties than the honest fraction. Default: ${DEFAULT-VALUE}.")
   List<String> noiseSplits;
 
   @Option(names = "--allow-float-noise",

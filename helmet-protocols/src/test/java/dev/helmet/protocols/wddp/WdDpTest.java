@@ -130,7 +130,7 @@ class WdDpTest {
     Simulation.Result sizes = simulate(spec(2, "steps=20"), even, new PlainSummation(), 9);
     Simulation.Result uniform = simulate(spec(2, "steps=20,weighting=uniform"), even, new PlainSummation(), 9);
     assertArrayEquals(sizes.model().weights(), uniform.model().weights(), 1e-9);
-    PartitionStrategy uneven = new PartitionStrategy.Uneven(4, 4, 0.5);
+    PartitionStrategy uneven = new PartitionStrategy.Uneven(4, 100, 4, 0.5);
     Simulation.Result a = simulate(spec(2, "steps=20"), uneven, new PlainSummation(), 9);
     Simulation.Result b = simulate(spec(2, "steps=20,weighting=uniform"), uneven, new PlainSummation(), 9);
     double diff = 0;

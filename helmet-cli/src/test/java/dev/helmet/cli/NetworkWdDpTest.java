@@ -1,0 +1,85 @@
+package dev.helmet.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.helmet.core.testdata.TestData;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** wd-dp over gRPC with the same code as in-process: coordinator, three participants, a released model. */
+class NetworkWdDpTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void aWdDpSessionReleasesAModelWhoseLedgerSaysWhoItProtectsAgainst(@TempDir Path dir) throws Exception {
+    assertEquals(0, Cli.run("certs", "--out", dir.resolve("certs").toString(), "--participants", "3").exit);
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    Path yaml = dir.resolve("session.yaml");
+    Files.writeString(yaml, String.join("\n",
+        "name: iris-wd-dp",
+        "dataset: iris",
+        "algorithm: wd-dp",
+        "parties: 3",
+        "min_contributors: 3",
+        "features: 4",
+        "labels: [0, 1, 2]",
+        "wd_dp: {steps: 50}",
+        "privacy: {epsilon: 1.0, delta: 1.0e-5, honest_fraction: 1.0}",
+        "deadlines: {enrolment_seconds: 60, round_seconds: 30}",
+        "listen: 127.0.0.1:" + port,
+        "tls: {certificate: certs/coordinator.pem, key: certs/coordinator-key.pem, ca: certs/ca.pem}",
+        "budget: {epsilon: 1.5, delta: 1.0e-4}", ""));
+    CompletableFuture<Cli> coordinator = CompletableFuture.supplyAsync(() -> Cli.run("coordinator", "--config",
+        yaml.toString(), "--json", "-o", dir.resolve("model.json").toString()));
+    String iris = TestData.path("iris.csv").toString();
+    // The step noise is floating point: a participant that requires exact noise refuses, saying so.
+    Cli refusing = null;
+    for (int attempt = 0; attempt < 100; attempt++) {
+      refusing = Cli.run("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris, "--skip-rows", "1",
+          "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1");
+      if (!refusing.err.contains("cannot reach")) {
+        break;
+      }
+      Thread.sleep(100); // the coordinator is still starting
+    }
+    assertEquals(Main.SESSION_FAILED, refusing.exit, refusing.toString());
+    assertTrue(refusing.err.contains("refusing to join"), refusing.err);
+    List<CompletableFuture<Cli>> parts = new ArrayList<>();
+    for (int k = 1; k <= 3; k++) {
+      String name = "participant-" + k;
+      parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
+          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
+          "--min-contributors", "3", "--honest-fraction", "1", "--allow-float-noise", "--json")));
+    }
+    for (CompletableFuture<Cli> f : parts) {
+      Cli p = f.get(120, TimeUnit.SECONDS);
+      assertEquals(0, p.exit, p.toString());
+      JsonNode j = JSON.readTree(p.out);
+      assertEquals("completed", j.get("status").asText());
+      assertTrue(j.get("epsilon").asDouble() <= 1.0 + 1e-9, "its own accounting: " + j);
+    }
+    Cli c = coordinator.get(120, TimeUnit.SECONDS);
+    assertEquals(0, c.exit, c.toString());
+    JsonNode model = JSON.readTree(dir.resolve("model.json").toFile());
+    assertEquals("wd-dp", model.get("provenance").get("algorithm").asText());
+    String against = model.get("privacy").get("guarantees").get(0).get("against").asText();
+    assertTrue(against.contains("colluding with up to 2 parties"), "each party's own noise protects it: " + against);
+    Cli predict = Cli.run("predict", "--model", dir.resolve("model.json").toString(), "--data", iris, "--skip-rows",
+        "1", "--json");
+    assertEquals(0, predict.exit, predict.toString());
+  }
+}
