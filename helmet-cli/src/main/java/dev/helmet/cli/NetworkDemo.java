@@ -152,8 +152,8 @@ final class NetworkDemo {
       CentralizedReference.Outcome reference = null;
       if (run.reference) {
         progress.start("training the non-private centralized reference", 1);
-        reference = CentralizedReference.train(spec.learner(), spec.preprocessing(),
-            stage.apply(train, run.threads(), progress, cache), partition.pooled(), test,
+        reference = CentralizedReference.train(spec, stage.apply(train, run.threads(), progress, cache),
+            partition.pooled(), test,
             new SplittableRandom(run.seed));
         progress.advance(1);
         progress.finish();
@@ -182,7 +182,10 @@ final class NetworkDemo {
       j.put("test_macro_f1", eval.macroF1());
       if (reference != null) {
         j.put("reference_accuracy", reference.evaluation().accuracy());
+        if (reference.epochs() > 0) {
         j.put("reference_epochs", reference.epochs());
+      }
+      j.put("reference", reference.description());
       }
       Json.put(j, "epsilon", model.privacy().epsilon());
       j.put("delta", model.privacy().delta());
@@ -211,7 +214,7 @@ final class NetworkDemo {
         out.printf("  test accuracy     %.2f %%  (macro-F1 %.3f)%n", 100 * eval.accuracy(), eval.macroF1());
         if (reference != null) {
           out.printf("  reference         %.2f %%  %s%n", 100 * reference.evaluation().accuracy(),
-              reference.describe(spec.learner().kind().id()));
+              reference.description());
         }
         Trainer.printPrivacy(out, model.privacy());
         out.printf("  noise multiplier  %.4f over %d round(s) (%s accountant)%n",

@@ -94,7 +94,7 @@ final class Trainer {
     long t4 = System.nanoTime();
     if (spec.run().reference) {
       progress.start("training the non-private centralized reference", 1);
-      reference = CentralizedReference.train(a.learner(), a.preprocessing(), train, partition.pooled(), testRows,
+      reference = CentralizedReference.train(a, train, partition.pooled(), testRows,
           new SplittableRandom(root.nextLong()));
       progress.advance(1);
       progress.finish();
@@ -198,7 +198,10 @@ final class Trainer {
     if (r.reference() != null) {
       j.put("reference_accuracy", r.reference().evaluation().accuracy());
       j.put("reference_macro_f1", r.reference().evaluation().macroF1());
-      j.put("reference_epochs", r.reference().epochs());
+      if (r.reference().epochs() > 0) {
+        j.put("reference_epochs", r.reference().epochs());
+      }
+      j.put("reference", r.reference().description());
     }
     Json.put(j, "epsilon", r.model().privacy().epsilon());
     j.put("delta", r.model().privacy().delta());

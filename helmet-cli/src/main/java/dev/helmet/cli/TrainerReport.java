@@ -41,7 +41,7 @@ final class TrainerReport {
     }
     if (r.reference() != null) {
       out.printf("  reference         %.2f %%  %s%n", 100 * r.reference().evaluation().accuracy(),
-          r.reference().describe(r.model().learner().kind().id()));
+          r.reference().description());
     }
     Trainer.printPrivacy(out, r.model().privacy());
     Object sensitivity = res.plan().summary().get("sensitivity");

@@ -61,4 +61,18 @@ public interface AlgorithmSpec {
    * ledger then says so).
    */
   PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise);
+
+  /**
+   * The non-private centralized counterpart of this algorithm on the pooled rows of all parties
+   * (for the report's reference line), or null when it is the default: the local learner of {@link
+   * #learner()} (Helmet's) trained on the pooled rows.
+   *
+   * @param pooled every party's preprocessed rows together
+   */
+  default Reference reference(DesignMatrix pooled) {
+    return null;
+  }
+
+  /** A reference model and what it is, in words ("noiseless full-batch GD, same T, ..."). */
+  record Reference(dev.helmet.core.learn.LinearModel model, String description) {}
 }

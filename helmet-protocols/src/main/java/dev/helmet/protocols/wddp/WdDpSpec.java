@@ -130,6 +130,15 @@ final class WdDpSpec implements AlgorithmSpec {
     return new Rows(data);
   }
 
+  /** Wang et al.'s procedure without noise: T noiseless full-batch steps from the same public start. */
+  @Override
+  public Reference reference(DesignMatrix pooled) {
+    NoisyGradientDescent gd = learnerOf();
+    return new Reference(gd.train(pooled, gd.start(config.startSeed()), 0, () -> 0.0),
+        "non-private centralized (noiseless full-batch gradient descent, the same " + config.steps()
+            + " steps, step size and start) on the pooled data");
+  }
+
   @Override
   public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
     return new WdDpPlan(this, sizes.clone(), minContributors);
