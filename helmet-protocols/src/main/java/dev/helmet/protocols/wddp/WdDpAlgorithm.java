@@ -94,6 +94,11 @@ public final class WdDpAlgorithm implements Algorithm {
     if (!List.of("gaussian", "pld", "rdp").contains(accountant)) {
       throw d.error("accountant", "must be gaussian, pld or rdp. Provided value: " + accountant);
     }
+    if (weighting.equals("uniform") && d.has("weight_noise_fraction")
+        && d.number("weight_noise_fraction", 0.0, 0, 0.99) > 0) {
+      throw d.error("weight_noise_fraction", "applies to size weights (n_j/n); uniform weights 1/m have no size to "
+          + "hide");
+    }
     WdDpConfig c = new WdDpConfig(kind, d.integer("steps", WdDpConfig.DEFAULT_STEPS, 1, 1_000_000),
         d.number("step_size", 0.0, 0, 1e6), weighting.equals("uniform"),
         d.number("weight_noise_fraction", 0.0, 0, 0.99), d.integer("start_seed", 1, Integer.MIN_VALUE,

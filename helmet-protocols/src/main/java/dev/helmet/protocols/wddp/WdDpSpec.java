@@ -141,6 +141,6 @@ final class WdDpSpec implements AlgorithmSpec {
 
   @Override
   public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
-    return new WdDpPlan(this, sizes.clone(), minContributors);
+    return new WdDpPlan(this, sizes.clone(), minContributors, secureNoise);
   }
 }

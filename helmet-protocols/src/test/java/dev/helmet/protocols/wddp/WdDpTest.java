@@ -150,5 +150,21 @@ class WdDpTest {
     e = assertThrows(IllegalArgumentException.class, () -> new WdDpAlgorithm().configure(
         new StrictNode("test", c, IllegalArgumentException::new), ten));
     assertTrue(e.getMessage().contains("softmax"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> spec(1, "weighting=uniform,weight_noise_fraction=0.2"));
+    assertTrue(e.getMessage().contains("weight_noise_fraction"), e.getMessage());
+  }
+
+  /** Seeded noise is labelled in every ledger; the weight noise share leaves the model (eps1, delta1). */
+  @Test
+  void theLedgerSaysWhatTheNoiseIsAndWhatItCosts() {
+    AlgorithmSpec s = spec(1, "steps=10,weight_noise_fraction=0.2");
+    WdDpPlan secure = (WdDpPlan) s.plan(new int[] {40, 60}, 2, true);
+    WdDpPlan seeded = (WdDpPlan) s.plan(new int[] {40, 60}, 2, false);
+    assertTrue(seeded.summary().get("noise_sampler").toString().startsWith("SEEDED, NOT SECURE"));
+    assertTrue(secure.summary().get("noise_sampler").toString().contains("SecureRandom"));
+    var ledger = secure.ledger(2, "secagg+", false);
+    assertEquals(0.8, ledger.epsilon(), 1e-6, "eps1 = (1 - f) eps");
+    assertEquals(0.8e-5, ledger.delta(), 1e-18, "delta1 = (1 - f) delta");
+    assertTrue((double) secure.summary().get("weight_noise_std") > 0);
   }
 }
