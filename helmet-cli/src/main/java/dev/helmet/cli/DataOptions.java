@@ -96,6 +96,58 @@ final class DataOptions {
           + "it (IDX files and .npy arrays of shape (n, height, width) do).")
   String imageShape;
 
+  @Option(names = "--feature-bounds", paramLabel = "LO:HI|FILE|none",
+      description = "Public per-feature bounds: each feature is clipped to them and scaled to [-1, 1] before the row "
+          + "normalisation, so no feature dominates by its range. LO:HI for every feature, or a YAML/JSON file "
+          + "{lower: [...], upper: [...]} (one number for all or one per feature). Never computed from the data. "
+          + "Default: the data set's documented bounds (breast-cancer: 1:10, its scores' range), else none.")
+  String featureBounds;
+
+  /** Bounds stated in a built-in data set's documentation (UCI: the nine cytology scores take values 1-10). */
+  private static final java.util.Map<String, double[]> DOCUMENTED_BOUNDS = java.util.Map.of(
+      "breast-cancer", new double[] {1, 10});
+
+  /**
+   * The {@code feature_bounds} section for the algorithm's learner settings, or null: from
+   * --feature-bounds, else the built-in data set's documented bounds.
+   */
+  com.fasterxml.jackson.databind.node.ObjectNode featureBoundsConfig() {
+    var f = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    String text = featureBounds;
+    if (text == null) {
+      BuiltinDataset b = BuiltinDataset.byId(dataset);
+      double[] doc = b == null ? null : DOCUMENTED_BOUNDS.get(b.id());
+      return doc == null ? null : f.objectNode().put("lower", doc[0]).put("upper", doc[1]);
+    }
+    if (text.equalsIgnoreCase("none")) {
+      return null;
+    }
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s*(-?[0-9.eE+-]+)\\s*:\\s*(-?[0-9.eE+-]+)\\s*")
+        .matcher(text);
+    if (m.matches()) {
+      try {
+        return f.objectNode().put("lower", Double.parseDouble(m.group(1))).put("upper", Double.parseDouble(m.group(2)));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--feature-bounds must be LO:HI, a file or none. Provided value: " + text);
+      }
+    }
+    Path file = Path.of(text);
+    if (!java.nio.file.Files.isRegularFile(file)) {
+      throw new IllegalArgumentException("--feature-bounds must be LO:HI, a readable file or none. Provided value: "
+          + text);
+    }
+    try {
+      var tree = new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
+          .readTree(file.toFile());
+      if (tree == null || !tree.isObject() || !tree.has("lower") || !tree.has("upper")) {
+        throw new IllegalArgumentException(file + ": feature bounds are a mapping {lower: ..., upper: ...}");
+      }
+      return (com.fasterxml.jackson.databind.node.ObjectNode) tree;
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException(file + ": cannot read the feature bounds: " + e.getMessage());
+    }
+  }
+
   /** The feature stage set up for {@code data}'s image shape (or --image-shape). */
   FeatureStage featureStage(Dataset data) {
     ImageShape shape = imageShape != null ? ImageShape.parse(imageShape) : data.imageShape();

@@ -64,7 +64,21 @@ final class Trainer {
   static AlgorithmSpec configure(Spec spec, Dataset train) {
     Common common = new Common(spec.privacy().epsilon, spec.privacy().delta, spec.privacy().honestFraction,
         spec.privacy().protection(), spec.run().ringBits(), train.dimension(), train.numClasses());
-    return AlgorithmOptions.configure(spec.algorithm(), spec.algorithmConfig(), common);
+    return AlgorithmOptions.configure(spec.algorithm(), withBounds(spec.algorithmConfig(),
+        spec.data().featureBoundsConfig()), common);
+  }
+
+  /** The algorithm settings with public per-feature bounds added to the learner section (unless set there). */
+  static ObjectNode withBounds(ObjectNode config, ObjectNode bounds) {
+    if (bounds == null) {
+      return config;
+    }
+    ObjectNode out = config.deepCopy();
+    ObjectNode learner = out.has("learner") ? (ObjectNode) out.get("learner") : out.putObject("learner");
+    if (!learner.has("feature_bounds")) {
+      learner.set("feature_bounds", bounds);
+    }
+    return out;
   }
 
   /** Runs the spec on {@code train}, evaluating on {@code test}. */

@@ -115,6 +115,35 @@ class FeaturesCliTest {
     }
   }
 
+  @Test
+  void publicFeatureBoundsScaleEveryFeatureAndTheModelReplaysThem() throws IOException {
+    Path[] split = digitsSplit();
+    Path model = dir.resolve("bounded.json");
+    Cli t = Cli.run("train", "--dataset", split[0].toString(), "--test", split[1].toString(), "--feature-bounds",
+        "0:16", "--parties", "4", "--epochs", "10", "--epsilon", "1e6", "--no-reference", "--quiet", "--json", "-o",
+        model.toString());
+    assertEquals(0, t.exit, t.toString());
+    double trained = JSON.readTree(t.out).get("test_accuracy").asDouble();
+    JsonNode file = JSON.readTree(model.toFile());
+    assertEquals(2, file.get("version").asInt());
+    JsonNode b = file.get("preprocessing").get("feature_bounds");
+    assertEquals(64, b.get("lower").size());
+    assertEquals(16.0, b.get("upper").get(63).asDouble());
+    Cli p = Cli.run("predict", "--model", model.toString(), "--data", split[1].toString(), "--json");
+    assertEquals(0, p.exit, p.toString());
+    assertEquals(trained, JSON.readTree(p.out).get("accuracy").asDouble(), 0.0, "predict replays the scaling");
+    Path bounds = dir.resolve("bounds.yaml");
+    Files.writeString(bounds, "lower: 0\nupper: [1, 2]\n");
+    Cli bad = Cli.run("train", "--dataset", split[0].toString(), "--feature-bounds", bounds.toString(), "--parties",
+        "4", "--quiet");
+    assertEquals(Main.INVALID_INPUT, bad.exit, bad.toString());
+    assertTrue(bad.err.contains("one per feature (64)"), bad.err);
+    Cli inverted = Cli.run("train", "--dataset", split[0].toString(), "--feature-bounds", "3:1", "--parties", "4",
+        "--quiet");
+    assertEquals(Main.INVALID_INPUT, inverted.exit, inverted.toString());
+    assertTrue(inverted.err.contains("lower <= upper"), inverted.err);
+  }
+
   private static String[] concat(String[] a, String... b) {
     String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, all, a.length, b.length);

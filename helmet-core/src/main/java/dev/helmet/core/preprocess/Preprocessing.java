@@ -18,12 +18,28 @@ import dev.helmet.core.util.Checks;
  * <p>The clip bound c must be public: a constant, or computed on public data, never on the private
  * data. The same record is stored in the model and replayed at prediction.
  *
+ * <p>Optionally, before both, each feature is clipped to public bounds and scaled to [-1, 1]
+ * ({@link FeatureScaling}), also one row at a time.
+ *
  * @param clipBound c, the public L2 bound of a row before the intercept
  * @param normalise scale every row to norm c instead of only clipping long rows
+ * @param scaling per-feature public bounds applied first, or null for none
  */
-public record Preprocessing(double clipBound, boolean normalise) {
+public record Preprocessing(double clipBound, boolean normalise, FeatureScaling scaling) {
   public Preprocessing {
     Checks.positive("clip bound c", clipBound);
+  }
+
+  /** No per-feature scaling. */
+  public Preprocessing(double clipBound, boolean normalise) {
+    this(clipBound, normalise, null);
+  }
+
+  /** In words, for reports: "clip c=10 (rows normalised)", with the scaling when there is one. */
+  public String describe() {
+    String s = "clip c=" + java.math.BigDecimal.valueOf(clipBound).stripTrailingZeros().toPlainString()
+        + (normalise ? " (rows normalised)" : "");
+    return scaling == null ? s : scaling.describe() + "; " + s;
   }
 
   /** The bound on the norm of a learner input {@code [1, x']}: {@code c' = sqrt(1 + c^2)}. */
@@ -44,6 +60,13 @@ public record Preprocessing(double clipBound, boolean normalise) {
     int p = data.dimension();
     dest[offset] = 1.0;
     data.copyRow(row, dest, offset + 1);
+    if (scaling != null) {
+      if (scaling.features() != p) {
+        throw new IllegalArgumentException(data.name() + ": the feature bounds describe " + scaling.features()
+            + " features, the rows have " + p);
+      }
+      scaling.apply(dest, offset + 1);
+    }
     double sq = 0;
     for (int j = 1; j <= p; j++) {
       double v = dest[offset + j];

@@ -111,7 +111,7 @@ public final class DpFlAlgorithm implements Algorithm {
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
     StrictNode l = config.child("learner");
-    l.allow("kind", "clip_bound", "normalise");
+    l.allow("kind", "clip_bound", "normalise", "feature_bounds");
     if (l.has("kind") && !l.string("kind", "softmax").equalsIgnoreCase(LearnerKind.SOFTMAX.id())) {
       throw l.error("kind", "must be softmax: dp-fl trains the softmax model. Provided value: "
           + l.string("kind", ""));
@@ -120,7 +120,7 @@ public final class DpFlAlgorithm implements Algorithm {
       throw new IllegalArgumentException("dp-fl protects records; the protection unit is "
           + common.protection().describe());
     }
-    Preprocessing pre = HelmetAlgorithm.preprocessing(l);
+    Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
     StrictNode d = config.child("dpfl");
     d.allow("sampling_rate", "grad_clip", "rounds", "epochs", "learning_rate", "noise_split", "accountant",
         "neighbours", "expected_batch");

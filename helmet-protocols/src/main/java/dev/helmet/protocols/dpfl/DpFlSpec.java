@@ -68,8 +68,7 @@ final class DpFlSpec implements AlgorithmSpec {
     ObjectNode o = JsonNodeFactory.instance.objectNode();
     ObjectNode l = o.putObject("learner");
     l.put("kind", LearnerKind.SOFTMAX.id());
-    l.put("clip_bound", preprocessing.clipBound());
-    l.put("normalise", preprocessing.normalise());
+    dev.helmet.protocols.helmet.HelmetAlgorithm.putPreprocessing(l, preprocessing);
     ObjectNode d = o.putObject("dpfl");
     d.put("sampling_rate", config.samplingRate());
     d.put("grad_clip", config.clip());
@@ -108,10 +107,9 @@ final class DpFlSpec implements AlgorithmSpec {
   @Override
   public String describe() {
     return String.format(java.util.Locale.ROOT, "softmax by federated DP-SGD: %d rounds, sampling rate %s, gradient "
-        + "clip %s, learning rate %s, noise split %s, %s accountant, %s neighbours; clip c=%s%s", config.rounds(),
+        + "clip %s, learning rate %s, noise split %s, %s accountant, %s neighbours; %s", config.rounds(),
         num(config.samplingRate()), num(config.clip()), num(config.learningRate()), config.split().id(),
-        config.accountant(), config.neighbours().id(), num(preprocessing.clipBound()),
-        preprocessing.normalise() ? " (rows normalised)" : "");
+        config.accountant(), config.neighbours().id(), preprocessing.describe());
   }
 
   private static String num(double v) {

@@ -3,6 +3,7 @@ package dev.helmet.protocols.helmet;
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.SmoothnessBound;
+import dev.helmet.core.preprocess.FeatureScaling;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
@@ -77,7 +78,8 @@ public final class HelmetAlgorithm implements Algorithm {
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
     StrictNode l = config.child("learner");
-    l.allow("kind", "lambda", "radius", "epochs", "batch_size", "smoothness", "huber_h", "clip_bound", "normalise");
+    l.allow("kind", "lambda", "radius", "epochs", "batch_size", "smoothness", "huber_h", "clip_bound", "normalise",
+        "feature_bounds");
     LearnerKind kind;
     try {
       kind = LearnerKind.parse(l.string("kind", "softmax"));
@@ -96,7 +98,7 @@ public final class HelmetAlgorithm implements Algorithm {
         l.integer("batch_size", HelmetDefaults.BATCH_SIZE, 1, 1_000_000),
         smoothness,
         l.number("huber_h", LearnerConfig.DEFAULT_HUBER_H, 1e-9, 1e9));
-    Preprocessing pre = preprocessing(l);
+    Preprocessing pre = preprocessing(l, common.features());
     NoiseKind noise;
     try {
       noise = NoiseKind.parse(config.string("noise", NoiseKind.DISCRETE_GAUSSIAN.id()));
@@ -144,8 +146,51 @@ public final class HelmetAlgorithm implements Algorithm {
   }
 
   /** The public preprocessing under {@code learner:}. */
-  public static Preprocessing preprocessing(StrictNode learner) {
+  public static Preprocessing preprocessing(StrictNode learner, int features) {
+    FeatureScaling scaling = null;
+    if (learner.has("feature_bounds")) {
+      StrictNode b = learner.child("feature_bounds");
+      b.allow("lower", "upper");
+      double[] lo = expand(b, "lower", features);
+      double[] hi = expand(b, "upper", features);
+      try {
+        scaling = new FeatureScaling(lo, hi);
+      } catch (IllegalArgumentException e) {
+        throw learner.error("feature_bounds", e.getMessage());
+      }
+    }
     return new Preprocessing(learner.number("clip_bound", HelmetDefaults.CLIP_BOUND, 1e-12, 1e12),
-        learner.bool("normalise", HelmetDefaults.NORMALISE));
+        learner.bool("normalise", HelmetDefaults.NORMALISE), scaling);
+  }
+
+  /** One bound for every feature, or one per feature. */
+  private static double[] expand(StrictNode b, String key, int features) {
+    java.util.List<Double> v = b.numbers(key, -1e300, 1e300);
+    if (v.size() != 1 && v.size() != features) {
+      throw b.error(key, "must give one bound for all features or one per feature (" + features + "); "
+          + v.size() + " given");
+    }
+    double[] out = new double[features];
+    for (int j = 0; j < features; j++) {
+      out[j] = v.get(v.size() == 1 ? 0 : j);
+    }
+    return out;
+  }
+
+  /** Writes the public preprocessing into a learner section (canonical form: every bound listed). */
+  public static void putPreprocessing(com.fasterxml.jackson.databind.node.ObjectNode learner, Preprocessing pre) {
+    learner.put("clip_bound", pre.clipBound());
+    learner.put("normalise", pre.normalise());
+    if (pre.scaling() != null) {
+      var b = learner.putObject("feature_bounds");
+      var lo = b.putArray("lower");
+      var hi = b.putArray("upper");
+      for (double v : pre.scaling().lower()) {
+        lo.add(v);
+      }
+      for (double v : pre.scaling().upper()) {
+        hi.add(v);
+      }
+    }
   }
 }

@@ -64,8 +64,7 @@ final class HelmetSpec implements AlgorithmSpec {
     l.put("batch_size", learnerConfig.batchSize());
     l.put("smoothness", learnerConfig.smoothness().name().toLowerCase(Locale.ROOT));
     l.put("huber_h", learnerConfig.huberH());
-    l.put("clip_bound", preprocessing.clipBound());
-    l.put("normalise", preprocessing.normalise());
+    dev.helmet.protocols.helmet.HelmetAlgorithm.putPreprocessing(l, preprocessing);
     o.put("noise", noise.id());
     return o;
   }
@@ -97,10 +96,9 @@ final class HelmetSpec implements AlgorithmSpec {
 
   @Override
   public String describe() {
-    return String.format(Locale.ROOT, "%s, Lambda %s, R %s, %d epochs, batch %d, clip c=%s%s; %s noise",
+    return String.format(Locale.ROOT, "%s, Lambda %s, R %s, %d epochs, batch %d, %s; %s noise",
         learnerConfig.kind().id(), num(learnerConfig.lambda()), num(learnerConfig.radius()), learnerConfig.epochs(),
-        learnerConfig.batchSize(), num(preprocessing.clipBound()), preprocessing.normalise() ? " (rows normalised)" : "",
-        noise.id());
+        learnerConfig.batchSize(), preprocessing.describe(), noise.id());
   }
 
   /** A number without trailing zeros. */

@@ -50,7 +50,7 @@ public final class ModelFile {
   public static ObjectNode toJson(ReleasedModel m) {
     ObjectNode root = JSON.createObjectNode();
     root.put("format", FORMAT);
-    root.put("version", m.featureStage().isRaw() ? 1 : VERSION);
+    root.put("version", m.featureStage().isRaw() && m.preprocessing().scaling() == null ? 1 : VERSION);
     LearnerConfig c = m.learner();
     ObjectNode learner = root.putObject("learner");
     learner.put("kind", c.kind().id());
@@ -66,6 +66,17 @@ public final class ModelFile {
     pre.put("intercept", true);
     if (!m.featureStage().isRaw()) {
       pre.set("feature_stage", JSON.valueToTree(m.featureStage().record()));
+    }
+    if (m.preprocessing().scaling() != null) {
+      ObjectNode b = pre.putObject("feature_bounds");
+      ArrayNode lo = b.putArray("lower");
+      ArrayNode hi = b.putArray("upper");
+      for (double v : m.preprocessing().scaling().lower()) {
+        lo.add(v);
+      }
+      for (double v : m.preprocessing().scaling().upper()) {
+        hi.add(v);
+      }
     }
     ArrayNode labels = root.putArray("labels");
     m.labels().names().forEach(labels::add);
@@ -192,7 +203,12 @@ public final class ModelFile {
     JsonNode p = r.object(root, "preprocessing");
     Preprocessing pre;
     try {
-      pre = new Preprocessing(r.number(p, "clip_bound"), r.bool(p, "normalise"));
+      JsonNode fb = p.get("feature_bounds");
+      dev.helmet.core.preprocess.FeatureScaling scaling = null;
+      if (fb != null && !fb.isNull()) {
+        scaling = new dev.helmet.core.preprocess.FeatureScaling(r.numbers(fb, "lower"), r.numbers(fb, "upper"));
+      }
+      pre = new Preprocessing(r.number(p, "clip_bound"), r.bool(p, "normalise"), scaling);
     } catch (IllegalArgumentException e) {
       throw new ModelFormatException(source + ": preprocessing: " + e.getMessage());
     }
@@ -295,6 +311,21 @@ public final class ModelFile {
         throw new ModelFormatException(source + ": field '" + key + "' must be a string");
       }
       return v.asText();
+    }
+
+    double[] numbers(JsonNode n, String key) {
+      JsonNode v = field(n, key);
+      if (!v.isArray()) {
+        throw new ModelFormatException(source + ": field '" + key + "' must be an array of numbers");
+      }
+      double[] out = new double[v.size()];
+      for (int i = 0; i < out.length; i++) {
+        if (!v.get(i).isNumber()) {
+          throw new ModelFormatException(source + ": field '" + key + "' element " + i + " must be a number");
+        }
+        out[i] = v.get(i).asDouble();
+      }
+      return out;
     }
 
     double number(JsonNode n, String key) {

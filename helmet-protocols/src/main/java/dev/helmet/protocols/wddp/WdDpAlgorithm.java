@@ -65,7 +65,7 @@ public final class WdDpAlgorithm implements Algorithm {
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
     StrictNode l = config.child("learner");
-    l.allow("kind", "clip_bound", "normalise");
+    l.allow("kind", "clip_bound", "normalise", "feature_bounds");
     LearnerKind kind;
     try {
       kind = l.has("kind") ? LearnerKind.parse(l.string("kind", null))
@@ -83,7 +83,7 @@ public final class WdDpAlgorithm implements Algorithm {
       throw new IllegalArgumentException("wd-dp protects records; the protection unit is "
           + common.protection().describe());
     }
-    Preprocessing pre = HelmetAlgorithm.preprocessing(l);
+    Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
     StrictNode d = config.child("wd_dp");
     d.allow("steps", "step_size", "weighting", "weight_noise_fraction", "start_seed", "accountant");
     String weighting = d.string("weighting", "sizes").toLowerCase(Locale.ROOT);

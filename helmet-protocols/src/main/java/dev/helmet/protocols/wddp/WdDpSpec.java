@@ -59,8 +59,7 @@ final class WdDpSpec implements AlgorithmSpec {
     ObjectNode o = JsonNodeFactory.instance.objectNode();
     ObjectNode l = o.putObject("learner");
     l.put("kind", config.kind().id());
-    l.put("clip_bound", preprocessing.clipBound());
-    l.put("normalise", preprocessing.normalise());
+    dev.helmet.protocols.helmet.HelmetAlgorithm.putPreprocessing(l, preprocessing);
     ObjectNode d = o.putObject("wd_dp");
     d.put("steps", config.steps());
     d.put("step_size", config.stepSize());
@@ -100,10 +99,10 @@ final class WdDpSpec implements AlgorithmSpec {
   public String describe() {
     NoisyGradientDescent gd = learnerOf();
     return String.format(Locale.ROOT, "%s by noisy full-batch gradient descent: %d steps, step size %s%s, %s weights"
-        + "%s; clip c=%s%s", config.kind().id(), config.steps(), num(gd.stepSize()),
+        + "%s; %s", config.kind().id(), config.steps(), num(gd.stepSize()),
         config.stepSize() == 0 ? " (1/beta)" : "", config.uniform() ? "uniform (1/m)" : "size (n_j/n)",
         config.weightNoiseFraction() > 0 ? ", weight noise share " + num(config.weightNoiseFraction()) : "",
-        num(preprocessing.clipBound()), preprocessing.normalise() ? " (rows normalised)" : "");
+        preprocessing.describe());
   }
 
   static String num(double v) {
