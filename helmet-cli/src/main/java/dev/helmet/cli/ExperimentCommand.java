@@ -29,11 +29,14 @@ final class ExperimentCommand extends GroupCommand {
     @Parameters(paramLabel = "CONFIG", arity = "0..1", description = "The experiment file (see docs/experiments.md).")
     Path config;
 
-    @Option(names = "--preset", paramLabel = "NAME", description = "fig5, fig6 or table2 instead of a file.")
+    @Option(names = "--preset", paramLabel = "NAME",
+        description = "fig5, fig6, table2 (the Helmet papers) or wd-dp-imbalance (WD-DP against Jayaraman et al. as "
+            + "the parties' sizes grow uneven) instead of a file.")
     String preset;
 
-    @Option(names = "--dataset", paramLabel = "NAME", defaultValue = "mnist",
-        description = "With --preset: mnist or fashion-mnist. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--dataset", paramLabel = "NAME",
+        description = "With --preset: mnist or fashion-mnist (fig5, fig6, table2; default mnist), a tabular "
+            + "classification set (wd-dp-imbalance; default breast-cancer).")
     String dataset;
 
     @Option(names = "--quick", description = "With --preset: a small grid that finishes in about two minutes.")
@@ -76,7 +79,9 @@ final class ExperimentCommand extends GroupCommand {
             + ". Provided value: " + features);
       }
       ExperimentConfig c = config != null ? ExperimentConfig.read(config)
-          : Presets.get(preset.toLowerCase(java.util.Locale.ROOT), dataset.toLowerCase(java.util.Locale.ROOT), quick,
+          : Presets.get(preset.toLowerCase(java.util.Locale.ROOT), (dataset != null ? dataset
+              : Presets.defaultDataset(preset.toLowerCase(java.util.Locale.ROOT))).toLowerCase(java.util.Locale.ROOT),
+              quick,
               f == null ? "raw" : f);
       if (f != null && !f.equals(c.features())) {
         throw new IllegalArgumentException("--features " + f + " disagrees with " + config + ", which says features: "
@@ -94,7 +99,7 @@ final class ExperimentCommand extends GroupCommand {
       ExperimentRunner.Summary s = ExperimentRunner.run(c, new ExperimentRunner.Settings(out,
           cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), t, new ConsoleProgress(System.err, !quiet)));
       String command = "helmet experiment run " + (config != null ? config.toString()
-          : "--preset " + preset + " --dataset " + dataset + (quick ? " --quick" : "")
+          : "--preset " + preset + " --dataset " + c.dataset() + (quick ? " --quick" : "")
               + (c.features().equals("raw") ? "" : " --features " + c.features())) + " --out " + out;
       Report.Outputs o = Report.write(c, s.rows(), out, command, s.seconds());
       var pw = spec.commandLine().getOut();

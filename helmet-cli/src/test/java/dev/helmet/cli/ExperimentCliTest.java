@@ -40,6 +40,27 @@ class ExperimentCliTest {
   }
 
   /**
+   * The WD-DP imbalance preset (quick): both variants at every imbalance, and the imbalance's
+   * partition is named in results.csv. breast-cancer is fetched like MNIST (Debian package).
+   */
+  @Test
+  void quickWdDpImbalancePresetRunsBothWeightings(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("wddp");
+    Cli run = Cli.run("experiment", "run", "--preset", "wd-dp-imbalance", "--quick", "--out", out.toString());
+    assertEquals(0, run.exit, run.toString());
+    assertTrue(run.out.contains("18 cells (18 run now, 0 kept from before)"), run.out);
+    java.util.List<String> rows = Files.readAllLines(out.resolve("results.csv"));
+    for (String variant : new String[] {"wd-dp", "jayaraman"}) {
+      for (String u : new String[] {"uneven-u1", "uneven-u5", "uneven-u9"}) {
+        assertTrue(rows.stream().anyMatch(r -> r.startsWith(variant + ",") && r.contains("," + u + ",")),
+            variant + " at " + u);
+      }
+    }
+    assertTrue(Files.size(out.resolve("partitions.png")) > 0);
+    assertTrue(Files.readString(out.resolve("report.md")).contains("--preset wd-dp-imbalance --dataset breast-cancer"));
+  }
+
+  /**
    * An experiment file on HOG features of the raw 8x8 digits runs end to end and says hog in
    * results.csv; {@code --features} may repeat the file's feature set but not contradict it.
    */

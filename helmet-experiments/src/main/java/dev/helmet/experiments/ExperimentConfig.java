@@ -170,8 +170,9 @@ public record ExperimentConfig(
     List<Double> epsilons = n.numbers("epsilons", 1e-6, 1e6);
     List<String> partitions = n.has("partitions") ? lower(n.strings("partitions")) : List.of("iid");
     for (String p : partitions) {
-      if (!Set.of("iid", "one-class", "dirichlet").contains(p)) {
-        throw n.error("partitions", "must list iid, one-class or dirichlet. Provided value: " + p);
+      if (!Set.of("iid", "one-class", "dirichlet").contains(p) && unevenRatio(p) < 1) {
+        throw n.error("partitions", "must list iid, one-class, dirichlet or uneven-uR (R >= 1: half the parties hold "
+            + "R times as many records as the others). Provided value: " + p);
       }
     }
     List<Variant> variants = Variants.parse(n);
@@ -257,5 +258,21 @@ public record ExperimentConfig(
       }
     }
     return best;
+  }
+
+  /**
+   * The imbalance u of a partition named {@code uneven-uR} (half the parties hold R times as many
+   * records as the others, the WD-DP paper's two groups), or -1 for any other name.
+   */
+  static double unevenRatio(String partition) {
+    if (!partition.startsWith("uneven-u")) {
+      return -1;
+    }
+    try {
+      double r = Double.parseDouble(partition.substring("uneven-u".length()));
+      return Double.isFinite(r) && r >= 1 ? r : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 }

@@ -264,7 +264,13 @@ public final class ExperimentRunner {
         case "iid" -> new PartitionStrategy.Iid(cell.parties(), c.perParty());
         case "one-class" -> new PartitionStrategy.OneClassPerParty(cell.parties(), c.perParty());
         case "dirichlet" -> new PartitionStrategy.Dirichlet(cell.parties(), c.perParty(), c.dirichletAlpha());
-        default -> throw new IllegalArgumentException("unknown partition " + cell.partition());
+        default -> {
+          double u = ExperimentConfig.unevenRatio(cell.partition());
+          if (u < 1) {
+            throw new IllegalArgumentException("unknown partition " + cell.partition());
+          }
+          yield new PartitionStrategy.Uneven(cell.parties(), c.perParty(), u, 0.5);
+        }
       };
       Partition split = strategy.split(pool, new SplittableRandom(cell.repeat()));
       return new Group(cell.partition(), cell.parties(), cell.repeat(), cell.fold(), pool, split, validation, test);

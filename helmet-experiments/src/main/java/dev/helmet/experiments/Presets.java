@@ -27,7 +27,12 @@ import java.util.List;
 public final class Presets {
   private Presets() {}
 
-  public static final List<String> NAMES = List.of("fig5", "fig6", "table2");
+  public static final List<String> NAMES = List.of("fig5", "fig6", "table2", WdDpPresets.IMBALANCE);
+
+  /** The data set a preset runs on when none is named. */
+  public static String defaultDataset(String name) {
+    return name.startsWith("wd-dp") ? "breast-cancer" : "mnist";
+  }
 
   /** The preset {@code name} for {@code dataset}, on raw pixels. */
   public static ExperimentConfig get(String name, String dataset, boolean quick) {
@@ -41,6 +46,12 @@ public final class Presets {
    * holding another feature set's results is refused in any case: the configurations differ).
    */
   public static ExperimentConfig get(String name, String dataset, boolean quick, String features) {
+    if (name.equals(WdDpPresets.IMBALANCE)) {
+      if (!features.trim().equalsIgnoreCase("raw")) {
+        throw new IllegalArgumentException(name + " runs on tabular data: --features does not apply");
+      }
+      return WdDpPresets.imbalance(dataset, quick);
+    }
     ObjectMapper m = new ObjectMapper();
     ObjectNode j = m.createObjectNode();
     String f = features.trim().toLowerCase(java.util.Locale.ROOT);

@@ -91,6 +91,9 @@ public record Row(
 
   /** The hyperparameters, for the report. */
   public String hyperparameters() {
+    if (Double.isNaN(lambda) && Double.isNaN(learningRate) && Double.isNaN(clip)) {
+      return "the algorithm's settings (no grid)";
+    }
     if (Double.isNaN(lambda)) {
       return String.format(java.util.Locale.ROOT, "lr %s, C %s, %s ep.", fmt(learningRate), fmt(clip), fmt(epochs));
     }
