@@ -115,11 +115,16 @@ public final class SessionFile {
     // The feature stage (raw, scatter, hog) the participants apply to their raw images; with one,
     // `features` is its output dimension and may be left out.
     FeatureStage stage;
+    String stageName = n.string("feature_stage", "raw");
+    String shape = n.string("image_shape", "");
+    if (!stageName.equalsIgnoreCase("raw") && shape.isEmpty()) {
+      throw n.error("feature_stage", stageName + " needs image_shape: HxW, the shape of the participants' images "
+          + "(e.g. 28x28)");
+    }
     try {
-      String shape = n.string("image_shape", "");
-      stage = FeatureStage.parse(n.string("feature_stage", "raw"), shape.isEmpty() ? null : ImageShape.parse(shape));
+      stage = FeatureStage.parse(stageName, shape.isEmpty() ? null : ImageShape.parse(shape));
     } catch (IllegalArgumentException e) {
-      throw n.error("feature_stage", e.getMessage().replace("--image-shape HxW", "image_shape: HxW"));
+      throw n.error("feature_stage", e.getMessage());
     }
     int features = stage.isRaw()
         ? n.integer("features", null, 1, 100_000_000)
