@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.helmet.core.testdata.TestData;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,10 +26,7 @@ class NetworkFeaturesTest {
   void participantsComputeThePublishedFeatureStageOnTheirOwnRawImages(@TempDir Path dir) throws Exception {
     Cli certs = Cli.run("certs", "--out", dir.resolve("certs").toString(), "--participants", "3");
     assertEquals(0, certs.exit, certs.toString());
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
+    int port = Loopback.freePort();
     Path yaml = dir.resolve("session.yaml");
     Files.writeString(yaml, String.join("\n",
         "name: digits-hog",
@@ -51,15 +46,9 @@ class NetworkFeaturesTest {
         yaml.toString(), "--json", "-o", dir.resolve("model.json").toString()));
     String digits = TestData.path("digits.csv.gz").toString();
     // A participant that takes part only with raw features refuses, naming the session's stage.
-    Cli refusing = null;
-    for (int attempt = 0; attempt < 100; attempt++) {
-      refusing = Cli.run("participant", "--coordinator", "127.0.0.1:" + port, "--data", digits, "--tls-dir",
+    Cli refusing = Loopback.onceReachable("participant", "--coordinator", "127.0.0.1:" + port, "--data", digits,
+        "--tls-dir",
           dir.resolve("certs").toString(), "--name", "participant-1", "--features", "raw");
-      if (!refusing.err.contains("cannot reach")) {
-        break;
-      }
-      Thread.sleep(100); // the coordinator is still starting
-    }
     assertEquals(Main.SESSION_FAILED, refusing.exit, refusing.toString());
     assertTrue(refusing.err.contains("the session computes hog features"), refusing.err);
     List<CompletableFuture<Cli>> parts = new ArrayList<>();

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.helmet.core.testdata.TestData;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,10 +22,7 @@ class NetworkWdDpTest {
   @Test
   void aWdDpSessionReleasesAModelWhoseLedgerSaysWhoItProtectsAgainst(@TempDir Path dir) throws Exception {
     assertEquals(0, Cli.run("certs", "--out", dir.resolve("certs").toString(), "--participants", "3").exit);
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
+    int port = Loopback.freePort();
     Path yaml = dir.resolve("session.yaml");
     Files.writeString(yaml, String.join("\n",
         "name: iris-wd-dp",
@@ -47,15 +42,9 @@ class NetworkWdDpTest {
         yaml.toString(), "--json", "-o", dir.resolve("model.json").toString()));
     String iris = TestData.path("iris.csv").toString();
     // The step noise is floating point: a participant that requires exact noise refuses, saying so.
-    Cli refusing = null;
-    for (int attempt = 0; attempt < 100; attempt++) {
-      refusing = Cli.run("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris, "--skip-rows", "1",
+    Cli refusing = Loopback.onceReachable("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris,
+        "--skip-rows", "1",
           "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1");
-      if (!refusing.err.contains("cannot reach")) {
-        break;
-      }
-      Thread.sleep(100); // the coordinator is still starting
-    }
     assertEquals(Main.SESSION_FAILED, refusing.exit, refusing.toString());
     assertTrue(refusing.err.contains("refusing to join"), refusing.err);
     List<CompletableFuture<Cli>> parts = new ArrayList<>();

@@ -15,7 +15,8 @@ final class Transforms {
           throw new IllegalArgumentException("scatter features of order " + order + " are not supported (order 2)");
         }
         yield new Scattering2D(shape, intSetting(settings, "J", Scattering2D.DEFAULT_J),
-            intSetting(settings, "L", Scattering2D.DEFAULT_L), intSetting(settings, "groups", Scattering2D.DEFAULT_GROUPS));
+            intSetting(settings, "L", Scattering2D.DEFAULT_L),
+            intSetting(settings, "groups", Scattering2D.DEFAULT_GROUPS));
       }
       case "hog" -> {
         Object norm = settings.get("norm");

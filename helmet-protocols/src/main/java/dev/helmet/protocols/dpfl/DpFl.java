@@ -240,7 +240,7 @@ public final class DpFl {
       }
       this.partyStd = sigma * c.clip() / Math.sqrt(honest);
       this.bound = maxLocal * c.clip() + clampStds * partyStd;
-      this.encoding = DpFl.encoding(c.ringBits(), bound, w);
+      this.encoding = FixedPointEncoding.choose(c.ringBits(), bound, w);
     }
 
     /**
@@ -412,21 +412,5 @@ public final class DpFl {
         }
       }
     }
-  }
-
-  /** 32 bits when they leave at least 16 fractional bits, else 64 (or the ring asked for). */
-  static FixedPointEncoding encoding(int ringBits, double bound, int parties) {
-    if (ringBits != 0) {
-      return FixedPointEncoding.forBound(ringBits, bound, parties, 40);
-    }
-    try {
-      FixedPointEncoding e = FixedPointEncoding.forBound(32, bound, parties, 40);
-      if (e.fractionalBits() >= 16) {
-        return e;
-      }
-    } catch (IllegalArgumentException e) {
-      // fall through to 64 bits
-    }
-    return FixedPointEncoding.forBound(64, bound, parties, 40);
   }
 }

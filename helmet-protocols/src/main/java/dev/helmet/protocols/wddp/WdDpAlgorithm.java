@@ -49,7 +49,8 @@ public final class WdDpAlgorithm implements Algorithm {
             "sizes (n_j / n, Kang et al.) or uniform (1 / m, Jayaraman et al.)", "weighting"),
         new Parameter("wd_dp.weight_noise_fraction", "--weight-noise-fraction", Type.NUMBER, "0",
             "the share f of eps and delta spent on the paper's noise on the weights (eps2 = f eps); the weights are "
-                + "public under replace-one, so that noise protects no record and is not charged", "weight_noise_fraction"),
+                + "public under replace-one, so that noise protects no record and is not charged",
+            "weight_noise_fraction"),
         new Parameter("wd_dp.start_seed", "--start-seed", Type.INTEGER, "1",
             "public seed of the shared random start", "start_seed"),
         new Parameter("wd_dp.accountant", "--wd-dp-accountant", Type.TEXT, "gaussian",

@@ -120,7 +120,7 @@ final class WdDpPlan implements PublicPlan {
     Checks.require(Double.isFinite(modelBound) && Double.isFinite(weightBound) && modelBound * weightBound < 1e300,
         "the public bound on a party's model is not finite (step size " + eta + ", " + config.steps() + " steps, "
             + "noise std " + sigmaMax + "): choose a smaller step size or fewer steps");
-    this.encoding = encoding(spec.common().ringBits(), modelBound * weightBound, sizes.length);
+    this.encoding = FixedPointEncoding.choose(spec.common().ringBits(), modelBound * weightBound, sizes.length);
   }
 
   /** T composed Gaussian mechanisms of noise multiplier {@code multiplier}. */
@@ -136,22 +136,6 @@ final class WdDpPlan implements PublicPlan {
   /** The noise std of each step's gradient for a party of {@code size} records: mu 2G / n_j. */
   double stepSigma(int size) {
     return mu * gd.sensitivity(size);
-  }
-
-  /** 32 bits when they leave at least 16 fractional bits, else 64 (or the ring asked for). */
-  private static FixedPointEncoding encoding(int ringBits, double bound, int parties) {
-    if (ringBits != 0) {
-      return FixedPointEncoding.forBound(ringBits, bound, parties, 40);
-    }
-    try {
-      FixedPointEncoding e = FixedPointEncoding.forBound(32, bound, parties, 40);
-      if (e.fractionalBits() >= 16) {
-        return e;
-      }
-    } catch (IllegalArgumentException e) {
-      // fall through to 64 bits
-    }
-    return FixedPointEncoding.forBound(64, bound, parties, 40);
   }
 
   @Override

@@ -45,6 +45,25 @@ public record FixedPointEncoding(int ringBits, int fractionalBits) {
     return forBound(ringBits, bound, parties, ringBits - 2);
   }
 
+  /**
+   * The ring a run asked for ({@code ringBits} 32 or 64, at most 40 fractional bits), or with 0 the
+   * smaller ring that still keeps 16 fractional bits: 32 bits when they do, else 64.
+   */
+  public static FixedPointEncoding choose(int ringBits, double bound, int parties) {
+    if (ringBits != 0) {
+      return forBound(ringBits, bound, parties, 40);
+    }
+    try {
+      FixedPointEncoding e = forBound(32, bound, parties, 40);
+      if (e.fractionalBits() >= 16) {
+        return e;
+      }
+    } catch (IllegalArgumentException e) {
+      // 32 bits cannot hold the sum: 64
+    }
+    return forBound(64, bound, parties, 40);
+  }
+
   /** As {@link #forBound(int, double, int)} with at most {@code maxFractionalBits} fractional bits. */
   public static FixedPointEncoding forBound(int ringBits, double bound, int parties, int maxFractionalBits) {
     Checks.inRange("ring bits", ringBits, 8, 64);
