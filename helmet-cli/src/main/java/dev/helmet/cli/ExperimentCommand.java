@@ -30,13 +30,13 @@ final class ExperimentCommand extends GroupCommand {
     Path config;
 
     @Option(names = "--preset", paramLabel = "NAME",
-        description = "fig5, fig6, table2 (the Helmet papers) or wd-dp-imbalance (WD-DP against Jayaraman et al. as "
-            + "the parties' sizes grow uneven) instead of a file.")
+        description = "fig5, fig6, table2 (the Helmet papers), wd-dp-eps or wd-dp-imbalance (WD-DP against Jayaraman "
+            + "et al. over eps, and as the parties' sizes grow uneven) instead of a file.")
     String preset;
 
     @Option(names = "--dataset", paramLabel = "NAME",
         description = "With --preset: mnist or fashion-mnist (fig5, fig6, table2; default mnist), a tabular "
-            + "classification set (wd-dp-imbalance; default breast-cancer).")
+            + "classification set (wd-dp-eps, wd-dp-imbalance; default breast-cancer).")
     String dataset;
 
     @Option(names = "--quick", description = "With --preset: a small grid that finishes in about two minutes.")

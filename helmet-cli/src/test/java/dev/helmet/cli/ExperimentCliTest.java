@@ -60,6 +60,18 @@ class ExperimentCliTest {
     assertTrue(Files.readString(out.resolve("report.md")).contains("--preset wd-dp-imbalance --dataset breast-cancer"));
   }
 
+  /** The WD-DP eps preset (quick): accuracy against eps for 2 and 8 parties, both weightings. */
+  @Test
+  void quickWdDpEpsPresetSweepsEpsAndParties(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("wddp-eps");
+    Cli run = Cli.run("experiment", "run", "--preset", "wd-dp-eps", "--quick", "--out", out.toString());
+    assertEquals(0, run.exit, run.toString());
+    assertTrue(run.out.contains("12 cells (12 run now, 0 kept from before)"), run.out);
+    assertTrue(Files.size(out.resolve("accuracy-vs-eps-validation.png")) > 0);
+    java.util.List<String> rows = Files.readAllLines(out.resolve("results.csv"));
+    assertTrue(rows.stream().anyMatch(r -> r.startsWith("jayaraman,") && r.contains(",8,27,uneven-u4,")), "rows");
+  }
+
   /**
    * An experiment file on HOG features of the raw 8x8 digits runs end to end and says hog in
    * results.csv; {@code --features} may repeat the file's feature set but not contradict it.

@@ -27,7 +27,7 @@ import java.util.List;
 public final class Presets {
   private Presets() {}
 
-  public static final List<String> NAMES = List.of("fig5", "fig6", "table2", WdDpPresets.IMBALANCE);
+  public static final List<String> NAMES = List.of("fig5", "fig6", "table2", WdDpPresets.EPS, WdDpPresets.IMBALANCE);
 
   /** The data set a preset runs on when none is named. */
   public static String defaultDataset(String name) {
@@ -46,11 +46,16 @@ public final class Presets {
    * holding another feature set's results is refused in any case: the configurations differ).
    */
   public static ExperimentConfig get(String name, String dataset, boolean quick, String features) {
-    if (name.equals(WdDpPresets.IMBALANCE)) {
+    if (name.startsWith("wd-dp")) {
       if (!features.trim().equalsIgnoreCase("raw")) {
         throw new IllegalArgumentException(name + " runs on tabular data: --features does not apply");
       }
-      return WdDpPresets.imbalance(dataset, quick);
+      if (name.equals(WdDpPresets.IMBALANCE)) {
+        return WdDpPresets.imbalance(dataset, quick);
+      }
+      if (name.equals(WdDpPresets.EPS)) {
+        return WdDpPresets.eps(dataset, quick);
+      }
     }
     ObjectMapper m = new ObjectMapper();
     ObjectNode j = m.createObjectNode();

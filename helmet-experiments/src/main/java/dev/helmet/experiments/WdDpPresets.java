@@ -6,10 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 
 /**
- * The WD-DP paper's imbalance experiment (Kang et al. 2021; SPEC section 5) on a tabular data set:
+ * The WD-DP paper's experiments (Kang et al. 2021; SPEC section 5) on a tabular data set, WD-DP
+ * (weights n_j / n) against Jayaraman et al.'s unweighted average (1 / m): {@code wd-dp-imbalance},
  * 8 parties in two groups of equal count, the large group holding u times as many records as the
- * small one (u in 1..9), at a fixed eps; WD-DP (weights n_j / n) against Jayaraman et al.'s
- * unweighted average (1 / m). Accuracy per imbalance is the report's partition plot.
+ * small one (u in 1..9), at a fixed eps (the report's partition plot); {@code wd-dp-eps}, accuracy
+ * against eps for 2, 4 and 8 parties at u = 4.
  *
  * <p>Hyperparameters are not swept (T, eta = 1/beta and the public start are wd-dp's defaults), so
  * there is nothing to select; half of the official test split is held out as validation data all
@@ -20,25 +21,40 @@ final class WdDpPresets {
   private WdDpPresets() {}
 
   static final String IMBALANCE = "wd-dp-imbalance";
+  static final String EPS = "wd-dp-eps";
 
-  static ExperimentConfig imbalance(String dataset, boolean quick) {
+  /**
+   * Accuracy against eps (Kang et al.'s first figure): m = 2, 4, 8 parties with imbalance u = 4,
+   * eps from 0.05 to 2; WD-DP against Jayaraman et al.
+   */
+  static ExperimentConfig eps(String dataset, boolean quick) {
     ObjectMapper m = new ObjectMapper();
+    ObjectNode j = base(m, EPS, dataset, quick);
+    // 4 small parties of 27 and 4 large of 108 records: 540 of breast-cancer's 546 training records.
+    j.put("per_party", 27);
+    j.set("parties", m.valueToTree(quick ? List.of(2, 8) : List.of(2, 4, 8)));
+    j.set("epsilons", m.valueToTree(quick ? List.of(0.1, 1) : List.of(0.05, 0.1, 0.25, 0.5, 1, 2)));
+    j.set("partitions", m.valueToTree(List.of("uneven-u4")));
+    variants(m, j, dataset);
+    j.putObject("plots").put("fixed_epsilon", 1);
+    return ExperimentConfig.parse(j, "preset " + EPS);
+  }
+
+  private static ObjectNode base(ObjectMapper m, String name, String dataset, boolean quick) {
     ObjectNode j = m.createObjectNode();
-    j.put("name", IMBALANCE + "-" + dataset + (quick ? "-quick" : ""));
+    j.put("name", name + "-" + dataset + (quick ? "-quick" : ""));
     j.put("dataset", dataset);
-    // The small group's share: 4 x 12 + 4 x 9 x 12 = 480 records at u = 9 (breast-cancer's training
-    // part holds 546).
-    j.put("per_party", 12);
     j.put("delta", 1e-5);
     j.put("honest_fraction", 0.5);
-    // Cells take milliseconds: enough repeats that the spread of 8 small parties' noise averages out.
+    // Cells take milliseconds: enough repeats that the spread of small parties' noise averages out.
     j.put("repeats", quick ? 3 : 20);
     j.put("validation_from", "test");
     j.put("validation_fraction", 0.5);
-    j.set("parties", m.valueToTree(List.of(8)));
-    j.set("epsilons", m.valueToTree(quick ? List.of(1) : List.of(0.25, 1)));
-    j.set("partitions", m.valueToTree(quick ? List.of("uneven-u1", "uneven-u5", "uneven-u9")
-        : List.of("uneven-u1", "uneven-u3", "uneven-u5", "uneven-u7", "uneven-u9")));
+    return j;
+  }
+
+  /** WD-DP (size weights) and Jayaraman et al. (uniform), summed in the clear, breast-cancer's bounds. */
+  private static void variants(ObjectMapper m, ObjectNode j, String dataset) {
     ArrayNode variants = j.putArray("variants");
     for (String weighting : List.of("sizes", "uniform")) {
       ObjectNode settings = m.createObjectNode();
@@ -49,6 +65,19 @@ final class WdDpPresets {
       variants.addObject().put("name", weighting.equals("sizes") ? "wd-dp" : "jayaraman").put("algorithm", "wd-dp")
           .put("summation", "plain").set("settings", settings);
     }
+  }
+
+  static ExperimentConfig imbalance(String dataset, boolean quick) {
+    ObjectMapper m = new ObjectMapper();
+    ObjectNode j = base(m, IMBALANCE, dataset, quick);
+    // The small group's share: 4 x 12 + 4 x 9 x 12 = 480 records at u = 9 (breast-cancer's training
+    // part holds 546).
+    j.put("per_party", 12);
+    j.set("parties", m.valueToTree(List.of(8)));
+    j.set("epsilons", m.valueToTree(quick ? List.of(1) : List.of(0.25, 1)));
+    j.set("partitions", m.valueToTree(quick ? List.of("uneven-u1", "uneven-u5", "uneven-u9")
+        : List.of("uneven-u1", "uneven-u3", "uneven-u5", "uneven-u7", "uneven-u9")));
+    variants(m, j, dataset);
     j.putObject("plots").put("fixed_epsilon", 1);
     return ExperimentConfig.parse(j, "preset " + IMBALANCE);
   }
