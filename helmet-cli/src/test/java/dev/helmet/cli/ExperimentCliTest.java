@@ -40,17 +40,17 @@ class ExperimentCliTest {
   }
 
   /**
-   * The WD-DP imbalance preset (quick): both variants at every imbalance, and the imbalance's
-   * partition is named in results.csv. breast-cancer is fetched like MNIST (Debian package).
+   * The WD-DP imbalance preset (quick): WD-DP, Jayaraman and Wang (centralized) at every
+   * imbalance, and the imbalance's partition is named in results.csv. breast-cancer is fetched like MNIST (Debian package).
    */
   @Test
   void quickWdDpImbalancePresetRunsBothWeightings(@TempDir Path dir) throws Exception {
     Path out = dir.resolve("wddp");
     Cli run = Cli.run("experiment", "run", "--preset", "wd-dp-imbalance", "--quick", "--out", out.toString());
     assertEquals(0, run.exit, run.toString());
-    assertTrue(run.out.contains("18 cells (18 run now, 0 kept from before)"), run.out);
+    assertTrue(run.out.contains("27 cells (27 run now, 0 kept from before)"), run.out);
     java.util.List<String> rows = Files.readAllLines(out.resolve("results.csv"));
-    for (String variant : new String[] {"wd-dp", "jayaraman"}) {
+    for (String variant : new String[] {"wd-dp", "jayaraman", "wang"}) {
       for (String u : new String[] {"uneven-u1", "uneven-u5", "uneven-u9"}) {
         assertTrue(rows.stream().anyMatch(r -> r.startsWith(variant + ",") && r.contains("," + u + ",")),
             variant + " at " + u);
@@ -66,7 +66,7 @@ class ExperimentCliTest {
     Path out = dir.resolve("wddp-eps");
     Cli run = Cli.run("experiment", "run", "--preset", "wd-dp-eps", "--quick", "--out", out.toString());
     assertEquals(0, run.exit, run.toString());
-    assertTrue(run.out.contains("12 cells (12 run now, 0 kept from before)"), run.out);
+    assertTrue(run.out.contains("18 cells (18 run now, 0 kept from before)"), run.out);
     assertTrue(Files.size(out.resolve("accuracy-vs-eps-validation.png")) > 0);
     java.util.List<String> rows = Files.readAllLines(out.resolve("results.csv"));
     assertTrue(rows.stream().anyMatch(r -> r.startsWith("jayaraman,") && r.contains(",8,27,uneven-u4,")), "rows");

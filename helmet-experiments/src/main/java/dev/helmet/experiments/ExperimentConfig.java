@@ -97,7 +97,13 @@ public record ExperimentConfig(
    * @param summation plain (in the clear) or simulated (the algorithm's aggregate simulation); both
    *     release the same distribution as a secure summation, which sums exactly
    */
-  public record Variant(String name, Algorithm algorithm, String summation, List<ObjectNode> points) {}
+  public record Variant(String name, Algorithm algorithm, String summation, List<ObjectNode> points,
+      boolean centralized) {
+    /** A variant run by the parties as they are. */
+    public Variant(String name, Algorithm algorithm, String summation, List<ObjectNode> points) {
+      this(name, algorithm, summation, points, false);
+    }
+  }
 
   /** Reads a YAML or JSON file. */
   public static ExperimentConfig read(Path path) {

@@ -303,7 +303,12 @@ public final class ExperimentRunner {
     Common common = new Common(c.epsilons().get(0), c.delta(), c.honestFraction(), Protection.record(), 0,
         g.pool().dimension(), g.pool().numClasses());
     AlgorithmSpec first = configure(v, settings, common);
-    Simulation.Prepared prepared = Simulation.prepare(first, g.pool(), g.split(), cell.repeat() * 7919L + cell.fold(),
+    // A centralized variant: the cell's records, all held by one party.
+    dev.helmet.core.partition.Partition split = v.centralized()
+        ? new dev.helmet.core.partition.Partition(List.of(g.split().pooled()), "centralized: the records of "
+            + g.split().count() + " parties in one")
+        : g.split();
+    Simulation.Prepared prepared = Simulation.prepare(first, g.pool(), split, cell.repeat() * 7919L + cell.fold(),
         threads, Progress.NONE);
     DesignMatrix validation = first.preprocessing().design(g.validation());
     DesignMatrix test = first.preprocessing().design(g.test());
@@ -314,7 +319,7 @@ public final class ExperimentRunner {
           prepared.partition());
       Simulation.Result r;
       try {
-        r = Simulation.run(p, cell.parties(), summation, NoiseFactory.secure(), threads, Progress.NONE);
+        r = Simulation.run(p, split.count(), summation, NoiseFactory.secure(), threads, Progress.NONE);
       } catch (UnsupportedOperationException e) {
         throw new ExperimentConfig.ConfigException("variant " + v.name() + ": " + e.getMessage());
       }

@@ -63,7 +63,7 @@ final class Variants {
       return List.copyOf(out);
     }
     for (StrictNode v : n.children("variants")) {
-      v.allow("name", "algorithm", "summation", "settings");
+      v.allow("name", "algorithm", "summation", "settings", "centralized");
       Algorithm a;
       try {
         a = Algorithms.named(v.string("algorithm", null));
@@ -83,7 +83,9 @@ final class Variants {
       settings.allow(a.keys().toArray(String[]::new));
       List<ObjectNode> points = new ArrayList<>();
       expand((ObjectNode) settings.json(), points);
-      out.add(new ExperimentConfig.Variant(name, a, summation, List.copyOf(points)));
+      // centralized: one party holds all the records the cell's parties hold (Wang et al.'s baseline
+      // for WD-DP: the same data, no distribution).
+      out.add(new ExperimentConfig.Variant(name, a, summation, List.copyOf(points), v.bool("centralized", false)));
     }
     return List.copyOf(out);
   }
@@ -164,6 +166,9 @@ final class Variants {
       o.put("name", v.name());
       o.put("algorithm", v.algorithm().id());
       o.put("summation", v.summation());
+      if (v.centralized()) {
+        o.put("centralized", true); // written only when set: old experiment folders compare equal
+      }
       ArrayNode ps = o.putArray("points");
       v.points().forEach(ps::add);
     }

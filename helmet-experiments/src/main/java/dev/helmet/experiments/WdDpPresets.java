@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * The WD-DP paper's experiments (Kang et al. 2021; SPEC section 5) on a tabular data set, WD-DP
- * (weights n_j / n) against Jayaraman et al.'s unweighted average (1 / m): {@code wd-dp-imbalance},
+ * (weights n_j / n) against Jayaraman et al.'s unweighted average (1 / m) and Wang et al.'s
+ * centralized noisy GD on the same records: {@code wd-dp-imbalance},
  * 8 parties in two groups of equal count, the large group holding u times as many records as the
  * small one (u in 1..9), at a fixed eps (the report's partition plot); {@code wd-dp-eps}, accuracy
  * against eps for 2, 4 and 8 parties at u = 4.
@@ -53,17 +54,23 @@ final class WdDpPresets {
     return j;
   }
 
-  /** WD-DP (size weights) and Jayaraman et al. (uniform), summed in the clear, breast-cancer's bounds. */
+  /**
+   * WD-DP (size weights), Jayaraman et al. (uniform) and Wang et al. (the same records in one party,
+   * centralized noisy GD), summed in the clear, with breast-cancer's documented bounds.
+   */
   private static void variants(ObjectMapper m, ObjectNode j, String dataset) {
     ArrayNode variants = j.putArray("variants");
-    for (String weighting : List.of("sizes", "uniform")) {
+    for (String name : List.of("wd-dp", "jayaraman", "wang")) {
       ObjectNode settings = m.createObjectNode();
-      settings.putObject("wd_dp").put("weighting", weighting);
+      settings.putObject("wd_dp").put("weighting", name.equals("jayaraman") ? "uniform" : "sizes");
       if (dataset.equals("breast-cancer")) {
         settings.putObject("learner").putObject("feature_bounds").put("lower", 1).put("upper", 10);
       }
-      variants.addObject().put("name", weighting.equals("sizes") ? "wd-dp" : "jayaraman").put("algorithm", "wd-dp")
-          .put("summation", "plain").set("settings", settings);
+      ObjectNode v = variants.addObject().put("name", name).put("algorithm", "wd-dp").put("summation", "plain");
+      if (name.equals("wang")) {
+        v.put("centralized", true);
+      }
+      v.set("settings", settings);
     }
   }
 
