@@ -26,6 +26,22 @@ final class CentralizedReference {
   private CentralizedReference() {}
 
   static Outcome train(AlgorithmSpec spec, Dataset train, int[] pooled, DesignMatrix test, SplittableRandom rng) {
+    // The pooled matrix of every party's rows can outgrow a small heap (60,000 HOG rows: 620 MB).
+    // The reference comes after the release, and running out of memory would lose the released
+    // model: decline it instead, saying why.
+    Runtime rt = Runtime.getRuntime();
+    long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    long need = spec.preprocessing().designBytes(train, pooled);
+    if (need > 0.6 * free) {
+      System.gc();
+      free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    }
+    if (need > 0.6 * free) {
+      System.err.printf("helmet: note: the non-private reference was skipped: the pooled data needs %d MB of heap, "
+          + "%d MB are free (more heap with HELMET_JAVA_OPTS=-Xmx..., or --no-reference)%n", need >> 20, free >> 20);
+      System.err.flush();
+      return null;
+    }
     DesignMatrix rows = spec.preprocessing().design(train, pooled);
     AlgorithmSpec.Reference own = spec.reference(rows);
     if (own != null) {

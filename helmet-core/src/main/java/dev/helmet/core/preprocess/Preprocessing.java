@@ -91,6 +91,28 @@ public record Preprocessing(double clipBound, boolean normalise, FeatureScaling 
     }
   }
 
+  /**
+   * The heap bytes the design matrix of {@code rows} will take (its dense or its sparse form, as
+   * {@link #design} will choose), found by one preprocessing pass that counts the non-zeros; lets a
+   * caller decline a matrix that would not fit instead of running out of memory.
+   */
+  public long designBytes(Dataset data, int[] rows) {
+    int d = inputDimension(data.dimension());
+    double[] row = new double[d];
+    long nonZeros = 0;
+    for (int r : rows) {
+      apply(data, r, row, 0);
+      for (double v : row) {
+        if (v != 0) {
+          nonZeros++;
+        }
+      }
+    }
+    boolean sparse = DesignMatrix.sparse(nonZeros, rows.length, d, Runtime.getRuntime().maxMemory());
+    // dense: 8 bytes a value; sparse: a value and its column index, plus row starts; both + labels
+    return (sparse ? 12 * nonZeros + 4L * (rows.length + 1) : 8L * rows.length * d) + 4L * rows.length;
+  }
+
   /** The learner inputs of the given rows, as a design matrix (sparse if mostly zeros). */
   public DesignMatrix design(Dataset data, int[] rows) {
     return design(data, rows, true);

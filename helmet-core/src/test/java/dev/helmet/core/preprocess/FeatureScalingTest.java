@@ -41,6 +41,19 @@ class FeatureScalingTest {
     assertTrue(e.getMessage().contains("describe 3 features, the rows have 2"), e.getMessage());
   }
 
+  /** The heap a design matrix takes, known before it is built: the dense form of a dense matrix. */
+  @Test
+  void theDesignsHeapIsKnownBeforeItIsBuilt() {
+    float[] x = new float[200 * 5];
+    java.util.Arrays.fill(x, 1f);
+    Dataset d = new Dataset("t", x, new int[200], 5, LabelSet.of(List.of("a", "b")), null);
+    int[] rows = new int[200];
+    for (int i = 0; i < rows.length; i++) {
+      rows[i] = i;
+    }
+    assertEquals(8L * 200 * 6 + 4 * 200, new Preprocessing(1, true).designBytes(d, rows));
+  }
+
   @Test
   void boundsAreCheckedAndDescribed() {
     assertThrows(IllegalArgumentException.class, () -> new FeatureScaling(new double[] {2}, new double[] {1}));
