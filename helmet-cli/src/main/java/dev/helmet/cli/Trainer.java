@@ -83,6 +83,15 @@ final class Trainer {
 
   /** Runs the spec on {@code train}, evaluating on {@code test}. */
   static Report run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed, ConsoleProgress progress) {
+    return run(spec, train, test, stage, seed, progress, null);
+  }
+
+  /**
+   * As above; {@code released} receives the released model as soon as it exists, before the
+   * non-private reference is trained (which can be slow or run short of memory).
+   */
+  static Report run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed, ConsoleProgress progress,
+      java.util.function.Consumer<ReleasedModel> released) {
     AlgorithmSpec a = configure(spec, train);
     SecureSummation summation = spec.run().summation(1 - spec.privacy().honestFraction);
     SplittableRandom root = new SplittableRandom(seed);
@@ -104,16 +113,6 @@ final class Trainer {
           spec.run().threads(), progress);
       draws.add(Evaluation.of(testRows.labels(), other.model().predict(testRows), train.numClasses()));
     }
-    CentralizedReference.Outcome reference = null;
-    long t4 = System.nanoTime();
-    if (spec.run().reference) {
-      progress.start("training the non-private centralized reference", 1);
-      reference = CentralizedReference.train(a, train, partition.pooled(), testRows,
-          new SplittableRandom(root.nextLong()));
-      progress.advance(1);
-      progress.finish();
-    }
-    long t5 = System.nanoTime();
     Map<String, Object> provenance = new LinkedHashMap<>();
     provenance.put("helmet_version", Version.get());
     provenance.put("created", Instant.now().toString());
@@ -132,6 +131,20 @@ final class Trainer {
     provenance.put("features", stage.id());
     ReleasedModel model = new ReleasedModel(r.model(), a.preprocessing(), train.labelSet(), train.dimension(),
         a.learner(), r.ledger(), provenance, stage);
+    // The release is spent: hand it over (written to disk) before anything else can fail.
+    if (released != null) {
+      released.accept(model);
+    }
+    CentralizedReference.Outcome reference = null;
+    long t4 = System.nanoTime();
+    if (spec.run().reference) {
+      progress.start("training the non-private centralized reference", 1);
+      reference = CentralizedReference.train(a, train, partition.pooled(), testRows,
+          new SplittableRandom(root.nextLong()));
+      progress.advance(1);
+      progress.finish();
+    }
+    long t5 = System.nanoTime();
     return new Report(a, model, r, eval, draws, reference, partition, secs(t1, t2), secs(t2, t3), secs(t4, t5));
   }
 
@@ -144,16 +157,17 @@ final class Trainer {
     }
     DataOptions.Loaded loaded = spec.data().load(spec.run().seed, spec.run().threads(), progress);
     BuiltinDataset.TrainTest data = loaded.data();
-    Report report = run(spec, data.train(), data.test(), loaded.stage(), spec.run().seed, progress);
-    double wall = (System.nanoTime() - start) / 1e9;
-    if (spec.run().modelOut != null) {
-      write(report.model(), spec.run().modelOut);
-      if (!spec.data().labelsSource().startsWith("public")) {
-        err.println("helmet: note: the model file lists the classes found in " + spec.data().dataset
-            + "; pass --classes to state them publicly if which classes occur is private");
-        err.flush();
+    Report report = run(spec, data.train(), data.test(), loaded.stage(), spec.run().seed, progress, model -> {
+      if (spec.run().modelOut != null) {
+        write(model, spec.run().modelOut);
+        if (!spec.data().labelsSource().startsWith("public")) {
+          err.println("helmet: note: the model file lists the classes found in " + spec.data().dataset
+              + "; pass --classes to state them publicly if which classes occur is private");
+          err.flush();
+        }
       }
-    }
+    });
+    double wall = (System.nanoTime() - start) / 1e9;
     ObjectNode json = summary(spec, report, wall);
     if (spec.run().json) {
       out.println(Json.print(json));
