@@ -3,7 +3,6 @@ package dev.helmet.core.features;
 import dev.helmet.core.data.DataFormatException;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.data.Float32Npy;
-import dev.helmet.core.util.Hashing;
 import dev.helmet.core.util.Progress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,18 +12,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
 import java.util.HexFormat;
 
 /**
  * Computed features kept on disk, in {@code CACHE/features/}, as float32 {@code .npy} files mapped
- * back into memory (off the Java heap). A file's name is the feature set and the SHA-256 of the
- * settings and of the input's values, so a changed input or setting never meets stale features.
+ * back into memory (off the Java heap). A file's name is the feature set and a keyed digest
+ * (HMAC-SHA256) of the settings and of the input's values, so a changed input or setting never
+ * meets stale features.
  *
- * <p>The digest stays on this machine: it names a file in the user's own cache, next to the data it
- * was computed from, and never goes into a model file, report or any other output (a digest of
- * private data would let its holder test guesses of a record). The cached features are as private
- * as the data; deleting the directory loses nothing that cannot be recomputed.
+ * <p>The name is derived from possibly private data, so it is keyed: the key is 32 random bytes
+ * from SecureRandom in {@code CACHE/features.key} (owner-only), and without it a file name does not
+ * let anyone test guesses of a record, should it ever leave the machine. It never goes into a model
+ * file, report, log line or any other output. The cached features are as private as the data;
+ * deleting the directory loses nothing that cannot be recomputed.
  *
  * <p>A file is written under a temporary name and renamed when complete, so an interrupted run
  * leaves no partial file behind under a real name; a file that does not map to the expected shape
@@ -47,7 +47,15 @@ final class FeatureCache {
     Path dir = cacheDir.resolve("features");
     // The lookup digests every input value: timed as its own task, so a cache hit shows its cost.
     progress.start(stage.id() + " features of " + data.size() + " images: looking in the cache", 1);
-    Path file = dir.resolve(stage.id() + "-" + key(stage, data) + ".npy");
+    Path file;
+    try {
+      file = dir.resolve(stage.id() + "-" + key(secret(dir), stage, data) + ".npy");
+    } catch (IOException | UncheckedIOException e) {
+      progress.finish();
+      LOG.log(System.Logger.Level.WARNING, "cannot use the feature cache in " + dir + " (" + e.getMessage()
+          + "); computing " + stage.id() + " features in memory");
+      return null;
+    }
     try {
       if (Files.isRegularFile(file)) {
         Float32Npy.Matrix m = Float32Npy.map(file);
@@ -88,10 +96,53 @@ final class FeatureCache {
     }
   }
 
-  /** SHA-256 of the format, the stage's settings, the shape and every input value (first 32 hex digits). */
-  static String key(FeatureStage stage, Dataset data) {
-    MessageDigest md = Hashing.sha256();
-    md.update((FORMAT + "\n" + stage.record() + "\n" + data.size() + "x" + data.dimension() + "\n")
+  /**
+   * This cache's key: 32 bytes from SecureRandom, made once (owner-only, written under a temporary
+   * name and moved into place, so two runs starting together agree on one key).
+   */
+  static byte[] secret(Path dir) throws IOException {
+    Path file = dir.resolveSibling("features.key");
+    if (!Files.isRegularFile(file)) {
+      Files.createDirectories(dir);
+      byte[] k = new byte[32];
+      new java.security.SecureRandom().nextBytes(k);
+      Path tmp = Files.createTempFile(dir, "key-", ".part");
+      try {
+        Files.write(tmp, k);
+        try {
+          Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException ignored) {
+          // not a POSIX file system: the directory's own permissions apply
+        }
+        try {
+          Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.nio.file.FileAlreadyExistsException raced) {
+          // another run made it first: use theirs
+        }
+      } finally {
+        Files.deleteIfExists(tmp);
+      }
+    }
+    byte[] k = Files.readAllBytes(file);
+    if (k.length != 32) {
+      throw new IOException(file + " is not a 32-byte cache key");
+    }
+    return k;
+  }
+
+  /**
+   * HMAC-SHA256 under {@code secret} of the format, the stage's settings, the shape and every input
+   * value (first 32 hex digits).
+   */
+  static String key(byte[] secret, FeatureStage stage, Dataset data) {
+    javax.crypto.Mac mac;
+    try {
+      mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(new javax.crypto.spec.SecretKeySpec(secret, "HmacSHA256"));
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is in every JDK", e);
+    }
+    mac.update((FORMAT + "\n" + stage.record() + "\n" + data.size() + "x" + data.dimension() + "\n")
         .getBytes(StandardCharsets.UTF_8));
     float[] row = new float[data.dimension()];
     ByteBuffer bytes = ByteBuffer.allocate(4 * data.dimension()).order(ByteOrder.LITTLE_ENDIAN);
@@ -101,8 +152,8 @@ final class FeatureCache {
       for (float v : row) {
         bytes.putInt(Float.floatToIntBits(v));
       }
-      md.update(bytes.array());
+      mac.update(bytes.array());
     }
-    return HexFormat.of().formatHex(md.digest()).substring(0, 32);
+    return HexFormat.of().formatHex(mac.doFinal()).substring(0, 32);
   }
 }

@@ -9,11 +9,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
-/**
- * SHA-256 helpers, used to pin fetched public files and to name local cache files. A digest of
- * private data is a release: it never goes into a model file, report or any other output (the
- * feature cache's file names stay in the user's own cache directory, next to the data itself).
- */
+/** SHA-256 helpers, used to pin fetched public files (never to fingerprint private data: a digest of private data is a release). */
 public final class Hashing {
   private Hashing() {}
 
