@@ -63,16 +63,38 @@ public interface AlgorithmSpec {
   PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise);
 
   /**
-   * The non-private centralized counterpart of this algorithm on the pooled rows of all parties
-   * (for the report's reference line), or null when it is the default: the local learner of {@link
-   * #learner()} (Helmet's) trained on the pooled rows.
+   * The non-private centralized counterpart of this algorithm on the pooled rows of all parties,
+   * for the report's reference line. By default the local learner of {@link #learner()} (Helmet's)
+   * trained on the pooled rows until an epoch moves its model by less than 0.1 % of its norm (at
+   * most its epochs: on pooled data the step size 1/(Lambda t) settles the model long before).
    *
    * @param pooled every party's preprocessed rows together
+   * @param rng the learner's shuffles
    */
-  default Reference reference(DesignMatrix pooled) {
-    return null;
+  default Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
+    LearnerConfig c = learner();
+    String what = c.kind().id() + ", Helmet's learner: Lambda " + Reference.num(c.lambda()) + ", R "
+        + Reference.num(c.radius());
+    return Reference.ofLearner(c, preprocessing(), pooled, rng, what);
   }
 
-  /** A reference model and what it is, in words ("noiseless full-batch GD, same T, ..."). */
-  record Reference(dev.helmet.core.learn.LinearModel model, String description) {}
+  /** A reference model, what it is in words, and the epochs it took (0 when not epoch-based). */
+  record Reference(dev.helmet.core.learn.LinearModel model, String description, int epochs) {
+    /** Stop once an epoch changes the model by less than 0.1 % of its norm. */
+    public static final double TOLERANCE = 1e-3;
+
+    /** The learner {@code config} on the pooled rows, described as {@code (what, settled after E of M epochs)}. */
+    public static Reference ofLearner(LearnerConfig config, Preprocessing pre, DesignMatrix pooled,
+        java.util.SplittableRandom rng, String what) {
+      dev.helmet.core.learn.Learner learner = new dev.helmet.core.learn.Learner(config, pre.inputNormBound(),
+          pooled.cols() - 1, pooled.numClasses());
+      dev.helmet.core.learn.Learner.Fit fit = learner.trainUntilSettled(pooled, rng, TOLERANCE);
+      return new Reference(fit.model(), "non-private centralized (" + what + ", settled after " + fit.epochs()
+          + " of " + config.epochs() + " epochs) on the pooled data", fit.epochs());
+    }
+
+    static String num(double v) {
+      return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+    }
+  }
 }

@@ -224,4 +224,11 @@ final class HelmetSpec implements AlgorithmSpec {
       };
     }
   }
+
+  /** The same learner and hyperparameters on the pooled rows. */
+  @Override
+  public Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
+    return Reference.ofLearner(learnerConfig, preprocessing, pooled, rng,
+        learnerConfig.kind().id() + ", same hyperparameters");
+  }
 }

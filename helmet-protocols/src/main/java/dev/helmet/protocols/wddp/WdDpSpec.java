@@ -131,11 +131,11 @@ final class WdDpSpec implements AlgorithmSpec {
 
   /** Wang et al.'s procedure without noise: T noiseless full-batch steps from the same public start. */
   @Override
-  public Reference reference(DesignMatrix pooled) {
+  public Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
     NoisyGradientDescent gd = learnerOf();
     return new Reference(gd.train(pooled, gd.start(config.startSeed()), 0, () -> 0.0),
         "non-private centralized (noiseless full-batch gradient descent, the same " + config.steps()
-            + " steps, step size and start) on the pooled data");
+            + " steps, step size and start) on the pooled data", 0);
   }
 
   @Override
