@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.helmet.core.testdata.TestData;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -23,9 +21,7 @@ class NetworkCliTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return Loopback.freePort();
   }
 
   private static Path session(Path dir, int port, String extra) throws Exception {
@@ -61,15 +57,9 @@ class NetworkCliTest {
         yaml.toString(), "--json", "-o", dir.resolve("model.json").toString()));
     String iris = TestData.path("iris.csv").toString();
     // A participant whose policy forbids eps = 1 refuses, saying why (exit 4), and does not join.
-    Cli refusing = null;
-    for (int attempt = 0; attempt < 100; attempt++) {
-      refusing = Cli.run("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris, "--skip-rows", "1",
-          "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1", "--max-epsilon", "0.5");
-      if (!refusing.err.contains("cannot reach")) {
-        break;
-      }
-      Thread.sleep(100); // the coordinator is still starting
-    }
+    Cli refusing = Loopback.onceReachable("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris,
+        "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1",
+        "--max-epsilon", "0.5");
     assertEquals(Main.SESSION_FAILED, refusing.exit, refusing.toString());
     assertTrue(refusing.err.contains("refusing to join") && refusing.err.contains("accepts at most 0.5"),
         refusing.err);
@@ -149,21 +139,13 @@ class NetworkCliTest {
     for (int k = 1; k <= 3; k++) {
       String name = "participant-" + k;
       parts.add(CompletableFuture.supplyAsync(() -> {
-        Cli p = null;
-        for (int attempt = 0; attempt < 100; attempt++) {
-          p = Cli.run("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris, "--skip-rows", "1",
-              "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--min-contributors", "3",
-              "--honest-fraction", "1", "--allow-float-noise", "--json");
-          if (!p.err.contains("cannot reach")) {
-            break;
-          }
-          try {
-            Thread.sleep(100);
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
+        try {
+          return Loopback.onceReachable("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris,
+              "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
+              "--min-contributors", "3", "--honest-fraction", "1", "--allow-float-noise", "--json");
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
         }
-        return p;
       }));
     }
     for (CompletableFuture<Cli> f : parts) {
