@@ -103,10 +103,6 @@ final class DataOptions {
           + "Default: the data set's documented bounds (breast-cancer: 1:10, its scores' range), else none.")
   String featureBounds;
 
-  /** Bounds stated in a built-in data set's documentation (UCI: the nine cytology scores take values 1-10). */
-  private static final java.util.Map<String, double[]> DOCUMENTED_BOUNDS = java.util.Map.of(
-      "breast-cancer", new double[] {1, 10});
-
   /**
    * The {@code feature_bounds} section for the algorithm's learner settings, or null: from
    * --feature-bounds, else the built-in data set's documented bounds.
@@ -116,7 +112,7 @@ final class DataOptions {
     String text = featureBounds;
     if (text == null) {
       BuiltinDataset b = BuiltinDataset.byId(dataset);
-      double[] doc = b == null ? null : DOCUMENTED_BOUNDS.get(b.id());
+      double[] doc = b == null ? null : b.documentedBounds();
       return doc == null ? null : f.objectNode().put("lower", doc[0]).put("upper", doc[1]);
     }
     if (text.equalsIgnoreCase("none")) {

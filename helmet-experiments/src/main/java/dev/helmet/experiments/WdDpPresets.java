@@ -16,7 +16,8 @@ import java.util.List;
  * <p>Hyperparameters are not swept (T, eta = 1/beta and the public start are wd-dp's defaults), so
  * there is nothing to select; half of the official test split is held out as validation data all
  * the same, as in the other presets, and accuracy is reported on the other half. breast-cancer's
- * documented bounds (scores 1 to 10) scale its features; other data sets run unscaled.
+ * documented bounds (scores 1 to 10, {@code BuiltinDataset.documentedBounds}) scale its features;
+ * other data sets run unscaled.
  */
 final class WdDpPresets {
   private WdDpPresets() {}
@@ -56,15 +57,20 @@ final class WdDpPresets {
 
   /**
    * WD-DP (size weights), Jayaraman et al. (uniform) and Wang et al. (the same records in one party,
-   * centralized noisy GD), summed in the clear, with breast-cancer's documented bounds.
+   * centralized noisy GD), summed in the clear, with the data set's documented bounds.
    */
   private static void variants(ObjectMapper m, ObjectNode j, String dataset) {
     ArrayNode variants = j.putArray("variants");
     for (String name : List.of("wd-dp", "jayaraman", "wang")) {
       ObjectNode settings = m.createObjectNode();
       settings.putObject("wd_dp").put("weighting", name.equals("jayaraman") ? "uniform" : "sizes");
-      if (dataset.equals("breast-cancer")) {
-        settings.putObject("learner").putObject("feature_bounds").put("lower", 1).put("upper", 10);
+      dev.helmet.core.data.BuiltinDataset builtin = dev.helmet.core.data.BuiltinDataset.byId(dataset);
+      double[] bounds = builtin == null ? null : builtin.documentedBounds();
+      if (bounds != null) {
+        // whole numbers stay whole in the recorded configuration (1, not 1.0), as before
+        ObjectNode b = settings.putObject("learner").putObject("feature_bounds");
+        b.set("lower", m.valueToTree(bounds[0] == Math.rint(bounds[0]) ? (Object) (int) bounds[0] : bounds[0]));
+        b.set("upper", m.valueToTree(bounds[1] == Math.rint(bounds[1]) ? (Object) (int) bounds[1] : bounds[1]));
       }
       ObjectNode v = variants.addObject().put("name", name).put("algorithm", "wd-dp").put("summation", "plain");
       if (name.equals("wang")) {

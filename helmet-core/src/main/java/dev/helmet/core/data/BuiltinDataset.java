@@ -196,6 +196,15 @@ public enum BuiltinDataset {
   }
 
   /** Where the data comes from and who made it. */
+  /**
+   * Public per-feature bounds {lower, upper} for every feature, as the data set's documentation
+   * states them, or null when it states none (breast-cancer: the nine cytology scores take values
+   * 1 to 10, UCI's description).
+   */
+  public double[] documentedBounds() {
+    return this == BREAST_CANCER ? new double[] {1, 10} : null;
+  }
+
   public String citation() {
     return citation;
   }
