@@ -13,12 +13,22 @@ import java.util.SplittableRandom;
  */
 final class CentralizedReference {
 
-  /** The reference's accuracy and what it was, in words. */
-  record Outcome(Evaluation evaluation, int epochs, String description) {}
+  /**
+   * The reference's quality and what it was, in words; for an algorithm with a training objective
+   * also the optimality gaps of the released model and of the reference on the pooled data (else
+   * NaN), and how theta* was found.
+   */
+  record Outcome(Evaluation evaluation, int epochs, String description, double gap, double referenceGap,
+      String optimum) {}
 
   private CentralizedReference() {}
 
-  static Outcome train(AlgorithmSpec spec, Dataset train, int[] pooled, DesignMatrix test, SplittableRandom rng) {
+  /**
+   * @param testRows {@code test} after the algorithm's preprocessing
+   * @param released the released model, whose optimality gap is measured on the pooled rows
+   */
+  static Outcome train(AlgorithmSpec spec, Dataset train, int[] pooled, DesignMatrix testRows, Dataset test,
+      SplittableRandom rng, dev.helmet.core.learn.LinearModel released) {
     // The pooled matrix of every party's rows can outgrow a small heap (60,000 HOG rows: 620 MB).
     // The reference comes after the release, and running out of memory would lose the released
     // model: decline it instead, saying why.
@@ -40,7 +50,12 @@ final class CentralizedReference {
     }
     DesignMatrix rows = spec.preprocessing().design(train, pooled);
     AlgorithmSpec.Reference ref = spec.reference(rows, rng);
-    return new Outcome(Evaluation.of(test.labels(), ref.model().predict(test), train.numClasses()), ref.epochs(),
-        ref.description());
+    Evaluation eval = Evaluation.of(ref.model(), testRows, test, spec.preprocessing());
+    dev.helmet.protocols.algorithm.OptimalityGap gap = dev.helmet.protocols.algorithm.OptimalityGap.solve(spec, rows);
+    if (gap == null) {
+      return new Outcome(eval, ref.epochs(), ref.description(), Double.NaN, Double.NaN, null);
+    }
+    return new Outcome(eval, ref.epochs(), ref.description(), gap.of(released, rows), gap.of(ref.model(), rows),
+        gap.describe());
   }
 }

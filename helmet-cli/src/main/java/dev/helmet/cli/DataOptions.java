@@ -103,6 +103,41 @@ final class DataOptions {
           + "Default: the data set's documented bounds (breast-cancer: 1:10, its scores' range), else none.")
   String featureBounds;
 
+  @Option(names = "--target-bounds", paramLabel = "LO:HI",
+      description = "Regression: public bounds of the numeric target. Every target is clipped to them and scaled to "
+          + "[-1, 1] (the squared loss is Lipschitz only for bounded targets); predictions are mapped back, so errors "
+          + "are in the target's units. With a data file it also says the label column is a number to predict "
+          + "(regression, --algorithm wd-dp). Never computed from the data. Default: the built-in regression set's "
+          + "documented range (helmet data list).")
+  String targetBounds;
+
+  /**
+   * The {@code target_bounds} section for the learner settings, or null: from --target-bounds, else
+   * the built-in data set's documented target range.
+   */
+  com.fasterxml.jackson.databind.node.ObjectNode targetBoundsConfig() {
+    var f = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    if (targetBounds == null) {
+      BuiltinDataset b = BuiltinDataset.byId(dataset);
+      double[] doc = b == null ? null : b.documentedTargetBounds();
+      return doc == null ? null : f.objectNode().put("lower", doc[0]).put("upper", doc[1]);
+    }
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s*(-?[0-9.eE+-]+)\\s*:\\s*(-?[0-9.eE+-]+)\\s*")
+        .matcher(targetBounds);
+    try {
+      if (m.matches()) {
+        double lo = Double.parseDouble(m.group(1));
+        double hi = Double.parseDouble(m.group(2));
+        if (Double.isFinite(lo) && Double.isFinite(hi) && lo < hi) {
+          return f.objectNode().put("lower", lo).put("upper", hi);
+        }
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException("--target-bounds must be LO:HI with LO < HI. Provided value: " + targetBounds);
+  }
+
   /**
    * The {@code feature_bounds} section for the algorithm's learner settings, or null: from
    * --feature-bounds, else the built-in data set's documented bounds.
@@ -222,6 +257,11 @@ final class DataOptions {
   }
 
   ReadOptions readOptions() {
+    ReadOptions o = baseReadOptions();
+    return targetBounds != null ? o.numericTargets() : o;
+  }
+
+  private ReadOptions baseReadOptions() {
     return new ReadOptions(format == null ? null : DataFormat.parse(format), null, labelColumn,
         ReadOptions.header(header), partyColumn, dimension, classes == null ? null : dev.helmet.core.data.LabelSet.of(classes),
         skipRows);

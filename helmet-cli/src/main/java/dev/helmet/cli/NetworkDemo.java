@@ -148,13 +148,12 @@ final class NetworkDemo {
       ReleasedModel model = result.model();
       DesignMatrix test = spec.preprocessing().design(testFeatures);
       LinearModel w = model.weights();
-      Evaluation eval = Evaluation.of(test.labels(), w.predict(test), train.numClasses());
+      Evaluation eval = Evaluation.of(w, test, testFeatures, spec.preprocessing());
       CentralizedReference.Outcome reference = null;
       if (run.reference) {
         progress.start("training the non-private centralized reference", 1);
         reference = CentralizedReference.train(spec, stage.apply(train, run.threads(), progress, cache),
-            partition.pooled(), test,
-            new SplittableRandom(run.seed));
+            partition.pooled(), test, testFeatures, new SplittableRandom(run.seed), w);
         progress.advance(1);
         progress.finish();
       }

@@ -58,10 +58,62 @@ final class PredictCommand implements Callable<Integer> {
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
+  /** A regression model: one number per row; with targets in the file, MSE, RMSE and R^2 too. */
+  private int predictValues(ReleasedModel m, boolean unlabelled) {
+    ReadOptions opts = new ReadOptions(format == null ? null : DataFormat.parse(format), labels, labelColumn, null,
+        null, 0, null, skipRows);
+    Dataset d = DataReader.read(data, unlabelled ? opts : opts.numericTargets());
+    double[] pred = m.values(d);
+    Evaluation eval = unlabelled ? null : Evaluation.regression(d.targets(), pred);
+    PrintWriter out = spec.commandLine().getOut();
+    StringBuilder sb = new StringBuilder();
+    for (double p : pred) {
+      sb.append(p).append('\n');
+    }
+    if (output != null) {
+      try {
+        Files.writeString(output, sb, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write " + output + ": " + e.getMessage(), e);
+      }
+    }
+    if (json) {
+      ObjectNode j = Json.object();
+      j.put("model", model.toString());
+      j.put("rows", pred.length);
+      if (eval != null) {
+        j.put("mse", eval.regression().mse());
+        j.put("rmse", eval.regression().rmse());
+        Json.put(j, "r2", eval.regression().r2());
+      }
+      if (output == null) {
+        ArrayNode a = j.putArray("predictions");
+        for (double p : pred) {
+          a.add(p);
+        }
+      } else {
+        j.put("output", output.toString());
+      }
+      out.println(Json.print(j));
+    } else {
+      if (output == null) {
+        out.print(sb);
+      }
+      PrintWriter err = spec.commandLine().getErr();
+      err.printf("predicted %d rows%s%n", pred.length, eval == null ? "" : "; " + eval.headline());
+      err.flush();
+    }
+    out.flush();
+    return 0;
+  }
+
   @Override
   public Integer call() {
     ReleasedModel m = ModelFile.read(model);
     boolean unlabelled = "none".equals(labelColumn);
+    if (m.regression()) {
+      return predictValues(m, unlabelled);
+    }
     ReadOptions opts = new ReadOptions(format == null ? null : DataFormat.parse(format), labels, labelColumn, null,
         null, 0, unlabelled ? null : m.labels(), skipRows);
     Dataset d = DataReader.read(data, opts);

@@ -64,8 +64,8 @@ final class Trainer {
   static AlgorithmSpec configure(Spec spec, Dataset train) {
     Common common = new Common(spec.privacy().epsilon, spec.privacy().delta, spec.privacy().honestFraction,
         spec.privacy().protection(), spec.run().ringBits(), train.dimension(), train.numClasses());
-    return AlgorithmOptions.configure(spec.algorithm(), withBounds(spec.algorithmConfig(),
-        spec.data().featureBoundsConfig()), common);
+    return AlgorithmOptions.configure(spec.algorithm(), withTargetBounds(withBounds(spec.algorithmConfig(),
+        spec.data().featureBoundsConfig()), train.isRegression() ? spec.data().targetBoundsConfig() : null), common);
   }
 
   /** The algorithm settings with public per-feature bounds added to the learner section (unless set there). */
@@ -77,6 +77,19 @@ final class Trainer {
     ObjectNode learner = out.has("learner") ? (ObjectNode) out.get("learner") : out.putObject("learner");
     if (!learner.has("feature_bounds")) {
       learner.set("feature_bounds", bounds);
+    }
+    return out;
+  }
+
+  /** The algorithm settings with public target bounds added to the learner section (unless set there). */
+  static ObjectNode withTargetBounds(ObjectNode config, ObjectNode bounds) {
+    if (bounds == null) {
+      return config;
+    }
+    ObjectNode out = config.deepCopy();
+    ObjectNode learner = out.has("learner") ? (ObjectNode) out.get("learner") : out.putObject("learner");
+    if (!learner.has("target_bounds")) {
+      learner.set("target_bounds", bounds);
     }
     return out;
   }
@@ -105,13 +118,13 @@ final class Trainer {
         spec.run().threads(), progress);
     long t3 = System.nanoTime();
     DesignMatrix testRows = a.preprocessing().design(test);
-    Evaluation eval = Evaluation.of(testRows.labels(), r.model().predict(testRows), train.numClasses());
+    Evaluation eval = Evaluation.of(r.model(), testRows, test, a.preprocessing());
     List<Evaluation> draws = new ArrayList<>();
     draws.add(eval);
     for (int d = 1; d < spec.run().noiseDraws; d++) {
       Simulation.Result other = Simulation.run(prepared, minContributors, summation, NoiseFactory.secure(),
           spec.run().threads(), progress);
-      draws.add(Evaluation.of(testRows.labels(), other.model().predict(testRows), train.numClasses()));
+      draws.add(Evaluation.of(other.model(), testRows, test, a.preprocessing()));
     }
     Map<String, Object> provenance = new LinkedHashMap<>();
     provenance.put("helmet_version", Version.get());
@@ -139,8 +152,8 @@ final class Trainer {
     long t4 = System.nanoTime();
     if (spec.run().reference) {
       progress.start("training the non-private centralized reference", 1);
-      reference = CentralizedReference.train(a, train, partition.pooled(), testRows,
-          new SplittableRandom(root.nextLong()));
+      reference = CentralizedReference.train(a, train, partition.pooled(), testRows, test,
+          new SplittableRandom(root.nextLong()), r.model());
       progress.advance(1);
       progress.finish();
     }
@@ -206,9 +219,24 @@ final class Trainer {
         : (double) r.partition().totalSize() / r.partition().count());
     j.put("partition", r.partition().description());
     List<Double> drawAcc = r.draws().stream().map(Evaluation::accuracy).toList();
-    j.put("test_accuracy", mean(drawAcc));
-    j.put("test_macro_f1", r.draws().stream().mapToDouble(Evaluation::macroF1).average().orElse(Double.NaN));
-    if (drawAcc.size() > 1) {
+    boolean regression = r.test().isRegression();
+    if (regression) {
+      j.putNull("test_accuracy");
+      j.putNull("test_macro_f1");
+      j.put("test_mse", mean(r.draws().stream().map(e -> e.regression().mse()).toList()));
+      j.put("test_rmse", mean(r.draws().stream().map(e -> e.regression().rmse()).toList()));
+      Json.put(j, "test_r2", mean(r.draws().stream().map(e -> e.regression().r2()).toList()));
+      j.put("target_units", "the data's own (predictions mapped back by the public target bounds)");
+    } else {
+      j.put("test_accuracy", mean(drawAcc));
+      j.put("test_macro_f1", r.draws().stream().mapToDouble(Evaluation::macroF1).average().orElse(Double.NaN));
+    }
+    if (regression && r.draws().size() > 1) {
+      j.put("noise_draws", r.draws().size());
+      ArrayNode a = j.putArray("test_mse_draws");
+      r.draws().forEach(e -> a.add(e.regression().mse()));
+    }
+    if (!regression && drawAcc.size() > 1) {
       j.put("noise_draws", drawAcc.size());
       j.put("noise_draws_note", "a measurement, not a private release: the accuracies come from "
           + drawAcc.size() + " separate releases of the same data; the privacy guarantee covers one release "
@@ -223,9 +251,21 @@ final class Trainer {
     // that no guarantee covers, so they never go into the model file.
     j.put("evaluation_note", "computed on data you hold; not covered by the privacy guarantee and not written to "
         + "the model file: publish it only if that data is public");
-    if (r.reference() != null) {
+    if (r.reference() != null && r.reference().evaluation().isRegression()) {
+      j.put("reference_mse", r.reference().evaluation().regression().mse());
+      Json.put(j, "reference_r2", r.reference().evaluation().regression().r2());
+    } else if (r.reference() != null) {
       j.put("reference_accuracy", r.reference().evaluation().accuracy());
       j.put("reference_macro_f1", r.reference().evaluation().macroF1());
+    }
+    if (r.reference() != null && r.reference().optimum() != null) {
+      j.put("optimality_gap", r.reference().gap());
+      j.put("reference_optimality_gap", r.reference().referenceGap());
+      j.put("optimum", r.reference().optimum());
+      j.put("optimality_gap_note", "L_D(theta) - L_D(theta*) on the pooled training data: a statistic of it, for "
+          + "whoever holds that data; not covered by the privacy guarantee and not written to the model file");
+    }
+    if (r.reference() != null) {
       if (r.reference().epochs() > 0) {
         j.put("reference_epochs", r.reference().epochs());
       }

@@ -32,7 +32,12 @@ final class TrainerReport {
     out.printf("  %-17s %s%n", r.spec().algorithm().id(), r.spec().describe());
     List<Double> drawAcc = r.draws().stream().map(Evaluation::accuracy).toList();
     String label = spec.data().validationFraction > 0 ? "valid. accuracy" : "test accuracy";
-    if (drawAcc.size() == 1) {
+    if (r.test().isRegression()) {
+      label = spec.data().validationFraction > 0 ? "valid. error" : "test error";
+      out.printf("  %-17s %s%s; in the target's units%n", label, r.test().headline(), drawAcc.size() == 1 ? ""
+          : String.format(" (first of %d noise draws; MSE mean %.4g)", drawAcc.size(),
+              Trainer.mean(r.draws().stream().map(e -> e.regression().mse()).toList())));
+    } else if (drawAcc.size() == 1) {
       out.printf("  %-17s %.2f %%  (macro-F1 %.3f)%n", label, 100 * r.test().accuracy(), r.test().macroF1());
     } else {
       out.printf("  %-17s %.2f %%  mean of %d noise draws (sd %.2f, min %.2f); each draw is a separate release%n",
@@ -40,8 +45,13 @@ final class TrainerReport {
           100 * drawAcc.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
     }
     if (r.reference() != null) {
-      out.printf("  reference         %.2f %%  %s%n", 100 * r.reference().evaluation().accuracy(),
-          r.reference().description());
+      out.printf("  reference         %s  %s%n", r.reference().evaluation().isRegression()
+          ? r.reference().evaluation().headline()
+          : String.format("%.2f %%", 100 * r.reference().evaluation().accuracy()), r.reference().description());
+      if (r.reference().optimum() != null) {
+        out.printf("  optimality gap    %.4g (reference %.3g); L_D(theta) - L_D(theta*) on the pooled training data, "
+            + "%s%n", r.reference().gap(), r.reference().referenceGap(), r.reference().optimum());
+      }
     }
     Trainer.printPrivacy(out, r.model().privacy());
     Object sensitivity = res.plan().summary().get("sensitivity");

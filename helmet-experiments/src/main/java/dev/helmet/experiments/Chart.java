@@ -62,10 +62,24 @@ public final class Chart {
     void text(double x, double y, String s, double size, String anchor, boolean rotated);
   }
 
+  /**
+   * A y axis: its label, whether values are fractions drawn in percent (accuracy), and whether the
+   * scale is logarithmic (optimality gaps span orders of magnitude).
+   */
+  public record YAxis(String label, boolean percent, boolean log) {
+    static final YAxis ACCURACY = new YAxis("test accuracy (%)", true, false);
+  }
+
   /** A line chart of accuracy (0-1, drawn in percent) against x. */
   public static void line(Path base, String title, String xLabel, boolean logX, List<Series> series)
       throws IOException {
-    write(base, c -> drawLine(c, title, xLabel, logX, series));
+    write(base, c -> drawLine(c, title, null, xLabel, logX, YAxis.ACCURACY, series));
+  }
+
+  /** A line chart against x with the given y axis and a second title line (the settings), or none. */
+  public static void line(Path base, String title, String subtitle, String xLabel, boolean logX, YAxis y,
+      List<Series> series) throws IOException {
+    write(base, c -> drawLine(c, title, subtitle, xLabel, logX, y, series));
   }
 
   /** A grouped bar chart of accuracy. */
@@ -92,16 +106,18 @@ public final class Chart {
     }
   }
 
-  private static void drawLine(Canvas c, String title, String xLabel, boolean logX, List<Series> series) {
+  private static void drawLine(Canvas c, String title, String subtitle, String xLabel, boolean logX, YAxis y,
+      List<Series> series) {
     double xmin = Double.POSITIVE_INFINITY;
     double xmax = Double.NEGATIVE_INFINITY;
-    double ymin = 1;
-    double ymax = 0;
+    double ymin = Double.POSITIVE_INFINITY;
+    double ymax = Double.NEGATIVE_INFINITY;
     for (Series s : series) {
       for (int i = 0; i < s.x().length; i++) {
         xmin = Math.min(xmin, s.x()[i]);
         xmax = Math.max(xmax, s.x()[i]);
-        ymin = Math.min(ymin, s.y()[i] - s.sd()[i]);
+        double lo = s.y()[i] - s.sd()[i];
+        ymin = Math.min(ymin, y.log() && lo <= 0 ? s.y()[i] : lo);
         ymax = Math.max(ymax, s.y()[i] + s.sd()[i]);
       }
     }
@@ -109,14 +125,35 @@ public final class Chart {
       xmin = logX ? xmin / 2 : xmin - 1;
       xmax = logX ? xmax * 2 : xmax + 1;
     }
-    double[] yr = niceRange(Math.max(0, ymin - 0.02), Math.min(1, ymax + 0.02));
-    Axes a = new Axes(xmin, xmax, logX, yr[0], yr[1]);
-    frame(c, title, xLabel, "test accuracy (%)");
+    double[] yr;
+    List<Double> yt;
+    if (y.log()) {
+      double lo = Math.pow(10, Math.floor(Math.log10(Math.max(ymin, 1e-300))));
+      double hi = Math.pow(10, Math.ceil(Math.log10(Math.max(ymax, lo * 10))));
+      yr = new double[] {lo, hi};
+      yt = new ArrayList<>();
+      for (double t = lo; t <= hi * 1.0001; t *= 10) {
+        yt.add(t);
+      }
+    } else if (y.percent()) {
+      yr = niceRange(Math.max(0, Math.min(1, ymin) - 0.02), Math.min(1, Math.max(0, ymax) + 0.02));
+      yt = ticks(yr[0], yr[1]);
+    } else {
+      double pad = 0.04 * Math.max(ymax - ymin, Math.abs(ymax) * 1e-3 + 1e-12);
+      yr = niceRange(ymin - pad, ymax + pad);
+      yt = ticks(yr[0], yr[1]);
+    }
+    Axes a = new Axes(xmin, xmax, logX, yr[0], yr[1], y.log());
+    frame(c, title, xLabel, y.label());
+    if (subtitle != null) {
+      c.text((LEFT + WIDTH - RIGHT) / 2.0, TOP - 2, subtitle, 11, "middle", false);
+    }
     // y grid and ticks
-    for (double t : ticks(yr[0], yr[1])) {
+    for (double t : yt) {
       double py = a.py(t);
       c.line(LEFT, py, WIDTH - RIGHT, py, "#dddddd", 1, false);
-      c.text(LEFT - 6, py + 4, fmt(100 * t), 12, "end", false);
+      c.text(LEFT - 6, py + 4, y.log() ? String.format(Locale.ROOT, "%.0e", t) : fmt(y.percent() ? 100 * t : t), 12,
+          "end", false);
     }
     List<Double> xt = logX ? logTicks(xmin, xmax) : ticks(xmin, xmax);
     for (double t : xt) {
@@ -200,7 +237,11 @@ public final class Chart {
     c.text(x + 30, y + 4, label, 12, "start", false);
   }
 
-  private record Axes(double xmin, double xmax, boolean logX, double ymin, double ymax) {
+  private record Axes(double xmin, double xmax, boolean logX, double ymin, double ymax, boolean logY) {
+    Axes(double xmin, double xmax, boolean logX, double ymin, double ymax) {
+      this(xmin, xmax, logX, ymin, ymax, false);
+    }
+
     double px(double x) {
       double f = logX ? Math.log(x / xmin) / Math.log(xmax / xmin) : (x - xmin) / (xmax - xmin);
       double pad = 0.04;
@@ -208,7 +249,8 @@ public final class Chart {
     }
 
     double py(double y) {
-      return HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * (y - ymin) / (ymax - ymin);
+      double f = logY ? Math.log(Math.max(y, ymin) / ymin) / Math.log(ymax / ymin) : (y - ymin) / (ymax - ymin);
+      return HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * f;
     }
   }
 

@@ -312,6 +312,18 @@ public final class ExperimentRunner {
         threads, Progress.NONE);
     DesignMatrix validation = first.preprocessing().design(g.validation());
     DesignMatrix test = first.preprocessing().design(g.test());
+    // The optimality gap's theta* on the cell's pooled records (the same for every eps).
+    dev.helmet.protocols.algorithm.OptimalityGap gap = null;
+    DesignMatrix pooled = null;
+    double nonPrivate = Double.NaN;
+    if (first.objective() != null) {
+      pooled = first.preprocessing().design(g.pool(), split.pooled());
+      gap = dev.helmet.protocols.algorithm.OptimalityGap.solve(first, pooled);
+      dev.helmet.core.learn.LinearModel star = new dev.helmet.core.learn.LinearModel(
+          gap.objective().outputs(), pooled.cols(), gap.optimum().theta());
+      Evaluation e = Evaluation.of(star, test, g.test(), first.preprocessing());
+      nonPrivate = e.isRegression() ? e.regression().mse() : e.accuracy();
+    }
     SecureSummation summation = v.summation().equals("plain") ? new PlainSummation() : null;
     for (double eps : c.epsilons()) {
       AlgorithmSpec spec = configure(v, settings, common.withEpsilon(eps));
@@ -323,23 +335,25 @@ public final class ExperimentRunner {
       } catch (UnsupportedOperationException e) {
         throw new ExperimentConfig.ConfigException("variant " + v.name() + ": " + e.getMessage());
       }
-      rows.add(row(c, cell, spec, settings, r, validation, test, eps));
+      double runGap = gap == null ? Double.NaN : gap.of(r.model(), pooled);
+      rows.add(row(c, cell, spec, settings, r, validation, test, g, eps, runGap, nonPrivate));
     }
     return rows;
   }
 
   private static Row row(ExperimentConfig c, Cell cell, AlgorithmSpec spec, ObjectNode settings, Simulation.Result r,
-      DesignMatrix validation, DesignMatrix test, double eps) {
-    int k = spec.common().classes();
-    Evaluation val = Evaluation.of(validation.labels(), r.model().predict(validation), k);
-    Evaluation tst = Evaluation.of(test.labels(), r.model().predict(test), k);
+      DesignMatrix validation, DesignMatrix test, Group g, double eps, double gap, double nonPrivate) {
+    Evaluation val = Evaluation.of(r.model(), validation, g.validation(), spec.preprocessing());
+    Evaluation tst = Evaluation.of(r.model(), test, g.test(), spec.preprocessing());
     Map<String, Double> columns = columns(spec, settings);
     PrivacyCharge charge = r.plan().charge();
     return new Row(cell.variant().name(), spec.learner().kind().id(), columns.get("lambda"), columns.get("radius"),
         columns.get("epochs"), columns.get("learning_rate"), columns.get("clip"), columns.get("sampling_rate"),
         spec.rounds(), cell.parties(), c.perParty(), cell.partition(), cell.fold(), cell.repeat(), eps,
-        r.ledger().epsilon(), c.delta(), val.accuracy(), tst.accuracy(), tst.macroF1(), "grid", Double.NaN,
-        charge.neighbours(), charge.toJson().toString(), c.features());
+        r.ledger().epsilon(), c.delta(), val.accuracy(), tst.accuracy(), tst.macroF1(), "grid", Double.NaN, charge.neighbours(), charge.toJson().toString(),
+        c.features(), tst.isRegression() ? tst.regression().mse() : Double.NaN,
+        tst.isRegression() ? tst.regression().r2() : Double.NaN,
+        val.isRegression() ? val.regression().mse() : Double.NaN, gap, nonPrivate);
   }
 
   /**

@@ -57,7 +57,9 @@ public final class Report {
         + "per-candidate eps. Every variant is accounted under the same neighbouring relation (replace one "
         + "record unless the configuration says otherwise), so the columns compare.\n\n");
     String firstPartition = c.partitions().get(0);
-    if (c.epsilons().size() > 1) {
+    // Regression runs have no accuracy: their MSE and gaps are in the objective section alone.
+    boolean classes = grid.stream().anyMatch(r -> !r.regression());
+    if (classes && c.epsilons().size() > 1) {
       for (String sel : SELECTIONS) {
         List<Chart.Series> series = new ArrayList<>();
         var byVariant = summary.getOrDefault(sel, Map.of());
@@ -103,7 +105,7 @@ public final class Report {
       md.append("![accuracy vs parties](").append(base.getFileName()).append(".png)\n\n")
           .append("Solid: selected on validation data; dashed: best on test data.\n\n");
     }
-    if (c.partitions().size() > 1) {
+    if (classes && c.partitions().size() > 1) {
       int w = c.parties().get(c.parties().size() - 1);
       List<Chart.BarGroup> groups = new ArrayList<>();
       summary.getOrDefault("validation", Map.of()).forEach((variant, byPartition) -> {
@@ -123,7 +125,7 @@ public final class Report {
       plots.add(base);
       md.append("![partitions](").append(base.getFileName()).append(".png)\n\n");
     }
-    for (String sel : SELECTIONS) {
+    for (String sel : classes ? SELECTIONS : new String[0]) {
       md.append("## Test accuracy %, hyperparameters selected on ").append(sel).append("\n\n");
       md.append("| variant | partition | parties |");
       for (double e : c.epsilons()) {
@@ -144,6 +146,9 @@ public final class Report {
             md.append(" ").append(chosen == null ? "-" : chosen.hyperparameters()).append(" |\n");
           })));
       md.append("\n");
+    }
+    if (ObjectiveReport.applies(grid)) {
+      ObjectiveReport.write(c, selected, out, md, plots);
     }
     md.append("## Configuration\n\n```yaml\n");
     md.append(new ObjectMapper(new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER))

@@ -41,8 +41,8 @@ public final class Results {
     for (List<Row> g : groups.values()) {
       double total = selectionEpsilon(g, composed);
       // Ties go to the first grid point, so the choice is deterministic.
-      out.add(g.stream().max(Comparator.comparingDouble(Row::testAcc)).orElseThrow().selectedBy("test", total));
-      out.add(g.stream().max(Comparator.comparingDouble(Row::valAcc)).orElseThrow().selectedBy("validation", total));
+      out.add(g.stream().max(Comparator.comparingDouble(Row::testScore)).orElseThrow().selectedBy("test", total));
+      out.add(g.stream().max(Comparator.comparingDouble(Row::valScore)).orElseThrow().selectedBy("validation", total));
     }
     return out;
   }
@@ -95,7 +95,7 @@ public final class Results {
   }
 
   /**
-   * Mean and standard deviation of test accuracy over repeats and folds, with the chosen
+   * Mean and standard deviation of test accuracy (MSE for regression) over repeats and folds, with the chosen
    * hyperparameters and the largest selection eps among the runs (the whole selection's cost).
    */
   public record Cell(double mean, double sd, int n, String hyperparameters, double selectionEps) {}
@@ -113,8 +113,8 @@ public final class Results {
     Map<String, Map<String, Map<String, Map<Integer, Map<Double, Cell>>>>> out = new TreeMap<>();
     g.forEach((sel, byVariant) -> byVariant.forEach((v, byPartition) -> byPartition.forEach((p, byParties) ->
         byParties.forEach((w, byEps) -> byEps.forEach((eps, rows) -> {
-          double mean = rows.stream().mapToDouble(Row::testAcc).average().orElse(Double.NaN);
-          double ss = rows.stream().mapToDouble(r -> (r.testAcc() - mean) * (r.testAcc() - mean)).sum();
+          double mean = rows.stream().mapToDouble(Row::metric).average().orElse(Double.NaN);
+          double ss = rows.stream().mapToDouble(r -> (r.metric() - mean) * (r.metric() - mean)).sum();
           double sd = rows.size() > 1 ? Math.sqrt(ss / (rows.size() - 1)) : 0;
           Map<String, Integer> votes = new TreeMap<>();
           rows.forEach(r -> votes.merge(r.hyperparameters(), 1, Integer::sum));

@@ -36,6 +36,14 @@ import java.util.List;
  * @param features the feature set the run trained and was evaluated on (raw, scatter, hog; the
  *     last CSV column, so readers that go by position keep their columns). A row stored before
  *     feature stages existed has none and ran on raw values: null reads as raw
+ * @param testMse regression: mean squared error on the test set, in the target's units (else NaN)
+ * @param testR2 regression: R^2 on the test set (else NaN)
+ * @param valMse regression: mean squared error on the validation split (else NaN)
+ * @param gap the optimality gap L_D(theta) - L_D(theta*) on the cell's pooled training data, for
+ *     algorithms with a training objective (wd-dp; else NaN)
+ * @param nonPrivate the test metric (accuracy, or MSE for regression) of the non-private optimum
+ *     theta* of the same objective on the same records (else NaN)
+ *     (these four columns come after features, so older readers keep their positions)
  */
 public record Row(
     String variant,
@@ -62,7 +70,12 @@ public record Row(
     double selectionEps,
     String neighbours,
     String charge,
-    String features) {
+    String features,
+    double testMse,
+    double testR2,
+    double valMse,
+    double gap,
+    double nonPrivate) {
 
   public Row {
     features = features == null ? ExperimentFeatures.RAW : features;
@@ -72,21 +85,41 @@ public record Row(
   public static final List<String> COLUMNS = List.of("variant", "learner", "lambda", "radius", "epochs",
       "learning_rate", "clip", "sampling_rate", "rounds", "parties", "per_party", "partition", "fold", "seed",
       "target_eps", "dp_eps", "dp_delta", "val_acc", "test_acc", "test_f1", "selection", "selection_eps",
-      "neighbours", "features");
+      "neighbours", "features", "test_mse", "test_r2", "val_mse", "optimality_gap", "nonprivate_metric");
 
   /** The values in {@link #COLUMNS} order. */
   public List<Object> values() {
     return List.of(variant, learner, num(lambda), num(radius), num(epochs), num(learningRate), num(clip),
         num(samplingRate), rounds, parties, perParty, partition, fold, seed, num(targetEps), num(dpEps),
         num(dpDelta), num(valAcc), num(testAcc), num(testF1), selection, num(selectionEps),
-        neighbours == null ? "" : neighbours, features);
+        neighbours == null ? "" : neighbours, features, num(testMse), num(testR2), num(valMse), num(gap), num(nonPrivate));
+  }
+
+  /** Whether this run fitted numeric targets (its metric is the MSE, lower is better). */
+  public boolean regression() {
+    return !Double.isNaN(testMse);
+  }
+
+  /** What selection maximises on the test set: accuracy, or minus the MSE for regression. */
+  public double testScore() {
+    return regression() ? -testMse : testAcc;
+  }
+
+  /** What selection maximises on the validation split: accuracy, or minus the MSE for regression. */
+  public double valScore() {
+    return regression() ? -valMse : valAcc;
+  }
+
+  /** The headline metric: test accuracy, or test MSE for regression. */
+  public double metric() {
+    return regression() ? testMse : testAcc;
   }
 
   /** This run marked as chosen by {@code how}, from candidates whose releases together cost {@code selectionEps}. */
   public Row selectedBy(String how, double selectionEps) {
     return new Row(variant, learner, lambda, radius, epochs, learningRate, clip, samplingRate, rounds, parties,
         perParty, partition, fold, seed, targetEps, dpEps, dpDelta, valAcc, testAcc, testF1, how, selectionEps,
-        neighbours, charge, features);
+        neighbours, charge, features, testMse, testR2, valMse, gap, nonPrivate);
   }
 
   /** The hyperparameters, for the report. */

@@ -205,6 +205,14 @@ public enum BuiltinDataset {
     return this == BREAST_CANCER ? new double[] {1, 10} : null;
   }
 
+  /**
+   * Public bounds {lower, upper} of a regression set's target, as its documentation gives them, or
+   * null (classification, or none documented).
+   */
+  public double[] documentedTargetBounds() {
+    return null;
+  }
+
   public String citation() {
     return citation;
   }
@@ -267,17 +275,12 @@ public enum BuiltinDataset {
   public record TrainTest(Dataset train, Dataset test) {}
 
   /**
-   * Loads the data set from {@code cache}, fetching it first if needed. A tabular classification
-   * set gives its fixed split ({@link #loadTabular(Path)} adds the column names).
-   *
-   * @throws DataFormatException for a regression set, whose targets a {@link Dataset} cannot hold
+   * Loads the data set from {@code cache}, fetching it first if needed. A tabular set gives its
+   * fixed split ({@link #loadTabular(Path)} adds the column names); a regression set's rows carry
+   * their targets ({@link Dataset#isRegression()}).
    */
   public TrainTest load(Path cache) {
     if (tabular != null) {
-      if (tabular.regression()) {
-        throw new DataFormatException(id() + " is a regression data set (target " + tabular.target()
-            + "); it has no classes to learn");
-      }
       TabularData.Split s = loadTabular(cache);
       return new TrainTest(s.train().features(), s.test().features());
     }

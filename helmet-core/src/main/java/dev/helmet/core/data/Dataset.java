@@ -23,6 +23,7 @@ public final class Dataset {
   private final LabelSet labelSet;
   private final String[] parties;
   private final ImageShape imageShape;
+  private final double[] targets;
 
   /**
    * @param name where the data came from, shown in messages and provenance
@@ -45,11 +46,23 @@ public final class Dataset {
   }
 
   Dataset(String name, FeatureStore features, int[] labels, int dimension, LabelSet labelSet, String[] parties) {
-    this(name, features, labels, dimension, labelSet, parties, null);
+    this(name, features, labels, dimension, labelSet, parties, null, null);
   }
 
   private Dataset(String name, FeatureStore features, int[] labels, int dimension, LabelSet labelSet,
-      String[] parties, ImageShape imageShape) {
+      String[] parties, ImageShape imageShape, double[] targets) {
+    if (targets != null) {
+      if (targets.length != labels.length) {
+        throw new DataFormatException(name + ": " + targets.length + " targets for " + labels.length + " rows");
+      }
+      for (int i = 0; i < targets.length; i++) {
+        if (!Double.isFinite(targets[i])) {
+          throw new DataFormatException(name + " row " + (i + 1) + ": target " + targets[i]
+              + " is not a finite number");
+        }
+      }
+    }
+    this.targets = targets;
     if (imageShape != null && imageShape.pixels() != dimension) {
       throw new DataFormatException(name + ": images of " + imageShape + " have " + imageShape.pixels()
           + " pixels, the rows have " + dimension + " features");
@@ -149,7 +162,7 @@ public final class Dataset {
 
   /** The same rows read as images of {@code shape} (its pixel count must be the dimension). */
   public Dataset withImageShape(ImageShape shape) {
-    return new Dataset(name, features, labels, dimension, labelSet, parties, shape);
+    return new Dataset(name, features, labels, dimension, labelSet, parties, shape, targets);
   }
 
   /**
@@ -157,7 +170,7 @@ public final class Dataset {
    * {@code size() * newDimension} finite floats, row-major. Used by the feature stage.
    */
   public Dataset withFeatures(String newName, float[] values, int newDimension) {
-    return new Dataset(newName, FeatureStore.of(values), labels, newDimension, labelSet, parties, null);
+    return new Dataset(newName, FeatureStore.of(values), labels, newDimension, labelSet, parties, null, targets);
   }
 
   /**
@@ -165,7 +178,7 @@ public final class Dataset {
    * float32 buffer (a memory-mapped cache file): the Java heap holds none of it.
    */
   public Dataset withMappedFeatures(String newName, java.nio.FloatBuffer values, int newDimension) {
-    return new Dataset(newName, FeatureStore.mapped(values), labels, newDimension, labelSet, parties, null);
+    return new Dataset(newName, FeatureStore.mapped(values), labels, newDimension, labelSet, parties, null, targets);
   }
 
   /** Copies row {@code i} into {@code dest[offset ... offset + dimension)} as floats. */
@@ -190,7 +203,7 @@ public final class Dataset {
 
   /** The same rows under another name, sharing the (never modified) arrays: no copy. */
   public Dataset named(String newName) {
-    return new Dataset(newName, features, labels, dimension, labelSet, parties, imageShape);
+    return new Dataset(newName, features, labels, dimension, labelSet, parties, imageShape, targets);
   }
 
   /** The rows at {@code indices}, in that order. */
@@ -198,14 +211,18 @@ public final class Dataset {
     FeatureStore f = features.rows(indices, dimension);
     int[] y = new int[indices.length];
     String[] p = parties == null ? null : new String[indices.length];
+    double[] t = targets == null ? null : new double[indices.length];
     for (int k = 0; k < indices.length; k++) {
       int i = indices[k];
       y[k] = labels[i];
+      if (t != null) {
+        t[k] = targets[i];
+      }
       if (p != null) {
         p[k] = parties[i];
       }
     }
-    return new Dataset(subsetName, f, y, dimension, labelSet, p, imageShape);
+    return new Dataset(subsetName, f, y, dimension, labelSet, p, imageShape, t);
   }
 
   /** The same rows relabelled into {@code target}, which must contain every label used here. */
@@ -225,7 +242,34 @@ public final class Dataset {
             + labelSet.name(labels[i]) + "'; known labels are " + target.names());
       }
     }
-    return new Dataset(name, features, y, dimension, target, parties, imageShape);
+    return new Dataset(name, features, y, dimension, target, parties, imageShape, targets);
+  }
+
+  /**
+   * The same rows with a numeric response per row (a regression data set): {@code values} holds
+   * one finite number per row. The rows keep their labels (a regression set has one class).
+   */
+  public Dataset withTargets(double[] values) {
+    return new Dataset(name, features, labels, dimension, labelSet, parties, imageShape,
+        java.util.Objects.requireNonNull(values, "targets").clone());
+  }
+
+  /** Whether the rows carry numeric targets (regression) rather than only classes. */
+  public boolean isRegression() {
+    return targets != null;
+  }
+
+  /** The numeric target of row {@code i}; requires {@link #isRegression()}. */
+  public double target(int i) {
+    if (targets == null) {
+      throw new IllegalStateException(name + " has no numeric targets (it is a classification data set)");
+    }
+    return targets[i];
+  }
+
+  /** A copy of the numeric targets, or null for a classification data set. */
+  public double[] targets() {
+    return targets == null ? null : targets.clone();
   }
 
   /** Counts of each class. */
@@ -244,12 +288,17 @@ public final class Dataset {
     int[] y = new int[n];
     boolean withParties = parts.stream().allMatch(Dataset::hasParties);
     String[] p = withParties ? new String[n] : null;
+    double[] t = first.isRegression() ? new double[n] : null;
     int at = 0;
     for (Dataset d : parts) {
-      if (d.dimension != first.dimension || !d.labelSet.equals(first.labelSet)) {
+      if (d.dimension != first.dimension || !d.labelSet.equals(first.labelSet)
+          || d.isRegression() != first.isRegression()) {
         throw new DataFormatException(name + ": cannot join data sets of different shape");
       }
       System.arraycopy(d.labels, 0, y, at, d.size);
+      if (t != null) {
+        System.arraycopy(d.targets, 0, t, at, d.size);
+      }
       if (p != null) {
         System.arraycopy(d.parties, 0, p, at, d.size);
       }
@@ -259,11 +308,14 @@ public final class Dataset {
     ImageShape shape = parts.stream().allMatch(d -> java.util.Objects.equals(d.imageShape, first.imageShape))
         ? first.imageShape
         : null;
-    return new Dataset(name, f, y, first.dimension, first.labelSet, p, shape);
+    return new Dataset(name, f, y, first.dimension, first.labelSet, p, shape, t);
   }
 
   @Override
   public String toString() {
+    if (targets != null) {
+      return name + " (" + size + " x " + dimension + ", numeric targets)";
+    }
     return name + " (" + size + " x " + dimension + ", " + numClasses() + " classes, class counts "
         + Arrays.toString(classCounts()) + ")";
   }

@@ -73,6 +73,11 @@ public record ReadOptions(
   }
 
   /** A header setting as users write it: auto (null: detect), yes/true, no/false. */
+  /** The label column holds numeric regression targets (read into {@link Dataset#targets()}). */
+  public ReadOptions numericTargets() {
+    return withLabelSet(TabularData.NO_CLASSES);
+  }
+
   public static Boolean header(String value) {
     return switch (value.toLowerCase(java.util.Locale.ROOT)) {
       case "auto" -> null;

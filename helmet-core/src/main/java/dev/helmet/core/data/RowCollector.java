@@ -26,7 +26,7 @@ final class RowCollector {
 
   /** Adds one row; {@code where} names its position for error messages, e.g. "line 17". */
   void add(float[] row, String rawLabel, String party, String where) {
-    String label = canonicalLabel(rawLabel);
+    String label = numeric() ? rawLabel.trim() : canonicalLabel(rawLabel);
     if (dimension < 0) {
       dimension = row.length;
     } else if (row.length != dimension) {
@@ -42,7 +42,18 @@ final class RowCollector {
     if (label.isEmpty()) {
       throw new DataFormatException(source + " " + where + ": the label is empty");
     }
-    if (fixedLabels != null && fixedLabels.indexOf(label) < 0) {
+    if (numeric()) {
+      double v;
+      try {
+        v = Double.parseDouble(label);
+      } catch (NumberFormatException e) {
+        throw new DataFormatException(source + " " + where + ": target '" + label + "' is not a number (regression "
+            + "targets are numeric)");
+      }
+      if (!Double.isFinite(v)) {
+        throw new DataFormatException(source + " " + where + ": target " + label + " is not a finite number");
+      }
+    } else if (fixedLabels != null && fixedLabels.indexOf(label) < 0) {
       throw new DataFormatException(source + " " + where + ": unknown label '" + label
           + "'; known labels are " + fixedLabels.names());
     }
@@ -84,9 +95,23 @@ final class RowCollector {
     return t;
   }
 
+  /** Whether the label column holds numeric targets (the caller asked for regression). */
+  private boolean numeric() {
+    return fixedLabels == TabularData.NO_CLASSES;
+  }
+
   Dataset build() {
     if (rows == 0) {
       throw new DataFormatException(source + ": no data rows");
+    }
+    if (numeric()) {
+      double[] t = new double[rows];
+      for (int i = 0; i < rows; i++) {
+        t[i] = Double.parseDouble(labels.get(i));
+      }
+      String[] p = parties == null ? null : parties.toArray(new String[0]);
+      return new Dataset(source, Arrays.copyOf(features, rows * dimension), new int[rows], dimension, fixedLabels, p)
+          .withTargets(t);
     }
     LabelSet set = fixedLabels != null ? fixedLabels : LabelSet.fromObserved(new LinkedHashSet<>(labels));
     int[] y = new int[rows];

@@ -18,8 +18,8 @@ import java.util.List;
  * @param columnNames the name of each feature column, {@code features.dimension()} of them
  */
 public record TabularData(Dataset features, double[] targets, List<String> columnNames) {
-  /** The single class of a regression data set's rows. */
-  static final LabelSet NO_CLASSES = LabelSet.of(List.of("?"));
+  /** The single class of a regression data set's rows (their numbers are {@link Dataset#targets()}). */
+  public static final LabelSet NO_CLASSES = LabelSet.of(List.of("?"));
 
   public TabularData {
     columnNames = List.copyOf(columnNames);
@@ -99,7 +99,8 @@ public record TabularData(Dataset features, double[] targets, List<String> colum
       }
     }
     Encoded e = encode(table, target);
-    Dataset d = new Dataset(table.source(), e.values, new int[table.rows()], e.names.size(), NO_CLASSES, null);
+    Dataset d = new Dataset(table.source(), e.values, new int[table.rows()], e.names.size(), NO_CLASSES, null)
+        .withTargets(y);
     return new TabularData(d, y, e.names);
   }
 

@@ -74,6 +74,8 @@ public final class Learner {
     this.config = Checks.notNull("learner config", config);
     this.inputNorm = Checks.positive("input norm bound c'", inputNormBound);
     this.features = Checks.positive("feature dimension", features);
+    Checks.require(config.kind().classifier(), "linreg is trained by noisy full-batch gradient descent (--algorithm "
+        + "wd-dp), not by this SGD learner");
     Checks.require(classes >= 2, "a classifier needs at least 2 classes. Provided value: " + classes);
     this.classes = classes;
     this.rows = config.kind() == LearnerKind.SOFTMAX || classes > 2 ? classes : 1;

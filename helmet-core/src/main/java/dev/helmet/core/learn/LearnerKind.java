@@ -2,19 +2,30 @@ package dev.helmet.core.learn;
 
 import java.util.Locale;
 
-/** The local learners of SPEC 1.2, all projected mini-batch SGD on a strongly convex objective. */
+/**
+ * The linear models. The classifiers are the local learners of SPEC 1.2 (projected mini-batch SGD
+ * on a strongly convex objective, {@link Learner}); {@link #LINREG} is linear regression, trained
+ * only by full-batch noisy gradient descent ({@link NoisyRegression}, WD-DP).
+ */
 public enum LearnerKind {
   /** Softmax single-layer perceptron: one multi-class model, cross-entropy loss. */
   SOFTMAX("softmax"),
   /** Support vector machine with the Huber loss, one-vs-rest (one binary model if K = 2). */
   SVM("svm"),
   /** Logistic regression, one-vs-rest (one binary model if K = 2). */
-  LOGREG("logreg");
+  LOGREG("logreg"),
+  /** Linear regression: one weight vector, a numeric prediction (WD-DP only). */
+  LINREG("linreg");
 
   private final String id;
 
   LearnerKind(String id) {
     this.id = id;
+  }
+
+  /** Whether the model predicts a class (every kind but {@link #LINREG}). */
+  public boolean classifier() {
+    return this != LINREG;
   }
 
   /** The name users type. */
@@ -28,6 +39,6 @@ public enum LearnerKind {
         return k;
       }
     }
-    throw new IllegalArgumentException("learner must be one of softmax, svm, logreg. Provided value: " + s);
+    throw new IllegalArgumentException("learner must be one of softmax, svm, logreg, linreg. Provided value: " + s);
   }
 }

@@ -56,6 +56,22 @@ public record LinearModel(int rows, int cols, double[] weights) {
     return out;
   }
 
+  /** The score {@code w . x} of every row (a regression model's predictions; {@code rows == 1}). */
+  public double[] scores(DesignMatrix data) {
+    if (rows != 1) {
+      throw new IllegalArgumentException("a model of " + rows + " outputs has no single score per row");
+    }
+    if (data.cols() != cols) {
+      throw new IllegalArgumentException("inputs have " + (data.cols() - 1) + " features, the model expects "
+          + (cols - 1));
+    }
+    double[] out = new double[data.rows()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = data.dot(i, weights, 0);
+    }
+    return out;
+  }
+
   /** The L2 norm of row {@code k}. */
   public double rowNorm(int k) {
     return Math.sqrt(Blas.dot(weights, k * cols, weights, k * cols, cols));

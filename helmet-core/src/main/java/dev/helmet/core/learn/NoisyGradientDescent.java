@@ -2,7 +2,6 @@ package dev.helmet.core.learn;
 
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.util.Checks;
-import java.util.SplittableRandom;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -35,7 +34,7 @@ import java.util.function.DoubleSupplier;
  * noise multiplier {@code sigma n / (2G)} ({@link #sensitivity}). The noise is drawn by the caller's
  * standard normal source (SecureRandom-seeded outside tests).
  */
-public final class NoisyGradientDescent {
+public final class NoisyGradientDescent implements NoisyDescent {
   /** The per-example loss. */
   public enum Loss {
     LOGISTIC,
@@ -75,32 +74,38 @@ public final class NoisyGradientDescent {
   }
 
   /** G, the Lipschitz constant of the per-example loss in the model. */
+  @Override
   public double lipschitz() {
     return loss == Loss.LOGISTIC ? inputNorm : Math.sqrt(2) * inputNorm;
   }
 
   /** beta, the smoothness constant of the per-example loss. */
+  @Override
   public double smoothness() {
     return loss == Loss.LOGISTIC ? inputNorm * inputNorm / 4 : inputNorm * inputNorm / 2;
   }
 
   /** The step size eta in use. */
+  @Override
   public double stepSize() {
     return stepSize;
   }
 
   /** T. */
+  @Override
   public int steps() {
     return steps;
   }
 
   /** The L2 sensitivity of one step's mean gradient to replacing one of {@code n} records: 2G/n. */
+  @Override
   public double sensitivity(int n) {
     Checks.positive("local data size n", n);
     return 2 * lipschitz() / n;
   }
 
   /** The number of model parameters: K (or 1) rows of features + 1. */
+  @Override
   public int length() {
     return rows * cols;
   }
@@ -109,15 +114,25 @@ public final class NoisyGradientDescent {
    * The shared random start, a function of a public seed only: every entry N(0, 1/d) with d the
    * row length, so the start's scores are of order one. Every party derives the same start.
    */
+  @Override
   public double[] start(long publicSeed) {
-    SplittableRandom r = new SplittableRandom(publicSeed);
-    double[] theta = new double[length()];
-    double scale = 1 / Math.sqrt(cols);
-    for (int i = 0; i < theta.length; i++) {
-      theta[i] = scale * gaussian(r);
-    }
-    return theta;
+    return NoisyDescent.publicStart(publicSeed, length(), cols);
   }
+
+  @Override
+  public int outputs() {
+    return rows;
+  }
+
+  /** Both losses are convex in the model. */
+  @Override
+  public boolean convex() {
+    return true;
+  }
+
+  /** Unconstrained: nothing to project. */
+  @Override
+  public void project(double[] theta) {}
 
   /**
    * Runs T noisy full-batch steps from {@code start} on {@code data}.
@@ -125,6 +140,7 @@ public final class NoisyGradientDescent {
    * @param sigma the noise std added to each coordinate of each step's mean gradient (0: noiseless)
    * @param normal draws standard normal values (the privacy noise: SecureRandom-seeded outside tests)
    */
+  @Override
   public LinearModel train(DesignMatrix data, double[] start, double sigma, DoubleSupplier normal) {
     check(data);
     Checks.require(start.length == length(), "the start has " + start.length + " values, the model "
@@ -143,6 +159,7 @@ public final class NoisyGradientDescent {
   }
 
   /** The mean loss {@code L_D(theta)} over {@code data} (for optimality gaps). */
+  @Override
   public double meanLoss(DesignMatrix data, double[] theta) {
     check(data);
     int n = data.rows();
@@ -157,6 +174,7 @@ public final class NoisyGradientDescent {
   }
 
   /** Writes the mean gradient of the loss at {@code theta} into {@code grad}. */
+  @Override
   public void meanGradient(DesignMatrix data, double[] theta, double[] grad) {
     check(data);
     int n = data.rows();
@@ -223,10 +241,5 @@ public final class NoisyGradientDescent {
     return max + Math.log(sum) - s[at + label];
   }
 
-  /** A standard normal from a public-seed generator (for the public start only, never for noise). */
-  private static double gaussian(SplittableRandom r) {
-    double u1 = r.nextDouble();
-    double u2 = r.nextDouble();
-    return Math.sqrt(-2 * Math.log1p(-u1)) * Math.cos(2 * Math.PI * u2);
-  }
+
 }

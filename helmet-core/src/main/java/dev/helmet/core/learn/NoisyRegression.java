@@ -28,7 +28,7 @@ import java.util.function.DoubleSupplier;
  * the ball (the regulariser does not depend on the data), and the projection is post-processing, so
  * each step is a Gaussian mechanism of that sensitivity, as for classification.
  */
-public final class NoisyRegression {
+public final class NoisyRegression implements NoisyDescent {
   /** The per-record loss. */
   public enum Loss {
     SQUARED,
@@ -66,29 +66,83 @@ public final class NoisyRegression {
   }
 
   /** G on the R-ball. */
+  @Override
   public double lipschitz() {
     double g = (radius * inputNorm + targetBound) * inputNorm;
     return loss == Loss.SQUARED ? g : g + 2 * radius + 3;
   }
 
   /** beta. */
+  @Override
   public double smoothness() {
     return loss == Loss.SQUARED ? inputNorm * inputNorm : inputNorm * inputNorm + 8;
   }
 
+  @Override
   public double stepSize() {
     return stepSize;
   }
 
   /** 2G/n: the L2 sensitivity of one step's mean gradient to replacing one of n records. */
+  @Override
   public double sensitivity(int n) {
     Checks.positive("local data size n", n);
     return 2 * lipschitz() / n;
   }
 
   /** The number of model parameters: features + 1. */
+  @Override
   public int length() {
     return cols;
+  }
+
+  @Override
+  public int steps() {
+    return steps;
+  }
+
+  @Override
+  public int outputs() {
+    return 1;
+  }
+
+  /** The squared loss is convex; the Polyak-Lojasiewicz loss is not (it satisfies the PL inequality). */
+  @Override
+  public boolean convex() {
+    return loss == Loss.SQUARED;
+  }
+
+  /** The public random start, projected onto the R-ball. */
+  @Override
+  public double[] start(long publicSeed) {
+    double[] theta = NoisyDescent.publicStart(publicSeed, cols, cols);
+    project(theta);
+    return theta;
+  }
+
+  /** As {@link #train(DesignMatrix, double[], double[], double, DoubleSupplier)} with the rows' own targets. */
+  @Override
+  public LinearModel train(DesignMatrix data, double[] start, double sigma, DoubleSupplier normal) {
+    return train(data, targetsOf(data), start, sigma, normal);
+  }
+
+  @Override
+  public double meanLoss(DesignMatrix data, double[] theta) {
+    return meanLoss(data, targetsOf(data), theta);
+  }
+
+  @Override
+  public void meanGradient(DesignMatrix data, double[] theta, double[] grad) {
+    meanGradient(data, targetsOf(data), theta, grad);
+  }
+
+  private static double[] targetsOf(DesignMatrix data) {
+    Checks.require(data.hasTargets(), "regression needs numeric targets; these rows have classes");
+    double[] y = new double[data.rows()];
+    for (int i = 0; i < y.length; i++) {
+      y[i] = data.target(i);
+    }
+    return y;
   }
 
   /**
@@ -166,7 +220,8 @@ public final class NoisyRegression {
     return Math.max(-targetBound, Math.min(targetBound, y));
   }
 
-  private void project(double[] theta) {
+  @Override
+  public void project(double[] theta) {
     double norm = norm(theta);
     if (norm > radius) {
       double s = radius / norm * (1 - 1e-12); // a hair inside: the bounds hold in any rounding

@@ -32,14 +32,16 @@ public final class DesignMatrix {
   private final int cols;
   private final int numClasses;
   private final int[] y;
+  private final double[] targets;
   private final double[] dense;
   private final int[] rowStart;
   private final int[] index;
   private final double[] values;
   private final double[] rowNorms;
 
-  private DesignMatrix(int rows, int cols, int numClasses, int[] y, double[] dense, int[] rowStart,
-      int[] index, double[] values) {
+  private DesignMatrix(int rows, int cols, int numClasses, int[] y, double[] targets, double[] dense,
+      int[] rowStart, int[] index, double[] values) {
+    this.targets = targets;
     this.rows = rows;
     this.cols = cols;
     this.numClasses = numClasses;
@@ -67,7 +69,15 @@ public final class DesignMatrix {
     if ((long) x.length != (long) rows * cols || y.length != rows) {
       throw new IllegalArgumentException("design matrix shape mismatch");
     }
-    return new DesignMatrix(rows, cols, numClasses, y, x, null, null, null);
+    return new DesignMatrix(rows, cols, numClasses, y, null, x, null, null, null);
+  }
+
+  /** A dense regression matrix over row-major {@code x} with a numeric target per row. */
+  public static DesignMatrix dense(double[] x, double[] targets, int rows, int cols) {
+    if ((long) x.length != (long) rows * cols || targets.length != rows) {
+      throw new IllegalArgumentException("design matrix shape mismatch");
+    }
+    return new DesignMatrix(rows, cols, 1, new int[rows], targets.clone(), x, null, null, null);
   }
 
   /**
@@ -87,6 +97,7 @@ public final class DesignMatrix {
     private final int cols;
     private final int numClasses;
     private final int[] y;
+    private final double[] targets;
     private final int[] rowStart;
     private int[] index;
     private double[] values;
@@ -94,7 +105,8 @@ public final class DesignMatrix {
     private int added;
 
     /** @param nonZeros the number of non-zero values that will be added (exact, or a guess) */
-    Builder(int rows, int cols, int numClasses, long nonZeros) {
+    Builder(int rows, int cols, int numClasses, long nonZeros, boolean regression) {
+      this.targets = regression ? new double[rows] : null;
       this.rows = rows;
       this.cols = cols;
       this.numClasses = numClasses;
@@ -105,7 +117,10 @@ public final class DesignMatrix {
       this.values = new double[guess];
     }
 
-    void add(double[] row, int label) {
+    void add(double[] row, int label, double target) {
+      if (targets != null) {
+        targets[added] = target;
+      }
       for (int j = 0; j < cols; j++) {
         double v = row[j];
         if (v != 0) {
@@ -128,7 +143,7 @@ public final class DesignMatrix {
     DesignMatrix build(boolean allowSparse) {
       if (allowSparse && sparse(nnz, rows, cols, Runtime.getRuntime().maxMemory())) {
         boolean exact = index.length == nnz;
-        return new DesignMatrix(rows, cols, numClasses, y, null, rowStart,
+        return new DesignMatrix(rows, cols, numClasses, y, targets, null, rowStart,
             exact ? index : Arrays.copyOf(index, nnz), exact ? values : Arrays.copyOf(values, nnz));
       }
       if ((long) rows * cols > Integer.MAX_VALUE - 8) {
@@ -145,7 +160,7 @@ public final class DesignMatrix {
           x[i * cols + idx[p]] = val[p];
         }
       }
-      return dense(x, y, rows, cols, numClasses);
+      return new DesignMatrix(rows, cols, numClasses, y, targets, x, null, null, null);
     }
   }
 
@@ -167,6 +182,21 @@ public final class DesignMatrix {
   }
 
   /** A copy of all classes. */
+  public boolean hasTargets() {
+    return targets != null;
+  }
+
+  /**
+   * The numeric (regression) target of row {@code i}, as preprocessed (scaled by the public
+   * target bounds when there are any); requires {@link #hasTargets()}.
+   */
+  public double target(int i) {
+    if (targets == null) {
+      throw new IllegalStateException("these rows have classes, not numeric targets");
+    }
+    return targets[i];
+  }
+
   public int[] labels() {
     return y.clone();
   }

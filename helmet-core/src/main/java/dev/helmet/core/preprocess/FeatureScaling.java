@@ -79,7 +79,7 @@ public record FeatureScaling(double[] lower, double[] upper) {
         + "[-1, 1]" : "features clipped to public per-feature bounds and scaled to [-1, 1]";
   }
 
-  private static String num(double v) {
+  static String num(double v) {
     return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
   }
 

@@ -23,23 +23,35 @@ import dev.helmet.core.util.Checks;
  *
  * @param clipBound c, the public L2 bound of a row before the intercept
  * @param normalise scale every row to norm c instead of only clipping long rows
+ * <p>For regression, each record's target is clipped to public bounds and scaled to [-1, 1]
+ * ({@link TargetScaling}); predictions are mapped back.
+ *
+ * @param clipBound c, the public L2 bound of a row before the intercept
+ * @param normalise scale every row to norm c instead of only clipping long rows
  * @param scaling per-feature public bounds applied first, or null for none
+ * @param target public bounds of a regression target, or null (classification)
  */
-public record Preprocessing(double clipBound, boolean normalise, FeatureScaling scaling) {
+public record Preprocessing(double clipBound, boolean normalise, FeatureScaling scaling, TargetScaling target) {
   public Preprocessing {
     Checks.positive("clip bound c", clipBound);
   }
 
   /** No per-feature scaling. */
   public Preprocessing(double clipBound, boolean normalise) {
-    this(clipBound, normalise, null);
+    this(clipBound, normalise, null, null);
+  }
+
+  /** No target bounds (classification). */
+  public Preprocessing(double clipBound, boolean normalise, FeatureScaling scaling) {
+    this(clipBound, normalise, scaling, null);
   }
 
   /** In words, for reports: "clip c=10 (rows normalised)", with the scaling when there is one. */
   public String describe() {
     String s = "clip c=" + java.math.BigDecimal.valueOf(clipBound).stripTrailingZeros().toPlainString()
         + (normalise ? " (rows normalised)" : "");
-    return scaling == null ? s : scaling.describe() + "; " + s;
+    String out = scaling == null ? s : scaling.describe() + "; " + s;
+    return target == null ? out : out + "; " + target.describe();
   }
 
   /** The bound on the norm of a learner input {@code [1, x']}: {@code c' = sqrt(1 + c^2)}. */
@@ -133,12 +145,23 @@ public record Preprocessing(double clipBound, boolean normalise, FeatureScaling 
         }
       }
     }
-    DesignMatrix.Builder b = new DesignMatrix.Builder(rows.length, d, data.numClasses(), nonZeros);
+    DesignMatrix.Builder b = new DesignMatrix.Builder(rows.length, d, data.numClasses(), nonZeros,
+        data.isRegression());
     for (int row_ : rows) {
       apply(data, row_, row, 0);
-      b.add(row, data.label(row_));
+      b.add(row, data.label(row_), data.isRegression() ? target(data.target(row_)) : 0);
     }
     return b.build(allowSparse);
+  }
+
+  /** A regression target as the learner sees it: scaled by the public target bounds, or as it is. */
+  public double target(double y) {
+    return target == null ? y : target.scale(y);
+  }
+
+  /** A prediction in the target's units: the learner's output mapped back by the target bounds. */
+  public double untarget(double v) {
+    return target == null ? v : target.unscale(v);
   }
 
   /** The learner inputs of all rows. */

@@ -42,7 +42,7 @@ class LearnerTest {
 
   @Test
   void theTightSmoothnessBoundIsNeverLargerThanThePapers() {
-    for (LearnerKind k : LearnerKind.values()) {
+    for (LearnerKind k : classifiers()) {
       for (double lambda : new double[] {0.01, 1, 100}) {
         LearnerConfig tight = config(k, lambda, 1, 1, 1);
         LearnerConfig paper = new LearnerConfig(k, lambda, 1, 1, 1, SmoothnessBound.PAPER, 0.1);
@@ -197,7 +197,7 @@ class LearnerTest {
   void everyRowStaysInsideTheRadius() {
     Dataset d = TestData.wine();
     Preprocessing pre = new Preprocessing(10, false);
-    for (LearnerKind k : LearnerKind.values()) {
+    for (LearnerKind k : classifiers()) {
       Learner l = new Learner(config(k, 0.001, 0.3, 5, 10), pre.inputNormBound(), d.dimension(), d.numClasses());
       LinearModel m = l.train(pre.design(d), new SplittableRandom(1));
       if (k == LearnerKind.SOFTMAX) {
@@ -275,5 +275,17 @@ class LearnerTest {
     assertThrows(IllegalArgumentException.class, () -> config(LearnerKind.SVM, 1, Double.NaN, 1, 1));
     assertThrows(IllegalArgumentException.class, () -> config(LearnerKind.SVM, 1, 1, 0, 1));
     assertThrows(IllegalArgumentException.class, () -> new Learner(config(LearnerKind.SVM, 1, 1, 1, 1), 1, 3, 1));
+  }
+
+  private static java.util.List<LearnerKind> classifiers() {
+    return java.util.Arrays.stream(LearnerKind.values()).filter(LearnerKind::classifier).toList();
+  }
+
+  @Test
+  void linearRegressionIsNotAnSgdLearner() {
+    LearnerConfig linreg = config(LearnerKind.LINREG, 1, 1, 1, 1);
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new Learner(linreg, 2, 5, 2));
+    assertTrue(e.getMessage().contains("wd-dp"), e.getMessage());
   }
 }

@@ -78,6 +78,15 @@ public interface AlgorithmSpec {
     return Reference.ofLearner(c, preprocessing(), pooled, rng, what);
   }
 
+  /**
+   * The training objective {@code L_D} whose optimality gap {@code L_D(theta) - L_D(theta*)} the
+   * runners report on the pooled data ({@link OptimalityGap}), or null when the algorithm reports
+   * none (by default).
+   */
+  default dev.helmet.core.learn.NoisyDescent objective() {
+    return null;
+  }
+
   /** A reference model, what it is in words, and the epochs it took (0 when not epoch-based). */
   record Reference(dev.helmet.core.learn.LinearModel model, String description, int epochs) {
     /** Stop once an epoch changes the model by less than 0.1 % of its norm. */

@@ -13,7 +13,7 @@ import dev.helmet.protocols.privacy.Protection;
  * @param protection the protected unit (record, group of k, user)
  * @param ringBits the summation ring: 32, 64, or 0 to choose
  * @param features features per row, before the intercept
- * @param classes the number of classes
+ * @param classes the number of classes; 1 for regression (numeric targets, {@link #regression()})
  */
 public record Common(double epsilon, double delta, double honestFraction, Protection protection, int ringBits,
     int features, int classes) {
@@ -25,7 +25,24 @@ public record Common(double epsilon, double delta, double honestFraction, Protec
     Checks.require(ringBits == 0 || ringBits == 32 || ringBits == 64,
         "ring bits must be 0, 32 or 64. Provided value: " + ringBits);
     Checks.positive("features", features);
-    Checks.require(classes >= 2, "at least 2 classes are needed. Provided value: " + classes);
+    Checks.require(classes >= 1, "classes must be at least 1 (1: regression). Provided value: " + classes);
+  }
+
+  /** Whether the rows have numeric targets rather than classes (one "class"). */
+  public boolean regression() {
+    return classes == 1;
+  }
+
+  /**
+   * Refuses regression data for an algorithm that trains classifiers.
+   *
+   * @throws IllegalArgumentException saying which algorithm can
+   */
+  public void requireClasses(String algorithm) {
+    if (regression()) {
+      throw new IllegalArgumentException(algorithm + " trains classifiers and this data has numeric targets "
+          + "(regression); use --algorithm wd-dp, which fits linear regression");
+    }
   }
 
   /** This target at another eps (experiments sweep eps with everything else fixed). */

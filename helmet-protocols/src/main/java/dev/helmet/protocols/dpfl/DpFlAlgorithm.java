@@ -110,6 +110,7 @@ public final class DpFlAlgorithm implements Algorithm {
 
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
+    common.requireClasses(ID);
     StrictNode l = config.child("learner");
     l.allow("kind", "clip_bound", "normalise", "feature_bounds");
     if (l.has("kind") && !l.string("kind", "softmax").equalsIgnoreCase(LearnerKind.SOFTMAX.id())) {

@@ -77,6 +77,7 @@ public final class HelmetAlgorithm implements Algorithm {
 
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
+    common.requireClasses(ID);
     StrictNode l = config.child("learner");
     l.allow("kind", "lambda", "radius", "epochs", "batch_size", "smoothness", "huber_h", "clip_bound", "normalise",
         "feature_bounds");
@@ -85,6 +86,10 @@ public final class HelmetAlgorithm implements Algorithm {
       kind = LearnerKind.parse(l.string("kind", "softmax"));
     } catch (IllegalArgumentException e) {
       throw l.error("kind", e.getMessage());
+    }
+    if (!kind.classifier()) {
+      throw l.error("kind", "must be softmax, svm or logreg: Helmet's learners are classifiers (linreg is wd-dp's). "
+          + "Provided value: " + kind.id());
     }
     SmoothnessBound smoothness = switch (l.string("smoothness", "tight").toLowerCase(Locale.ROOT)) {
       case "tight" -> SmoothnessBound.TIGHT;
@@ -159,8 +164,19 @@ public final class HelmetAlgorithm implements Algorithm {
         throw learner.error("feature_bounds", e.getMessage());
       }
     }
+    dev.helmet.core.preprocess.TargetScaling target = null;
+    if (learner.has("target_bounds")) {
+      StrictNode b = learner.child("target_bounds");
+      b.allow("lower", "upper");
+      try {
+        target = new dev.helmet.core.preprocess.TargetScaling(b.number("lower", null, -1e300, 1e300),
+            b.number("upper", null, -1e300, 1e300));
+      } catch (IllegalArgumentException e) {
+        throw learner.error("target_bounds", e.getMessage());
+      }
+    }
     return new Preprocessing(learner.number("clip_bound", HelmetDefaults.CLIP_BOUND, 1e-12, 1e12),
-        learner.bool("normalise", HelmetDefaults.NORMALISE), scaling);
+        learner.bool("normalise", HelmetDefaults.NORMALISE), scaling, target);
   }
 
   /** One bound for every feature, or one per feature. */
@@ -191,6 +207,9 @@ public final class HelmetAlgorithm implements Algorithm {
       for (double v : pre.scaling().upper()) {
         hi.add(v);
       }
+    }
+    if (pre.target() != null) {
+      learner.putObject("target_bounds").put("lower", pre.target().lower()).put("upper", pre.target().upper());
     }
   }
 }

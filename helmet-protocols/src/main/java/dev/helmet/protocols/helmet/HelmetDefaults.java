@@ -42,7 +42,7 @@ public final class HelmetDefaults {
     return switch (kind) {
       case SOFTMAX -> 0.5;
       case SVM -> 2;
-      case LOGREG -> 1;
+      case LOGREG, LINREG -> 1;
     };
   }
 
@@ -51,7 +51,7 @@ public final class HelmetDefaults {
     return switch (kind) {
       case SOFTMAX -> 2;
       case SVM -> 0.5;
-      case LOGREG -> 1;
+      case LOGREG, LINREG -> 1;
     };
   }
 

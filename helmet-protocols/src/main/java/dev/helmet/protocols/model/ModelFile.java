@@ -50,7 +50,8 @@ public final class ModelFile {
   public static ObjectNode toJson(ReleasedModel m) {
     ObjectNode root = JSON.createObjectNode();
     root.put("format", FORMAT);
-    root.put("version", m.featureStage().isRaw() && m.preprocessing().scaling() == null ? 1 : VERSION);
+    root.put("version", m.featureStage().isRaw() && m.preprocessing().scaling() == null
+        && m.preprocessing().target() == null ? 1 : VERSION);
     LearnerConfig c = m.learner();
     ObjectNode learner = root.putObject("learner");
     learner.put("kind", c.kind().id());
@@ -77,6 +78,10 @@ public final class ModelFile {
       for (double v : m.preprocessing().scaling().upper()) {
         hi.add(v);
       }
+    }
+    if (m.preprocessing().target() != null) {
+      pre.putObject("target_bounds").put("lower", m.preprocessing().target().lower())
+          .put("upper", m.preprocessing().target().upper());
     }
     ArrayNode labels = root.putArray("labels");
     m.labels().names().forEach(labels::add);
@@ -208,7 +213,12 @@ public final class ModelFile {
       if (fb != null && !fb.isNull()) {
         scaling = new dev.helmet.core.preprocess.FeatureScaling(r.numbers(fb, "lower"), r.numbers(fb, "upper"));
       }
-      pre = new Preprocessing(r.number(p, "clip_bound"), r.bool(p, "normalise"), scaling);
+      JsonNode tb = p.get("target_bounds");
+      dev.helmet.core.preprocess.TargetScaling target = null;
+      if (tb != null && !tb.isNull()) {
+        target = new dev.helmet.core.preprocess.TargetScaling(r.number(tb, "lower"), r.number(tb, "upper"));
+      }
+      pre = new Preprocessing(r.number(p, "clip_bound"), r.bool(p, "normalise"), scaling, target);
     } catch (IllegalArgumentException e) {
       throw new ModelFormatException(source + ": preprocessing: " + e.getMessage());
     }

@@ -54,7 +54,13 @@ public record ReleasedModel(
       throw new IllegalArgumentException("weights have " + weights.cols() + " columns for " + features
           + " features (expected features + 1 for the intercept)");
     }
-    if (weights.numClasses() != labels.size()) {
+    if (learner.kind() == dev.helmet.core.learn.LearnerKind.LINREG) {
+      if (weights.rows() != 1 || labels.size() != 1 || preprocessing.target() == null) {
+        throw new IllegalArgumentException("a linear regression model has one weight row, one label and public "
+            + "target bounds; found " + weights.rows() + " rows, " + labels.size() + " labels, target bounds "
+            + (preprocessing.target() == null ? "none" : "given"));
+      }
+    } else if (weights.numClasses() != labels.size()) {
       throw new IllegalArgumentException("weights decide between " + weights.numClasses() + " classes but "
           + labels.size() + " labels are given");
     }
@@ -70,6 +76,28 @@ public record ReleasedModel(
    * preprocessing, then the weights.
    */
   public int[] predict(Dataset data) {
+    return weights.predict(design(data));
+  }
+
+  /** Whether this model predicts a number (linear regression) rather than a class. */
+  public boolean regression() {
+    return learner.kind() == dev.helmet.core.learn.LearnerKind.LINREG;
+  }
+
+  /**
+   * Predicted values for every raw row of {@code data} (a regression model), in the target's units:
+   * the learner's outputs mapped back by the public target bounds.
+   */
+  public double[] values(Dataset data) {
+    double[] v = weights.scores(design(data));
+    for (int i = 0; i < v.length; i++) {
+      v[i] = preprocessing.untarget(v[i]);
+    }
+    return v;
+  }
+
+  /** The learner inputs of {@code data}'s raw rows: feature stage, then preprocessing. */
+  public dev.helmet.core.preprocess.DesignMatrix design(Dataset data) {
     if (data.dimension() != inputDimension()) {
       if (featureStage.isRaw()) {
         throw new DataFormatException(data.name() + ": rows have " + data.dimension()
@@ -80,6 +108,6 @@ public record ReleasedModel(
           + featureStage.id() + " features)");
     }
     Dataset x = featureStage.apply(data, Runtime.getRuntime().availableProcessors(), Progress.NONE, null);
-    return weights.predict(preprocessing.design(x));
+    return preprocessing.design(x);
   }
 }

@@ -39,8 +39,14 @@ public final class WdDpAlgorithm implements Algorithm {
   @Override
   public List<Parameter> parameters() {
     return List.of(
-        new Parameter("learner.kind", "--learner", Type.TEXT, "logreg for 2 classes, else softmax",
-            "the model: logreg (2 classes) or softmax"),
+        new Parameter("learner.kind", "--learner", Type.TEXT, "logreg for 2 classes, softmax for more, linreg for "
+            + "numeric targets", "the model: logreg (2 classes), softmax, or linreg (regression)"),
+        new Parameter("wd_dp.loss", "--loss", Type.TEXT, "squared",
+            "linreg's loss: squared, or pl (squared + ||theta||^2 + 3 sin^2 ||theta||, the paper's non-convex "
+                + "Polyak-Lojasiewicz loss)", "loss"),
+        new Parameter("wd_dp.radius", "--wd-dp-radius", Type.NUMBER, String.valueOf(WdDpConfig.DEFAULT_RADIUS),
+            "R, linreg's model is projected onto the ball of radius R after every step (its gradient bound G = (R c' "
+                + "+ 1) c' rests on it)", "radius"),
         new Parameter("wd_dp.steps", "--steps", Type.INTEGER, String.valueOf(WdDpConfig.DEFAULT_STEPS),
             "T, full-batch noisy gradient steps per party", "steps"),
         new Parameter("wd_dp.step_size", "--step-size", Type.NUMBER, "1/beta",
@@ -66,13 +72,24 @@ public final class WdDpAlgorithm implements Algorithm {
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
     StrictNode l = config.child("learner");
-    l.allow("kind", "clip_bound", "normalise", "feature_bounds");
+    l.allow("kind", "clip_bound", "normalise", "feature_bounds", "target_bounds");
     LearnerKind kind;
     try {
       kind = l.has("kind") ? LearnerKind.parse(l.string("kind", null))
-          : common.classes() == 2 ? LearnerKind.LOGREG : LearnerKind.SOFTMAX;
+          : common.regression() ? LearnerKind.LINREG : common.classes() == 2 ? LearnerKind.LOGREG
+              : LearnerKind.SOFTMAX;
     } catch (IllegalArgumentException e) {
       throw l.error("kind", e.getMessage());
+    }
+    if (common.regression() != (kind == LearnerKind.LINREG)) {
+      throw l.error("kind", common.regression()
+          ? "must be linreg: the data has numeric targets (regression). Provided value: " + kind.id()
+          : "linreg fits numeric targets and the data has " + common.classes() + " classes; use logreg or softmax");
+    }
+    if (kind == LearnerKind.LINREG && !l.has("target_bounds")) {
+      throw l.error("target_bounds", "is required for regression: the squared loss is Lipschitz only for bounded "
+          + "targets, so every target is clipped to public bounds and scaled to [-1, 1]. Give them with "
+          + "--target-bounds LO:HI (never computed from the data)");
     }
     if (kind == LearnerKind.SVM) {
       throw l.error("kind", "must be logreg or softmax: wd-dp needs a smooth Lipschitz loss. Provided value: svm");
@@ -86,7 +103,20 @@ public final class WdDpAlgorithm implements Algorithm {
     }
     Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
     StrictNode d = config.child("wd_dp");
-    d.allow("steps", "step_size", "weighting", "weight_noise_fraction", "start_seed", "accountant");
+    d.allow("steps", "step_size", "weighting", "weight_noise_fraction", "start_seed", "accountant", "loss",
+        "radius");
+    String loss = null;
+    double radius = 0;
+    if (kind == LearnerKind.LINREG) {
+      loss = d.string("loss", "squared").toLowerCase(Locale.ROOT);
+      if (!loss.equals("squared") && !loss.equals("pl")) {
+        throw d.error("loss", "must be squared or pl. Provided value: " + loss);
+      }
+      radius = d.number("radius", WdDpConfig.DEFAULT_RADIUS, 1e-6, 1e6);
+    } else if (d.has("loss") || d.has("radius")) {
+      throw d.error(d.has("loss") ? "loss" : "radius", "applies to linreg (regression) only; " + kind.id()
+          + " uses its own loss, unconstrained");
+    }
     String weighting = d.string("weighting", "sizes").toLowerCase(Locale.ROOT);
     if (!weighting.equals("sizes") && !weighting.equals("uniform")) {
       throw d.error("weighting", "must be sizes or uniform. Provided value: " + weighting);
@@ -100,7 +130,7 @@ public final class WdDpAlgorithm implements Algorithm {
       throw d.error("weight_noise_fraction", "applies to size weights (n_j/n); uniform weights 1/m have no size to "
           + "hide");
     }
-    WdDpConfig c = new WdDpConfig(kind, d.integer("steps", WdDpConfig.DEFAULT_STEPS, 1, 1_000_000),
+    WdDpConfig c = new WdDpConfig(kind, loss, radius, d.integer("steps", WdDpConfig.DEFAULT_STEPS, 1, 1_000_000),
         d.number("step_size", 0.0, 0, 1e6), weighting.equals("uniform"),
         d.number("weight_noise_fraction", 0.0, 0, 0.99), d.integer("start_seed", 1, Integer.MIN_VALUE,
             Integer.MAX_VALUE), accountant);

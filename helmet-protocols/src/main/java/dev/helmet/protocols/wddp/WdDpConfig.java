@@ -5,7 +5,9 @@ import dev.helmet.core.learn.LearnerKind;
 /**
  * WD-DP's settings.
  *
- * @param kind logreg (2 classes) or softmax
+ * @param kind logreg (2 classes), softmax, or linreg (regression)
+ * @param loss for linreg: squared or pl (Polyak-Lojasiewicz); null for the classifiers
+ * @param radius R, the ball linreg's model is projected onto (its Lipschitz bound rests on it)
  * @param steps T, full-batch steps per party
  * @param stepSize eta, 0 for 1/beta
  * @param uniform weights 1/m (Jayaraman et al.) instead of n_j/n
@@ -13,7 +15,7 @@ import dev.helmet.core.learn.LearnerKind;
  * @param startSeed public seed of the shared start
  * @param accountant gaussian, pld or rdp
  */
-record WdDpConfig(LearnerKind kind, int steps, double stepSize, boolean uniform, double weightNoiseFraction,
+record WdDpConfig(LearnerKind kind, String loss, double radius, int steps, double stepSize, boolean uniform, double weightNoiseFraction,
     int startSeed, String accountant) {
   /**
    * T when not given (the paper does not state its T). On validation holdouts of breast-cancer,
@@ -22,4 +24,7 @@ record WdDpConfig(LearnerKind kind, int steps, double stepSize, boolean uniform,
    * make progress but each costs noise (sigma grows as sqrt(T)). To be retuned with feature scaling.
    */
   static final int DEFAULT_STEPS = 50;
+
+  /** R for linear regression when not given (see docs/wd-dp.md for how it was chosen). */
+  static final double DEFAULT_RADIUS = 2;
 }

@@ -1,7 +1,7 @@
 package dev.helmet.protocols.wddp;
 
 import dev.helmet.core.learn.LinearModel;
-import dev.helmet.core.learn.NoisyGradientDescent;
+import dev.helmet.core.learn.NoisyDescent;
 import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.accounting.Accountants;
 import dev.helmet.privacy.accounting.Calibration;
@@ -30,7 +30,7 @@ import java.util.Map;
  *
  * <p>Privacy (replace-one neighbours, per record; party sizes are public, as in every Helmet
  * roster). Party j's T steps are T adaptive Gaussian mechanisms on its mean gradient, of
- * sensitivity {@code 2G / n_j} ({@link NoisyGradientDescent}); with noise std {@code sigma_j = mu
+ * sensitivity {@code 2G / n_j} ({@link NoisyDescent}); with noise std {@code sigma_j = mu
  * 2G / n_j} each has noise multiplier mu, and mu is calibrated so that T of them compose to (eps1,
  * delta1). A record lives in one party, so the T steps of its party are all it enters: its party's
  * model theta_j is (eps1, delta1)-DP for it, and everything else (the clamp, the weight, the sum
@@ -53,7 +53,7 @@ final class WdDpPlan implements PublicPlan {
 
   private final WdDpSpec spec;
   private final WdDpConfig config;
-  private final NoisyGradientDescent gd;
+  private final NoisyDescent gd;
   private final int[] sizes;
   private final int minContributors;
   private final long records;

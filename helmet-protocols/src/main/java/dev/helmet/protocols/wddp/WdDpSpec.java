@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.NoisyDescent;
 import dev.helmet.core.learn.NoisyGradientDescent;
+import dev.helmet.core.learn.NoisyRegression;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Checks;
@@ -47,7 +49,13 @@ final class WdDpSpec implements AlgorithmSpec {
   }
 
   /** The local learner every party runs (public: from the settings alone). */
-  NoisyGradientDescent learnerOf() {
+  NoisyDescent learnerOf() {
+    if (config.kind() == LearnerKind.LINREG) {
+      // targets are scaled to [-1, 1] by the public target bounds: B = 1
+      return new NoisyRegression(config.loss().equals("pl") ? NoisyRegression.Loss.POLYAK_LOJASIEWICZ
+          : NoisyRegression.Loss.SQUARED, preprocessing.inputNormBound(), common.features(), config.steps(),
+          config.stepSize(), config.radius(), 1);
+    }
     NoisyGradientDescent.Loss loss = config.kind() == LearnerKind.LOGREG
         ? NoisyGradientDescent.Loss.LOGISTIC : NoisyGradientDescent.Loss.SOFTMAX;
     return new NoisyGradientDescent(loss, preprocessing.inputNormBound(), common.features(), common.classes(),
@@ -67,6 +75,10 @@ final class WdDpSpec implements AlgorithmSpec {
     d.put("weight_noise_fraction", config.weightNoiseFraction());
     d.put("start_seed", config.startSeed());
     d.put("accountant", config.accountant());
+    if (config.loss() != null) {
+      d.put("loss", config.loss());
+      d.put("radius", config.radius());
+    }
     return o;
   }
 
@@ -92,14 +104,17 @@ final class WdDpSpec implements AlgorithmSpec {
 
   @Override
   public int length() {
-    return (config.kind() == LearnerKind.LOGREG ? 1 : common.classes()) * (common.features() + 1);
+    return (config.kind() == LearnerKind.SOFTMAX ? common.classes() : 1) * (common.features() + 1);
   }
 
   @Override
   public String describe() {
-    NoisyGradientDescent gd = learnerOf();
+    NoisyDescent gd = learnerOf();
+    String model = config.loss() == null ? config.kind().id()
+        : config.kind().id() + " (" + (config.loss().equals("pl") ? "Polyak-Lojasiewicz" : "squared") + " loss, R "
+            + num(config.radius()) + ")";
     return String.format(Locale.ROOT, "%s by noisy full-batch gradient descent: %d steps, step size %s%s, %s weights"
-        + "%s; %s", config.kind().id(), config.steps(), num(gd.stepSize()),
+        + "%s; %s", model, config.steps(), num(gd.stepSize()),
         config.stepSize() == 0 ? " (1/beta)" : "", config.uniform() ? "uniform (1/m)" : "size (n_j/n)",
         config.weightNoiseFraction() > 0 ? ", weight noise share " + num(config.weightNoiseFraction()) : "",
         preprocessing.describe());
@@ -132,10 +147,16 @@ final class WdDpSpec implements AlgorithmSpec {
   /** Wang et al.'s procedure without noise: T noiseless full-batch steps from the same public start. */
   @Override
   public Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
-    NoisyGradientDescent gd = learnerOf();
+    NoisyDescent gd = learnerOf();
     return new Reference(gd.train(pooled, gd.start(config.startSeed()), 0, () -> 0.0),
         "non-private centralized (noiseless full-batch gradient descent, the same " + config.steps()
             + " steps, step size and start) on the pooled data", 0);
+  }
+
+  /** The mean loss every party descends (unregularised, as in the paper; PL adds its own terms). */
+  @Override
+  public NoisyDescent objective() {
+    return learnerOf();
   }
 
   @Override
