@@ -100,7 +100,8 @@ final class DataOptions {
       description = "Public per-feature bounds: each feature is clipped to them and scaled to [-1, 1] before the row "
           + "normalisation, so no feature dominates by its range. LO:HI for every feature, or a YAML/JSON file "
           + "{lower: [...], upper: [...]} (one number for all or one per feature). Never computed from the data. "
-          + "Default: the data set's documented bounds (breast-cancer: 1:10, its scores' range), else none.")
+          + "Default: the built-in tabular set's documented bounds (per feature, with their sources in "
+          + "helmet-core/src/main/resources/dev/helmet/core/data/bounds/; breast-cancer: 1:10), else none.")
   String featureBounds;
 
   @Option(names = "--target-bounds", paramLabel = "LO:HI",
@@ -147,8 +148,8 @@ final class DataOptions {
     String text = featureBounds;
     if (text == null) {
       BuiltinDataset b = BuiltinDataset.byId(dataset);
-      double[] doc = b == null ? null : b.documentedBounds();
-      return doc == null ? null : f.objectNode().put("lower", doc[0]).put("upper", doc[1]);
+      dev.helmet.core.data.DocumentedBounds doc = b == null ? null : b.documentedBounds();
+      return doc == null ? null : boundsNode(doc.lower(), doc.upper());
     }
     if (text.equalsIgnoreCase("none")) {
       return null;
@@ -177,6 +178,21 @@ final class DataOptions {
     } catch (java.io.IOException e) {
       throw new IllegalArgumentException(file + ": cannot read the feature bounds: " + e.getMessage());
     }
+  }
+
+  /** {lower: [...], upper: [...]}, whole numbers written as integers (as a user would write them). */
+  static com.fasterxml.jackson.databind.node.ObjectNode boundsNode(double[] lower, double[] upper) {
+    var f = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    var o = f.objectNode();
+    var lo = o.putArray("lower");
+    var hi = o.putArray("upper");
+    for (int j = 0; j < lower.length; j++) {
+      lo.add(lower[j] == Math.rint(lower[j]) && Math.abs(lower[j]) < 1e15 ? f.numberNode((long) lower[j])
+          : f.numberNode(lower[j]));
+      hi.add(upper[j] == Math.rint(upper[j]) && Math.abs(upper[j]) < 1e15 ? f.numberNode((long) upper[j])
+          : f.numberNode(upper[j]));
+    }
+    return o;
   }
 
   /** The feature stage set up for {@code data}'s image shape (or --image-shape). */

@@ -31,12 +31,14 @@ final class ExperimentCommand extends GroupCommand {
 
     @Option(names = "--preset", paramLabel = "NAME",
         description = "fig5, fig6, table2 (the Helmet papers), wd-dp-eps or wd-dp-imbalance (WD-DP against Jayaraman "
-            + "et al. over eps, and as the parties' sizes grow uneven) instead of a file.")
+            + "et al. and Wang et al. over eps, and as the parties' sizes grow uneven), or wd-dp-pl (the "
+            + "Polyak-Lojasiewicz regression loss over eps and imbalance) instead of a file.")
     String preset;
 
     @Option(names = "--dataset", paramLabel = "NAME",
         description = "With --preset: mnist or fashion-mnist (fig5, fig6, table2; default mnist), a tabular "
-            + "classification set (wd-dp-eps, wd-dp-imbalance; default breast-cancer).")
+            + "set (wd-dp-eps, wd-dp-imbalance: any, default breast-cancer; wd-dp-pl: a regression set, default "
+            + "boston-housing).")
     String dataset;
 
     @Option(names = "--quick", description = "With --preset: a small grid that finishes in about two minutes.")

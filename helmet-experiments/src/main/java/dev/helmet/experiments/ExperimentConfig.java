@@ -204,7 +204,13 @@ public record ExperimentConfig(
         plots.number("fixed_epsilon", epsilons.get(0), 1e-6, 1e6),
         ExperimentFeatures.features(n),
         ExperimentFeatures.imageShape(n));
-    Variants.check(source, variants, parties, c.perParty(), epsilons.get(0), c.delta(), c.honestFraction());
+    dev.helmet.core.data.BuiltinDataset builtin = dataset == null ? null : dev.helmet.core.data.BuiltinDataset.byId(dataset);
+    if (builtin != null && builtin.isTabular() && c.features().equals(ExperimentFeatures.RAW)) {
+      Variants.check(source, variants, parties, c.perParty(), epsilons.get(0), c.delta(), c.honestFraction(),
+          builtin.dimension(), builtin.numClasses());
+    } else {
+      Variants.check(source, variants, parties, c.perParty(), epsilons.get(0), c.delta(), c.honestFraction());
+    }
     return c;
   }
 

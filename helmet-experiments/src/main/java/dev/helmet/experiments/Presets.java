@@ -27,11 +27,12 @@ import java.util.List;
 public final class Presets {
   private Presets() {}
 
-  public static final List<String> NAMES = List.of("fig5", "fig6", "table2", WdDpPresets.EPS, WdDpPresets.IMBALANCE);
+  public static final List<String> NAMES = List.of("fig5", "fig6", "table2", WdDpPresets.EPS, WdDpPresets.IMBALANCE,
+      WdDpPresets.PL);
 
   /** The data set a preset runs on when none is named. */
   public static String defaultDataset(String name) {
-    return name.startsWith("wd-dp") ? "breast-cancer" : "mnist";
+    return name.equals(WdDpPresets.PL) ? "boston-housing" : name.startsWith("wd-dp") ? "breast-cancer" : "mnist";
   }
 
   /** The preset {@code name} for {@code dataset}, on raw pixels. */
@@ -55,6 +56,9 @@ public final class Presets {
       }
       if (name.equals(WdDpPresets.EPS)) {
         return WdDpPresets.eps(dataset, quick);
+      }
+      if (name.equals(WdDpPresets.PL)) {
+        return WdDpPresets.pl(dataset, quick);
       }
     }
     ObjectMapper m = new ObjectMapper();

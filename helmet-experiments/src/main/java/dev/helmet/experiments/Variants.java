@@ -97,12 +97,21 @@ final class Variants {
    */
   static void check(String source, List<ExperimentConfig.Variant> variants, List<Integer> parties, int perParty,
       double epsilon, double delta, double honestFraction) {
+    check(source, variants, parties, perParty, epsilon, delta, honestFraction, 1, 2);
+  }
+
+  /**
+   * As above for data of a known shape (a built-in set's {@code features} and {@code classes}, 1 for
+   * regression), so settings that depend on it (per-feature bounds, linreg) are checked too.
+   */
+  static void check(String source, List<ExperimentConfig.Variant> variants, List<Integer> parties, int perParty,
+      double epsilon, double delta, double honestFraction, int features, int classes) {
     for (ExperimentConfig.Variant v : variants) {
       for (ObjectNode point : v.points()) {
         for (int w : parties) {
           try {
             ExperimentRunner.configure(v, resolve(point, (long) w * perParty), new Common(epsilon, delta,
-                honestFraction, Protection.record(), 0, 1, 2));
+                honestFraction, Protection.record(), 0, features, classes));
           } catch (ExperimentConfig.ConfigException | IllegalArgumentException e) {
             throw new ExperimentConfig.ConfigException(source + ": " + e.getMessage());
           }

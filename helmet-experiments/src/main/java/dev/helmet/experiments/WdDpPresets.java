@@ -3,43 +3,98 @@ package dev.helmet.experiments;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.data.DocumentedBounds;
 import java.util.List;
 
 /**
- * The WD-DP paper's experiments (Kang et al. 2021; SPEC section 5) on a tabular data set, WD-DP
+ * The WD-DP paper's experiments (Kang et al. 2021; SPEC section 5) on a tabular data set: WD-DP
  * (weights n_j / n) against Jayaraman et al.'s unweighted average (1 / m) and Wang et al.'s
- * centralized noisy GD on the same records: {@code wd-dp-imbalance},
- * 8 parties in two groups of equal count, the large group holding u times as many records as the
- * small one (u in 1..9), at a fixed eps (the report's partition plot); {@code wd-dp-eps}, accuracy
- * against eps for 2, 4 and 8 parties at u = 4.
+ * centralized noisy GD on the same records, with the non-private optimum theta* as reference and
+ * the optimality gap beside the test metric ({@link ObjectiveReport}).
  *
- * <p>Hyperparameters are not swept (T, eta = 1/beta and the public start are wd-dp's defaults), so
- * there is nothing to select; half of the official test split is held out as validation data all
- * the same, as in the other presets, and accuracy is reported on the other half. breast-cancer's
- * documented bounds (scores 1 to 10, {@code BuiltinDataset.documentedBounds}) scale its features;
- * other data sets run unscaled.
+ * <ul>
+ *   <li>{@code wd-dp-eps}: accuracy (MSE for regression) and gap against eps in {0.01, 0.05, 0.1,
+ *       0.15, 0.2, 0.25, 0.5, 1, 2} for m = 2, 4, 8 parties (8, 16, 32 on sets of 3,000 rows and
+ *       more) at imbalance u = 4;
+ *   <li>{@code wd-dp-imbalance}: the same against u = n_max / n_min in 1..9, 8 parties in two groups
+ *       of equal count (the large group holds u times as many records), at eps 0.25 and 1;
+ *   <li>{@code wd-dp-pl}: the Polyak-Lojasiewicz loss on a regression set, MSE and gap against eps
+ *       and against u.
+ * </ul>
+ *
+ * <p>Hyperparameters are not swept (T, eta = 1/beta, R and the public start are wd-dp's defaults),
+ * so there is nothing to select; half of the official test split is held out as validation data
+ * all the same, as in the other presets, and the metric is reported on the other half. Each
+ * built-in set's documented bounds scale its features (and targets); records per party are chosen
+ * so that the most uneven partition fits the training data.
  */
 final class WdDpPresets {
   private WdDpPresets() {}
 
   static final String IMBALANCE = "wd-dp-imbalance";
   static final String EPS = "wd-dp-eps";
+  static final String PL = "wd-dp-pl";
 
-  /**
-   * Accuracy against eps (Kang et al.'s first figure): m = 2, 4, 8 parties with imbalance u = 4,
-   * eps from 0.05 to 2; WD-DP against Jayaraman et al.
-   */
+  private static final List<Double> EPSILONS = List.of(0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 1.0, 2.0);
+  private static final List<String> IMBALANCES = List.of("uneven-u1", "uneven-u3", "uneven-u5", "uneven-u7",
+      "uneven-u9");
+
   static ExperimentConfig eps(String dataset, boolean quick) {
     ObjectMapper m = new ObjectMapper();
     ObjectNode j = base(m, EPS, dataset, quick);
-    // 4 small parties of 27 and 4 large of 108 records: 540 of breast-cancer's 546 training records.
-    j.put("per_party", 27);
-    j.set("parties", m.valueToTree(quick ? List.of(2, 8) : List.of(2, 4, 8)));
-    j.set("epsilons", m.valueToTree(quick ? List.of(0.1, 1) : List.of(0.05, 0.1, 0.25, 0.5, 1, 2)));
+    // The paper's party counts: 2, 4, 8 on small sets, 8, 16, 32 on larger ones (3,000 rows and up).
+    // At u = 4 the largest count m takes m/2 + 4 m/2 = 2.5 m shares of the training rows.
+    BuiltinDataset b = BuiltinDataset.byId(dataset);
+    List<Integer> parties = b != null && b.rows() >= 3000 ? List.of(8, 16, 32) : List.of(2, 4, 8);
+    j.put("per_party", perParty(dataset, 5 * parties.get(2) / 2));
+    j.set("parties", m.valueToTree(quick ? List.of(parties.get(0), parties.get(2)) : parties));
+    j.set("epsilons", m.valueToTree(quick ? List.of(0.1, 1.0) : EPSILONS));
     j.set("partitions", m.valueToTree(List.of("uneven-u4")));
-    variants(m, j, dataset);
+    variants(m, j, dataset, null);
     j.putObject("plots").put("fixed_epsilon", 1);
     return ExperimentConfig.parse(j, "preset " + EPS);
+  }
+
+  static ExperimentConfig imbalance(String dataset, boolean quick) {
+    ObjectMapper m = new ObjectMapper();
+    ObjectNode j = base(m, IMBALANCE, dataset, quick);
+    // 8 parties at u = 9: 4 small + 4 x 9 large = 40 shares.
+    j.put("per_party", perParty(dataset, 40));
+    j.set("parties", m.valueToTree(List.of(8)));
+    j.set("epsilons", m.valueToTree(quick ? List.of(1.0) : List.of(0.25, 1.0)));
+    j.set("partitions", m.valueToTree(quick ? List.of("uneven-u1", "uneven-u5", "uneven-u9") : IMBALANCES));
+    variants(m, j, dataset, null);
+    j.putObject("plots").put("fixed_epsilon", 1);
+    return ExperimentConfig.parse(j, "preset " + IMBALANCE);
+  }
+
+  /** The PL loss on a regression set: MSE and gap against eps (u = 4, 4 parties) and against u (8 parties). */
+  static ExperimentConfig pl(String dataset, boolean quick) {
+    BuiltinDataset b = BuiltinDataset.byId(dataset);
+    if (b != null && !b.isRegression()) {
+      throw new IllegalArgumentException(PL + " fits the Polyak-Lojasiewicz regression loss; " + dataset
+          + " is a classification set (try boston-housing or diabetes)");
+    }
+    ObjectMapper m = new ObjectMapper();
+    ObjectNode j = base(m, PL, dataset, quick);
+    j.put("per_party", perParty(dataset, 40));
+    j.set("parties", m.valueToTree(quick ? List.of(8) : List.of(4, 8)));
+    j.set("epsilons", m.valueToTree(quick ? List.of(0.1, 1.0) : EPSILONS));
+    j.set("partitions", m.valueToTree(quick ? List.of("uneven-u1", "uneven-u9") : IMBALANCES));
+    variants(m, j, dataset, "pl");
+    j.putObject("plots").put("fixed_epsilon", 1);
+    return ExperimentConfig.parse(j, "preset " + PL);
+  }
+
+  /**
+   * Records per party such that {@code shares} of them fit in the training part (80 % of the rows;
+   * the most uneven partition needs that many), at least 2.
+   */
+  private static int perParty(String dataset, int shares) {
+    BuiltinDataset b = BuiltinDataset.byId(dataset);
+    int train = b == null ? 800 : (int) Math.floor(0.8 * b.rows());
+    return Math.max(2, Math.min(60, train / shares));
   }
 
   private static ObjectNode base(ObjectMapper m, String name, String dataset, boolean quick) {
@@ -48,8 +103,7 @@ final class WdDpPresets {
     j.put("dataset", dataset);
     j.put("delta", 1e-5);
     j.put("honest_fraction", 0.5);
-    // Cells take milliseconds: enough repeats that the spread of small parties' noise averages out.
-    j.put("repeats", quick ? 3 : 20);
+    j.put("repeats", quick ? 2 : 5);
     j.put("validation_from", "test");
     j.put("validation_fraction", 0.5);
     return j;
@@ -57,20 +111,25 @@ final class WdDpPresets {
 
   /**
    * WD-DP (size weights), Jayaraman et al. (uniform) and Wang et al. (the same records in one party,
-   * centralized noisy GD), summed in the clear, with the data set's documented bounds.
+   * centralized noisy GD), summed in the clear (the paper's trusted server), with the data set's
+   * documented bounds; {@code loss} for linreg, or null.
    */
-  private static void variants(ObjectMapper m, ObjectNode j, String dataset) {
+  private static void variants(ObjectMapper m, ObjectNode j, String dataset, String loss) {
     ArrayNode variants = j.putArray("variants");
     for (String name : List.of("wd-dp", "jayaraman", "wang")) {
       ObjectNode settings = m.createObjectNode();
-      settings.putObject("wd_dp").put("weighting", name.equals("jayaraman") ? "uniform" : "sizes");
-      dev.helmet.core.data.BuiltinDataset builtin = dev.helmet.core.data.BuiltinDataset.byId(dataset);
-      double[] bounds = builtin == null ? null : builtin.documentedBounds();
+      ObjectNode d = settings.putObject("wd_dp").put("weighting", name.equals("jayaraman") ? "uniform" : "sizes");
+      if (loss != null) {
+        d.put("loss", loss);
+      }
+      BuiltinDataset builtin = BuiltinDataset.byId(dataset);
+      DocumentedBounds bounds = builtin == null ? null : builtin.documentedBounds();
       if (bounds != null) {
-        // whole numbers stay whole in the recorded configuration (1, not 1.0), as before
-        ObjectNode b = settings.putObject("learner").putObject("feature_bounds");
-        b.set("lower", m.valueToTree(bounds[0] == Math.rint(bounds[0]) ? (Object) (int) bounds[0] : bounds[0]));
-        b.set("upper", m.valueToTree(bounds[1] == Math.rint(bounds[1]) ? (Object) (int) bounds[1] : bounds[1]));
+        ObjectNode learner = settings.putObject("learner");
+        learner.set("feature_bounds", whole(m, bounds.lower(), bounds.upper()));
+        if (builtin.isRegression() && !Double.isNaN(bounds.targetLower())) {
+          learner.set("target_bounds", whole(m, bounds.targetLower(), bounds.targetUpper()));
+        }
       }
       ObjectNode v = variants.addObject().put("name", name).put("algorithm", "wd-dp").put("summation", "plain");
       if (name.equals("wang")) {
@@ -80,18 +139,27 @@ final class WdDpPresets {
     }
   }
 
-  static ExperimentConfig imbalance(String dataset, boolean quick) {
-    ObjectMapper m = new ObjectMapper();
-    ObjectNode j = base(m, IMBALANCE, dataset, quick);
-    // The small group's share: 4 x 12 + 4 x 9 x 12 = 480 records at u = 9 (breast-cancer's training
-    // part holds 546).
-    j.put("per_party", 12);
-    j.set("parties", m.valueToTree(List.of(8)));
-    j.set("epsilons", m.valueToTree(quick ? List.of(1) : List.of(0.25, 1)));
-    j.set("partitions", m.valueToTree(quick ? List.of("uneven-u1", "uneven-u5", "uneven-u9")
-        : List.of("uneven-u1", "uneven-u3", "uneven-u5", "uneven-u7", "uneven-u9")));
-    variants(m, j, dataset);
-    j.putObject("plots").put("fixed_epsilon", 1);
-    return ExperimentConfig.parse(j, "preset " + IMBALANCE);
+  private static ObjectNode whole(ObjectMapper m, double lower, double upper) {
+    ObjectNode b = m.createObjectNode();
+    b.set("lower", num(m, lower));
+    b.set("upper", num(m, upper));
+    return b;
+  }
+
+  /** {lower: [...], upper: [...]} with whole numbers as integers (1, not 1.0), as a user writes them. */
+  private static ObjectNode whole(ObjectMapper m, double[] lower, double[] upper) {
+    ObjectNode b = m.createObjectNode();
+    ArrayNode lo = b.putArray("lower");
+    ArrayNode hi = b.putArray("upper");
+    for (int k = 0; k < lower.length; k++) {
+      lo.add(num(m, lower[k]));
+      hi.add(num(m, upper[k]));
+    }
+    return b;
+  }
+
+  private static com.fasterxml.jackson.databind.JsonNode num(ObjectMapper m, double v) {
+    return v == Math.rint(v) && Math.abs(v) < 1e15 ? m.getNodeFactory().numberNode((long) v)
+        : m.getNodeFactory().numberNode(v);
   }
 }

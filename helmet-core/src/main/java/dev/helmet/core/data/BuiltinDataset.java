@@ -129,8 +129,9 @@ public enum BuiltinDataset {
       TabularSpec.regression(Reader.RDA, "Servo.rda", "Servo", "Class", 167, 12).withNumericLevels(),
       "Servo (Quinlan; Ulrich, Karl), UCI ML Repository; R package mlbench 2.1-3 (Debian r-cran-mlbench)",
       Pkg.MLBENCH_LICENCE,
-      "servomechanism rise time (Class) from motor and screw (one-hot, 5 levels each) and the gains Pgain, "
-          + "Vgain (as numbers); no missing values"),
+      "servomechanism response Class from motor and screw (one-hot, 5 levels each) and the gains Pgain, Vgain "
+          + "(as numbers); no missing values. mlbench stores Class as whole numbers 1-51, not the rise times "
+          + "0.13-7.1 its help page describes"),
 
   /** Diabetes progression, scikit-learn's bundled CSV files. */
   DIABETES(
@@ -195,24 +196,27 @@ public enum BuiltinDataset {
     return archive.id();
   }
 
-  /** Where the data comes from and who made it. */
   /**
-   * Public per-feature bounds {lower, upper} for every feature, as the data set's documentation
-   * states them, or null when it states none (breast-cancer: the nine cytology scores take values
-   * 1 to 10, UCI's description).
+   * Public per-feature bounds of a tabular set, each from its documentation or a stated domain
+   * choice (never fitted to the data; the source of each is in the bounds file, see {@link
+   * DocumentedBounds}), or null for an image set.
    */
-  public double[] documentedBounds() {
-    return this == BREAST_CANCER ? new double[] {1, 10} : null;
+  public DocumentedBounds documentedBounds() {
+    return tabular == null ? null : DocumentedBounds.forDataset(id());
   }
+
 
   /**
    * Public bounds {lower, upper} of a regression set's target, as its documentation gives them, or
    * null (classification, or none documented).
    */
   public double[] documentedTargetBounds() {
-    return null;
+    DocumentedBounds b = documentedBounds();
+    return b == null || !isRegression() || Double.isNaN(b.targetLower()) ? null
+        : new double[] {b.targetLower(), b.targetUpper()};
   }
 
+  /** Where the data comes from and who made it. */
   public String citation() {
     return citation;
   }
@@ -235,6 +239,16 @@ public enum BuiltinDataset {
   /** Whether this is a tabular set (see {@link #loadTabular(Path)}). */
   public boolean isTabular() {
     return tabular != null;
+  }
+
+  /** Features per row after encoding (784 pixels for the image sets). */
+  public int dimension() {
+    return tabular != null ? tabular.features() : 784;
+  }
+
+  /** The number of classes; 1 for a regression set (numeric targets). */
+  public int numClasses() {
+    return tabular == null ? 10 : tabular.regression() ? 1 : tabular.classes().size();
   }
 
   /** Rows in train and test together, after dropping incomplete ones. */

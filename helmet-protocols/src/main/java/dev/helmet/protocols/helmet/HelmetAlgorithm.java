@@ -152,6 +152,11 @@ public final class HelmetAlgorithm implements Algorithm {
 
   /** The public preprocessing under {@code learner:}. */
   public static Preprocessing preprocessing(StrictNode learner, int features) {
+    return preprocessing(learner, features, HelmetDefaults.CLIP_BOUND);
+  }
+
+  /** As {@link #preprocessing(StrictNode, int)} with the algorithm's own default clip bound c. */
+  public static Preprocessing preprocessing(StrictNode learner, int features, double defaultClip) {
     FeatureScaling scaling = null;
     if (learner.has("feature_bounds")) {
       StrictNode b = learner.child("feature_bounds");
@@ -175,7 +180,7 @@ public final class HelmetAlgorithm implements Algorithm {
         throw learner.error("target_bounds", e.getMessage());
       }
     }
-    return new Preprocessing(learner.number("clip_bound", HelmetDefaults.CLIP_BOUND, 1e-12, 1e12),
+    return new Preprocessing(learner.number("clip_bound", defaultClip, 1e-12, 1e12),
         learner.bool("normalise", HelmetDefaults.NORMALISE), scaling, target);
   }
 

@@ -61,7 +61,10 @@ public final class WdDpAlgorithm implements Algorithm {
             "public seed of the shared random start", "start_seed"),
         new Parameter("wd_dp.accountant", "--wd-dp-accountant", Type.TEXT, "gaussian",
             "gaussian (exact curve of T composed Gaussians), pld or rdp", "accountant"),
-        HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
+        new Parameter("learner.clip_bound", "--clip", Type.NUMBER, "1",
+            "public L2 bound c of an input row (a constant, never computed from the data); wd-dp normalises rows to "
+                + "norm 1 as in the paper, so G and beta are those of unit inputs (c' = sqrt 2 with the intercept)"),
+        HelmetAlgorithm.normalise());
   }
 
   @Override
@@ -101,7 +104,7 @@ public final class WdDpAlgorithm implements Algorithm {
       throw new IllegalArgumentException("wd-dp protects records; the protection unit is "
           + common.protection().describe());
     }
-    Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
+    Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features(), WdDpConfig.DEFAULT_CLIP);
     StrictNode d = config.child("wd_dp");
     d.allow("steps", "step_size", "weighting", "weight_noise_fraction", "start_seed", "accountant", "loss",
         "radius");

@@ -25,6 +25,9 @@ record WdDpConfig(LearnerKind kind, String loss, double radius, int steps, doubl
    */
   static final int DEFAULT_STEPS = 50;
 
+  /** c, the row norm: 1, as the paper normalises (Helmet's learners default to 10). */
+  static final double DEFAULT_CLIP = 1;
+
   /** R for linear regression when not given (see docs/wd-dp.md for how it was chosen). */
-  static final double DEFAULT_RADIUS = 2;
+  static final double DEFAULT_RADIUS = 1;
 }
