@@ -60,6 +60,26 @@ class ExperimentCliTest {
     assertTrue(Files.readString(out.resolve("report.md")).contains("--preset wd-dp-imbalance --dataset breast-cancer"));
   }
 
+  /**
+   * The PL preset (quick) on boston-housing: MSE and optimality gap against eps and imbalance, WD-DP,
+   * Jayaraman and Wang, each chart stating its settings; no accuracy charts for regression.
+   */
+  @Test
+  void quickWdDpPlPresetReportsMseAndGaps(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("pl");
+    Cli run = Cli.run("experiment", "run", "--preset", "wd-dp-pl", "--quick", "--out", out.toString());
+    assertEquals(0, run.exit, run.toString());
+    assertTrue(run.out.contains("18 cells (18 run now, 0 kept from before)"), run.out);
+    List<String> rows = Files.readAllLines(out.resolve("results.csv"));
+    assertTrue(rows.get(0).endsWith("test_mse,test_r2,val_mse,optimality_gap,nonprivate_metric"), rows.get(0));
+    assertTrue(rows.stream().anyMatch(r -> r.startsWith("wang,linreg,")), "rows");
+    String svg = Files.readString(out.resolve("gap-vs-imbalance.svg"));
+    assertTrue(svg.contains("trusted server") && svg.contains("T 50") && svg.contains("delta 1.0E-5")
+        && svg.contains("eta 1/beta") && svg.contains("on the T steps"), "the chart states its settings");
+    assertTrue(Files.readString(out.resolve("metric-vs-imbalance.svg")).contains("non-private (theta*)"));
+    assertTrue(!Files.exists(out.resolve("accuracy-vs-eps-validation.png")));
+  }
+
   /** The WD-DP eps preset (quick): accuracy against eps for 2 and 8 parties, both weightings. */
   @Test
   void quickWdDpEpsPresetSweepsEpsAndParties(@TempDir Path dir) throws Exception {
@@ -95,8 +115,8 @@ class ExperimentCliTest {
     assertEquals(0, run.exit, run.toString());
     assertTrue(run.out.contains("digits-hog: 1 cells (1 run now, 0 kept from before)"), run.out);
     List<String> csv = Files.readAllLines(out.resolve("results.csv"));
-    assertTrue(csv.get(0).endsWith(",neighbours,features"), csv.get(0));
-    assertTrue(csv.size() > 1 && csv.stream().skip(1).allMatch(l -> l.endsWith(",hog")), csv.toString());
+    assertTrue(csv.get(0).contains(",neighbours,features,test_mse,"), csv.get(0));
+    assertTrue(csv.size() > 1 && csv.stream().skip(1).allMatch(l -> l.contains(",hog,")), csv.toString());
     Cli same = Cli.run(concat(new String[] {"experiment", "run", yaml.toString(), "--features", "HOG"}, common));
     assertEquals(0, same.exit, same.toString());
     assertTrue(same.out.contains("1 cells (0 run now, 1 kept from before)"), same.out);

@@ -134,13 +134,17 @@ final class Variants {
     }
   }
 
+  /** Settings whose lists are values, not grids. */
+  private static final java.util.Set<String> VALUE_LISTS = java.util.Set.of("feature_bounds", "target_bounds");
+
   private static String firstList(JsonNode node, String prefix) {
     for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       if (e.getValue().isArray()) {
         return prefix + e.getKey();
       }
-      if (e.getValue().isObject()) {
+      // Per-feature bounds are lists by nature (one bound per feature), never grid axes.
+      if (e.getValue().isObject() && !VALUE_LISTS.contains(e.getKey())) {
         String inner = firstList(e.getValue(), prefix + e.getKey() + ".");
         if (inner != null) {
           return inner;

@@ -103,7 +103,7 @@ final class WdDpPresets {
     j.put("dataset", dataset);
     j.put("delta", 1e-5);
     j.put("honest_fraction", 0.5);
-    j.put("repeats", quick ? 2 : 5);
+    j.put("repeats", quick ? 3 : 5);
     j.put("validation_from", "test");
     j.put("validation_fraction", 0.5);
     return j;

@@ -59,4 +59,21 @@ class EvaluationTest {
     assertEquals(Set.of(0, 1, 2), testClasses);
     assertEquals(12, f.train().length + f.test().length);
   }
+
+  /** MSE, RMSE and R^2 of a hand-worked example: residuals 0.5, -0.5, 0, 1 about truth mean 2.5. */
+  @Test
+  void regressionErrorsMatchAHandComputedExample() {
+    double[] truth = {1, 2, 3, 4};
+    double[] pred = {1.5, 1.5, 3, 5};
+    Evaluation e = Evaluation.regression(truth, pred);
+    assertTrue(e.isRegression());
+    assertEquals(1.5 / 4, e.regression().mse(), 1e-15);
+    assertEquals(Math.sqrt(1.5 / 4), e.regression().rmse(), 1e-15);
+    // SS_tot = 2.25 + 0.25 + 0.25 + 2.25 = 5; R^2 = 1 - 1.5 / 5
+    assertEquals(0.7, e.regression().r2(), 1e-15);
+    assertTrue(Double.isNaN(e.accuracy()));
+    assertTrue(e.headline().startsWith("MSE 0.375"), e.headline());
+    // predicting the mean scores R^2 = 0
+    assertEquals(0, Evaluation.regression(truth, new double[] {2.5, 2.5, 2.5, 2.5}).regression().r2(), 1e-15);
+  }
 }

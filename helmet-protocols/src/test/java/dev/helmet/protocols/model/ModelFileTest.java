@@ -49,6 +49,26 @@ class ModelFileTest {
     }
   }
 
+  /** A regression model keeps its public target bounds and predicts in the target's units. */
+  @Test
+  void aRegressionModelReadsBackWithItsTargetBounds() throws IOException {
+    LinearModel w = new LinearModel(1, 3, new double[] {0.5, 0.25, -0.25});
+    PrivacyLedger ledger = new PrivacyLedger("wd-dp", "replace-one", "record", "50 x Gaussian", "gaussian", 1, 1e-5,
+        Map.of());
+    Preprocessing pre = new Preprocessing(1, false, null, new dev.helmet.core.preprocess.TargetScaling(0, 50));
+    ReleasedModel m = new ReleasedModel(w, pre, dev.helmet.core.data.TabularData.NO_CLASSES, 2,
+        new LearnerConfig(LearnerKind.LINREG, 1, 1, 50, 10, SmoothnessBound.TIGHT, 0.1), ledger, Map.of());
+    Path p = dir.resolve("r.json");
+    ModelFile.write(m, p);
+    ReleasedModel back = ModelFile.read(p);
+    assertEquals(pre, back.preprocessing());
+    assertTrue(back.regression());
+    dev.helmet.core.data.Dataset x = new dev.helmet.core.data.Dataset("x", new float[] {0, 0}, new int[1], 2,
+        dev.helmet.core.data.TabularData.NO_CLASSES, null);
+    // score 0.5 on [1, 0, 0] -> 0 + (0.5 + 1) * 50 / 2 = 37.5
+    assertEquals(37.5, back.values(x)[0], 1e-12);
+  }
+
   private void assertRejected(String json, String expected) throws IOException {
     Path p = dir.resolve("bad.json");
     Files.writeString(p, json);
