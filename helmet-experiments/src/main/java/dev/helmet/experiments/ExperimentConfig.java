@@ -207,7 +207,7 @@ public record ExperimentConfig(
     dev.helmet.core.data.BuiltinDataset builtin = dataset == null ? null : dev.helmet.core.data.BuiltinDataset.byId(dataset);
     if (builtin != null && builtin.isTabular() && c.features().equals(ExperimentFeatures.RAW)) {
       Variants.check(source, variants, parties, c.perParty(), epsilons.get(0), c.delta(), c.honestFraction(),
-          builtin.dimension(), builtin.numClasses());
+          builtin.features(), builtin.numClasses());
     } else {
       Variants.check(source, variants, parties, c.perParty(), epsilons.get(0), c.delta(), c.honestFraction());
     }

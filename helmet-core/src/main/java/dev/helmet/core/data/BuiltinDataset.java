@@ -241,14 +241,9 @@ public enum BuiltinDataset {
     return tabular != null;
   }
 
-  /** Features per row after encoding (784 pixels for the image sets). */
-  public int dimension() {
-    return tabular != null ? tabular.features() : 784;
-  }
-
   /** The number of classes; 1 for a regression set (numeric targets). */
   public int numClasses() {
-    return tabular == null ? 10 : tabular.regression() ? 1 : tabular.classes().size();
+    return isRegression() ? 1 : classes().size();
   }
 
   /** Rows in train and test together, after dropping incomplete ones. */
