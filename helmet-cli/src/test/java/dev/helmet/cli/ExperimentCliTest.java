@@ -78,6 +78,7 @@ class ExperimentCliTest {
         && svg.contains("eta 1/beta") && svg.contains("on the T steps"), "the chart states its settings");
     assertTrue(Files.readString(out.resolve("metric-vs-imbalance.svg")).contains("non-private (theta*)"));
     assertTrue(!Files.exists(out.resolve("accuracy-vs-eps-validation.png")));
+    assertTrue(!Files.exists(out.resolve("accuracy-vs-parties.png")));
   }
 
   /** The WD-DP eps preset (quick): accuracy against eps for 2 and 8 parties, both weightings. */

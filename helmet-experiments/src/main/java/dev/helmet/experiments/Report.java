@@ -78,7 +78,7 @@ public final class Report {
       }
     }
     double plotEps = c.plotEpsilon();
-    if (c.parties().size() > 1) {
+    if (classes && c.parties().size() > 1) {
       List<Chart.Series> series = new ArrayList<>();
       List<String> variants = new ArrayList<>(summary.getOrDefault("validation", Map.of()).keySet());
       for (String sel : SELECTIONS) {
