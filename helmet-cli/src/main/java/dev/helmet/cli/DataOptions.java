@@ -187,9 +187,9 @@ final class DataOptions {
     var lo = o.putArray("lower");
     var hi = o.putArray("upper");
     for (int j = 0; j < lower.length; j++) {
-      lo.add(lower[j] == Math.rint(lower[j]) && Math.abs(lower[j]) < 1e15 ? f.numberNode((long) lower[j])
+      lo.add(lower[j] == Math.rint(lower[j]) && Math.abs(lower[j]) < Integer.MAX_VALUE ? f.numberNode((int) lower[j])
           : f.numberNode(lower[j]));
-      hi.add(upper[j] == Math.rint(upper[j]) && Math.abs(upper[j]) < 1e15 ? f.numberNode((long) upper[j])
+      hi.add(upper[j] == Math.rint(upper[j]) && Math.abs(upper[j]) < Integer.MAX_VALUE ? f.numberNode((int) upper[j])
           : f.numberNode(upper[j]));
     }
     return o;

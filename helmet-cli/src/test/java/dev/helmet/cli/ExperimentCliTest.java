@@ -79,6 +79,8 @@ class ExperimentCliTest {
     assertTrue(Files.readString(out.resolve("metric-vs-imbalance.svg")).contains("non-private (theta*)"));
     assertTrue(!Files.exists(out.resolve("accuracy-vs-eps-validation.png")));
     assertTrue(!Files.exists(out.resolve("accuracy-vs-parties.png")));
+    Cli again = Cli.run("experiment", "run", "--preset", "wd-dp-pl", "--quick", "--out", out.toString());
+    assertTrue(again.out.contains("18 cells (0 run now, 18 kept from before)"), "resumes: " + again);
   }
 
   /** The WD-DP eps preset (quick): accuracy against eps for 2 and 8 parties, both weightings. */

@@ -159,7 +159,8 @@ final class WdDpPresets {
   }
 
   private static com.fasterxml.jackson.databind.JsonNode num(ObjectMapper m, double v) {
-    return v == Math.rint(v) && Math.abs(v) < 1e15 ? m.getNodeFactory().numberNode((long) v)
+    // an int where the value is one: a config read back from JSON holds IntNodes, and IntNode != LongNode
+    return v == Math.rint(v) && Math.abs(v) < Integer.MAX_VALUE ? m.getNodeFactory().numberNode((int) v)
         : m.getNodeFactory().numberNode(v);
   }
 }
