@@ -112,6 +112,22 @@ final class DataOptions {
           + "documented range (helmet data list).")
   String targetBounds;
 
+  private static final java.util.regex.Pattern RANGE =
+      java.util.regex.Pattern.compile("\\s*(-?[0-9.eE+-]+)\\s*:\\s*(-?[0-9.eE+-]+)\\s*");
+
+  /** {@code LO:HI} as {lo, hi}, or null when the text is not two numbers around a colon. */
+  private static double[] range(String text) {
+    java.util.regex.Matcher m = RANGE.matcher(text);
+    if (!m.matches()) {
+      return null;
+    }
+    try {
+      return new double[] {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2))};
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
   /**
    * The {@code target_bounds} section for the learner settings, or null: from --target-bounds, else
    * the built-in data set's documented target range.
@@ -123,18 +139,9 @@ final class DataOptions {
       double[] doc = b == null ? null : b.documentedTargetBounds();
       return doc == null ? null : f.objectNode().put("lower", doc[0]).put("upper", doc[1]);
     }
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s*(-?[0-9.eE+-]+)\\s*:\\s*(-?[0-9.eE+-]+)\\s*")
-        .matcher(targetBounds);
-    try {
-      if (m.matches()) {
-        double lo = Double.parseDouble(m.group(1));
-        double hi = Double.parseDouble(m.group(2));
-        if (Double.isFinite(lo) && Double.isFinite(hi) && lo < hi) {
-          return f.objectNode().put("lower", lo).put("upper", hi);
-        }
-      }
-    } catch (NumberFormatException e) {
-      // reported below
+    double[] r = range(targetBounds);
+    if (r != null && Double.isFinite(r[0]) && Double.isFinite(r[1]) && r[0] < r[1]) {
+      return f.objectNode().put("lower", r[0]).put("upper", r[1]);
     }
     throw new IllegalArgumentException("--target-bounds must be LO:HI with LO < HI. Provided value: " + targetBounds);
   }
@@ -149,19 +156,17 @@ final class DataOptions {
     if (text == null) {
       BuiltinDataset b = BuiltinDataset.byId(dataset);
       dev.helmet.core.data.DocumentedBounds doc = b == null ? null : b.documentedBounds();
-      return doc == null ? null : boundsNode(doc.lower(), doc.upper());
+      return doc == null ? null : dev.helmet.protocols.helmet.HelmetAlgorithm.boundsNode(doc.lower(), doc.upper());
     }
     if (text.equalsIgnoreCase("none")) {
       return null;
     }
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s*(-?[0-9.eE+-]+)\\s*:\\s*(-?[0-9.eE+-]+)\\s*")
-        .matcher(text);
-    if (m.matches()) {
-      try {
-        return f.objectNode().put("lower", Double.parseDouble(m.group(1))).put("upper", Double.parseDouble(m.group(2)));
-      } catch (NumberFormatException e) {
+    if (RANGE.matcher(text).matches()) {
+      double[] r = range(text);
+      if (r == null) {
         throw new IllegalArgumentException("--feature-bounds must be LO:HI, a file or none. Provided value: " + text);
       }
+      return f.objectNode().put("lower", r[0]).put("upper", r[1]);
     }
     Path file = Path.of(text);
     if (!java.nio.file.Files.isRegularFile(file)) {
@@ -178,21 +183,6 @@ final class DataOptions {
     } catch (java.io.IOException e) {
       throw new IllegalArgumentException(file + ": cannot read the feature bounds: " + e.getMessage());
     }
-  }
-
-  /** {lower: [...], upper: [...]}, whole numbers written as integers (as a user would write them). */
-  static com.fasterxml.jackson.databind.node.ObjectNode boundsNode(double[] lower, double[] upper) {
-    var f = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
-    var o = f.objectNode();
-    var lo = o.putArray("lower");
-    var hi = o.putArray("upper");
-    for (int j = 0; j < lower.length; j++) {
-      lo.add(lower[j] == Math.rint(lower[j]) && Math.abs(lower[j]) < Integer.MAX_VALUE ? f.numberNode((int) lower[j])
-          : f.numberNode(lower[j]));
-      hi.add(upper[j] == Math.rint(upper[j]) && Math.abs(upper[j]) < Integer.MAX_VALUE ? f.numberNode((int) upper[j])
-          : f.numberNode(upper[j]));
-    }
-    return o;
   }
 
   /** The feature stage set up for {@code data}'s image shape (or --image-shape). */

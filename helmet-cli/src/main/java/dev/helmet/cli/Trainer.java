@@ -64,32 +64,23 @@ final class Trainer {
   static AlgorithmSpec configure(Spec spec, Dataset train) {
     Common common = new Common(spec.privacy().epsilon, spec.privacy().delta, spec.privacy().honestFraction,
         spec.privacy().protection(), spec.run().ringBits(), train.dimension(), train.numClasses());
-    return AlgorithmOptions.configure(spec.algorithm(), withTargetBounds(withBounds(spec.algorithmConfig(),
-        spec.data().featureBoundsConfig()), train.isRegression() ? spec.data().targetBoundsConfig() : null), common);
+    ObjectNode config = withLearnerDefault(spec.algorithmConfig(), "feature_bounds", spec.data().featureBoundsConfig());
+    config = withLearnerDefault(config, "target_bounds", train.isRegression() ? spec.data().targetBoundsConfig() : null);
+    return AlgorithmOptions.configure(spec.algorithm(), config, common);
   }
 
-  /** The algorithm settings with public per-feature bounds added to the learner section (unless set there). */
-  static ObjectNode withBounds(ObjectNode config, ObjectNode bounds) {
-    if (bounds == null) {
+  /**
+   * {@code config} with {@code learner.key} set to {@code value} (public bounds from the command line
+   * or the data set's documentation) unless the settings give it already or value is null.
+   */
+  private static ObjectNode withLearnerDefault(ObjectNode config, String key, ObjectNode value) {
+    if (value == null) {
       return config;
     }
     ObjectNode out = config.deepCopy();
     ObjectNode learner = out.has("learner") ? (ObjectNode) out.get("learner") : out.putObject("learner");
-    if (!learner.has("feature_bounds")) {
-      learner.set("feature_bounds", bounds);
-    }
-    return out;
-  }
-
-  /** The algorithm settings with public target bounds added to the learner section (unless set there). */
-  static ObjectNode withTargetBounds(ObjectNode config, ObjectNode bounds) {
-    if (bounds == null) {
-      return config;
-    }
-    ObjectNode out = config.deepCopy();
-    ObjectNode learner = out.has("learner") ? (ObjectNode) out.get("learner") : out.putObject("learner");
-    if (!learner.has("target_bounds")) {
-      learner.set("target_bounds", bounds);
+    if (!learner.has(key)) {
+      learner.set(key, value);
     }
     return out;
   }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.DocumentedBounds;
+import dev.helmet.protocols.helmet.HelmetAlgorithm;
 import java.util.List;
 
 /**
@@ -126,9 +127,9 @@ final class WdDpPresets {
       DocumentedBounds bounds = builtin == null ? null : builtin.documentedBounds();
       if (bounds != null) {
         ObjectNode learner = settings.putObject("learner");
-        learner.set("feature_bounds", whole(m, bounds.lower(), bounds.upper()));
+        learner.set("feature_bounds", HelmetAlgorithm.boundsNode(bounds.lower(), bounds.upper()));
         if (builtin.isRegression() && !Double.isNaN(bounds.targetLower())) {
-          learner.set("target_bounds", whole(m, bounds.targetLower(), bounds.targetUpper()));
+          learner.set("target_bounds", HelmetAlgorithm.boundsNode(bounds.targetLower(), bounds.targetUpper()));
         }
       }
       ObjectNode v = variants.addObject().put("name", name).put("algorithm", "wd-dp").put("summation", "plain");
@@ -137,30 +138,5 @@ final class WdDpPresets {
       }
       v.set("settings", settings);
     }
-  }
-
-  private static ObjectNode whole(ObjectMapper m, double lower, double upper) {
-    ObjectNode b = m.createObjectNode();
-    b.set("lower", num(m, lower));
-    b.set("upper", num(m, upper));
-    return b;
-  }
-
-  /** {lower: [...], upper: [...]} with whole numbers as integers (1, not 1.0), as a user writes them. */
-  private static ObjectNode whole(ObjectMapper m, double[] lower, double[] upper) {
-    ObjectNode b = m.createObjectNode();
-    ArrayNode lo = b.putArray("lower");
-    ArrayNode hi = b.putArray("upper");
-    for (int k = 0; k < lower.length; k++) {
-      lo.add(num(m, lower[k]));
-      hi.add(num(m, upper[k]));
-    }
-    return b;
-  }
-
-  private static com.fasterxml.jackson.databind.JsonNode num(ObjectMapper m, double v) {
-    // an int where the value is one: a config read back from JSON holds IntNodes, and IntNode != LongNode
-    return v == Math.rint(v) && Math.abs(v) < Integer.MAX_VALUE ? m.getNodeFactory().numberNode((int) v)
-        : m.getNodeFactory().numberNode(v);
   }
 }

@@ -3,6 +3,7 @@ package dev.helmet.core.learn;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.util.Checks;
 import java.util.function.DoubleSupplier;
+import java.util.function.IntToDoubleFunction;
 
 /**
  * Full-batch noisy gradient descent for linear regression, the regression losses of WD-DP (Kang et
@@ -123,26 +124,26 @@ public final class NoisyRegression implements NoisyDescent {
   /** As {@link #train(DesignMatrix, double[], double[], double, DoubleSupplier)} with the rows' own targets. */
   @Override
   public LinearModel train(DesignMatrix data, double[] start, double sigma, DoubleSupplier normal) {
-    return train(data, targetsOf(data), start, sigma, normal);
+    checkOwnTargets(data);
+    return run(data, data::target, start, sigma, normal);
   }
 
   @Override
   public double meanLoss(DesignMatrix data, double[] theta) {
-    return meanLoss(data, targetsOf(data), theta);
+    checkOwnTargets(data);
+    return loss(data, data::target, theta);
   }
 
   @Override
   public void meanGradient(DesignMatrix data, double[] theta, double[] grad) {
-    meanGradient(data, targetsOf(data), theta, grad);
+    checkOwnTargets(data);
+    gradient(data, data::target, theta, grad);
   }
 
-  private static double[] targetsOf(DesignMatrix data) {
+  /** The shape, and that the rows carry their own targets (finite: a {@code Dataset} checks them). */
+  private void checkOwnTargets(DesignMatrix data) {
     Checks.require(data.hasTargets(), "regression needs numeric targets; these rows have classes");
-    double[] y = new double[data.rows()];
-    for (int i = 0; i < y.length; i++) {
-      y[i] = data.target(i);
-    }
-    return y;
+    checkShape(data);
   }
 
   /**
@@ -154,13 +155,19 @@ public final class NoisyRegression implements NoisyDescent {
    */
   public LinearModel train(DesignMatrix data, double[] targets, double[] start, double sigma, DoubleSupplier normal) {
     check(data, targets);
+    return run(data, i -> targets[i], start, sigma, normal);
+  }
+
+  /** T steps; the data and targets are checked by the caller. */
+  private LinearModel run(DesignMatrix data, IntToDoubleFunction targets, double[] start, double sigma,
+      DoubleSupplier normal) {
     Checks.require(start.length == cols, "the start has " + start.length + " values, the model " + cols);
     Checks.require(sigma >= 0 && Double.isFinite(sigma), "sigma must be >= 0. Provided value: " + sigma);
     double[] theta = start.clone();
     project(theta);
     double[] grad = new double[cols];
     for (int t = 0; t < steps; t++) {
-      meanGradient(data, targets, theta, grad);
+      gradient(data, targets, theta, grad);
       for (int i = 0; i < cols; i++) {
         double z = sigma == 0 ? 0 : sigma * normal.getAsDouble();
         theta[i] -= stepSize * (grad[i] + z);
@@ -173,11 +180,15 @@ public final class NoisyRegression implements NoisyDescent {
   /** The mean loss over the rows (targets clipped), for optimality gaps. */
   public double meanLoss(DesignMatrix data, double[] targets, double[] theta) {
     check(data, targets);
+    return loss(data, i -> targets[i], theta);
+  }
+
+  private double loss(DesignMatrix data, IntToDoubleFunction targets, double[] theta) {
     int n = data.rows();
     double[] scores = scores(data, theta);
     double sum = 0;
     for (int i = 0; i < n; i++) {
-      double r = scores[i] - clip(targets[i]);
+      double r = scores[i] - clip(targets.applyAsDouble(i));
       sum += r * r / 2;
     }
     double mean = sum / n;
@@ -191,11 +202,15 @@ public final class NoisyRegression implements NoisyDescent {
   /** The mean gradient at {@code theta} into {@code grad}. */
   public void meanGradient(DesignMatrix data, double[] targets, double[] theta, double[] grad) {
     check(data, targets);
+    gradient(data, i -> targets[i], theta, grad);
+  }
+
+  private void gradient(DesignMatrix data, IntToDoubleFunction targets, double[] theta, double[] grad) {
     int n = data.rows();
     double[] scores = scores(data, theta);
     double[] coef = new double[n];
     for (int i = 0; i < n; i++) {
-      coef[i] = (scores[i] - clip(targets[i])) / n;
+      coef[i] = (scores[i] - clip(targets.applyAsDouble(i))) / n;
     }
     java.util.Arrays.fill(grad, 0);
     data.accumulate(dev.helmet.core.util.Shuffle.identity(n), 0, n, coef, 1, grad);
@@ -239,10 +254,14 @@ public final class NoisyRegression implements NoisyDescent {
     return Math.sqrt(s);
   }
 
-  private void check(DesignMatrix data, double[] targets) {
+  private void checkShape(DesignMatrix data) {
     Checks.require(data.cols() == cols, "inputs have " + (data.cols() - 1) + " features, the learner was built for "
         + (cols - 1));
     Checks.positive("local data size n", data.rows());
+  }
+
+  private void check(DesignMatrix data, double[] targets) {
+    checkShape(data);
     Checks.require(targets != null && targets.length == data.rows(), "targets must give one value per row ("
         + data.rows() + ")");
     for (int i = 0; i < targets.length; i++) {

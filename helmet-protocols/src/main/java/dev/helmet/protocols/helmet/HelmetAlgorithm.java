@@ -198,6 +198,35 @@ public final class HelmetAlgorithm implements Algorithm {
     return out;
   }
 
+  /**
+   * A bounds section {@code {lower: [...], upper: [...]}} as a user writes it: whole numbers as ints
+   * (a configuration read back from JSON holds IntNodes, and IntNode != DoubleNode or LongNode, so a
+   * resumed experiment's settings compare equal).
+   */
+  public static com.fasterxml.jackson.databind.node.ObjectNode boundsNode(double[] lower, double[] upper) {
+    var o = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    var lo = o.putArray("lower");
+    var hi = o.putArray("upper");
+    for (int j = 0; j < lower.length; j++) {
+      lo.add(number(lower[j]));
+      hi.add(number(upper[j]));
+    }
+    return o;
+  }
+
+  /** A scalar bounds section {@code {lower: lo, upper: hi}}, whole numbers as ints. */
+  public static com.fasterxml.jackson.databind.node.ObjectNode boundsNode(double lower, double upper) {
+    var o = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    o.set("lower", number(lower));
+    o.set("upper", number(upper));
+    return o;
+  }
+
+  private static com.fasterxml.jackson.databind.node.ValueNode number(double v) {
+    var f = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    return v == Math.rint(v) && Math.abs(v) < Integer.MAX_VALUE ? f.numberNode((int) v) : f.numberNode(v);
+  }
+
   /** Writes the public preprocessing into a learner section (canonical form: every bound listed). */
   public static void putPreprocessing(com.fasterxml.jackson.databind.node.ObjectNode learner, Preprocessing pre) {
     learner.put("clip_bound", pre.clipBound());
