@@ -104,7 +104,8 @@ final class ParticipantCommand implements Callable<Integer> {
   List<String> algorithms;
 
   @Option(names = "--learners", paramLabel = "L", split = ",", defaultValue = "softmax,svm,logreg",
-      description = "Learners this participant accepts. Default: ${DEFAULT-VALUE}.")
+      description = "Learners this participant accepts (linreg: wd-dp's linear regression, for a session with numeric "
+          + "targets; the label column is then read as numbers). Default: ${DEFAULT-VALUE}.")
   List<String> learners;
 
   @Option(names = {"--honest-fraction", "--min-honest-fraction"}, paramLabel = "T", defaultValue = "0.5",

@@ -169,6 +169,8 @@ class NetworkCliTest {
         {"algorithm: dp-fl\ndpfl: {round: 3}", "unknown key dpfl.round"},
         {"algorithm: dp-fl\ndpfl: {sampling_rate: 2}", "dpfl.sampling_rate must be in"},
         {"algorithm: dpfl", "unknown algorithm dpfl; registered: helmet, dp-fl"},
+        {"targets: numeric", "labels a session with numeric targets (regression) has no labels"},
+        {"targets: numbers", "targets must be classes or numeric"},
     };
     for (String[] k : cases) {
       Cli c = Cli.run("coordinator", "--config", session(dir, freePort(), k[0]).toString());

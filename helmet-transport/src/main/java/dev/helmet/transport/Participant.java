@@ -379,7 +379,12 @@ public final class Participant {
     if (refusal != null) {
       throw new ParticipantException("refusing to join session " + session + ": " + refusal);
     }
-    Dataset data = s.data().withLabelSet(SessionPlan.labels(config));
+    Dataset data;
+    try {
+      data = SessionPlan.regression(config) ? s.data().withNumericTargets() : s.data().withLabelSet(SessionPlan.labels(config));
+    } catch (dev.helmet.core.data.DataFormatException e) {
+      throw new ParticipantException("the local data does not fit session " + session + ": " + e.getMessage(), e);
+    }
     FeatureStage stage = SessionPlan.featureStage(config);
     if (!stage.isRaw()) {
       if (data.dimension() != stage.transform().input().pixels()) {

@@ -34,6 +34,10 @@ import java.util.List;
  * budget: {epsilon: 2.0, delta: 1.0e-4}
  * tls: {certificate: certs/coordinator.pem, key: certs/coordinator-key.pem, ca: certs/ca.pem}
  * </pre>
+ *
+ * <p>A regression session (wd-dp's linreg) says {@code targets: numeric} instead of listing labels,
+ * and gives public target bounds under {@code learner: {target_bounds: {lower, upper}}}; each
+ * participant's label column is then read as numbers.
  */
 public final class SessionFile {
   /** The most points a party may claim unless the session file says otherwise. */
@@ -84,8 +88,8 @@ public final class SessionFile {
 
   /** The keys every session file may have, whatever its algorithm. */
   static final List<String> COMMON_KEYS = List.of("name", "dataset", "protocol", "parties", "min_contributors",
-      "colluding_fraction", "max_points", "ring_bits", "features", "labels", "privacy", "deadlines", "listen", "tls",
-      "plaintext", "database", "budget", "upload_slots", "algorithm", "feature_stage", "image_shape");
+      "colluding_fraction", "max_points", "ring_bits", "features", "labels", "targets", "privacy", "deadlines", "listen",
+      "tls", "plaintext", "database", "budget", "upload_slots", "algorithm", "feature_stage", "image_shape");
 
   static Coordinator.Settings parse(StrictNode n, Path base) {
     Algorithm algorithm;
@@ -103,9 +107,21 @@ public final class SessionFile {
     privacy.allow("epsilon", "delta", "honest_fraction", "protection", "group_size");
     StrictNode deadlines = n.child("deadlines");
     deadlines.allow("enrolment_seconds", "round_seconds");
-    List<String> labels = n.strings("labels");
-    if (labels.size() < 2 || new LinkedHashSet<>(labels).size() != labels.size()) {
-      throw n.error("labels", "must list at least 2 distinct labels");
+    String targets = n.string("targets", "classes");
+    if (!targets.equals("classes") && !targets.equals("numeric")) {
+      throw n.error("targets", "must be classes or numeric (regression). Provided value: " + targets);
+    }
+    List<String> labels;
+    if (targets.equals("numeric")) {
+      if (n.has("labels")) {
+        throw n.error("labels", "a session with numeric targets (regression) has no labels");
+      }
+      labels = dev.helmet.core.data.TabularData.NO_CLASSES.names();
+    } else {
+      labels = n.strings("labels");
+      if (labels.size() < 2 || new LinkedHashSet<>(labels).size() != labels.size()) {
+        throw n.error("labels", "must list at least 2 distinct labels");
+      }
     }
     String protocol = n.string("protocol", "secagg+");
     if (!protocol.equals("secagg+") && !protocol.equals("secagg")) {

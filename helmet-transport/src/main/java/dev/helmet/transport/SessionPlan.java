@@ -42,6 +42,11 @@ public final class SessionPlan {
   private SessionPlan() {}
 
   /** The labels, in class-index order. */
+  /** Whether the session fits numeric targets (its one label is the regression marker). */
+  public static boolean regression(SessionConfig c) {
+    return labels(c).equals(dev.helmet.core.data.TabularData.NO_CLASSES);
+  }
+
   public static LabelSet labels(SessionConfig c) {
     return LabelSet.of(c.getLabelsList());
   }
@@ -174,7 +179,7 @@ public final class SessionPlan {
       throw new IllegalArgumentException("min_contributors must be in [1, parties = " + c.getParties()
           + "]. Provided value: " + c.getMinContributors());
     }
-    if (c.getLabelsCount() < 2) {
+    if (c.getLabelsCount() < 2 && !regression(c)) {
       throw new IllegalArgumentException("labels must name at least 2 classes");
     }
     if (c.getFeatures() < 1) {

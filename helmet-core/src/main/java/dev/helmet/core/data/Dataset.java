@@ -254,6 +254,29 @@ public final class Dataset {
         java.util.Objects.requireNonNull(values, "targets").clone());
   }
 
+  /**
+   * The same rows for regression: each row's label read as a number (a data file read without
+   * knowing its label column is numeric), or these rows as they are when they carry targets already.
+   *
+   * @throws DataFormatException naming the first row whose label is not a finite number
+   */
+  public Dataset withNumericTargets() {
+    if (targets != null) {
+      return this;
+    }
+    double[] t = new double[size];
+    for (int i = 0; i < size; i++) {
+      String v = labelSet.name(labels[i]);
+      try {
+        t[i] = Double.parseDouble(v);
+      } catch (NumberFormatException e) {
+        throw new DataFormatException(name + " row " + (i + 1) + ": target '" + v + "' is not a number (regression "
+            + "targets are numeric)");
+      }
+    }
+    return new Dataset(name, features, new int[size], dimension, TabularData.NO_CLASSES, parties, imageShape, t);
+  }
+
   /** Whether the rows carry numeric targets (regression) rather than only classes. */
   public boolean isRegression() {
     return targets != null;

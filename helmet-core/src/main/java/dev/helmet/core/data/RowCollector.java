@@ -97,7 +97,7 @@ final class RowCollector {
 
   /** Whether the label column holds numeric targets (the caller asked for regression). */
   private boolean numeric() {
-    return fixedLabels == TabularData.NO_CLASSES;
+    return TabularData.NO_CLASSES.equals(fixedLabels);
   }
 
   Dataset build() {
