@@ -319,9 +319,7 @@ public final class ExperimentRunner {
     if (first.objective() != null) {
       pooled = first.preprocessing().design(g.pool(), split.pooled());
       gap = dev.helmet.protocols.algorithm.OptimalityGap.solve(first, pooled);
-      dev.helmet.core.learn.LinearModel star = new dev.helmet.core.learn.LinearModel(
-          gap.objective().outputs(), pooled.cols(), gap.optimum().theta());
-      Evaluation e = Evaluation.of(star, test, g.test(), first.preprocessing());
+      Evaluation e = Evaluation.of(gap.model(), test, g.test(), first.preprocessing());
       nonPrivate = e.isRegression() ? e.regression().mse() : e.accuracy();
     }
     SecureSummation summation = v.summation().equals("plain") ? new PlainSummation() : null;
@@ -350,8 +348,8 @@ public final class ExperimentRunner {
     return new Row(cell.variant().name(), spec.learner().kind().id(), columns.get("lambda"), columns.get("radius"),
         columns.get("epochs"), columns.get("learning_rate"), columns.get("clip"), columns.get("sampling_rate"),
         spec.rounds(), cell.parties(), c.perParty(), cell.partition(), cell.fold(), cell.repeat(), eps,
-        r.ledger().epsilon(), c.delta(), val.accuracy(), tst.accuracy(), tst.macroF1(), "grid", Double.NaN, charge.neighbours(), charge.toJson().toString(),
-        c.features(), tst.isRegression() ? tst.regression().mse() : Double.NaN,
+        r.ledger().epsilon(), c.delta(), val.accuracy(), tst.accuracy(), tst.macroF1(), "grid", Double.NaN,
+        charge.neighbours(), charge.toJson().toString(), c.features(), tst.isRegression() ? tst.regression().mse() : Double.NaN,
         tst.isRegression() ? tst.regression().r2() : Double.NaN,
         val.isRegression() ? val.regression().mse() : Double.NaN, gap, nonPrivate);
   }

@@ -38,6 +38,12 @@ public record OptimalityGap(NoisyDescent objective, Optimum.Result optimum) {
     return objective.meanLoss(pooled, model.weights()) - optimum.loss();
   }
 
+  /** theta* as a model. */
+  public LinearModel model() {
+    int outputs = objective.outputs();
+    return new LinearModel(outputs, objective.length() / outputs, optimum.theta());
+  }
+
   /** How theta* was found, in words. */
   public String describe() {
     return "theta* by " + (objective.convex() ? "accelerated " : "") + "projected gradient descent, "

@@ -92,7 +92,7 @@ class WdDpRegressionTest {
       OptimalityGap gap = OptimalityGap.solve(s, pooled);
       gaps[k] = gap.of(r.model(), pooled);
       assertTrue(gaps[k] >= -1e-9, "a gap is never negative: " + gaps[k]);
-      assertEquals(0, gap.of(new dev.helmet.core.learn.LinearModel(1, P + 1, gap.optimum().theta()), pooled), 0);
+      assertEquals(0, gap.of(gap.model(), pooled), 0);
     }
     assertTrue(r2[0] > 0.6, "R^2 with hardly any noise: " + r2[0]);
     assertTrue(gaps[0] < 0.01, "gap with hardly any noise: " + gaps[0]);
