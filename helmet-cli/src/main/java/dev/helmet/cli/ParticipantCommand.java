@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.DataReader;
 import dev.helmet.core.data.Dataset;
+import dev.helmet.core.eval.Evaluation;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.protocols.model.ModelFile;
@@ -167,6 +168,13 @@ final class ParticipantCommand implements Callable<Integer> {
           + "Default: any.")
   List<String> features;
 
+  @Option(names = "--test", paramLabel = "FILE|builtin",
+      description = "Held-out rows of this party (same format options as --data), or `builtin` for a built-in data "
+          + "set's public test split: the released model is evaluated on them and accuracy (or MSE, RMSE, R^2) is "
+          + "printed here. A statistic of this party's own data: shown to it only, in no released artifact, and "
+          + "covered by no guarantee.")
+  String test;
+
   @Option(names = "--json", description = "Print one JSON object when the session ends.")
   boolean json;
 
@@ -195,6 +203,7 @@ final class ParticipantCommand implements Callable<Integer> {
       Trainer.write(r.model(), modelOut);
     }
     PrintWriter out = spec.commandLine().getOut();
+    Evaluation eval = r.completed() && test != null ? evaluate(r.model()) : null;
     if (json) {
       ObjectNode j = Json.object();
       j.put("status", r.completed() ? "completed" : "aborted");
@@ -211,6 +220,21 @@ final class ParticipantCommand implements Callable<Integer> {
       if (r.completed()) {
         j.set("privacy", ModelFile.ledgerToJson(r.model().privacy()));
       }
+      if (eval != null) {
+        // The keys of `train --json`; the values are of this party's own held-out rows.
+        ObjectNode e = j.putObject("local_evaluation");
+        e.put("test", test);
+        if (eval.regression() != null) {
+          e.putNull("test_accuracy");
+          e.put("test_mse", eval.regression().mse());
+          e.put("test_rmse", eval.regression().rmse());
+          Json.put(e, "test_r2", eval.regression().r2());
+        } else {
+          e.put("test_accuracy", eval.accuracy());
+          e.put("test_macro_f1", eval.macroF1());
+        }
+        e.put("note", "builtin".equals(test) ? "the built-in data set's public test split" : LOCAL_NOTE);
+      }
       out.println(Json.print(j));
     } else if (r.completed()) {
       out.printf("session completed: party %d of %d contributors; sent %d B, received %d B; %.1f s%s%n",
@@ -221,6 +245,10 @@ final class ParticipantCommand implements Callable<Integer> {
       for (var g : r.model().privacy().guarantees()) {
         out.printf("  released model: %s%n", g.describe());
       }
+      if (eval != null) {
+        out.printf("  on %s: %s%n", "builtin".equals(test) ? data + "'s public test split" : test,
+            eval.headline() + ("builtin".equals(test) ? "" : " (" + LOCAL_NOTE + ")"));
+      }
     } else {
       out.printf("session aborted: %s%n", r.reason());
       out.printf("  this party's data spent eps = %s by its own accounting (%s)%n", Trainer.fmt(r.epsilon()),
@@ -229,6 +257,34 @@ final class ParticipantCommand implements Callable<Integer> {
     }
     out.flush();
     return r.completed() ? Main.OK : Main.SESSION_FAILED;
+  }
+
+  private static final String LOCAL_NOTE = "this party's own held-out data: a statistic of it, shown to this party "
+      + "only and covered by no guarantee";
+
+  /** The released model on this party's held-out rows (--test). */
+  private Evaluation evaluate(dev.helmet.protocols.model.ReleasedModel m) {
+    Dataset rows;
+    BuiltinDataset builtin = BuiltinDataset.byId(data);
+    if ("builtin".equals(test)) {
+      if (builtin == null) {
+        throw new IllegalArgumentException("--test builtin needs a built-in --data set; " + data + " is a file");
+      }
+      rows = builtin.load(cacheDir != null ? cacheDir : BuiltinDataset.defaultCache()).test();
+    } else {
+      DataOptions o = new DataOptions();
+      o.header = header;
+      o.format = format;
+      o.labelColumn = labelColumn;
+      o.skipRows = skipRows;
+      rows = DataReader.read(Path.of(test), o.readOptions());
+    }
+    if (m.regression()) {
+      rows = rows.withNumericTargets();
+      return Evaluation.regression(rows.targets(), m.values(rows));
+    }
+    rows = rows.withLabelSet(m.labels());
+    return Evaluation.of(rows.labels(), m.predict(rows), m.labels().size());
   }
 
   private Tls.Files tlsFiles() {

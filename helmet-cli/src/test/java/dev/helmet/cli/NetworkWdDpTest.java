@@ -52,7 +52,7 @@ class NetworkWdDpTest {
       String name = "participant-" + k;
       parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
           "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
-          "--min-contributors", "3", "--honest-fraction", "1", "--allow-float-noise", "--json")));
+          "--min-contributors", "3", "--honest-fraction", "1", "--allow-float-noise", "--test", iris, "--json")));
     }
     for (CompletableFuture<Cli> f : parts) {
       Cli p = f.get(120, TimeUnit.SECONDS);
@@ -60,6 +60,10 @@ class NetworkWdDpTest {
       JsonNode j = JSON.readTree(p.out);
       assertEquals("completed", j.get("status").asText());
       assertTrue(j.get("epsilon").asDouble() <= 1.0 + 1e-9, "its own accounting: " + j);
+      // --test: the released model on the party's own held-out rows, with train --json's keys.
+      double acc = j.get("local_evaluation").get("test_accuracy").asDouble();
+      assertTrue(acc >= 0 && acc <= 1, j.toString());
+      assertTrue(j.get("local_evaluation").get("note").asText().contains("no guarantee"), j.toString());
     }
     Cli c = coordinator.get(120, TimeUnit.SECONDS);
     assertEquals(0, c.exit, c.toString());
@@ -115,17 +119,22 @@ class NetworkWdDpTest {
       parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
           "--data", data.toString(), "--tls-dir", dir.resolve("certs").toString(), "--name", name,
           "--min-contributors", "3", "--honest-fraction", "1", "--allow-float-noise", "--max-epsilon", "6",
-          "--learners", "linreg", "--json")));
+          "--learners", "linreg", "--test", data.toString(), "--json")));
     }
     for (CompletableFuture<Cli> f : parts) {
       Cli p = f.get(120, TimeUnit.SECONDS);
       assertEquals(0, p.exit, p.toString());
-      assertEquals("completed", JSON.readTree(p.out).get("status").asText());
+      JsonNode j = JSON.readTree(p.out);
+      assertEquals("completed", j.get("status").asText());
+      assertTrue(j.get("local_evaluation").get("test_accuracy").isNull(), j.toString());
+      assertTrue(j.get("local_evaluation").get("test_r2").asDouble() > 0.3, "a useful fit at eps 5: " + j);
     }
     Cli c = coordinator.get(120, TimeUnit.SECONDS);
     assertEquals(0, c.exit, c.toString());
     JsonNode model = JSON.readTree(dir.resolve("model.json").toFile());
     assertEquals("linreg", model.get("learner").get("kind").asText());
+    // Helmet's hyperparameters are not claimed for a wd-dp model (format version 3).
+    assertEquals("provenance.algorithm_config", model.get("learner").get("settings").asText());
     assertEquals(20.0, model.get("preprocessing").get("target_bounds").get("upper").asDouble());
     Cli predict = Cli.run("predict", "--model", dir.resolve("model.json").toString(), "--data", data.toString(),
         "--json");

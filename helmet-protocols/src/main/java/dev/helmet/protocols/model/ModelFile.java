@@ -40,7 +40,7 @@ public final class ModelFile {
    * stage ({@code preprocessing.feature_stage}); a model without one is still written as version 1,
    * so older readers keep reading raw-feature models.
    */
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -50,17 +50,26 @@ public final class ModelFile {
   public static ObjectNode toJson(ReleasedModel m) {
     ObjectNode root = JSON.createObjectNode();
     root.put("format", FORMAT);
-    root.put("version", m.featureStage().isRaw() && m.preprocessing().scaling() == null
-        && m.preprocessing().target() == null ? 1 : VERSION);
+    boolean helmetLearner = usesHelmetLearner(m);
+    // Version 1: raw features and no scaling; 2 adds feature stages, scaling and target bounds;
+    // 3 lets the learner section name only the kind (an algorithm other than Helmet's).
+    root.put("version", !helmetLearner ? 3 : m.featureStage().isRaw() && m.preprocessing().scaling() == null
+        && m.preprocessing().target() == null ? 1 : 2);
     LearnerConfig c = m.learner();
     ObjectNode learner = root.putObject("learner");
     learner.put("kind", c.kind().id());
-    learner.put("lambda", c.lambda());
-    learner.put("radius", c.radius());
-    learner.put("epochs", c.epochs());
-    learner.put("batch_size", c.batchSize());
-    learner.put("smoothness", c.smoothness().name().toLowerCase(Locale.ROOT));
-    learner.put("huber_h", c.huberH());
+    if (!helmetLearner) {
+      // Helmet's learner hyperparameters (lambda, epochs, batch size, Huber h) mean nothing to
+      // DP-FL or WD-DP; writing Helmet's defaults here would misstate how the model was trained.
+      learner.put("settings", "provenance.algorithm_config");
+    } else {
+      learner.put("lambda", c.lambda());
+      learner.put("radius", c.radius());
+      learner.put("epochs", c.epochs());
+      learner.put("batch_size", c.batchSize());
+      learner.put("smoothness", c.smoothness().name().toLowerCase(Locale.ROOT));
+      learner.put("huber_h", c.huberH());
+    }
     ObjectNode pre = root.putObject("preprocessing");
     pre.put("clip_bound", m.preprocessing().clipBound());
     pre.put("normalise", m.preprocessing().normalise());
@@ -194,7 +203,11 @@ public final class ModelFile {
     JsonNode l = r.object(root, "learner");
     LearnerConfig learner;
     try {
-      learner = new LearnerConfig(
+      learner = !l.has("lambda") && version >= 3
+          // An algorithm other than Helmet's: its settings are in provenance.algorithm_config, and
+          // the model keeps Helmet's defaults only to have a learner of the right kind.
+          ? dev.helmet.protocols.helmet.HelmetDefaults.learner(LearnerKind.parse(r.text(l, "kind")))
+          : new LearnerConfig(
           LearnerKind.parse(r.text(l, "kind")),
           r.number(l, "lambda"),
           r.number(l, "radius"),
@@ -369,5 +382,11 @@ public final class ModelFile {
       }
       return v;
     }
+  }
+
+  /** Whether the model was trained with Helmet's learner (no algorithm named means Helmet: older files). */
+  private static boolean usesHelmetLearner(ReleasedModel m) {
+    Object algorithm = m.provenance().get("algorithm");
+    return algorithm == null || "helmet".equals(algorithm);
   }
 }

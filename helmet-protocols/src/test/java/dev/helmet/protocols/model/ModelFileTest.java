@@ -49,6 +49,30 @@ class ModelFileTest {
     }
   }
 
+  /**
+   * A model of another algorithm (here wd-dp) does not carry Helmet's learner hyperparameters, which
+   * it never used: its learner section names the kind and points at provenance.algorithm_config.
+   */
+  @Test
+  void anotherAlgorithmsModelDoesNotClaimHelmetsHyperparameters() throws IOException {
+    ReleasedModel h = model();
+    ReleasedModel m = new ReleasedModel(h.weights(), h.preprocessing(), h.labels(), h.features(), h.learner(),
+        h.privacy(), Map.of("algorithm", "wd-dp", "algorithm_config", Map.of("wd_dp", Map.of("steps", 50))));
+    Path p = dir.resolve("w.json");
+    ModelFile.write(m, p);
+    var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(p.toFile());
+    assertEquals(3, tree.get("version").asInt());
+    assertEquals("softmax", tree.get("learner").get("kind").asText());
+    assertTrue(tree.get("learner").get("lambda") == null, tree.toString());
+    assertEquals("provenance.algorithm_config", tree.get("learner").get("settings").asText());
+    ReleasedModel back = ModelFile.read(p);
+    assertEquals(LearnerKind.SOFTMAX, back.learner().kind());
+    assertEquals(m.weights(), back.weights());
+    // A Helmet model keeps its hyperparameters and its old version.
+    ModelFile.write(h, p);
+    assertEquals(1, new com.fasterxml.jackson.databind.ObjectMapper().readTree(p.toFile()).get("version").asInt());
+  }
+
   /** A regression model keeps its public target bounds and predicts in the target's units. */
   @Test
   void aRegressionModelReadsBackWithItsTargetBounds() throws IOException {
