@@ -9,6 +9,7 @@ import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.NoOpDpEvent;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
+import dev.helmet.privacy.event.SkellamMixtureDpEvent;
 
 /**
  * Renyi-DP accounting (Mironov 2017): RDP curves add under composition; the (eps, delta) of the
@@ -24,7 +25,8 @@ import dev.helmet.privacy.event.SelfComposedDpEvent;
  *
  * <p>Supported: Gaussian (rdp = alpha / (2 sigma^2), exact), the distributed discrete Gaussian
  * (Kairouz, Liu, Steinke 2021, Prop. 14), the Poisson-subsampled Gaussian under add-or-remove
- * neighbours ({@link SampledGaussianRdp}), compositions of them.
+ * neighbours ({@link SampledGaussianRdp}), the Skellam mixture mechanism, plain or Poisson-subsampled
+ * ({@link SkellamMixtureRdp}, with the general subsampling bound), compositions of them.
  */
 public final class RdpAccountant implements PrivacyAccountant {
   static final double[] ORDERS = orders();
@@ -76,8 +78,9 @@ public final class RdpAccountant implements PrivacyAccountant {
   @Override
   public boolean supportsMechanism(DpEvent event) {
     return event instanceof GaussianDpEvent || event instanceof NoOpDpEvent
-        || event instanceof DistributedDiscreteGaussianDpEvent
-        || event instanceof PoissonSampledDpEvent p && p.event() instanceof GaussianDpEvent
+        || event instanceof DistributedDiscreteGaussianDpEvent || event instanceof SkellamMixtureDpEvent
+        || event instanceof PoissonSampledDpEvent p
+            && (p.event() instanceof GaussianDpEvent || p.event() instanceof SkellamMixtureDpEvent)
             && p.neighbours() == NeighbourRelation.ADD_OR_REMOVE_ONE;
   }
 
@@ -114,6 +117,11 @@ public final class RdpAccountant implements PrivacyAccountant {
           out[i] += part[i];
         }
       }
+    } else if (event instanceof PoissonSampledDpEvent p && p.event() instanceof SkellamMixtureDpEvent m) {
+      for (int i = 0; i < out.length; i++) {
+        out[i] = SkellamMixtureRdp.subsampledRdp(m, p.samplingProbability(), orders[i],
+            SkellamMixtureRdp.Subsampling.GENERAL);
+      }
     } else if (event instanceof PoissonSampledDpEvent p) {
       return SampledGaussianRdp.curve(p.samplingProbability(), ((GaussianDpEvent) p.event()).noiseMultiplier(), orders);
     } else {
@@ -130,6 +138,12 @@ public final class RdpAccountant implements PrivacyAccountant {
     }
     if (event instanceof DistributedDiscreteGaussianDpEvent d) {
       return distributedDiscreteGaussian(d, alpha);
+    }
+    if (event instanceof SkellamMixtureDpEvent m) {
+      return SkellamMixtureRdp.rdp(m, alpha);
+    }
+    if (event instanceof PoissonSampledDpEvent p && p.event() instanceof SkellamMixtureDpEvent m) {
+      return SkellamMixtureRdp.subsampledRdp(m, p.samplingProbability(), alpha, SkellamMixtureRdp.Subsampling.GENERAL);
     }
     if (event instanceof PoissonSampledDpEvent p) {
       return SampledGaussianRdp.rdp(p.samplingProbability(), ((GaussianDpEvent) p.event()).noiseMultiplier(), alpha);

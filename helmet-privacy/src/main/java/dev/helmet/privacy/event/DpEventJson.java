@@ -20,6 +20,7 @@ import java.util.Locale;
  * {"type": "composed", "events": [{...}, {...}]}
  * {"type": "distributed_discrete_gaussian", "sigma": 40.2, "parties": 500, "l2_sensitivity": 1.1e4,
  *  "l1_sensitivity": 9.6e5, "dimension": 7850}
+ * {"type": "skellam_mixture", "lambda": 1428, "c": 4096, "delta_inf": 4}
  * {"type": "no_op"}
  * </pre>
  */
@@ -54,6 +55,11 @@ public final class DpEventJson {
       n.put("l2_sensitivity", d.l2Sensitivity());
       n.put("l1_sensitivity", d.l1Sensitivity());
       n.put("dimension", d.dimension());
+    } else if (event instanceof SkellamMixtureDpEvent m) {
+      n.put("type", "skellam_mixture");
+      n.put("lambda", m.lambda());
+      n.put("c", m.c());
+      n.put("delta_inf", m.deltaInf());
     } else if (event instanceof NoOpDpEvent) {
       n.put("type", "no_op");
     } else {
@@ -94,6 +100,8 @@ public final class DpEventJson {
         }
         case "distributed_discrete_gaussian" -> new DistributedDiscreteGaussianDpEvent(number(n, "sigma"),
             integer(n, "parties"), number(n, "l2_sensitivity"), number(n, "l1_sensitivity"), integer(n, "dimension"));
+        case "skellam_mixture" -> new SkellamMixtureDpEvent(number(n, "lambda"), number(n, "c"),
+            integer(n, "delta_inf"));
         case "no_op" -> new NoOpDpEvent();
         default -> throw new IllegalArgumentException("unknown DP event type '" + type + "'");
       };
