@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
     name = "privacy",
     mixinStandardHelpOptions = true,
     description = "Privacy arithmetic: K_comp Gaussian releases (tight: Sommer et al. 2019 Thm 5, the analytic "
-        + "Gaussian), or T steps of the Poisson-subsampled Gaussian (DP-SGD) with the RDP or PLD accountant.",
+        + "Gaussian), T steps of the Poisson-subsampled Gaussian (DP-SGD) with the RDP or PLD accountant, or T rounds "
+        + "of the Skellam mixture mechanism (--accountant smm).",
     subcommands = {PrivacyCommand.Epsilon.class, PrivacyCommand.Noise.class})
 final class PrivacyCommand extends GroupCommand {
 
@@ -33,9 +34,10 @@ final class PrivacyCommand extends GroupCommand {
   @Command(name = "epsilon", mixinStandardHelpOptions = true,
       description = "The epsilon of K_comp Gaussian releases with noise multiplier S at delta D (JSON key epsilon).")
   static final class Epsilon implements Callable<Integer> {
-    @Option(names = "--noise-multiplier", paramLabel = "S", required = true,
-        description = "Noise standard deviation divided by the L2 sensitivity.")
-    double sigma;
+    @Option(names = "--noise-multiplier", paramLabel = "S",
+        description = "Noise standard deviation divided by the L2 sensitivity (required except with --accountant smm, "
+            + "which takes --skellam-lambda).")
+    Double sigma;
 
     @Mixin Releases releases;
 
@@ -43,8 +45,14 @@ final class PrivacyCommand extends GroupCommand {
 
     @Override
     public Integer call() {
-      Checks.positive("noise multiplier", sigma);
       releases.check();
+      if (releases.accountant.equals("smm")) {
+        return releases.smm.epsilon(releases, spec.commandLine().getOut());
+      }
+      if (sigma == null) {
+        throw new IllegalArgumentException("--noise-multiplier is required (or --accountant smm with --skellam-lambda)");
+      }
+      Checks.positive("noise multiplier", sigma);
       double eps = releases.sampled() || !releases.accountant.equals("gaussian")
           ? Calibration.epsilon(releases.event(sigma), releases::accountant, releases.delta)
           : HelmetAccounting.epsilon(sigma / releases.groupSize, releases.compositions, releases.delta);
@@ -78,6 +86,9 @@ final class PrivacyCommand extends GroupCommand {
     public Integer call() {
       Checks.positive("epsilon", epsilon);
       releases.check();
+      if (releases.accountant.equals("smm")) {
+        return releases.smm.noise(releases, epsilon, spec.commandLine().getOut());
+      }
       double sigma = releases.sampled() || !releases.accountant.equals("gaussian")
           ? Calibration.noiseMultiplier(releases::event, releases::accountant, epsilon, releases.delta,
               releases.accountant.equals("pld") ? 1e-4 : 1e-8)
@@ -118,9 +129,11 @@ final class PrivacyCommand extends GroupCommand {
     Integer steps;
 
     @Option(names = "--accountant", paramLabel = "A",
-        description = "gaussian (exact, unsampled releases only), rdp or pld. Default: gaussian without sampling, rdp "
-            + "with it.")
+        description = "gaussian (exact, unsampled releases only), rdp, pld, or smm (the Skellam mixture mechanism; "
+            + "see --skellam-lambda). Default: gaussian without sampling, rdp with it.")
     String accountantName;
+
+    @Mixin SmmPrivacy smm;
 
     @Option(names = "--neighbours", paramLabel = "N", defaultValue = "add-remove",
         description = "add-remove or replace-one (the cross-silo paper's bounded DP; pld only). Default: "
@@ -146,8 +159,20 @@ final class PrivacyCommand extends GroupCommand {
       };
       accountant = accountantName != null ? accountantName.toLowerCase(java.util.Locale.ROOT)
           : sampled() ? "rdp" : "gaussian";
-      if (!List.of("gaussian", "rdp", "pld").contains(accountant)) {
-        throw new IllegalArgumentException("--accountant must be gaussian, rdp or pld. Provided value: " + accountantName);
+      if (!List.of("gaussian", "rdp", "pld", "smm").contains(accountant)) {
+        throw new IllegalArgumentException("--accountant must be gaussian, rdp, pld or smm. Provided value: "
+            + accountantName);
+      }
+      smm.check(accountant.equals("smm"));
+      if (accountant.equals("smm")) {
+        Checks.require(compositions == 1 && groupSize == 1, "--compositions and --group-size do not apply to "
+            + "--accountant smm (give --steps, with --sampling-rate 1 for unsampled releases)");
+        Checks.require(relation == NeighbourRelation.ADD_OR_REMOVE_ONE, "--accountant smm bounds add-remove "
+            + "neighbours (one client more or less) only");
+        if (samplingRate == null && steps == null) {
+          samplingRate = 1.0;
+          steps = 1;
+        }
       }
       if (samplingRate != null) {
         Checks.require(samplingRate > 0 && samplingRate <= 1,
@@ -160,6 +185,7 @@ final class PrivacyCommand extends GroupCommand {
             "--compositions and --group-size apply to unsampled releases; with --sampling-rate give --steps");
         Checks.require(!accountant.equals("gaussian"),
             "the exact Gaussian accountant has no subsampling; use --accountant rdp or pld");
+        Checks.require(!accountant.equals("smm") || compositions == 1, "--compositions does not apply to smm");
         Checks.require(relation == NeighbourRelation.ADD_OR_REMOVE_ONE || accountant.equals("pld"),
             "replace-one neighbours need --accountant pld (the RDP bound here is for add-remove)");
       } else if (steps != null) {

@@ -79,6 +79,35 @@ class CliTest {
         "--delta", "1e-5", "--neighbours", "replace-one"), "replace-one neighbours need --accountant pld");
   }
 
+  /**
+   * The Skellam mixture mechanism's accountant through the CLI, on the SMM artifact README's example
+   * (|B| = 240, lambda = 5.95, c = 4096, q = 240/60000, 1000 rounds, delta = 1e-5: eps about 3 at
+   * order 5, Delta_inf about 4.73), and the calibration back to lambda.
+   */
+  @Test
+  void privacyEpsilonAndNoiseOfTheSkellamMixtureMechanism() throws IOException {
+    String[] common = {"--accountant", "smm", "--clients", "240", "--mixture-c", "4096", "--sampling-rate", "0.004",
+        "--steps", "1000", "--delta", "1e-5", "--subsampling", "paper", "--json"};
+    JsonNode e = json(Cli.run(concat(new String[] {"privacy", "epsilon", "--skellam-lambda", "5.95"}, common)));
+    assertEquals(3.0, e.get("epsilon").asDouble(), 0.01, e.toString());
+    assertEquals(5, e.get("order").asInt());
+    assertEquals(4.73, e.get("delta_inf").asDouble(), 0.01);
+    JsonNode n = json(Cli.run(concat(new String[] {"privacy", "noise", "--epsilon", "3"}, common)));
+    assertEquals(5.95, n.get("skellam_lambda").asDouble(), 0.05, n.toString());
+    assertTrue(n.get("epsilon").asDouble() <= 3.0);
+    // Too little noise for the theorem: refused, naming it.
+    assertInvalid(Cli.run("privacy", "epsilon", "--accountant", "smm", "--skellam-lambda", "0.01", "--clients", "240",
+        "--mixture-c", "4096", "--delta", "1e-5"), "Theorem 5");
+    assertInvalid(Cli.run("privacy", "epsilon", "--accountant", "smm", "--skellam-lambda", "5", "--delta", "1e-5"),
+        "--clients");
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, r, a.length, b.length);
+    return r;
+  }
+
   /** Federated DP-SGD on the same data: accounted within its target, through secure aggregation by default. */
   @Test
   void trainDpFlReportsPrivacyRoundsAndBytes() throws IOException {

@@ -89,7 +89,7 @@ public final class SmmAccounting {
       throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
           "the Skellam mixture mechanism's RDP bound (Chen et al., Theorem 5) does not hold for total lambda = %.6g: "
               + "its conditions alpha < 2 lambda/Delta + 1 and 10.9 alpha^2 - 1.8 alpha - 9.1 < 4 lambda/Delta^2 "
-              + "admit no L-infinity bound Delta >= 1 at any order >= 2 (need lambda of at least about 7.7: "
+              + "admit no L-infinity bound Delta >= 1 at any order >= 2 (need a total lambda, clients x lambda, of at least about 7.7: "
               + "more noise or more clients per round)", p.lambda()));
     }
     return best;
