@@ -13,7 +13,7 @@ public record Sgd(double learningRate) implements Optimiser {
   }
 
   @Override
-  public Optimiser.State start(int dimension) {
+  public State start(int dimension) {
     Checks.nonNegative("dimension", dimension);
     return new State(this, dimension);
   }
