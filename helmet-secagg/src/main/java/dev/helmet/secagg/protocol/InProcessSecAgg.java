@@ -25,8 +25,9 @@ import java.util.function.IntFunction;
  * SecAgg or SecAgg+ with every party and the server in this process: the real protocol (the
  * same state machines a networked deployment runs), messages passed by reference, parties computed
  * in parallel. Masked inputs are bit-packed as on the wire, so the byte counts and the server's
- * checks are those of a networked run. Simulated dropouts follow a {@link DropoutPlan}: a party that drops before step r
- * sends nothing from round r on. Identity keys are generated here and play the PKI.
+ * checks are those of a networked run. Simulated dropouts follow a {@link DropoutPlan}: a party
+ * that drops before step r sends nothing from round r on. Identity keys are generated here and
+ * play the PKI.
  */
 public final class InProcessSecAgg implements SecureSummation {
   private final Variant variant;

@@ -2,6 +2,7 @@ package dev.helmet.secagg.protocol;
 
 import dev.helmet.secagg.ring.BitPacking;
 import java.util.BitSet;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -120,7 +121,7 @@ public final class Messages {
    */
   public record MaskedInput(long session, int sender, byte[] packed) implements ClientMessage {
     public MaskedInput {
-      java.util.Objects.requireNonNull(packed, "packed");
+      Objects.requireNonNull(packed, "packed");
     }
 
     /** Packs {@code masked}, elements of Z_{2^ringBits}. */

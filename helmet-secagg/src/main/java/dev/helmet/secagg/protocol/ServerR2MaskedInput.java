@@ -1,6 +1,5 @@
 package dev.helmet.secagg.protocol;
 
-import dev.helmet.secagg.ring.BitPacking;
 import dev.helmet.secagg.protocol.Messages.AdvertiseKeys;
 import dev.helmet.secagg.protocol.Messages.ClientMessage;
 import dev.helmet.secagg.protocol.Messages.ConsistencyCheckRequest;
@@ -8,6 +7,7 @@ import dev.helmet.secagg.protocol.Messages.MaskedInput;
 import dev.helmet.secagg.protocol.Messages.ServerMessage;
 import dev.helmet.secagg.protocol.ServerEvents.Drop;
 import dev.helmet.secagg.protocol.ServerEvents.DropReason;
+import dev.helmet.secagg.ring.BitPacking;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
