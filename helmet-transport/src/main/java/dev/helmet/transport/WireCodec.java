@@ -2,6 +2,7 @@ package dev.helmet.transport;
 
 import com.google.protobuf.ByteString;
 import dev.helmet.secagg.protocol.Messages;
+import dev.helmet.secagg.ring.BitPacking;
 import dev.helmet.transport.wire.AdvertiseKeys;
 import dev.helmet.transport.wire.ConsistencyCheckRequest;
 import dev.helmet.transport.wire.ConsistencySignature;
@@ -22,7 +23,8 @@ import java.util.TreeMap;
 /**
  * Converts between the protocol's messages ({@link Messages}) and their protobuf encoding
  * (helmet/v1/helmet.proto). Decoding checks everything the encoding alone determines (lengths, ids
- * in range, no duplicate entries, ring elements below 2^b) and throws {@link WireFormatException}
+ * in range, no duplicate entries, a masked input of exactly {@code ceil(d b / 8)} bytes with zero
+ * padding: {@link BitPacking}) and throws {@link WireFormatException}
  * naming the field; what the protocol determines (signatures, shares, who may speak when) is
  * checked by the state machines.
  */
@@ -33,18 +35,17 @@ public final class WireCodec {
   private final int parties;
   private final int length;
   private final int ringBits;
-  private final int bytesPerValue;
 
   /**
    * @param parties n: party ids must lie in [0, n)
    * @param length d: the vector length of masked inputs
-   * @param ringBits b: masked inputs are elements of Z_{2^b}
+   * @param ringBits b, 2 to 64: masked inputs are elements of Z_{2^b}, b bits each on the wire
    */
   public WireCodec(int parties, int length, int ringBits) {
     this.parties = parties;
     this.length = length;
-    this.ringBits = ringBits;
-    this.bytesPerValue = (ringBits + 7) / 8;
+    this.ringBits = dev.helmet.core.util.Checks.inRange("ring bits", ringBits, BitPacking.MIN_BITS,
+        BitPacking.MAX_BITS);
   }
 
   // ----- participant to coordinator -----
@@ -77,11 +78,17 @@ public final class WireCodec {
 
   public MaskedInput encode(Messages.MaskedInput m) {
     return MaskedInput.newBuilder().setSecaggSession(m.session()).setSender(m.sender())
-        .setValues(ByteString.copyFrom(pack(m.masked()))).build();
+        .setValues(ByteString.copyFrom(m.packed())).build();
   }
 
+  /** The masked input, still packed; its length and padding are checked here. */
   public Messages.MaskedInput decode(MaskedInput m) {
-    return new Messages.MaskedInput(m.getSecaggSession(), party("sender", m.getSender()), unpack(m.getValues()));
+    byte[] packed = m.getValues().toByteArray();
+    String problem = BitPacking.problem(packed, length, ringBits);
+    if (problem != null) {
+      throw new WireFormatException("values: " + problem);
+    }
+    return new Messages.MaskedInput(m.getSecaggSession(), party("sender", m.getSender()), packed);
   }
 
   public ConsistencySignature encode(Messages.ConsistencySignature m) {
@@ -175,38 +182,18 @@ public final class WireCodec {
 
   // ----- pieces -----
 
-  /** Ring elements as ceil(b/8) little-endian bytes each. */
+  /** Ring elements bit-packed, b bits each ({@link BitPacking}): {@code ceil(d b / 8)} bytes. */
   public byte[] pack(long[] values) {
-    byte[] out = new byte[values.length * bytesPerValue];
-    int o = 0;
-    for (long v : values) {
-      for (int k = 0; k < bytesPerValue; k++) {
-        out[o++] = (byte) (v >>> (8 * k));
-      }
-    }
-    return out;
+    return BitPacking.pack(values, ringBits);
   }
 
-  /** The inverse of {@link #pack}; the length must be d elements and each below 2^b. */
+  /** The inverse of {@link #pack}; the bytes must be exactly d packed elements with zero padding. */
   public long[] unpack(ByteString bytes) {
-    if (bytes.size() != (long) length * bytesPerValue) {
-      throw new WireFormatException("values: " + bytes.size() + " bytes, expected " + length + " elements of "
-          + bytesPerValue + " bytes (" + (long) length * bytesPerValue + ")");
+    try {
+      return BitPacking.unpack(bytes.toByteArray(), length, ringBits);
+    } catch (IllegalArgumentException e) {
+      throw new WireFormatException("values: " + e.getMessage());
     }
-    long[] out = new long[length];
-    long mask = ringBits == 64 ? -1L : (1L << ringBits) - 1;
-    int o = 0;
-    for (int i = 0; i < length; i++) {
-      long v = 0;
-      for (int k = 0; k < bytesPerValue; k++) {
-        v |= (bytes.byteAt(o++) & 0xFFL) << (8 * k);
-      }
-      if ((v & ~mask) != 0) {
-        throw new WireFormatException("values: element " + i + " is outside the ring Z_2^" + ringBits);
-      }
-      out[i] = v;
-    }
-    return out;
   }
 
   private int party(String field, int id) {

@@ -17,6 +17,7 @@ import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.summation.DropoutPlan;
 import dev.helmet.secagg.summation.PlainSummation;
 import dev.helmet.transport.wire.CoordinatorMessage;
+import dev.helmet.transport.wire.ParticipantMessage;
 import dev.helmet.transport.wire.SessionConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,6 +30,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Every algorithm through both runners with the same code: the in-process simulator and the
@@ -65,6 +68,12 @@ class AlgorithmRunnersTest {
    * (each waits until the previous one is enrolled), so the roster order is the partition's.
    */
   private static double[] networked(SessionConfig config, Partition partition, Path dir) throws Exception {
+    return networked(config, partition, dir, m -> { });
+  }
+
+  /** As above, showing {@code sent} every message a participant sends. */
+  private static double[] networked(SessionConfig config, Partition partition, Path dir,
+      java.util.function.Consumer<ParticipantMessage> sent) throws Exception {
     int w = partition.count();
     long[] seeds = new long[w];
     SplittableRandom root = new SplittableRandom(SEED);
@@ -83,6 +92,12 @@ class AlgorithmRunnersTest {
             if (m.hasEnrolled()) {
               enrolled.countDown();
             }
+          }
+
+          @Override
+          public List<ParticipantMessage> sending(ParticipantMessage m) {
+            sent.accept(m);
+            return List.of(m);
           }
         };
         Dataset shard = DIGITS.subset(partition.indices(k), "shard " + k);
@@ -150,5 +165,33 @@ class AlgorithmRunnersTest {
     assertTrue(Loopback.maxDifference(truth, plain.model().weights()) < 1e-2,
         "toy means off by " + Loopback.maxDifference(truth, plain.model().weights()));
     assertArrayEquals(plain.model().weights(), networked(config, p, dir));
+  }
+
+  /**
+   * SMM-sized rings over gRPC: the toy summed in a 6- or 10-bit ring releases over loopback bit for
+   * bit what both in-process runners release, and every masked input on the wire is the d = 650
+   * elements bit-packed in ceil(b d / 8) bytes (488 and 813, the top 4 bits padding). With 6 bits
+   * the ring keeps one fractional bit and the means all round to 0, so what is checked is that the
+   * uniform masks cancel exactly; with 10 bits (5 fractional) some means survive.
+   */
+  @ParameterizedTest
+  @CsvSource({"6, 488", "10, 813"})
+  void smallRingsTravelBitPackedOverGrpcAndReleaseTheInProcessResult(int bits, int packedBytes, @TempDir Path dir)
+      throws Exception {
+    SessionConfig config = config("private-mean", "{\"mean\": {\"clip\": 1, \"ring_bits\": " + bits + "}}", 6, 1e4);
+    AlgorithmSpec spec = SessionPlan.spec(config);
+    assertEquals(650, spec.length());
+    Partition p = partition(6, 50);
+    Simulation.Result plain = inProcess(config, p, false);
+    assertArrayEquals(plain.model().weights(), inProcess(config, p, true).model().weights());
+    List<Integer> maskedSizes = java.util.Collections.synchronizedList(new ArrayList<>());
+    double[] net = networked(config, p, dir, m -> {
+      if (m.hasMaskedInput()) {
+        maskedSizes.add(m.getMaskedInput().getValues().size());
+      }
+    });
+    assertArrayEquals(plain.model().weights(), net);
+    assertEquals(java.util.Collections.nCopies(6, packedBytes), maskedSizes);
+    assertEquals(bits == 10, java.util.Arrays.stream(net).anyMatch(v -> v != 0));
   }
 }

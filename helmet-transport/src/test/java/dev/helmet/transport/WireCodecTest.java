@@ -31,7 +31,7 @@ class WireCodecTest {
     shares.put(9, bytes(90, 5));
     assertArrayEquals(shares.get(9), c.decode(c.encode(new Messages.ShareKeys(7L, 3, shares, new byte[32]))).encryptedShares().get(9));
     long[] y = {0, 1, 0xFFFF_FFFFL, 123456789L, 42};
-    assertArrayEquals(y, c.decode(c.encode(new Messages.MaskedInput(7L, 3, y))).masked());
+    assertArrayEquals(y, c.decode(c.encode(Messages.MaskedInput.of(7L, 3, y, 32))).masked(5, 32));
     BitSet u = new BitSet();
     u.set(0);
     u.set(9);
@@ -49,7 +49,7 @@ class WireCodecTest {
   @Test
   void malformedFieldsAreNamed() {
     WireCodec c = new WireCodec(10, 5, 32);
-    var mi = c.encode(new Messages.MaskedInput(7L, 3, new long[5]));
+    var mi = c.encode(Messages.MaskedInput.of(7L, 3, new long[5], 32));
     WireFormatException e = assertThrows(WireFormatException.class,
         () -> c.decode(mi.toBuilder().setValues(ByteString.copyFrom(new byte[19])).build()));
     assertTrue(e.getMessage().startsWith("values: 19 bytes, expected 5 elements"), e.getMessage());
@@ -70,13 +70,46 @@ class WireCodecTest {
     assertTrue(e.getMessage().startsWith("survivors: names party 10"), e.getMessage());
   }
 
-  /** A ring that is not byte-aligned (b = 20, 3 bytes per element): elements >= 2^20 are refused. */
+  /** A ring that is not byte-aligned (b = 20): 2.5 bytes per element, and elements >= 2^20 cannot be packed. */
   @Test
-  void valuesOutsideTheRingAreRefused() {
+  void valuesOutsideTheRingCannotBePacked() {
     WireCodec c = new WireCodec(4, 2, 20);
-    assertArrayEquals(new long[] {(1 << 20) - 1, 5}, c.unpack(ByteString.copyFrom(c.pack(new long[] {(1 << 20) - 1, 5}))));
-    byte[] outside = c.pack(new long[] {1 << 20, 0});
-    WireFormatException e = assertThrows(WireFormatException.class, () -> c.unpack(ByteString.copyFrom(outside)));
+    byte[] packed = c.pack(new long[] {(1 << 20) - 1, 5});
+    assertEquals(5, packed.length);
+    assertArrayEquals(new long[] {(1 << 20) - 1, 5}, c.unpack(ByteString.copyFrom(packed)));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.pack(new long[] {1 << 20, 0}));
     assertTrue(e.getMessage().contains("element 0 is outside the ring Z_2^20"), e.getMessage());
+  }
+
+  /**
+   * SMM's 6-bit ring: 7 masked elements travel in ceil(42 / 8) = 6 bytes; 5 or 7 bytes, or a set
+   * padding bit, are refused naming the problem, before the protocol sees the message.
+   */
+  @Test
+  void aSixBitMaskedInputIsBitPackedAndCheckedExactly() {
+    WireCodec c = new WireCodec(10, 7, 6);
+    long[] y = {0, 63, 1, 32, 17, 5, 62};
+    var mi = c.encode(Messages.MaskedInput.of(7L, 3, y, 6));
+    assertEquals(6, mi.getValues().size());
+    assertArrayEquals(y, c.decode(mi).masked(7, 6));
+    WireFormatException e = assertThrows(WireFormatException.class,
+        () -> c.decode(mi.toBuilder().setValues(mi.getValues().substring(0, 5)).build()));
+    assertEquals("values: 5 bytes, expected 7 elements of 6 bits packed in 6 bytes", e.getMessage());
+    e = assertThrows(WireFormatException.class,
+        () -> c.decode(mi.toBuilder().setValues(mi.getValues().concat(ByteString.copyFrom(new byte[1]))).build()));
+    assertEquals("values: 7 bytes, expected 7 elements of 6 bits packed in 6 bytes", e.getMessage());
+    byte[] padded = mi.getValues().toByteArray();
+    padded[5] |= (byte) 0x40;
+    e = assertThrows(WireFormatException.class,
+        () -> c.decode(mi.toBuilder().setValues(ByteString.copyFrom(padded)).build()));
+    assertEquals("values: the 6 padding bits after element 6 are not zero", e.getMessage());
+  }
+
+  /** 32- and 64-bit rings keep the wire layout they had: little-endian words of 4 and 8 bytes. */
+  @Test
+  void thirtyTwoAndSixtyFourBitInputsKeepTheirByteLayout() {
+    assertArrayEquals(new byte[] {4, 3, 2, 1, (byte) 0xFF, 0, 0, 0}, new WireCodec(2, 2, 32).pack(new long[] {0x01020304L,
+        255}));
+    assertEquals(16, new WireCodec(2, 2, 64).pack(new long[] {-1L, 1}).length);
   }
 }

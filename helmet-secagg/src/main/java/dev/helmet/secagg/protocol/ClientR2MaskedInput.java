@@ -19,7 +19,8 @@ import java.util.TreeMap;
  * Round 2 (MaskedInput): decrypt and keep the shares the neighbours sent, then send
  * {@code y = x + PRG(b) + sum_v +-PRG(s_{u,v}) mod 2^b} over the neighbours v that shared keys
  * (U2); u adds the pairwise mask with v when u < v and subtracts it otherwise, so each pair's masks
- * cancel in the sum. After this round the party forgets b and its mask key.
+ * cancel in the sum. y is sent bit-packed, b bits per element. After this round the party forgets
+ * b and its mask key.
  */
 public final class ClientR2MaskedInput extends ClientState {
   private final X25519Keys.KeyPair mask;
@@ -102,6 +103,7 @@ public final class ClientR2MaskedInput extends ClientState {
       return abort(ClientAbortReason.MALFORMED_MESSAGE, ex.getMessage());
     }
     MaskPrg.apply(seeds, subtract, y, p.ringBits(), ctx.profile());
-    return new Step(new ClientR3ConsistencyCheck(ctx, received, identities), new MaskedInput(p.session(), me, y));
+    return new Step(new ClientR3ConsistencyCheck(ctx, received, identities),
+        MaskedInput.of(p.session(), me, y, p.ringBits()));
   }
 }

@@ -24,8 +24,10 @@ import java.util.function.IntFunction;
 /**
  * SecAgg or SecAgg+ with every party and the server in this process: the real protocol (the
  * same state machines a networked deployment runs), messages passed by reference, parties computed
- * in parallel. Simulated dropouts follow a {@link DropoutPlan}: a party that drops before step r
- * sends nothing from round r on. Identity keys are generated here and play the PKI.
+ * in parallel. Masked inputs are bit-packed as on the wire, so the byte counts and the server's
+ * checks are those of a networked run. Simulated dropouts follow a {@link DropoutPlan}: a party
+ * that drops before step r sends nothing from round r on. Identity keys are generated here and
+ * play the PKI.
  */
 public final class InProcessSecAgg implements SecureSummation {
   private final Variant variant;
@@ -152,7 +154,6 @@ public final class InProcessSecAgg implements SecureSummation {
     BitSet gone = new BitSet();
     AtomicLongArray partyNanos = new AtomicLongArray(n);
     AtomicLongArray partyBytes = new AtomicLongArray(n);
-    int bpv = params.bytesPerValue();
     long[] serverNanos = new long[1];
     long[] serverBytes = new long[1];
     ServerState[] server = {ServerState.start(params, profile)};
@@ -162,7 +163,7 @@ public final class InProcessSecAgg implements SecureSummation {
       if (reply == null) {
         return;
       }
-      int size = reply.wireSize(bpv);
+      int size = reply.wireSize();
       partyBytes.addAndGet(i, size);
       synchronized (server) {
         long t0 = System.nanoTime();
@@ -203,7 +204,7 @@ public final class InProcessSecAgg implements SecureSummation {
       Map<Integer, ServerMessage> out = tr.outgoing();
       int nextStep = round + 1;
       for (Map.Entry<Integer, ServerMessage> e : out.entrySet()) {
-        int size = e.getValue().wireSize(bpv);
+        int size = e.getValue().wireSize();
         serverBytes[0] += size;
         if (!gone.get(e.getKey())) {
           partyBytes.addAndGet(e.getKey(), size);

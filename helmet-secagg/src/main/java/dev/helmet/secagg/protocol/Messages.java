@@ -1,14 +1,17 @@
 package dev.helmet.secagg.protocol;
 
+import dev.helmet.secagg.ring.BitPacking;
 import java.util.BitSet;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
  * The messages of SecAgg/SecAgg+, one record per message and direction. Every message names its
  * session and round; a state accepts only the one message it expects, from a party it expects,
- * once. {@link #wireSize} is the size of the message in the transport's encoding (ids 4 bytes,
- * keys 32, signatures 64, ring elements ceil(b/8), Shamir shares 5 x 8), used for the byte counts.
+ * once. {@code wireSize()} is the size of the message in the transport's encoding (ids 4 bytes,
+ * keys 32, signatures 64, a vector of d ring elements ceil(d b / 8) bit-packed, Shamir shares
+ * 5 x 8), used for the byte counts.
  */
 public final class Messages {
   private Messages() {}
@@ -22,7 +25,7 @@ public final class Messages {
 
     Round round();
 
-    int wireSize(int bytesPerValue);
+    int wireSize();
   }
 
   /** A message from the server to one party. */
@@ -34,7 +37,7 @@ public final class Messages {
 
     Round round();
 
-    int wireSize(int bytesPerValue);
+    int wireSize();
   }
 
   static final int HEADER = 8 + 4 + 1; // session, party id, round
@@ -48,7 +51,7 @@ public final class Messages {
     }
 
     @Override
-    public int wireSize(int bytesPerValue) {
+    public int wireSize() {
       return HEADER + 32 + 32 + 64;
     }
   }
@@ -66,7 +69,7 @@ public final class Messages {
     }
 
     @Override
-    public int wireSize(int bytesPerValue) {
+    public int wireSize() {
       return HEADER + neighbours.size() * (4 + 32 + 32 + 64);
     }
   }
@@ -88,7 +91,7 @@ public final class Messages {
     }
 
     @Override
-    public int wireSize(int bytesPerValue) {
+    public int wireSize() {
       return HEADER + 32 + encryptedShares.values().stream().mapToInt(c -> 4 + c.length).sum();
     }
   }
@@ -106,21 +109,43 @@ public final class Messages {
     }
 
     @Override
-    public int wireSize(int bytesPerValue) {
+    public int wireSize() {
       return HEADER + encryptedShares.values().stream().mapToInt(c -> 4 + c.length).sum();
     }
   }
 
-  /** Round 2, party to server: the masked input y in Z_{2^b}^d. */
-  public record MaskedInput(long session, int sender, long[] masked) implements ClientMessage {
+  /**
+   * Round 2, party to server: the masked input y in Z_{2^b}^d, bit-packed in exactly {@code ceil(d
+   * b / 8)} bytes ({@link BitPacking}); the server checks the length and padding against the
+   * session's d and b and drops a party whose input is malformed.
+   */
+  public record MaskedInput(long session, int sender, byte[] packed) implements ClientMessage {
+    public MaskedInput {
+      Objects.requireNonNull(packed, "packed");
+    }
+
+    /** Packs {@code masked}, elements of Z_{2^ringBits}. */
+    public static MaskedInput of(long session, int sender, long[] masked, int ringBits) {
+      return new MaskedInput(session, sender, BitPacking.pack(masked, ringBits));
+    }
+
+    /**
+     * The masked input as d elements of Z_{2^ringBits}.
+     *
+     * @throws IllegalArgumentException naming the problem if the packed bytes are not d elements
+     */
+    public long[] masked(int length, int ringBits) {
+      return BitPacking.unpack(packed, length, ringBits);
+    }
+
     @Override
     public Round round() {
       return Round.MASKED_INPUT;
     }
 
     @Override
-    public int wireSize(int bytesPerValue) {
-      return HEADER + masked.length * bytesPerValue;
+    public int wireSize() {
+      return HEADER + packed.length;
     }
   }
 
@@ -136,7 +161,7 @@ public final class Messages {
     }
 
     @Override
-    public int wireSize(int bytesPerValue) {
+    public int wireSize() {
       return HEADER + (survivors.length() + 7) / 8;
     }
   }
@@ -149,7 +174,7 @@ public final class Messages {
     }
 
     @Override
-    public int wireSize(int bytesPerValue) {
+    public int wireSize() {
       return HEADER + 64;
     }
   }
@@ -174,7 +199,7 @@ public final class Messages {
     }
 
     @Override
-    public int wireSize(int bytesPerValue) {
+    public int wireSize() {
       return HEADER + (survivors.length() + 7) / 8 + signatures.size() * (4 + 64)
           + 4 * (revealSelfMask.length + revealMaskKey.length);
     }
@@ -195,7 +220,7 @@ public final class Messages {
     }
 
     @Override
-    public int wireSize(int bytesPerValue) {
+    public int wireSize() {
       return HEADER + (selfMaskShares.size() + maskKeyShares.size()) * (4 + 5 * 8);
     }
   }

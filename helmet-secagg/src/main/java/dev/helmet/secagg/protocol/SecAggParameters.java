@@ -2,6 +2,7 @@ package dev.helmet.secagg.protocol;
 
 import dev.helmet.core.util.Checks;
 import dev.helmet.secagg.graph.CommunicationGraph;
+import dev.helmet.secagg.ring.BitPacking;
 import java.util.List;
 
 /**
@@ -15,7 +16,8 @@ import java.util.List;
  *     session id into every signature, key derivation and AEAD tag, so that parties shown different
  *     configurations, rosters or keys cannot complete one aggregation together
  * @param length the vector length d
- * @param ringBits b: inputs and sums live in Z_{2^b}
+ * @param ringBits b, 2 to 64: inputs and sums live in Z_{2^b}; masked inputs travel bit-packed,
+ *     b bits per element ({@link BitPacking})
  * @param graph who shares keys with whom (complete for SecAgg, Harary for SecAgg+)
  * @param threshold t: the Shamir threshold in every neighbourhood; above half of it, and above (k +
  *     colluding neighbours) / 2 when parties may collude with the server, so that no two disjoint
@@ -37,7 +39,7 @@ public record SecAggParameters(
     Checks.require(context != null && context.length == 32, "the session context must be 32 bytes");
     context = context.clone();
     Checks.positive("vector length", length);
-    Checks.inRange("ring bits", ringBits, 8, 64);
+    Checks.inRange("ring bits", ringBits, BitPacking.MIN_BITS, BitPacking.MAX_BITS);
     Checks.notNull("graph", graph);
     int n = graph.parties();
     Checks.require(n >= 2, "secure aggregation needs at least 2 parties. Provided value: " + n);
@@ -77,8 +79,16 @@ public record SecAggParameters(
     return ringBits == 64 ? -1L : (1L << ringBits) - 1;
   }
 
-  /** Bytes per ring element on the wire. */
+  /**
+   * Bytes of one ring element stored on its own, {@code ceil(b/8)}. A masked input travels
+   * bit-packed, in {@link #packedBytes} bytes.
+   */
   public int bytesPerValue() {
     return (ringBits + 7) / 8;
+  }
+
+  /** Bytes of a packed masked input: {@code ceil(length b / 8)}. */
+  public int packedBytes() {
+    return (int) BitPacking.packedBytes(length, ringBits);
   }
 }

@@ -7,13 +7,15 @@ import dev.helmet.secagg.protocol.Messages.MaskedInput;
 import dev.helmet.secagg.protocol.Messages.ServerMessage;
 import dev.helmet.secagg.protocol.ServerEvents.Drop;
 import dev.helmet.secagg.protocol.ServerEvents.DropReason;
+import dev.helmet.secagg.ring.BitPacking;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Round 2: add each masked input to a running sum as it arrives (the server never keeps a party's
- * vector); then ask the survivors U3 to sign the survivor set.
+ * Round 2: add each masked input to a running sum as it arrives, unpacking it on the way (the
+ * server never keeps a party's vector); then ask the survivors U3 to sign the survivor set. A
+ * masked input that is not exactly d packed elements of b bits drops its sender.
  */
 public final class ServerR2MaskedInput extends ServerState {
   private final BitSet u2;
@@ -41,19 +43,11 @@ public final class ServerR2MaskedInput extends ServerState {
   Drop take(ClientMessage m) {
     MaskedInput in = (MaskedInput) m;
     SecAggParameters p = session.params;
-    long[] y = in.masked();
-    if (y == null || y.length != p.length()) {
-      return new Drop(in.sender(), round(), DropReason.MALFORMED_MESSAGE,
-          "masked input of length " + (y == null ? 0 : y.length) + ", expected " + p.length());
+    String problem = BitPacking.problem(in.packed(), p.length(), p.ringBits());
+    if (problem != null) {
+      return new Drop(in.sender(), round(), DropReason.MALFORMED_MESSAGE, "masked input: " + problem);
     }
-    long ringMask = p.mask();
-    int outside = Ring.firstOutside(y, ringMask);
-    if (outside >= 0) {
-      return new Drop(in.sender(), round(), DropReason.MALFORMED_MESSAGE, "element " + outside + " outside the ring");
-    }
-    for (int i = 0; i < y.length; i++) {
-      sum[i] = (sum[i] + y[i]) & ringMask;
-    }
+    BitPacking.addInto(sum, in.packed(), p.ringBits());
     return null;
   }
 

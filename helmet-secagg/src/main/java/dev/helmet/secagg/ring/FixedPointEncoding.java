@@ -11,7 +11,14 @@ import java.math.BigInteger;
  * sum of the rounded inputs as long as that sum's magnitude stays below {@code 2^(b-1)}; {@link
  * #forBound} picks the precision from public parameters so that it always does.
  *
- * @param ringBits b, between 8 and 64
+ * <p>With no fractional bits ({@link #integers}) this is the plain ring Z_{2^b} for callers that
+ * produce ring elements themselves, such as the Skellam mixture mechanism's encoder (SPEC 6: b in
+ * {6, 8, 10}, integers already reduced mod 2^b): the summation adds them mod 2^b and {@link
+ * #signed} unwraps the sum to {@code [-2^(b-1), 2^(b-1))}. Any ring of 2 to 64 bits is accepted
+ * here; {@link #forBound}, which chooses a fixed-point precision for real inputs, asks for at least
+ * {@link #MIN_FRACTIONAL_BITS} fractional bits and so for a ring of at least 10 bits.
+ *
+ * @param ringBits b, between 2 and 64
  * @param fractionalBits f, at least 0 and at most b - 2
  */
 public record FixedPointEncoding(int ringBits, int fractionalBits) {
@@ -19,8 +26,16 @@ public record FixedPointEncoding(int ringBits, int fractionalBits) {
   public static final int MIN_FRACTIONAL_BITS = 8;
 
   public FixedPointEncoding {
-    Checks.inRange("ring bits", ringBits, 8, 64);
+    Checks.inRange("ring bits", ringBits, BitPacking.MIN_BITS, BitPacking.MAX_BITS);
     Checks.inRange("fractional bits", fractionalBits, 0, ringBits - 2);
+  }
+
+  /**
+   * The ring Z_{2^b} itself, no fractional bits: inputs are integers already reduced mod 2^b by
+   * the caller, and sums are read with {@link #signed} (or as unsigned residues).
+   */
+  public static FixedPointEncoding integers(int ringBits) {
+    return new FixedPointEncoding(ringBits, 0);
   }
 
   /** The mask of the low b bits. */
@@ -28,9 +43,17 @@ public record FixedPointEncoding(int ringBits, int fractionalBits) {
     return ringBits == 64 ? -1L : (1L << ringBits) - 1;
   }
 
-  /** Bytes per encoded value on the wire. */
+  /**
+   * Bytes of one element stored on its own, {@code ceil(b/8)}. Vectors travel bit-packed, in
+   * {@link #packedBytes} bytes.
+   */
   public int bytesPerValue() {
     return (ringBits + 7) / 8;
+  }
+
+  /** Bytes of a vector of {@code length} elements on the wire: {@code ceil(length b / 8)} ({@link BitPacking}). */
+  public long packedBytes(int length) {
+    return BitPacking.packedBytes(length, ringBits);
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.helmet.core.util.Progress;
 import dev.helmet.secagg.crypto.CryptoProfile;
 import dev.helmet.secagg.crypto.MaskPrg;
 import dev.helmet.secagg.crypto.Secrets;
+import dev.helmet.secagg.ring.BitPacking;
 import dev.helmet.secagg.summation.DropoutPlan;
 import dev.helmet.secagg.summation.SecureSummation;
 import dev.helmet.secagg.summation.SummationOutcome;
@@ -29,8 +30,10 @@ import java.util.function.IntFunction;
  * pseudorandom, instead of d ring elements each; the last share is {@code x - sum_j PRG(seed_j)}. A
  * party sends its seeds to servers 1 .. J-1 first and its last share to server J only after that,
  * so every party in server J's set has its seeds at the other servers, which sum exactly the
- * parties server J names: a party that drops in between is left out by all. The channels between
- * parties and servers are the transport's (TLS); this class simulates them in-process.
+ * parties server J names: a party that drops in between is left out by all. The last share goes
+ * bit-packed, b bits per element (ceil(d b / 8) bytes, {@link BitPacking}), and server J drops a
+ * party whose share is not exactly that. The channels between parties and servers are the
+ * transport's (TLS); this class simulates them in-process.
  */
 public final class ComputeServerSummation implements SecureSummation {
   private final int servers;
@@ -66,14 +69,15 @@ public final class ComputeServerSummation implements SecureSummation {
     int n = spec.parties();
     int d = spec.length();
     int bits = spec.encoding().ringBits();
-    long mask = spec.encoding().mask();
-    int bpv = spec.encoding().bytesPerValue();
+    long packed = spec.packedBytes();
     CryptoProfile profile = new CryptoProfile();
     int header = 8 + 4 + 1;
-    // Phase 1: seeds to servers 1 .. J-1. Phase 2: the last share to server J, streamed into its sum.
+    // Phase 1: seeds to servers 1 .. J-1. Phase 2: the last share to server J, bit-packed (b bits
+    // per element), checked and added into its sum as it arrives.
     byte[][][] seeds = new byte[n][][];
     long[] lastServerSum = new long[d];
     BitSet lastServerSet = new BitSet();
+    String[] problems = new String[n];
     long[] partyNanos = new long[n];
     List<SummationOutcome.Drop> dropped = new ArrayList<>();
     long[] lastServerNanos = new long[1];
@@ -86,23 +90,29 @@ public final class ComputeServerSummation implements SecureSummation {
       }
       long t0 = System.nanoTime();
       long[] x = when == 1 ? null : inputs.apply(u);
-      if (when != 1 && (x == null || x.length != d)) {
-        partyNanos[u] = System.nanoTime() - t0;
-        return; // a malformed input is treated as a dropout (recorded below)
+      if (when != 1) {
+        problems[u] = inputProblem(x, d, spec.encoding().mask(), bits);
+        if (problems[u] != null) {
+          partyNanos[u] = System.nanoTime() - t0;
+          return; // the party does not take part (recorded below)
+        }
       }
       Shares shares = split(x == null ? new long[d] : x, servers, bits, profile);
       seeds[u] = shares.seeds();
+      byte[] last = when == 1 ? null : BitPacking.pack(shares.last(), bits);
       partyNanos[u] = System.nanoTime() - t0;
       if (when == 1) {
         return; // sent its seeds, then left before the last share
       }
-      long[] last = shares.last();
       synchronized (lastServerSum) {
         long s0 = System.nanoTime();
-        for (int i = 0; i < d; i++) {
-          lastServerSum[i] = (lastServerSum[i] + last[i]) & mask;
+        String problem = BitPacking.problem(last, d, bits);
+        if (problem == null) {
+          BitPacking.addInto(lastServerSum, last, bits);
+          lastServerSet.set(u);
+        } else {
+          problems[u] = "last share: " + problem;
         }
-        lastServerSet.set(u);
         lastServerNanos[0] += System.nanoTime() - s0;
       }
     });
@@ -110,8 +120,11 @@ public final class ComputeServerSummation implements SecureSummation {
     for (int u = 0; u < n; u++) {
       if (!lastServerSet.get(u)) {
         int when = dropouts.dropsBefore(u, n, 2);
-        dropped.add(new SummationOutcome.Drop(u, when == 0 ? "SEEDS" : "LAST_SHARE", when < 0 ? "MALFORMED_INPUT"
-            : "NO_RESPONSE", when < 0 ? "input of the wrong length" : "no message"));
+        if (problems[u] != null) {
+          dropped.add(new SummationOutcome.Drop(u, "LAST_SHARE", "MALFORMED_INPUT", problems[u]));
+        } else {
+          dropped.add(new SummationOutcome.Drop(u, when == 0 ? "SEEDS" : "LAST_SHARE", "NO_RESPONSE", "no message"));
+        }
       }
     }
     Map<String, Object> params = new LinkedHashMap<>();
@@ -122,9 +135,9 @@ public final class ComputeServerSummation implements SecureSummation {
     for (long v : partyNanos) {
       partyTotal += v;
     }
-    long perParty = (servers - 1) * (header + 32L) + header + (long) d * bpv;
-    long serverBytes = (long) n * (servers - 1) * (header + 32L) + (long) contributors * (header + (long) d * bpv)
-        + (long) servers * d * bpv + (long) (servers - 1) * (header + (n + 7) / 8);
+    long perParty = (servers - 1) * (header + 32L) + header + packed;
+    long serverBytes = (long) n * (servers - 1) * (header + 32L) + (long) contributors * (header + packed)
+        + (long) servers * packed + (long) (servers - 1) * (header + (n + 7) / 8);
     if (contributors < spec.threshold()) {
       double secs = (System.nanoTime() - start) / 1e9;
       return new SummationOutcome(SummationOutcome.Status.ABORTED, null, List.of(), dropped,
@@ -148,6 +161,7 @@ public final class ComputeServerSummation implements SecureSummation {
           profile));
       serverNanos[j] = System.nanoTime() - t0;
     }
+    long mask = spec.encoding().mask();
     long[] sum = lastServerSum.clone();
     for (long[] s : serverSums) {
       for (int i = 0; i < d; i++) {
@@ -165,6 +179,19 @@ public final class ComputeServerSummation implements SecureSummation {
     }
     return new SummationOutcome(SummationOutcome.Status.COMPLETED, sum, who, dropped, null, perParty, serverBytes, secs,
         busiest / 1e9, partyTotal / 1e9 / n, profile(profile), params);
+  }
+
+  /** Why a party's input cannot be split, or null. */
+  private static String inputProblem(long[] x, int d, long mask, int bits) {
+    if (x == null || x.length != d) {
+      return "input of length " + (x == null ? 0 : x.length) + ", expected " + d;
+    }
+    for (int i = 0; i < d; i++) {
+      if ((x[i] & ~mask) != 0) {
+        return "input element " + i + " is outside the " + bits + "-bit ring";
+      }
+    }
+    return null;
   }
 
   /** A party's J shares: J - 1 seeds and the last share {@code x - sum_j PRG(seed_j)}. */

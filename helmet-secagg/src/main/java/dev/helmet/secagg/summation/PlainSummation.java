@@ -40,7 +40,7 @@ public final class PlainSummation implements SecureSummation {
       enc.addInto(sum, in);
       contributors.add(i);
     }
-    long message = (long) spec.length() * enc.bytesPerValue();
+    long message = spec.packedBytes();
     double seconds = (System.nanoTime() - start) / 1e9;
     boolean ok = contributors.size() >= spec.threshold();
     return new SummationOutcome(ok ? SummationOutcome.Status.COMPLETED : SummationOutcome.Status.ABORTED,

@@ -34,7 +34,7 @@ class MaskPrgTest {
   @Test
   void manySeedsAtOnceEqualTheDefinitionAppliedOneSeedAtATime() throws Exception {
     SplittableRandom r = new SplittableRandom(3);
-    for (int bits : new int[] {8, 12, 16, 20, 24, 31, 32, 40, 48, 56, 63, 64}) {
+    for (int bits : new int[] {2, 6, 8, 10, 12, 16, 20, 24, 31, 32, 40, 48, 56, 63, 64}) {
       for (int length : new int[] {0, 1, 7, 1023, 1024, 1025, 4097, 20_011}) {
         int seeds = 1 + r.nextInt(MaskPrg.GROUP + 10); // sometimes more than one group
         long mask = bits == 64 ? -1L : (1L << bits) - 1;
@@ -70,5 +70,32 @@ class MaskPrgTest {
     long[] c = new long[2];
     MaskPrg.apply(seed, false, c, 20, P);
     assertArrayEquals(new long[] {0x90f2L, 0x92ab6L}, c);
+  }
+
+  /**
+   * Masks in small rings are uniform: each element is the low b bits of a uniform keystream byte
+   * (or of ceil(b/8) bytes), and 2^b divides 2^(8 ceil(b/8)). Chi-square over the 2^b values of
+   * 2^b x 1000 mask elements at the 1e-7 upper quantile, for b = 2, 6 and 10: a false-failure rate
+   * below 3e-7.
+   */
+  @Test
+  void masksInSmallRingsAreUniform() {
+    for (int bits : new int[] {2, 6, 10}) {
+      int values = 1 << bits;
+      long[] mask = new long[values * 1000];
+      MaskPrg.apply(Secrets.bytes(32), false, mask, bits, P);
+      long[] counts = new long[values];
+      for (long v : mask) {
+        counts[(int) v]++;
+      }
+      double expected = mask.length / (double) values;
+      double chi2 = 0;
+      for (long c : counts) {
+        chi2 += (c - expected) * (c - expected) / expected;
+      }
+      double crit = org.apache.commons.statistics.distribution.ChiSquaredDistribution.of(values - 1)
+          .inverseSurvivalProbability(1e-7);
+      org.junit.jupiter.api.Assertions.assertTrue(chi2 < crit, bits + " bits: chi2 " + chi2 + " >= " + crit);
+    }
   }
 }

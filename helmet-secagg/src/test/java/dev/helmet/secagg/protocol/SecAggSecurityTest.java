@@ -32,7 +32,7 @@ class SecAggSecurityTest {
     Map<Integer, ServerMessage> out = h.serverRound(); // rosters
     h.clientRound(out);
     h.clientRound(h.serverRound()); // share deliveries -> masked inputs
-    long[] y = ((MaskedInput) h.replies[0]).masked();
+    long[] y = ((MaskedInput) h.replies[0]).masked(40_000, 32);
     double crit = ChiSquaredDistribution.of(255).inverseSurvivalProbability(1e-7);
     for (int shift : new int[] {0, 24}) {
       long[] counts = new long[256];
@@ -142,7 +142,7 @@ class SecAggSecurityTest {
         first.signature())); // another session
     h.server.receive(new AdvertiseKeys(first.session(), 99, first.encryptionKey(), first.maskKey(),
         first.signature())); // not a party
-    h.server.receive(new MaskedInput(first.session(), 3, new long[4])); // a round-2 message in round 0
+    h.server.receive(new MaskedInput(first.session(), 3, new byte[16])); // a round-2 message in round 0
     h.replies[0] = null;
     Map<Integer, ServerMessage> rosters = h.serverRound();
     assertEquals(4, rosters.size(), "every genuine party is still in");
@@ -204,19 +204,24 @@ class SecAggSecurityTest {
   }
 
   @Test
-  void theServerDropsAMaskedInputOfTheWrongLengthOrOutsideTheRing() {
-    Harness h = new Harness(5, 4, 16);
+  void theServerDropsAMaskedInputOfTheWrongLengthOrWithPaddingBitsSet() {
+    // 5 elements of 6 bits: 30 bits in 4 bytes, the top 2 bits of the last byte are padding.
+    Harness h = new Harness(5, 5, 6);
     h.clientRound(h.serverRound());
     h.clientRound(h.serverRound());
     MaskedInput good = (MaskedInput) h.replies[0];
-    h.replies[0] = new MaskedInput(good.session(), 0, new long[3]);
+    assertEquals(4, good.packed().length);
+    h.replies[0] = new MaskedInput(good.session(), 0, java.util.Arrays.copyOf(good.packed(), 5));
     MaskedInput g1 = (MaskedInput) h.replies[1];
-    long[] wide = g1.masked().clone();
-    wide[2] = 1L << 20;
-    h.replies[1] = new MaskedInput(g1.session(), 1, wide);
+    byte[] padded = g1.packed().clone();
+    padded[3] |= (byte) 0x80;
+    h.replies[1] = new MaskedInput(g1.session(), 1, padded);
     h.serverRound();
     assertEquals(2, h.server.drops().size());
     assertTrue(h.server.drops().stream().allMatch(d -> d.reason() == ServerEvents.DropReason.MALFORMED_MESSAGE));
+    assertEquals("masked input: 5 bytes, expected 5 elements of 6 bits packed in 4 bytes",
+        h.server.drops().get(0).detail());
+    assertEquals("masked input: the 2 padding bits after element 4 are not zero", h.server.drops().get(1).detail());
   }
 
   /**

@@ -97,4 +97,27 @@ class FixedPointEncodingTest {
     assertThrows(IllegalArgumentException.class, () -> e.encode(Double.POSITIVE_INFINITY));
     assertThrows(IllegalArgumentException.class, () -> new FixedPointEncoding(32, 31));
   }
+
+  /** SMM's rings: Z_{2^6} holds integers reduced by the caller, read back as [-32, 32). */
+  @Test
+  void integerRingsFromTwoBitsUnwrapToTheSignedRange() {
+    FixedPointEncoding e = FixedPointEncoding.integers(6);
+    assertEquals(0, e.fractionalBits());
+    assertEquals(-32, e.signed(32));
+    assertEquals(31, e.signed(31));
+    assertEquals(-1, e.signed(63));
+    assertEquals(-3.0, e.decode(e.encode(-3.0)));
+    assertEquals(47_708, e.packedBytes(63_610));
+    assertEquals(1, e.bytesPerValue());
+    assertEquals(-2, FixedPointEncoding.integers(2).signed(2));
+    assertThrows(IllegalArgumentException.class, () -> FixedPointEncoding.integers(1));
+  }
+
+  /** Choosing a fixed-point precision for real inputs still needs 8 fractional bits and a sign. */
+  @Test
+  void fixedPointPrecisionStillNeedsARingOfAtLeastTenBits() {
+    assertThrows(RingOverflowException.class, () -> FixedPointEncoding.forBound(9, 0.001, 1));
+    assertEquals(8, FixedPointEncoding.forBound(10, 0.001, 1).fractionalBits());
+    assertThrows(IllegalArgumentException.class, () -> FixedPointEncoding.forBound(6, 0.001, 1));
+  }
 }

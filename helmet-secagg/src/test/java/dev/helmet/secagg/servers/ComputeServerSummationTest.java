@@ -21,7 +21,7 @@ class ComputeServerSummationTest {
   void theServersSumsAddUpToTheExactSumOfTheContributors() {
     SplittableRandom r = new SplittableRandom(1);
     for (int servers : new int[] {2, 3, 5}) {
-      for (int bits : new int[] {16, 32, 64}) {
+      for (int bits : new int[] {2, 6, 10, 16, 32, 64}) {
         int n = 60;
         int d = 37;
         FixedPointEncoding enc = new FixedPointEncoding(bits, 0);
@@ -90,5 +90,40 @@ class ComputeServerSummationTest {
     long[] back = s.last().clone();
     MaskPrg.apply(s.seeds()[0], false, back, 32, CryptoProfile.NONE);
     assertArrayEquals(new long[50_000], back);
+  }
+
+  /** SMM's ring: raw elements of Z_{2^6}, summed by three servers, the last share 6 bits per element. */
+  @Test
+  void sumsRawElementsOfASixBitRingAndCountsTheLastSharePacked() {
+    int n = 40;
+    int d = 101;
+    SplittableRandom r = new SplittableRandom(6);
+    long[][] x = new long[n][d];
+    long[] want = new long[d];
+    for (long[] v : x) {
+      for (int i = 0; i < d; i++) {
+        v[i] = r.nextInt(64);
+        want[i] = (want[i] + v[i]) % 64;
+      }
+    }
+    SummationSpec spec = SummationSpec.ofRingElements(n, d, 6, n);
+    SummationOutcome o = new ComputeServerSummation(3, DropoutPlan.NONE, 2).run(spec, u -> x[u]);
+    assertEquals(SummationOutcome.Status.COMPLETED, o.status(), o.abortReason());
+    assertArrayEquals(want, o.sum());
+    // two seed messages (header 13 + 32 bytes) and the last share: 13 + ceil(101 * 6 / 8) = 13 + 76
+    assertEquals(2 * 45 + 13 + 76, o.bytesPerParty());
+  }
+
+  @Test
+  void aPartyWhoseInputIsOutsideTheRingOrTheWrongLengthIsLeftOutWithTheReason() {
+    SummationSpec spec = SummationSpec.ofRingElements(4, 3, 6, 2);
+    long[][] x = {{1, 2, 3}, {64, 0, 0}, {1, 1}, {5, 5, 5}};
+    SummationOutcome o = new ComputeServerSummation(2, DropoutPlan.NONE, 2).run(spec, u -> x[u]);
+    assertEquals(SummationOutcome.Status.COMPLETED, o.status());
+    assertArrayEquals(new long[] {6, 7, 8}, o.sum());
+    assertEquals(java.util.List.of(0, 3), o.contributors());
+    assertEquals(java.util.List.of(
+        new SummationOutcome.Drop(1, "LAST_SHARE", "MALFORMED_INPUT", "input element 0 is outside the 6-bit ring"),
+        new SummationOutcome.Drop(2, "LAST_SHARE", "MALFORMED_INPUT", "input of length 2, expected 3")), o.dropped());
   }
 }

@@ -63,7 +63,9 @@ public final class PrivateMean implements Algorithm {
 
   @Override
   public List<Parameter> parameters() {
-    return List.of(new Parameter("mean.clip", "--mean-clip", Parameter.Type.NUMBER, "1", "row norm bound c"));
+    return List.of(new Parameter("mean.clip", "--mean-clip", Parameter.Type.NUMBER, "1", "row norm bound c"),
+        new Parameter("mean.ring_bits", "--mean-ring-bits", Parameter.Type.INTEGER, "0",
+            "summation ring: 0 for 64 bits and 40 fractional bits, or 2..64 bits (coarse, to test small rings)"));
   }
 
   @Override
@@ -74,10 +76,12 @@ public final class PrivateMean implements Algorithm {
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
     StrictNode m = config.child("mean");
-    m.allow("clip");
+    m.allow("clip", "ring_bits");
     double clip = m.number("clip", 1.0, 1e-9, 1e9);
+    int ringBits = m.integer("ring_bits", 0, 0, 64);
+    Checks.require(ringBits == 0 || ringBits >= 2, "ring_bits must be 0 or in [2, 64]. Provided value: " + ringBits);
     Checks.require(common.protection().unit() == Protection.Unit.RECORD, "private-mean protects records");
-    return new Spec(this, common, clip);
+    return new Spec(this, common, clip, ringBits);
   }
 
   private record Sums(DesignMatrix rows) implements Local {
@@ -87,11 +91,14 @@ public final class PrivateMean implements Algorithm {
     }
   }
 
-  private record Spec(Algorithm algorithm, Common common, double clip) implements AlgorithmSpec {
+  private record Spec(Algorithm algorithm, Common common, double clip, int ringBits) implements AlgorithmSpec {
     @Override
     public ObjectNode toConfig() {
       ObjectNode o = JsonNodeFactory.instance.objectNode();
-      o.putObject("mean").put("clip", clip);
+      ObjectNode m = o.putObject("mean").put("clip", clip);
+      if (ringBits != 0) {
+        m.put("ring_bits", ringBits);
+      }
       return o;
     }
 
@@ -168,7 +175,23 @@ public final class PrivateMean implements Algorithm {
       double sensitivity = Math.sqrt(2) * r / total;
       this.partyStd = sigma * sensitivity / Math.sqrt(honest);
       this.bound = r + 40 * partyStd;
-      this.encoding = FixedPointEncoding.forBound(64, bound, parties, 40);
+      this.encoding = spec.ringBits() == 0 ? FixedPointEncoding.forBound(64, bound, parties, 40)
+          : coarse(spec.ringBits(), bound, parties);
+    }
+
+    /**
+     * The most fractional bits a b-bit ring holds without wrapping, even fewer than a real
+     * algorithm would accept: the means come out coarse, but a small ring (a 6-bit ring keeps one
+     * fractional bit here) travels through both runners.
+     */
+    private static FixedPointEncoding coarse(int bits, double bound, int parties) {
+      for (int f = bits - 2; f >= 0; f--) {
+        FixedPointEncoding e = new FixedPointEncoding(bits, f);
+        if (e.holds(bound, parties)) {
+          return e;
+        }
+      }
+      throw new IllegalArgumentException("a " + bits + "-bit ring cannot hold " + parties + " means");
     }
 
     @Override
