@@ -208,4 +208,31 @@ final class BatchPass {
       }
     }
   }
+
+  /**
+   * Writes example j's gradient, times {@code s}, into {@code g} (length: the parameter count) in
+   * the parameter layout of {@link Mlp}: {@code s delta_{k,j} a_{k,j}^T} for {@code W_k}, {@code s
+   * delta_{k,j}} for {@code b_k}.
+   */
+  void exampleGradient(int j, double s, double[] g) {
+    for (int k = 0; k < net.layers(); k++) {
+      int width = net.width(k + 1);
+      int in = net.width(k);
+      int wo = net.weightOffset(k);
+      int bo = net.biasOffset(k);
+      int ao = rowOffsets[k][j];
+      for (int u = 0; u < width; u++) {
+        double d = s * delta[k][j * width + u];
+        int row = wo + u * in;
+        if (d == 0) {
+          Arrays.fill(g, row, row + in, 0.0);
+        } else {
+          for (int v = 0; v < in; v++) {
+            g[row + v] = d * act[k][ao + v];
+          }
+        }
+        g[bo + u] = d;
+      }
+    }
+  }
 }

@@ -290,6 +290,46 @@ public final class Mlp {
     return clipped;
   }
 
+  /** Receives one example's clipped gradient (a buffer reused for the next example: copy what you keep). */
+  @FunctionalInterface
+  public interface GradientSink {
+    void accept(int j, double[] gradient);
+  }
+
+  /**
+   * Hands each example's gradient clipped to L2 norm at most {@code clip} (the factors of {@link
+   * #clippedGradientSum}, with the same margin) to {@code sink}, one at a time in batch order, for
+   * mechanisms that transform each example's gradient before summing (the Skellam mixture
+   * mechanism rotates, scales and rounds each one). An example whose gradient norm is not finite
+   * is handed over as zeros.
+   *
+   * @return the number of examples whose gradient was scaled down
+   */
+  public int clippedGradients(double[] params, Examples data, int[] batch, double clip, GradientSink sink) {
+    checkCompatible(params, data);
+    Checks.positive("clip", clip);
+    int clipped = 0;
+    double[] g = new double[parameterCount];
+    for (int from = 0; from < batch.length; from += CHUNK) {
+      int m = Math.min(CHUNK, batch.length - from);
+      BatchPass pass = forward(params, data, batch, from, m);
+      pass.backward(labels(data, batch, from, m));
+      double[] sq = new double[m];
+      pass.gradientNormsSquared(sq);
+      for (int j = 0; j < m; j++) {
+        double norm = Math.sqrt(sq[j]);
+        double padded = norm * (1 + CLIP_SLACK);
+        double s = !Double.isFinite(norm) ? 0 : padded > clip ? clip / padded : 1;
+        if (s != 1) {
+          clipped++;
+        }
+        pass.exampleGradient(j, s, g);
+        sink.accept(from + j, g);
+      }
+    }
+    return clipped;
+  }
+
   private void checkOut(double[] out) {
     Checks.require(out.length == parameterCount,
         "out must hold " + parameterCount + " values for an MLP " + this + ". Provided length: " + out.length);

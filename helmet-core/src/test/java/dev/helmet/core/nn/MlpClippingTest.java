@@ -42,6 +42,33 @@ class MlpClippingTest {
     }
   }
 
+  /** Each example's clipped gradient handed over one at a time equals the reference's, clipped. */
+  @Test
+  void clippedGradientsOneAtATimeEqualTheReferenceClipped() {
+    Examples data = MlpTestData.gaussian(21, 20, 9, 4);
+    double[] p = MlpTestData.params(NET, 22);
+    int[] batch = new int[20];
+    Arrays.setAll(batch, i -> (3 * i) % 20);
+    double[][] g = referenceGradients(NET, p, data, batch);
+    double clip = 0.5 * ReferenceMlp.norm(g[0]);
+    double[] sum = new double[NET.parameterCount()];
+    int[] seen = new int[1];
+    int clipped = NET.clippedGradients(p, data, batch, clip, (j, gj) -> {
+      assertEquals(seen[0]++, j, "batch order");
+      double s = Math.min(1, clip / ReferenceMlp.norm(g[j]));
+      for (int q = 0; q < gj.length; q++) {
+        assertEquals(s * g[j][q], gj[q], 1e-12 * (1 + Math.abs(g[j][q])), "example " + j + " parameter " + q);
+        sum[q] += gj[q];
+      }
+      assertTrue(ReferenceMlp.norm(gj) <= clip, "clipped to the bound");
+    });
+    assertEquals(batch.length, seen[0]);
+    assertTrue(clipped >= 1);
+    double[] want = new double[NET.parameterCount()];
+    NET.clippedGradientSum(p, data, batch, clip, want);
+    assertArrayEquals(want, sum, 1e-10, "the same factors as the clipped sum");
+  }
+
   @Test
   void clippedSumEqualsTheSumOfIndividuallyClippedGradients() {
     Examples data = MlpTestData.gaussian(13, 40, 9, 4);
