@@ -1,0 +1,179 @@
+package dev.helmet.privacy.mechanism;
+
+import dev.helmet.core.util.Checks;
+
+/**
+ * The clip of the Skellam mixture mechanism (Bao et al., PVLDB 15(11), 2022, Algorithm 5), which
+ * enforces the two conditions its privacy theorem rests on (Theorem 5, Corollary 1, Eq. (4)):
+ *
+ * <pre>
+ *   sum_j phi(|g_j|) <= c   and   ceil(|g_j|) <= Delta_inf for every j,
+ * </pre>
+ *
+ * where {@code phi(t) = t^2 + p - p^2}, k = floor(t), p = t - k. Equivalently {@code phi(t) = k^2 +
+ * (2k + 1) p}: phi interpolates t^2 linearly between consecutive integers, so it is increasing and
+ * continuous, phi(t) >= t^2 (the excess p - p^2 is the variance of the stochastic rounding), and it
+ * has the inverse {@code phiInv(v) = k + (v - k^2) / (2k + 1)} with k = floor(sqrt(v)).
+ *
+ * <p>Algorithm 5 as printed has three typos, corrected here (SPEC section 6): line 3 reads "+ p^2"
+ * for "- p^2"; line 7 reads "y / (2g' + 1)" for "(|v| - g'^2) / (2g' + 1)"; line 10 divides by
+ * |g'| where the sign of g is meant (g / |g|, with 0 / 0 = 1, i.e. zero stays zero).
+ *
+ * <p><b>Steps.</b> v_j = phi(|g_j|); if sum_j v_j > c, every v_j is scaled by (just under) c /
+ * ||v||_1 and mapped back with phiInv; then |g_j| is clipped to Delta_inf; signs are kept. The
+ * result satisfies both conditions <em>exactly</em> for the doubles returned (not only up to
+ * rounding): {@link #phiSumUpperBound} bounds sum_j phi(|g_j|) of the returned values from above,
+ * with every floating-point rounding accounted for, and the clip shrinks until that bound is at
+ * most c. Because the privacy guarantee is a statement about the exact values that are then
+ * stochastically rounded, "close to c" is not good enough: the scale factor is c / ||v||_1 times
+ * (1 - eta), with eta = 8 (D + 16) 2^-53 (about 6e-11 for D = 65,536, far below anything that
+ * matters for accuracy), which leaves room for the rounding of ||v||_1, of the products and of
+ * phiInv; should the rigorous bound still exceed c, eta is doubled and the clip redone (in the
+ * tests this never happens twice). If the sum is already at most c by the rigorous bound, g is left
+ * as it is (apart from the Delta_inf clip), as in Algorithm 5 with min(1, c / ||v||_1) = 1.
+ *
+ * <p>Inputs so large that ||v||_1 overflows (|g_j| around 1e150 and above, which no L2-clipped
+ * and scaled gradient reaches) are halved, exactly, until it does not; this step is not in
+ * Algorithm 5 and only shrinks the vector further, so the guarantee is unaffected.
+ */
+public final class MixtureClip {
+  /** Largest Delta_inf: keeps 2k + 1 and the rounded values exact in a double and a long. */
+  public static final long MAX_DELTA_INF = 1L << 50;
+  /** Smallest c: far above the underflow terms that {@link #phiSumUpperBound} ignores. */
+  public static final double MIN_C = 0x1p-900;
+  /** Largest c: keeps phiInv of a scaled v, at most sqrt(c) + 1, below 2^50. */
+  public static final double MAX_C = 0x1p90;
+
+  private static final double U = 0x1p-53;
+  private static final int MAX_RETRIES = 60;
+
+  private MixtureClip() {}
+
+  /** phi(t) = t^2 + p - p^2 = k^2 + (2k + 1) p for t >= 0 (k = floor(t), p = t - k), in double. */
+  public static double phi(double t) {
+    if (!(t >= 0 && t < Double.POSITIVE_INFINITY)) { // messages built only on failure: a hot path
+      throw new IllegalArgumentException("t must be >= 0 and finite. Provided value: " + t);
+    }
+    double k = Math.floor(t);
+    return k * k + (2 * k + 1) * (t - k);
+  }
+
+  /**
+   * phiInv(v) = k + (v - k^2) / (2k + 1), k = floor(sqrt(v)), for v >= 0, in double: the t >= 0
+   * with phi(t) = v. Math.sqrt is correctly rounded, so it can land on k + 1 when v is just below
+   * (k + 1)^2; k is corrected by comparing k^2 and (k + 1)^2 with v (exact below 2^26).
+   */
+  public static double phiInv(double v) {
+    if (!(v >= 0 && v < Double.POSITIVE_INFINITY)) {
+      throw new IllegalArgumentException("v must be >= 0 and finite. Provided value: " + v);
+    }
+    double k = Math.floor(Math.sqrt(v));
+    if (k * k > v) {
+      k -= 1;
+    } else if ((k + 1) * (k + 1) <= v) {
+      k += 1;
+    }
+    return k + (v - k * k) / (2 * k + 1);
+  }
+
+  /**
+   * The clipped copy of {@code g}: sum_j phi(|g_j|) <= c and |g_j| <= Delta_inf (so ceil|g_j| <=
+   * Delta_inf) hold exactly for the returned doubles, signs are kept, and {@code g} is unchanged.
+   *
+   * @param g the scaled, rotated gradient; every coordinate finite
+   * @param c the bound on sum_j phi(|g_j|), in [2^-900, 2^90] (c = gamma^2 Delta_2^2 for unit
+   *     L2 sensitivity Delta_2 before scaling)
+   * @param deltaInf the bound Delta_inf on ceil|g_j|, an integer in [1, 2^50]
+   */
+  public static double[] clip(double[] g, double c, long deltaInf) {
+    Checks.require(c >= MIN_C && c <= MAX_C,
+        "c must be in [2^-900, 2^90]. Provided value: " + c);
+    Checks.require(deltaInf >= 1 && deltaInf <= MAX_DELTA_INF,
+        "Delta_inf must be in [1, 2^50]. Provided value: " + deltaInf);
+    int n = g.length;
+    double[] t = new double[n];
+    for (int j = 0; j < n; j++) {
+      if (!Double.isFinite(g[j])) {
+        throw new IllegalArgumentException(
+            "gradient coordinate " + j + " must be finite. Provided value: " + g[j]);
+      }
+      t[j] = Math.abs(g[j]);
+    }
+    double[] v = new double[n];
+    double norm = phiAll(t, v);
+    while (!Double.isFinite(norm)) {
+      for (int j = 0; j < n; j++) {
+        t[j] *= 0.5; // never grows a value (exact outside the subnormal range)
+      }
+      norm = phiAll(t, v);
+    }
+    double[] out = new double[n];
+    double cap = deltaInf;
+    if (phiSumUpperBound(t) <= c) {
+      for (int j = 0; j < n; j++) {
+        out[j] = Math.copySign(Math.min(t[j], cap), g[j]);
+      }
+      return out;
+    }
+    double eta = 8 * (n + 16.0) * U;
+    for (int attempt = 0; attempt < MAX_RETRIES && eta < 1; attempt++, eta *= 2) {
+      double s = Math.min(1 - eta, c / norm * (1 - eta));
+      for (int j = 0; j < n; j++) {
+        out[j] = Math.min(phiInv(s * v[j]), cap);
+      }
+      if (phiSumUpperBound(out) <= c) {
+        for (int j = 0; j < n; j++) {
+          out[j] = Math.copySign(out[j], g[j]);
+        }
+        return out;
+      }
+    }
+    // Unreachable in practice (the first attempt already leaves a margin of about 5 D 2^-53 c);
+    // the zero vector satisfies both conditions whatever happened.
+    return new double[n];
+  }
+
+  /** v_j = phi(t_j) for t_j >= 0 and their sum, in double. */
+  private static double phiAll(double[] t, double[] v) {
+    double sum = 0;
+    for (int j = 0; j < t.length; j++) {
+      double k = Math.floor(t[j]);
+      v[j] = k * k + (2 * k + 1) * (t[j] - k);
+      sum += v[j];
+    }
+    return sum;
+  }
+
+  /**
+   * An upper bound of sum_j phi(|x_j|) for the exact real values of the doubles x_j, or +infinity
+   * when some |x_j| exceeds 2^50 or is not finite.
+   *
+   * <p>Why it bounds (u = 2^-53, n the length, t_j = |x_j| <= 2^50): k = floor(t) and 2k + 1 are
+   * exact, and so is p = t - k (for t >= 1, k lies in [t/2, t], so Sterbenz's lemma applies; for t
+   * < 1, p = t). Each term T_j = fl(fl(k^2) + fl((2k + 1) p)) adds two nonnegative values computed
+   * with relative error at most u each and rounds once more, so T_j >= phi(t_j) (1 - u)^2 - 2^-1075
+   * (the last for a product that underflows). Recursive summation of nonnegative terms loses at
+   * most a factor (1 - u) per addition (additions in the subnormal range are exact), so the
+   * computed sum S satisfies sum_j phi(t_j) <= (S + n 2^-1075) / (1 - u)^(n + 1) <= S (1 + 2 (n +
+   * 1) u) + n 2^-1074, as (1 - u)^(n + 1) >= 1 - (n + 1) u >= 1/2. With m = (n + 2) 2^-51 (so 1 + m
+   * is exact), a = fl(S (1 + m)) >= S (1 + m) (1 - u) - 2^-1075 >= S (1 + 2 (n + 1) u) - 2^-1075.
+   * The value returned, nextUp(fl(a + 2^-1000)), exceeds a + 2^-1000 (rounding to nearest moves
+   * by at most half the spacing, nextUp by a whole one), and 2^-1000 > n 2^-1074 + 2^-1075. Hence
+   * the returned value is at least the exact sum, whatever the rounding.
+   */
+  public static double phiSumUpperBound(double[] x) {
+    int n = x.length;
+    Checks.require(n < (1 << 30) + 1, "length must be at most 2^30. Provided value: " + n);
+    double sum = 0;
+    for (int j = 0; j < n; j++) {
+      double t = Math.abs(x[j]);
+      if (!(t <= MAX_DELTA_INF)) { // also catches NaN
+        return Double.POSITIVE_INFINITY;
+      }
+      double k = Math.floor(t);
+      sum += k * k + (2 * k + 1) * (t - k);
+    }
+    double m = (n + 2) * 0x1p-51;
+    return Math.nextUp(sum * (1 + m) + 0x1p-1000);
+  }
+}

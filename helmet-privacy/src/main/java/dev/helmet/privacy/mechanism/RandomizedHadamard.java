@@ -1,0 +1,192 @@
+package dev.helmet.privacy.mechanism;
+
+import dev.helmet.core.util.Checks;
+
+/**
+ * The random rotation of the Skellam mixture mechanism (Bao et al., "Skellam Mixture Mechanism: a
+ * Novel Approach to Federated Learning with Differential Privacy", PVLDB 15(11), 2022, Algorithm 4
+ * line 1 and Algorithm 6 line 2): a vector x of dimension d is padded with zeros to D, the next
+ * power of two, and mapped to {@code H D_xi x / sqrt(D)}, where H is the D x D Walsh-Hadamard
+ * (Sylvester) matrix, {@code H[i][j] = (-1)^popcount(i & j)}, and D_xi the diagonal matrix of a
+ * sign vector xi. As H H = D I, the map is orthonormal: it preserves L2 norms, and its inverse is
+ * {@code D_xi H y / sqrt(D)} followed by truncation to d. The rotation spreads a gradient's mass
+ * evenly over the coordinates (each about N(0, ||x||^2 / D)), which keeps the rounded values small
+ * and the aggregate from wrapping around the modulus.
+ *
+ * <p><b>Public randomness.</b> xi is public: the server and every client derive it from a public
+ * per-round seed. Privacy does not rest on it (the mechanism's guarantee holds for every input that
+ * passes {@link MixtureClip}, rotated or not); it only serves utility, so it is drawn from a fast
+ * deterministic generator rather than SecureRandom. The generator is SplitMix64 (Steele, Lea and
+ * Flood, OOPSLA 2014), written out here so that the signs are a fixed function of the seed on
+ * every JVM and in any other language: word w = 0, 1, ... is {@code mix(seed + (w + 1) *
+ * 0x9e3779b97f4a7c15)} (arithmetic modulo 2^64), where {@code mix(z)} is {@code z2 ^ (z2 >>> 31)}
+ * with {@code z1 = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9} and {@code z2 = (z1 ^ (z1 >>> 27)) *
+ * 0x94d049bb133111eb}; sign j is -1 when bit (j mod 64) of word floor(j / 64) is 1, else +1.
+ *
+ * <p><b>Transform.</b> The unnormalised fast Walsh-Hadamard transform runs in place in D log2 D
+ * additions, two butterfly levels per pass over the array (a radix-4 step: half the memory traffic
+ * of radix 2, and measured 2.5 times as fast for D = 65,536). Its inner loops run over contiguous,
+ * independent indices, which HotSpot's C2 compiler vectorises. Instances are immutable and
+ * thread-safe.
+ */
+public final class RandomizedHadamard {
+  /** Largest padded dimension: 2^30, so that every index fits an int. */
+  public static final int MAX_PADDED = 1 << 30;
+
+  private final int dimension;
+  private final int padded;
+  private final long seed;
+  /** xi_j / sqrt(D): the sign and the normalisation in one factor. */
+  private final double[] scaledSigns;
+
+  /**
+   * The rotation of vectors of {@code dimension} coordinates with the signs derived from the public
+   * {@code seed}.
+   */
+  public RandomizedHadamard(int dimension, long seed) {
+    Checks.inRange("dimension", dimension, 1, MAX_PADDED);
+    this.dimension = dimension;
+    this.padded = paddedLength(dimension);
+    this.seed = seed;
+    this.scaledSigns = new double[padded];
+    // 1 / sqrt(D) is a power of two when log2 D is even; otherwise it is rounded once (relative
+    // error 2^-53), which changes nothing downstream: the clip is applied to the rotated values as
+    // computed, and the decoder's inverse uses the same factor.
+    double scale = 1.0 / Math.sqrt(padded);
+    long state = seed;
+    long word = 0;
+    for (int j = 0; j < padded; j++) {
+      if ((j & 63) == 0) {
+        state += 0x9e3779b97f4a7c15L;
+        word = mix(state);
+      }
+      scaledSigns[j] = ((word >>> (j & 63)) & 1) == 0 ? scale : -scale;
+    }
+  }
+
+  /** The next power of two at or above d (1 for d = 1). */
+  public static int paddedLength(int d) {
+    Checks.inRange("dimension", d, 1, MAX_PADDED);
+    return d == 1 ? 1 : Integer.highestOneBit(d - 1) << 1;
+  }
+
+  /** SplitMix64's output function. */
+  static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return z ^ (z >>> 31);
+  }
+
+  /** d, the dimension of the vectors rotated. */
+  public int dimension() {
+    return dimension;
+  }
+
+  /** D, the padded dimension: the next power of two at or above d. */
+  public int paddedDimension() {
+    return padded;
+  }
+
+  /** The public seed of the signs. */
+  public long seed() {
+    return seed;
+  }
+
+  /** xi_j in {-1, +1}, for j < D. */
+  public int sign(int j) {
+    return scaledSigns[j] > 0 ? 1 : -1;
+  }
+
+  /** {@code H D_xi x / sqrt(D)}: x of length d, padded with zeros; a new array of length D. */
+  public double[] rotate(double[] x) {
+    Checks.require(x.length == dimension,
+        "vector length must be " + dimension + ". Provided value: " + x.length);
+    double[] y = new double[padded];
+    for (int j = 0; j < dimension; j++) {
+      y[j] = x[j] * scaledSigns[j];
+    }
+    walshHadamard(y);
+    return y;
+  }
+
+  /**
+   * {@code D_xi H y / sqrt(D)} truncated to the first d coordinates: the inverse of {@link #rotate}
+   * on its image, and the adjoint of {@link #rotate} in general. {@code y} (length D) is not
+   * modified.
+   */
+  public double[] inverse(double[] y) {
+    Checks.require(y.length == padded,
+        "vector length must be " + padded + ". Provided value: " + y.length);
+    double[] z = y.clone();
+    walshHadamard(z);
+    double[] x = new double[dimension];
+    for (int j = 0; j < dimension; j++) {
+      x[j] = z[j] * scaledSigns[j];
+    }
+    return x;
+  }
+
+  /**
+   * The unnormalised Walsh-Hadamard transform {@code a <- H a} in place, for a length that is a
+   * power of two. Butterfly levels h = 1, 2, 4, ... are taken two at a time: for each j, the four
+   * values a[j], a[j + h], a[j + 2h], a[j + 3h] go through level h and then level 2h in registers.
+   * The first two levels (h = 1, 2) work on blocks of four adjacent values; a single level is left
+   * over when log2 of the length is odd.
+   */
+  public static void walshHadamard(double[] a) {
+    int n = a.length;
+    Checks.require(n > 0 && (n & (n - 1)) == 0,
+        "length must be a power of two. Provided value: " + n);
+    int h = 1;
+    if (n >= 4) {
+      for (int i = 0; i < n; i += 4) {
+        double a0 = a[i];
+        double a1 = a[i + 1];
+        double a2 = a[i + 2];
+        double a3 = a[i + 3];
+        double s01 = a0 + a1;
+        double d01 = a0 - a1;
+        double s23 = a2 + a3;
+        double d23 = a2 - a3;
+        a[i] = s01 + s23;
+        a[i + 1] = d01 + d23;
+        a[i + 2] = s01 - s23;
+        a[i + 3] = d01 - d23;
+      }
+      h = 4;
+    }
+    for (; 4 * h <= n; h *= 4) {
+      radix4(a, h);
+    }
+    if (h < n) { // one level left: h = n / 2
+      for (int j = 0; j < h; j++) {
+        double u = a[j];
+        double v = a[j + h];
+        a[j] = u + v;
+        a[j + h] = u - v;
+      }
+    }
+  }
+
+  /** Levels h and 2h of the transform in one pass. */
+  private static void radix4(double[] a, int h) {
+    int n = a.length;
+    for (int i = 0; i < n; i += 4 * h) {
+      int e = i + h;
+      for (int j = i; j < e; j++) {
+        double a0 = a[j];
+        double a1 = a[j + h];
+        double a2 = a[j + 2 * h];
+        double a3 = a[j + 3 * h];
+        double s01 = a0 + a1;
+        double d01 = a0 - a1;
+        double s23 = a2 + a3;
+        double d23 = a2 - a3;
+        a[j] = s01 + s23;
+        a[j + h] = d01 + d23;
+        a[j + 2 * h] = s01 - s23;
+        a[j + 3 * h] = d01 - d23;
+      }
+    }
+  }
+}

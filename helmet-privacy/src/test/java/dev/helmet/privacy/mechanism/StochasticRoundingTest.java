@@ -1,0 +1,181 @@
+package dev.helmet.privacy.mechanism;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.helmet.privacy.noise.RandomBits;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The exact Bernoulli trial against chosen uniform words: U < p must be decided exactly at every
+ * boundary of p's binary expansion. Statistical checks of the rounding are in {@link
+ * SmmStatisticalTest}.
+ */
+class StochasticRoundingTest {
+  /** A uniform U given by its words; running out of words fails the test. */
+  private static final class Words implements LongSupplier {
+    final Deque<Long> words = new ArrayDeque<>();
+    int read;
+
+    Words(long... w) {
+      for (long x : w) {
+        words.add(x);
+      }
+    }
+
+    @Override
+    public long getAsLong() {
+      read++;
+      Long w = words.poll();
+      if (w == null) {
+        throw new AssertionError("more words read than the comparison needs");
+      }
+      return w;
+    }
+  }
+
+  /** [U < p] by exact arithmetic, U = 0.w0 w1 ... (64-bit words) followed by zeros. */
+  private static boolean exactBelow(double p, long... w) {
+    BigInteger u = BigInteger.ZERO;
+    for (long x : w) {
+      u = u.shiftLeft(64).add(new BigInteger(Long.toUnsignedString(x)));
+    }
+    // p 2^(64 len) is an integer for len >= 17 (p is a multiple of 2^-1074)
+    BigInteger scaled = new BigDecimal(p)
+        .multiply(new BigDecimal(BigInteger.ONE.shiftLeft(64 * w.length))).toBigIntegerExact();
+    return u.compareTo(scaled) < 0;
+  }
+
+  @Test
+  void halfIsDecidedByTheFirstBit() {
+    assertTrue(StochasticRounding.bernoulli(0.5, new Words(0x7fffffffffffffffL)));
+    Words w = new Words(0x8000000000000000L, 0);
+    assertFalse(StochasticRounding.bernoulli(0.5, w)); // U >= 1/2 whatever follows
+    assertEquals(1, w.read);
+    assertFalse(StochasticRounding.bernoulli(0.5, new Words(-1L)));
+  }
+
+  @Test
+  void wordsMatchingPrefixOfPReadOnUntilTheyDiffer() {
+    double p = 0.1; // binary expansion 55 bits long after the leading zeros: one word holds it
+    long w0 = new BigDecimal(p).multiply(new BigDecimal(BigInteger.ONE.shiftLeft(64)))
+        .toBigInteger().longValue();
+    assertTrue(StochasticRounding.bernoulli(p, new Words(w0 - 1)));
+    assertFalse(StochasticRounding.bernoulli(p, new Words(w0 + 1)));
+    // p * 2^64 is an integer here, so U = p exactly when the word equals it: U >= p
+    Words w = new Words(w0, 0);
+    assertFalse(StochasticRounding.bernoulli(p, w));
+    assertEquals(1, w.read);
+  }
+
+  @Test
+  void tinyProbabilitiesLookPastManyZeroWords() {
+    // 2^-1074: the only 1 bit is bit 1074, in word 16 at value 2^(64 * 17 - 1074) = 2^14.
+    long[] zeros = new long[16];
+    long[] below = java.util.Arrays.copyOf(zeros, 17);
+    below[16] = (1L << 14) - 1;
+    assertTrue(StochasticRounding.bernoulli(Double.MIN_VALUE, new Words(below)));
+    long[] at = java.util.Arrays.copyOf(zeros, 17);
+    at[16] = 1L << 14;
+    assertFalse(StochasticRounding.bernoulli(Double.MIN_VALUE, new Words(at)));
+    assertFalse(StochasticRounding.bernoulli(Double.MIN_VALUE, new Words(1)));
+    // 2^-100 = bit 100: word 1 at 2^(128 - 100) = 2^28
+    assertTrue(StochasticRounding.bernoulli(0x1p-100, new Words(0, (1L << 28) - 1)));
+    assertFalse(StochasticRounding.bernoulli(0x1p-100, new Words(0, 1L << 28)));
+  }
+
+  @Test
+  void decisionsAgreeWithExactArithmeticOnRandomAndBoundaryWords() {
+    SplittableRandom r = new SplittableRandom(7);
+    for (int i = 0; i < 20_000; i++) {
+      double p = switch (i % 4) {
+        case 0 -> r.nextDouble();
+        case 1 -> Math.scalb(r.nextDouble(), -r.nextInt(1, 1000));
+        case 2 -> Double.longBitsToDouble(r.nextLong(1, 0x0010000000000000L)); // subnormal
+        default -> 1 - Math.scalb(r.nextDouble(), -r.nextInt(1, 50));
+      };
+      if (!(p > 0 && p < 1)) {
+        continue;
+      }
+      // U's words: p's own expansion, with one word nudged by -1, 0 or +1
+      BigInteger scaled = new BigDecimal(p)
+          .multiply(new BigDecimal(BigInteger.ONE.shiftLeft(64 * 17))).toBigInteger();
+      long[] w = new long[17];
+      for (int k = 0; k < 17; k++) {
+        w[k] = scaled.shiftRight(64 * (16 - k)).longValue();
+      }
+      int nudged = r.nextInt(17);
+      w[nudged] += r.nextInt(-1, 2);
+      boolean exact = exactBelow(p, w);
+      assertEquals(exact, StochasticRounding.bernoulli(p, new Words(w)),
+          "p = " + p + ", word " + nudged);
+    }
+  }
+
+  @Test
+  void zeroAndOneAreCertainAndReadOneWordLikeAnyTrial() {
+    Words w0 = new Words(5);
+    assertFalse(StochasticRounding.bernoulli(0, w0));
+    assertEquals(1, w0.read);
+    Words w1 = new Words(-1L);
+    assertTrue(StochasticRounding.bernoulli(1, w1));
+    assertEquals(1, w1.read);
+    assertThrows(IllegalArgumentException.class, () -> StochasticRounding.bernoulli(1.5, new Words(0)));
+    assertThrows(IllegalArgumentException.class,
+        () -> StochasticRounding.bernoulli(Double.NaN, new Words(0)));
+  }
+
+  @Test
+  void integersRoundToThemselves() {
+    RandomBits bits = RandomBits.insecureForTesting(3);
+    for (long k = -1000; k <= 1000; k++) {
+      for (int rep = 0; rep < 20; rep++) {
+        assertEquals(k, StochasticRounding.round((double) k, bits));
+      }
+    }
+    assertEquals(1L << 62, StochasticRounding.round(0x1p62, bits));
+    assertEquals(-(1L << 62), StochasticRounding.round(-0x1p62, bits));
+    assertEquals(0, StochasticRounding.round(-0.0, bits));
+  }
+
+  @Test
+  void valuesRoundToAnAdjacentInteger() {
+    RandomBits bits = RandomBits.insecureForTesting(4);
+    SplittableRandom r = new SplittableRandom(4);
+    for (int i = 0; i < 100_000; i++) {
+      double x = (r.nextDouble() - 0.5) * 2000;
+      long y = StochasticRounding.round(x, bits);
+      assertTrue(y == Math.floor(x) || y == Math.ceil(x), x + " -> " + y);
+    }
+    // a tiny negative value rounds to 0 or -1, never to +1 (x - floor(x) would round to 1.0)
+    for (int i = 0; i < 1000; i++) {
+      long y = StochasticRounding.round(-0x1p-60, bits);
+      assertTrue(y == 0 || y == -1);
+    }
+  }
+
+  @Test
+  void roundingByMagnitudeDecidesNegativeValuesWithTheSameWords() {
+    // -2.25 = -(2 + 0.25): U < 1/4 rounds the magnitude up, to -3
+    assertEquals(-3, StochasticRounding.round(-2.25, new Words(0x3fffffffffffffffL)));
+    assertEquals(-2, StochasticRounding.round(-2.25, new Words(0x4000000000000000L)));
+    assertEquals(3, StochasticRounding.round(2.25, new Words(0x3fffffffffffffffL)));
+  }
+
+  @Test
+  void outOfRangeValuesAreRefused() {
+    RandomBits bits = RandomBits.insecureForTesting(5);
+    assertThrows(IllegalArgumentException.class, () -> StochasticRounding.round(0x1p63, bits));
+    assertThrows(IllegalArgumentException.class, () -> StochasticRounding.round(Double.NaN, bits));
+    assertThrows(IllegalArgumentException.class,
+        () -> StochasticRounding.roundAll(new double[3], new long[2], bits));
+  }
+}
