@@ -29,7 +29,7 @@ final class SmmPrivacy {
 
   @Option(names = "--subsampling", paramLabel = "general|paper", defaultValue = "general",
       description = "With --accountant smm and --sampling-rate below 1: general (Zhu and Wang's bound for any "
-          + "mechanism) or paper (the binomial expansion without its factor 3, as Chen et al. use it; proven only for "
+          + "mechanism) or paper (the binomial expansion without its factor 3, as Bao et al. use it; proven only for "
           + "mechanisms such as the Gaussian, shown to reproduce the paper). Default: ${DEFAULT-VALUE}.")
   String subsampling;
 

@@ -4,7 +4,7 @@ import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.event.SkellamMixtureDpEvent;
 
 /**
- * Renyi DP of the Skellam mixture mechanism (Chen et al., CCS 2022, Theorem 5 / Corollary 1) and
+ * Renyi DP of the Skellam mixture mechanism (Bao et al., PVLDB 2022, Theorem 5 / Corollary 1) and
  * of its Poisson-subsampled rounds.
  *
  * <p><b>One release.</b> With total Skellam parameter lambda (n clients of Sk(l, l): lambda = n l),
@@ -20,13 +20,13 @@ import dev.helmet.privacy.event.SkellamMixtureDpEvent;
  * <pre>
  *   general (Zhu and Wang, ICML 2019, Theorem 6; holds for every mechanism):
  *     tau_q(a) = log((1-q)^(a-1) (a q - q + 1) + A_2 + 3 sum_{l=3..a} A_l) / (a - 1)
- *   paper (Chen et al., Lemma 2 and Theorem 6):
+ *   paper (Bao et al., Lemma 2 and Theorem 6):
  *     tau_q(a) = log((1-q)^(a-1) (a q - q + 1) + sum_{l=2..a} A_l) / (a - 1)
  * </pre>
  *
  * The paper's form drops the factor 3. Zhu and Wang prove it only for mechanisms with a further
  * property (the Gaussian has it); for others it is a lower bound on what their analysis gives, and
- * Chen et al. do not show that SMM has the property. Helmet therefore accounts with the general
+ * Bao et al. do not show that SMM has the property. Helmet therefore accounts with the general
  * bound by default and offers the paper's form, labelled, to reproduce the paper's numbers (for the
  * artifact's example, eps 3.00 with the paper's form and 3.66 with the general bound).
  *
@@ -39,7 +39,7 @@ public final class SkellamMixtureRdp {
   public enum Subsampling {
     /** Zhu and Wang's general upper bound (with the factor 3): sound for every mechanism. */
     GENERAL,
-    /** The binomial expansion without the factor 3, as Chen et al. use it (see the class note). */
+    /** The binomial expansion without the factor 3, as Bao et al. use it (see the class note). */
     PAPER
   }
 

@@ -5,7 +5,7 @@ import dev.helmet.privacy.accounting.SkellamMixtureRdp.Subsampling;
 import dev.helmet.privacy.event.SkellamMixtureDpEvent;
 
 /**
- * Privacy of federated training with the Skellam mixture mechanism (Chen et al., CCS 2022,
+ * Privacy of federated training with the Skellam mixture mechanism (Bao et al., PVLDB 2022,
  * Theorem 6): T rounds, each Poisson-sampling clients with probability q and releasing the sum of
  * their mixture-clipped, stochastically rounded vectors plus Skellam noise of total parameter
  * lambda; (eps, delta) by the improved RDP conversion (Canonne, Kamath, Steinke 2020, Prop. 12;
@@ -87,7 +87,7 @@ public final class SmmAccounting {
     }
     if (best == null) {
       throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
-          "the Skellam mixture mechanism's RDP bound (Chen et al., Theorem 5) does not hold for total lambda = %.6g: "
+          "the Skellam mixture mechanism's RDP bound (Bao et al., Theorem 5) does not hold for total lambda = %.6g: "
               + "its conditions alpha < 2 lambda/Delta + 1 and 10.9 alpha^2 - 1.8 alpha - 9.1 < 4 lambda/Delta^2 "
               + "admit no L-infinity bound Delta >= 1 at any order >= 2 (need a total lambda, clients x lambda, of at least about 7.7: "
               + "more noise or more clients per round)", p.lambda()));

@@ -3,7 +3,7 @@ package dev.helmet.privacy.event;
 import dev.helmet.core.util.Checks;
 
 /**
- * One release of the Skellam mixture mechanism (SMM; Chen et al., CCS 2022, Theorem 5 and
+ * One release of the Skellam mixture mechanism (SMM; Bao et al., PVLDB 2022, Theorem 5 and
  * Corollary 1): a sum of integer vectors, each stochastically rounded from a real vector x with
  * {@code sum_j phi(|x_j|) <= c} ({@code phi(t) = t^2 + p - p^2}, p the fractional part of t) and
  * {@code ceil|x_j| <= deltaInf}, plus symmetric Skellam noise Sk(lambda, lambda) per coordinate in

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class SmmAccountingTest {
   /**
-   * The SMM artifact's README example (Chen et al., CCS 2022 artifact): |B| = 240 clients of
+   * The SMM artifact's README example (Bao et al., PVLDB 2022 artifact): |B| = 240 clients of
    * lambda = 5.95 per round, c = 4096 (gamma = 64), 4 epochs of 60,000 clients (q = 240/60000,
    * T = 1000), delta = 1e-5: eps of about 3 at order 5, Delta_inf about 4.73.
    */
