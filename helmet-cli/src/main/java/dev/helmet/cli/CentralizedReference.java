@@ -28,7 +28,7 @@ final class CentralizedReference {
    * @param released the released model, whose optimality gap is measured on the pooled rows
    */
   static Outcome train(AlgorithmSpec spec, Dataset train, int[] pooled, DesignMatrix testRows, Dataset test,
-      SplittableRandom rng, dev.helmet.core.learn.LinearModel released) {
+      SplittableRandom rng, dev.helmet.core.learn.Model released) {
     // The pooled matrix of every party's rows can outgrow a small heap (60,000 HOG rows: 620 MB).
     // The reference comes after the release, and running out of memory would lose the released
     // model: decline it instead, saying why.

@@ -147,7 +147,7 @@ final class NetworkDemo {
       }
       ReleasedModel model = result.model();
       DesignMatrix test = spec.preprocessing().design(testFeatures);
-      LinearModel w = model.weights();
+      LinearModel w = model.weights().linear();
       Evaluation eval = Evaluation.of(w, test, testFeatures, spec.preprocessing());
       CentralizedReference.Outcome reference = null;
       if (run.reference) {

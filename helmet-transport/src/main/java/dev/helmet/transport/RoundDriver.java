@@ -185,7 +185,7 @@ final class RoundDriver {
       }
     }
     String protocolName = c.config.getProtocol() + " over gRPC";
-    dev.helmet.core.learn.LinearModel weights = role.model();
+    dev.helmet.core.learn.Model weights = role.model();
     dev.helmet.privacy.ledger.PrivacyLedger ledger = plan.ledger(fewest, protocolName, false);
     List<Integer> contributors = done.contributors().stream().boxed().toList();
     Map<String, Object> provenance = new LinkedHashMap<>();

@@ -112,9 +112,9 @@ class AlgorithmRunnersTest {
         assertTrue(pr.completed(), pr.reason());
         // Each participant states the model's guarantee from its own plan, never the coordinator's.
         assertEquals(r.model().privacy().epsilon(), pr.model().privacy().epsilon(), 0);
-        assertArrayEquals(r.model().weights().weights(), pr.model().weights().weights());
+        assertArrayEquals(r.model().weights().parameters(), pr.model().weights().parameters());
       }
-      return r.model().weights().weights();
+      return r.model().weights().parameters();
     } finally {
       pool.shutdownNow();
     }
@@ -129,8 +129,8 @@ class AlgorithmRunnersTest {
     SessionConfig config = config("helmet", Loopback.HELMET, 6, 1);
     Partition p = partition(6, 40);
     Simulation.Result plain = inProcess(config, p, false);
-    assertArrayEquals(plain.model().weights(), inProcess(config, p, true).model().weights(), "secagg+ = plain");
-    assertArrayEquals(plain.model().weights(), networked(config, p, dir));
+    assertArrayEquals(plain.model().parameters(), inProcess(config, p, true).model().parameters(), "secagg+ = plain");
+    assertArrayEquals(plain.model().parameters(), networked(config, p, dir));
   }
 
   @Test
@@ -139,7 +139,7 @@ class AlgorithmRunnersTest {
         + "\"grad_clip\": 1, \"rounds\": 3, \"learning_rate\": 2, \"accountant\": \"rdp\", \"neighbours\": "
         + "\"add-remove\", \"expected_batch\": 90}}", 6, 2);
     Partition p = partition(6, 30);
-    assertArrayEquals(inProcess(config, p, false).model().weights(), networked(config, p, dir));
+    assertArrayEquals(inProcess(config, p, false).model().parameters(), networked(config, p, dir));
   }
 
   /**
@@ -153,7 +153,7 @@ class AlgorithmRunnersTest {
     SessionConfig config = config("private-mean", "{\"mean\": {\"clip\": 1}}", 6, 1e4);
     Partition p = partition(6, 50);
     Simulation.Result plain = inProcess(config, p, false);
-    assertArrayEquals(plain.model().weights(), inProcess(config, p, true).model().weights());
+    assertArrayEquals(plain.model().parameters(), inProcess(config, p, true).model().parameters());
     assertTrue(plain.ledger().epsilon() <= 1e4 && plain.ledger().epsilon() > 0.99e4, "eps " + plain.ledger().epsilon());
     // The true class means of the clipped rows, divided by the total of records.
     AlgorithmSpec spec = SessionPlan.spec(config);
@@ -162,9 +162,9 @@ class AlgorithmRunnersTest {
     for (int i = 0; i < rows.rows(); i++) {
       rows.axpy(i, 1.0 / rows.rows(), truth, rows.label(i) * rows.cols());
     }
-    assertTrue(Loopback.maxDifference(truth, plain.model().weights()) < 1e-2,
-        "toy means off by " + Loopback.maxDifference(truth, plain.model().weights()));
-    assertArrayEquals(plain.model().weights(), networked(config, p, dir));
+    assertTrue(Loopback.maxDifference(truth, plain.model().parameters()) < 1e-2,
+        "toy means off by " + Loopback.maxDifference(truth, plain.model().parameters()));
+    assertArrayEquals(plain.model().parameters(), networked(config, p, dir));
   }
 
   /**
@@ -183,14 +183,14 @@ class AlgorithmRunnersTest {
     assertEquals(650, spec.length());
     Partition p = partition(6, 50);
     Simulation.Result plain = inProcess(config, p, false);
-    assertArrayEquals(plain.model().weights(), inProcess(config, p, true).model().weights());
+    assertArrayEquals(plain.model().parameters(), inProcess(config, p, true).model().parameters());
     List<Integer> maskedSizes = java.util.Collections.synchronizedList(new ArrayList<>());
     double[] net = networked(config, p, dir, m -> {
       if (m.hasMaskedInput()) {
         maskedSizes.add(m.getMaskedInput().getValues().size());
       }
     });
-    assertArrayEquals(plain.model().weights(), net);
+    assertArrayEquals(plain.model().parameters(), net);
     assertEquals(java.util.Collections.nCopies(6, packedBytes), maskedSizes);
     assertEquals(bits == 10, java.util.Arrays.stream(net).anyMatch(v -> v != 0));
   }

@@ -66,7 +66,7 @@ class FaultTest {
         inSum.add(shards.get(i));
         inSeeds.add(seeds().get(i));
       }
-      double diff = Loopback.maxDifference(r.model().weights().weights(), Loopback.mean(config, inSum, inSeeds));
+      double diff = Loopback.maxDifference(r.model().weights().parameters(), Loopback.mean(config, inSum, inSeeds));
       assertTrue(diff < 1e-3, "largest difference from the contributors' mean: " + diff);
       assertEquals("SPENT", c.store().ledgerEntry(c.sessionId()).get("STATUS"));
       long drops = c.store().events(c.sessionId()).stream().filter(e -> "DROP".equals(e.get("KIND"))).count();

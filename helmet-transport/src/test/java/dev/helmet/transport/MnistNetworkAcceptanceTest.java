@@ -59,7 +59,7 @@ class MnistNetworkAcceptanceTest {
       assertTrue(r.completed(), r.reason());
       assertEquals(w, r.contributors().size());
       outs.forEach(o -> assertNull(o.error(), () -> String.valueOf(o.error())));
-      double diff = Loopback.maxDifference(r.model().weights().weights(), simulated.model().weights());
+      double diff = Loopback.maxDifference(r.model().weights().parameters(), simulated.model().parameters());
       assertTrue(diff < 1e-3, "largest weight difference, network vs in-process: " + diff);
       DesignMatrix test = spec.preprocessing().design(mnist.test());
       double net = Evaluation.of(test.labels(), r.model().weights().predict(test), 10).accuracy();

@@ -73,7 +73,7 @@ class NetworkedDpFlTest {
           Participant.Policy.upTo(1e7));
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
       Loopback.assertAllCompleted(r, outs, w);
-      double diff = Loopback.maxDifference(r.model().weights().weights(), local.model().weights());
+      double diff = Loopback.maxDifference(r.model().weights().parameters(), local.model().parameters());
       assertTrue(diff < 1e-4, "largest difference from the in-process run: " + diff);
       assertTrue(r.epsilon() <= 1e6 && r.epsilon() > 0.99e6, "eps " + r.epsilon());
       assertEquals("dp-fl", r.model().provenance().get("algorithm"));

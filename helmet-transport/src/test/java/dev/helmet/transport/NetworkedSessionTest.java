@@ -41,7 +41,7 @@ class NetworkedSessionTest {
       List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds, i -> null, Participant.Policy.upTo(1e7));
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       Loopback.assertAllCompleted(r, outs, w);
-      double worst = Loopback.maxDifference(r.model().weights().weights(), Loopback.mean(config, shards, seeds));
+      double worst = Loopback.maxDifference(r.model().weights().parameters(), Loopback.mean(config, shards, seeds));
       assertTrue(worst < 1e-3, "largest difference from the in-process average: " + worst);
       Store s = c.store();
       assertEquals("COMPLETED", s.session(c.sessionId()).get("STATUS"));

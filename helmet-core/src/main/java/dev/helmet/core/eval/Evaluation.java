@@ -63,7 +63,7 @@ public record Evaluation(double accuracy, double macroF1, long[][] confusion, Re
    * For regression the predictions are mapped back to the target's units and compared with the
    * targets as given (not clipped).
    */
-  public static Evaluation of(dev.helmet.core.learn.LinearModel model, dev.helmet.core.preprocess.DesignMatrix rows,
+  public static Evaluation of(dev.helmet.core.learn.Model model, dev.helmet.core.preprocess.DesignMatrix rows,
       dev.helmet.core.data.Dataset data, dev.helmet.core.preprocess.Preprocessing pre) {
     if (rows.rows() != data.size()) {
       throw new IllegalArgumentException(rows.rows() + " preprocessed rows for " + data.size() + " data rows");
@@ -71,7 +71,7 @@ public record Evaluation(double accuracy, double macroF1, long[][] confusion, Re
     if (!data.isRegression()) {
       return of(data.labels(), model.predict(rows), data.numClasses());
     }
-    double[] scores = model.scores(rows);
+    double[] scores = model.linear().scores(rows);
     for (int i = 0; i < scores.length; i++) {
       scores[i] = pre.untarget(scores[i]);
     }

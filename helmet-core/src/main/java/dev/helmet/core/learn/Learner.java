@@ -76,6 +76,8 @@ public final class Learner {
     this.features = Checks.positive("feature dimension", features);
     Checks.require(config.kind().classifier(), "linreg is trained by noisy full-batch gradient descent (--algorithm "
         + "wd-dp), not by this SGD learner");
+    Checks.require(config.kind().linear(), "the MLP is trained by DP-SGD-style algorithms (--algorithm smm), not by "
+        + "this learner of linear models");
     Checks.require(classes >= 2, "a classifier needs at least 2 classes. Provided value: " + classes);
     this.classes = classes;
     this.rows = config.kind() == LearnerKind.SOFTMAX || classes > 2 ? classes : 1;

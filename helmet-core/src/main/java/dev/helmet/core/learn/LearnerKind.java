@@ -3,7 +3,7 @@ package dev.helmet.core.learn;
 import java.util.Locale;
 
 /**
- * The linear models. The classifiers are the local learners of SPEC 1.2 (projected mini-batch SGD
+ * The models. The classifiers are the local learners of SPEC 1.2 (projected mini-batch SGD
  * on a strongly convex objective, {@link Learner}); {@link #LINREG} is linear regression, trained
  * only by full-batch noisy gradient descent ({@link NoisyRegression}, WD-DP).
  */
@@ -15,7 +15,13 @@ public enum LearnerKind {
   /** Logistic regression, one-vs-rest (one binary model if K = 2). */
   LOGREG("logreg"),
   /** Linear regression: one weight vector, a numeric prediction (WD-DP only). */
-  LINREG("linreg");
+  LINREG("linreg"),
+  /**
+   * A multi-layer perceptron with ReLU hidden layers and a softmax output ({@link
+   * dev.helmet.core.nn.Mlp}), trained by DP-SGD-style algorithms (smm), not by Helmet's local
+   * learner.
+   */
+  MLP("mlp");
 
   private final String id;
 
@@ -26,6 +32,11 @@ public enum LearnerKind {
   /** Whether the model predicts a class (every kind but {@link #LINREG}). */
   public boolean classifier() {
     return this != LINREG;
+  }
+
+  /** Whether it is one of the linear models (every kind but {@link #MLP}). */
+  public boolean linear() {
+    return this != MLP;
   }
 
   /** The name users type. */
@@ -39,6 +50,6 @@ public enum LearnerKind {
         return k;
       }
     }
-    throw new IllegalArgumentException("learner must be one of softmax, svm, logreg, linreg. Provided value: " + s);
+    throw new IllegalArgumentException("learner must be one of softmax, svm, logreg, linreg, mlp. Provided value: " + s);
   }
 }

@@ -11,7 +11,7 @@ import java.util.Arrays;
  * Predictions depend only on the direction of each comparison, so a model scaled by a positive
  * constant (the blind-averaging sum before dividing by n) predicts the same.
  */
-public record LinearModel(int rows, int cols, double[] weights) {
+public record LinearModel(int rows, int cols, double[] weights) implements Model {
   public LinearModel {
     if (rows <= 0 || cols <= 0 || weights.length != rows * cols) {
       throw new IllegalArgumentException("model shape " + rows + " x " + cols + " does not match "
@@ -20,6 +20,7 @@ public record LinearModel(int rows, int cols, double[] weights) {
   }
 
   /** The number of classes this model decides between. */
+  @Override
   public int numClasses() {
     return rows == 1 ? 2 : rows;
   }
@@ -42,6 +43,7 @@ public record LinearModel(int rows, int cols, double[] weights) {
   }
 
   /** Classes of every row of a design matrix. */
+  @Override
   public int[] predict(DesignMatrix data) {
     if (data.cols() != cols) {
       throw new IllegalArgumentException("inputs have " + (data.cols() - 1) + " features, the model expects "
@@ -90,6 +92,21 @@ public record LinearModel(int rows, int cols, double[] weights) {
       s += d * d;
     }
     return Math.sqrt(s);
+  }
+
+  @Override
+  public int inputColumns() {
+    return cols;
+  }
+
+  @Override
+  public double[] parameters() {
+    return weights;
+  }
+
+  @Override
+  public String describe() {
+    return "linear " + rows + " x " + cols;
   }
 
   @Override

@@ -34,8 +34,8 @@ public record OptimalityGap(NoisyDescent objective, Optimum.Result optimum) {
   }
 
   /** The gap of {@code model} on {@code pooled} (the rows theta* was solved on). */
-  public double of(LinearModel model, DesignMatrix pooled) {
-    return objective.meanLoss(pooled, model.weights()) - optimum.loss();
+  public double of(dev.helmet.core.learn.Model model, DesignMatrix pooled) {
+    return objective.meanLoss(pooled, model.linear().weights()) - optimum.loss();
   }
 
   /** theta* as a model. */

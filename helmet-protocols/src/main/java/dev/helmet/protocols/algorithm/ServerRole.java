@@ -1,6 +1,6 @@
 package dev.helmet.protocols.algorithm;
 
-import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.learn.Model;
 
 /** The server's side of a run: publishes each round's state and steps on its decoded sum. */
 public interface ServerRole {
@@ -19,5 +19,5 @@ public interface ServerRole {
   void step(int round, double[] sum, int[] contributors);
 
   /** The model after the last step. */
-  LinearModel model();
+  Model model();
 }

@@ -87,9 +87,9 @@ public final class HelmetAlgorithm implements Algorithm {
     } catch (IllegalArgumentException e) {
       throw l.error("kind", e.getMessage());
     }
-    if (!kind.classifier()) {
-      throw l.error("kind", "must be softmax, svm or logreg: Helmet's learners are classifiers (linreg is wd-dp's). "
-          + "Provided value: " + kind.id());
+    if (!kind.classifier() || !kind.linear()) {
+      throw l.error("kind", "must be softmax, svm or logreg: Helmet's learners are linear classifiers (linreg is "
+          + "wd-dp's, mlp is smm's). Provided value: " + kind.id());
     }
     SmoothnessBound smoothness = switch (l.string("smoothness", "tight").toLowerCase(Locale.ROOT)) {
       case "tight" -> SmoothnessBound.TIGHT;

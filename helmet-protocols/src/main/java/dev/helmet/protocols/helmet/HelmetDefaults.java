@@ -40,7 +40,7 @@ public final class HelmetDefaults {
   /** Default Lambda per learner. */
   public static double lambda(LearnerKind kind) {
     return switch (kind) {
-      case SOFTMAX -> 0.5;
+      case SOFTMAX, MLP -> 0.5;
       case SVM -> 2;
       case LOGREG, LINREG -> 1;
     };
@@ -49,7 +49,7 @@ public final class HelmetDefaults {
   /** Default radius R per learner. */
   public static double radius(LearnerKind kind) {
     return switch (kind) {
-      case SOFTMAX -> 2;
+      case SOFTMAX, MLP -> 2;
       case SVM -> 0.5;
       case LOGREG, LINREG -> 1;
     };

@@ -11,6 +11,9 @@ import dev.helmet.core.features.FeatureStage;
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.learn.Model;
+import dev.helmet.core.nn.Mlp;
+import dev.helmet.core.nn.MlpModel;
 import dev.helmet.core.learn.SmoothnessBound;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.privacy.ledger.Guarantee;
@@ -96,10 +99,18 @@ public final class ModelFile {
     m.labels().names().forEach(labels::add);
     root.put("features", m.features());
     ObjectNode w = root.putObject("weights");
-    w.put("rows", m.weights().rows());
-    w.put("cols", m.weights().cols());
+    if (m.weights() instanceof MlpModel mlp) {
+      // An MLP (format version 3): its layer widths, then every parameter in Mlp's layout.
+      ArrayNode widths = w.putArray("widths");
+      for (int width : mlp.net().widths()) {
+        widths.add(width);
+      }
+    } else {
+      w.put("rows", m.weights().linear().rows());
+      w.put("cols", m.weights().linear().cols());
+    }
     ArrayNode values = w.putArray("values");
-    for (double v : m.weights().weights()) {
+    for (double v : m.weights().parameters()) {
       values.add(v);
     }
     if (m.privacy() != null) {
@@ -255,15 +266,22 @@ public final class ModelFile {
     labelsNode.forEach(n -> names.add(n.asText()));
     int features = r.integer(root, "features");
     JsonNode w = r.object(root, "weights");
-    int rows = r.integer(w, "rows");
-    int cols = r.integer(w, "cols");
     JsonNode values = w.get("values");
     if (values == null || !values.isArray()) {
       throw new ModelFormatException(source + ": 'weights.values' must be an array");
     }
-    if ((long) rows * cols != values.size() || rows <= 0 || cols <= 0) {
-      throw new ModelFormatException(source + ": weights are " + rows + " x " + cols + " but "
-          + values.size() + " values are given");
+    Mlp net = null;
+    int rows = 0;
+    int cols = 0;
+    if (w.has("widths")) {
+      net = mlp(r, w.get("widths"), values.size());
+    } else {
+      rows = r.integer(w, "rows");
+      cols = r.integer(w, "cols");
+      if ((long) rows * cols != values.size() || rows <= 0 || cols <= 0) {
+        throw new ModelFormatException(source + ": weights are " + rows + " x " + cols + " but "
+            + values.size() + " values are given");
+      }
     }
     double[] wv = new double[values.size()];
     for (int i = 0; i < wv.length; i++) {
@@ -312,11 +330,37 @@ public final class ModelFile {
       provenance.putAll(JSON.convertValue(prov, Map.class));
     }
     try {
-      return new ReleasedModel(new LinearModel(rows, cols, wv), pre, LabelSet.of(names), features, learner,
-          ledger, provenance, stage);
+      Model model = net != null ? new MlpModel(net, wv) : new LinearModel(rows, cols, wv);
+      return new ReleasedModel(model, pre, LabelSet.of(names), features, learner, ledger, provenance, stage);
     } catch (IllegalArgumentException e) {
       throw new ModelFormatException(source + ": " + e.getMessage());
     }
+  }
+
+  /** The architecture of an MLP's weights section, checked against its number of values. */
+  private static Mlp mlp(Reader r, JsonNode widths, int values) {
+    if (!widths.isArray() || widths.size() < 2) {
+      throw new ModelFormatException(r.source() + ": 'weights.widths' must be an array of at least 2 layer widths");
+    }
+    int[] ws = new int[widths.size()];
+    for (int i = 0; i < ws.length; i++) {
+      JsonNode v = widths.get(i);
+      if (!v.canConvertToInt() || v.asInt() < 1) {
+        throw new ModelFormatException(r.source() + ": weights.widths[" + i + "] must be a positive integer");
+      }
+      ws[i] = v.asInt();
+    }
+    Mlp net;
+    try {
+      net = new Mlp(ws);
+    } catch (IllegalArgumentException e) {
+      throw new ModelFormatException(r.source() + ": weights.widths: " + e.getMessage());
+    }
+    if (net.parameterCount() != values) {
+      throw new ModelFormatException(r.source() + ": an MLP " + net + " has " + net.parameterCount()
+          + " parameters but " + values + " values are given");
+    }
+    return net;
   }
 
   private record Reader(String source) {

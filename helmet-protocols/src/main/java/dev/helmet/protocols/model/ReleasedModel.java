@@ -6,6 +6,7 @@ import dev.helmet.core.data.LabelSet;
 import dev.helmet.core.features.FeatureStage;
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.learn.Model;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.ledger.PrivacyLedger;
@@ -17,7 +18,7 @@ import java.util.Map;
  * A model as released: weights, the preprocessing to replay on new data, the hyperparameters, the
  * privacy ledger and provenance (configuration, seed, the data source by name, version; never a digest or statistic of private data).
  *
- * @param weights the linear model on {@code [1, preprocessed x]}
+ * @param weights the model on {@code [1, preprocessed x]}: linear, or an MLP (which skips the intercept)
  * @param preprocessing replayed at prediction
  * @param labels class names, in class-index order
  * @param features the data dimension the model expects (without intercept)
@@ -28,7 +29,7 @@ import java.util.Map;
  *     #predict} applies it to raw inputs
  */
 public record ReleasedModel(
-    LinearModel weights,
+    Model weights,
     Preprocessing preprocessing,
     LabelSet labels,
     int features,
@@ -38,7 +39,7 @@ public record ReleasedModel(
     FeatureStage featureStage) {
 
   /** A model on raw features (no feature stage). */
-  public ReleasedModel(LinearModel weights, Preprocessing preprocessing, LabelSet labels, int features,
+  public ReleasedModel(Model weights, Preprocessing preprocessing, LabelSet labels, int features,
       LearnerConfig learner, PrivacyLedger privacy, Map<String, Object> provenance) {
     this(weights, preprocessing, labels, features, learner, privacy, provenance, FeatureStage.RAW);
   }
@@ -50,14 +51,15 @@ public record ReleasedModel(
       throw new IllegalArgumentException("the " + featureStage.id() + " feature stage gives "
           + featureStage.outputDimension(features) + " features, the model takes " + features);
     }
-    if (weights.cols() != features + 1) {
-      throw new IllegalArgumentException("weights have " + weights.cols() + " columns for " + features
+    if (weights.inputColumns() != features + 1) {
+      throw new IllegalArgumentException("weights have " + weights.inputColumns() + " columns for " + features
           + " features (expected features + 1 for the intercept)");
     }
     if (learner.kind() == dev.helmet.core.learn.LearnerKind.LINREG) {
-      if (weights.rows() != 1 || labels.size() != 1 || preprocessing.target() == null) {
+      if (!(weights instanceof LinearModel w) || w.rows() != 1 || labels.size() != 1
+          || preprocessing.target() == null) {
         throw new IllegalArgumentException("a linear regression model has one weight row, one label and public "
-            + "target bounds; found " + weights.rows() + " rows, " + labels.size() + " labels, target bounds "
+            + "target bounds; found " + weights.describe() + ", " + labels.size() + " labels, target bounds "
             + (preprocessing.target() == null ? "none" : "given"));
       }
     } else if (weights.numClasses() != labels.size()) {
@@ -89,7 +91,7 @@ public record ReleasedModel(
    * the learner's outputs mapped back by the public target bounds.
    */
   public double[] values(Dataset data) {
-    double[] v = weights.scores(design(data));
+    double[] v = weights.linear().scores(design(data));
     for (int i = 0; i < v.length; i++) {
       v[i] = preprocessing.untarget(v[i]);
     }

@@ -1,7 +1,7 @@
 package dev.helmet.protocols.simulation;
 
 import dev.helmet.core.data.Dataset;
-import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.learn.Model;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.util.Checks;
@@ -80,7 +80,7 @@ public final class Simulation {
    * @param bytesPerParty bytes each party sent and received, over all rounds
    */
   public record Result(
-      LinearModel model,
+      Model model,
       PrivacyLedger ledger,
       PublicPlan plan,
       int rounds,

@@ -73,7 +73,7 @@ class DpFlTest {
   void throughSecAggPlusTheModelIsExactlyThePlainOne() {
     Simulation.Result plain = run(2, 5, false, 3);
     Simulation.Result secure = run(2, 5, true, 3);
-    assertArrayEquals(plain.model().weights(), secure.model().weights());
+    assertArrayEquals(plain.model().parameters(), secure.model().parameters());
     assertEquals(plain.plan().noiseMultiplier(), secure.plan().noiseMultiplier());
     assertTrue(secure.bytesPerParty() > plain.bytesPerParty());
   }

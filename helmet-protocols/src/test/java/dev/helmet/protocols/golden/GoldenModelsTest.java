@@ -116,7 +116,7 @@ class GoldenModelsTest {
         + noise.id() + "\"}"), common);
     Simulation.Prepared prepared = Simulation.prepare(spec, DIGITS, p, 2, 2, Progress.NONE);
     return digest(Simulation.run(prepared, privacy.minContributors(20), summation(summation, drops),
-        NoiseFactory.seededForTesting(5), 2, Progress.NONE).model().weights());
+        NoiseFactory.seededForTesting(5), 2, Progress.NONE).model().parameters());
   }
 
   static String dpfl(DpFl.Config c, boolean aggregate, String summation) {
@@ -132,7 +132,7 @@ class GoldenModelsTest {
     Simulation.Prepared prepared = Simulation.prepare(spec, DIGITS, p, 7, 2, Progress.NONE);
     return digest(Simulation.run(prepared, 10, aggregate ? null
         : summation(summation, DropoutPlan.NONE), NoiseFactory.seededForTesting(9), 2, Progress.NONE).model()
-        .weights());
+        .parameters());
   }
 
   private static final HelmetPrivacy PRIVACY = HelmetPrivacy.of(1, 1e-5, 0.5);

@@ -1,5 +1,6 @@
 package dev.helmet.protocols.model;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -71,6 +72,30 @@ class ModelFileTest {
     // A Helmet model keeps its hyperparameters and its old version.
     ModelFile.write(h, p);
     assertEquals(1, new com.fasterxml.jackson.databind.ObjectMapper().readTree(p.toFile()).get("version").asInt());
+  }
+
+  /** An MLP model writes its layer widths and parameters and reads back predicting the same. */
+  @Test
+  void anMlpModelReadsBackIdentically() throws IOException {
+    dev.helmet.core.nn.Mlp net = new dev.helmet.core.nn.Mlp(2, 4, 3);
+    dev.helmet.core.nn.MlpModel mlp = new dev.helmet.core.nn.MlpModel(net, net.initialise(7));
+    ReleasedModel m = new ReleasedModel(mlp, new Preprocessing(10, true), LabelSet.of(List.of("a", "b", "c")), 2,
+        dev.helmet.protocols.helmet.HelmetDefaults.learner(LearnerKind.MLP), model().privacy(),
+        Map.of("algorithm", "smm"));
+    Path p = dir.resolve("mlp.json");
+    ModelFile.write(m, p);
+    var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(p.toFile());
+    assertEquals(3, tree.get("version").asInt());
+    assertEquals("[2,4,3]", tree.get("weights").get("widths").toString());
+    ReleasedModel back = ModelFile.read(p);
+    assertEquals(mlp, back.weights());
+    dev.helmet.core.data.Dataset x = new dev.helmet.core.data.Dataset("x", new float[] {1, 2, -3, 0.5f}, new int[2],
+        2, LabelSet.of(List.of("a", "b", "c")), null);
+    assertArrayEquals(m.predict(x), back.predict(x));
+    // Widths that do not match the number of values are refused, naming both.
+    Files.writeString(p, Files.readString(p).replace("\"widths\" : [ 2, 4, 3 ]", "\"widths\" : [ 2, 5, 3 ]"));
+    ModelFormatException e = assertThrows(ModelFormatException.class, () -> ModelFile.read(p));
+    assertTrue(e.getMessage().contains("2-5-3"), e.getMessage());
   }
 
   /** A regression model keeps its public target bounds and predicts in the target's units. */

@@ -119,7 +119,7 @@ class WdDpTest {
     Simulation.Result plain = simulate(s, new PartitionStrategy.Iid(4, 200), new PlainSummation(), 5);
     Simulation.Result secure = simulate(s, new PartitionStrategy.Iid(4, 200), new InProcessSecAgg(
         InProcessSecAgg.Variant.SECAGG_PLUS, 0, InProcessSecAgg.DROPOUTS_FROM_THRESHOLD, DropoutPlan.NONE, 2), 5);
-    assertArrayEquals(plain.model().weights(), secure.model().weights(), 1e-9);
+    assertArrayEquals(plain.model().parameters(), secure.model().parameters(), 1e-9);
     assertEquals("secure (the server sees only the sum)", secure.ledger().details().get("trust_mode"));
   }
 
@@ -129,13 +129,13 @@ class WdDpTest {
     PartitionStrategy even = new PartitionStrategy.Iid(3, 300);
     Simulation.Result sizes = simulate(spec(2, "steps=20"), even, new PlainSummation(), 9);
     Simulation.Result uniform = simulate(spec(2, "steps=20,weighting=uniform"), even, new PlainSummation(), 9);
-    assertArrayEquals(sizes.model().weights(), uniform.model().weights(), 1e-9);
+    assertArrayEquals(sizes.model().parameters(), uniform.model().parameters(), 1e-9);
     PartitionStrategy uneven = new PartitionStrategy.Uneven(4, 100, 4, 0.5);
     Simulation.Result a = simulate(spec(2, "steps=20"), uneven, new PlainSummation(), 9);
     Simulation.Result b = simulate(spec(2, "steps=20,weighting=uniform"), uneven, new PlainSummation(), 9);
     double diff = 0;
-    for (int i = 0; i < a.model().weights().length; i++) {
-      diff += Math.abs(a.model().weights()[i] - b.model().weights()[i]);
+    for (int i = 0; i < a.model().parameters().length; i++) {
+      diff += Math.abs(a.model().parameters()[i] - b.model().parameters()[i]);
     }
     assertTrue(diff > 1e-3, "uneven parties: the weights matter");
   }
