@@ -34,8 +34,11 @@ final class AlgorithmOptions {
     for (Algorithm a : Algorithms.all()) {
       for (Parameter p : a.parameters()) {
         Parameter known = first.putIfAbsent(p.flag(), p);
-        if (known != null && !known.path().equals(p.path())) {
-          throw new IllegalStateException("algorithms disagree on " + p.flag() + ": " + known.path() + " vs " + p.path());
+        // Algorithms may share a flag for their own settings (--sampling-rate is dp-fl's and smm's):
+        // the selected algorithm's path takes the value. The value's type must agree.
+        if (known != null && known.type() != p.type()) {
+          throw new IllegalStateException("algorithms disagree on the type of " + p.flag() + ": " + known.path() + " ("
+              + known.type() + ") vs " + p.path() + " (" + p.type() + ")");
         }
         owners.computeIfAbsent(p.flag(), k -> new ArrayList<>()).add(a.id());
       }

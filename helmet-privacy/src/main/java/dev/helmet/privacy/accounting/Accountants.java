@@ -12,7 +12,8 @@ public final class Accountants {
 
   /**
    * A supplier of fresh accountants of the given name ({@code gaussian}, {@code gaussian-exact},
-   * {@code rdp} or {@code pld}).
+   * {@code rdp}, {@code pld}, or {@code rdp-paper-subsampling}: RDP with the Skellam mixture
+   * mechanism's subsampled rounds bounded as its paper does, to reproduce it).
    *
    * @throws IllegalArgumentException for any other name
    */
@@ -20,6 +21,7 @@ public final class Accountants {
     return switch (name) {
       case "gaussian", "gaussian-exact" -> GaussianAccountant::new;
       case "rdp" -> RdpAccountant::new;
+      case "rdp-paper-subsampling" -> () -> new RdpAccountant(SkellamMixtureRdp.Subsampling.PAPER);
       case "pld" -> PldAccountant::new;
       default -> throw new IllegalArgumentException("accountant must be gaussian, rdp or pld. Provided value: " + name);
     };

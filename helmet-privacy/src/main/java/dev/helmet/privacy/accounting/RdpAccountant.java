@@ -32,6 +32,7 @@ public final class RdpAccountant implements PrivacyAccountant {
   static final double[] ORDERS = orders();
   private final double[] orders;
   private final double[] rdp;
+  private final SkellamMixtureRdp.Subsampling smmSubsampling;
 
   /** An accountant over the default grid of orders. */
   public RdpAccountant() {
@@ -39,15 +40,28 @@ public final class RdpAccountant implements PrivacyAccountant {
   }
 
   /**
+   * An accountant whose Poisson-subsampled Skellam mixture rounds use {@code smmSubsampling}: the
+   * paper's form ({@link SkellamMixtureRdp.Subsampling#PAPER}) only to reproduce its numbers.
+   */
+  public RdpAccountant(SkellamMixtureRdp.Subsampling smmSubsampling) {
+    this(ORDERS, smmSubsampling);
+  }
+
+  /**
    * An accountant over the given orders (each above 1), e.g. another library's list to compare
    * with its results; the default grid is finer and never worse.
    */
   public RdpAccountant(double[] orders) {
+    this(orders, SkellamMixtureRdp.Subsampling.GENERAL);
+  }
+
+  private RdpAccountant(double[] orders, SkellamMixtureRdp.Subsampling smmSubsampling) {
     for (double a : orders) {
       Checks.require(a > 1, "RDP orders must be above 1. Provided value: " + a);
     }
     this.orders = orders.clone();
     this.rdp = new double[orders.length];
+    this.smmSubsampling = Checks.notNull("subsampling", smmSubsampling);
   }
 
   /**
@@ -72,7 +86,7 @@ public final class RdpAccountant implements PrivacyAccountant {
 
   @Override
   public String name() {
-    return "rdp";
+    return smmSubsampling == SkellamMixtureRdp.Subsampling.GENERAL ? "rdp" : "rdp-paper-subsampling";
   }
 
   @Override
@@ -90,7 +104,7 @@ public final class RdpAccountant implements PrivacyAccountant {
     if (!supports(event)) {
       throw new UnsupportedEventException(name(), event);
     }
-    double[] curve = curve(event, orders);
+    double[] curve = curve(event, orders, smmSubsampling);
     for (int i = 0; i < orders.length; i++) {
       rdp[i] += count * curve[i];
     }
@@ -104,23 +118,26 @@ public final class RdpAccountant implements PrivacyAccountant {
 
   /** The event's RDP on every order (composites summed; subsampled Gaussians memoised). */
   static double[] curve(DpEvent event, double[] orders) {
+    return curve(event, orders, SkellamMixtureRdp.Subsampling.GENERAL);
+  }
+
+  static double[] curve(DpEvent event, double[] orders, SkellamMixtureRdp.Subsampling smm) {
     double[] out = new double[orders.length];
     if (event instanceof SelfComposedDpEvent s) {
-      double[] c = curve(s.event(), orders);
+      double[] c = curve(s.event(), orders, smm);
       for (int i = 0; i < out.length; i++) {
         out[i] = s.count() * c[i];
       }
     } else if (event instanceof ComposedDpEvent c) {
       for (DpEvent e : c.events()) {
-        double[] part = curve(e, orders);
+        double[] part = curve(e, orders, smm);
         for (int i = 0; i < out.length; i++) {
           out[i] += part[i];
         }
       }
     } else if (event instanceof PoissonSampledDpEvent p && p.event() instanceof SkellamMixtureDpEvent m) {
       for (int i = 0; i < out.length; i++) {
-        out[i] = SkellamMixtureRdp.subsampledRdp(m, p.samplingProbability(), orders[i],
-            SkellamMixtureRdp.Subsampling.GENERAL);
+        out[i] = SkellamMixtureRdp.subsampledRdp(m, p.samplingProbability(), orders[i], smm);
       }
     } else if (event instanceof PoissonSampledDpEvent p) {
       return SampledGaussianRdp.curve(p.samplingProbability(), ((GaussianDpEvent) p.event()).noiseMultiplier(), orders);

@@ -88,7 +88,7 @@ public interface AlgorithmSpec {
   }
 
   /** A reference model, what it is in words, and the epochs it took (0 when not epoch-based). */
-  record Reference(dev.helmet.core.learn.LinearModel model, String description, int epochs) {
+  record Reference(dev.helmet.core.learn.Model model, String description, int epochs) {
     /** Stop once an epoch changes the model by less than 0.1 % of its norm. */
     public static final double TOLERANCE = 1e-3;
 

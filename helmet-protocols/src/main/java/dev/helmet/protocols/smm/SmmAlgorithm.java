@@ -1,0 +1,131 @@
+package dev.helmet.protocols.smm;
+
+import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.algorithm.Parameter;
+import dev.helmet.protocols.algorithm.Parameter.Type;
+import dev.helmet.protocols.config.StrictNode;
+import dev.helmet.protocols.helmet.HelmetAlgorithm;
+import dev.helmet.protocols.privacy.Protection;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The Skellam mixture mechanism (Bao et al., PVLDB 2022) as an {@link Algorithm}: federated
+ * training of an MLP where each party sends b bits per coordinate through one summation per round
+ * in Z_{2^b}. Settings under {@code smm:}; the MLP and the public preprocessing under {@code learner:}.
+ */
+public final class SmmAlgorithm implements Algorithm {
+  public static final String ID = "smm";
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String summary() {
+    return "Skellam mixture mechanism: federated training of an MLP with b bits per coordinate; each round every "
+        + "party rotates, scales, mixture-clips and stochastically rounds its sampled records' clipped gradients and "
+        + "adds its exact Skellam noise share, one summation per round modulo 2^b";
+  }
+
+  @Override
+  public List<Parameter> parameters() {
+    return List.of(
+        new Parameter("learner.hidden", "--hidden", Type.TEXT, "80", "the MLP's hidden layer widths (ReLU)"),
+        new Parameter("smm.bits", "--bits", Type.INTEGER, "8", "b: bits per coordinate; sums are taken modulo 2^b"),
+        new Parameter("smm.gamma", "--gamma", Type.NUMBER, "2^b / 4",
+            "the scale after the rotation: one ring unit is 1/gamma of a gradient unit"),
+        new Parameter("smm.grad_clip", "--grad-clip", Type.NUMBER, "1",
+            "per-example gradient L2 bound C (the mixture clip bound is c = (gamma C)^2)", "clip"),
+        new Parameter("smm.sampling_rate", "--sampling-rate", Type.NUMBER, "0.004",
+            "each record joins a round with probability Q (Poisson, secret)", "sampling_rate"),
+        new Parameter("smm.expected_batch", "--expected-batch", Type.NUMBER, "Q x the roster's records",
+            "the public number each round's sum is divided by (the paper's |B|)"),
+        new Parameter("smm.rounds", "--rounds", Type.INTEGER, "epochs / Q", "rounds, one summation each"),
+        new Parameter("smm.epochs", "--dp-epochs", Type.NUMBER, "4",
+            "passes over the data when rounds is not given (rounds = epochs / Q)", "epochs"),
+        new Parameter("smm.learning_rate", "--learning-rate", Type.NUMBER, "0.005", "the server's step size",
+            "learning_rate"),
+        new Parameter("smm.optimizer", "--optimizer", Type.TEXT, "adam", "adam or sgd (the server's update rule)"),
+        new Parameter("smm.subsampling", "--subsampling", Type.TEXT, "general",
+            "general (Zhu and Wang's bound, sound for any mechanism) or paper (the paper's form; reproduces it)"),
+        new Parameter("smm.start_seed", "--start-seed", Type.INTEGER, "1",
+            "public seed of the initial model and the rounds' rotations"),
+        HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
+  }
+
+  @Override
+  public Set<String> keys() {
+    return Set.of("learner", "smm");
+  }
+
+  /** learner.hidden: a list of widths, or (from the command line) widths separated by commas. */
+  private static int[] hidden(StrictNode l) {
+    if (!l.has("hidden")) {
+      return new int[] {80};
+    }
+    if (l.json().get("hidden").isTextual()) {
+      String text = l.string("hidden", "");
+      try {
+        int[] w = java.util.Arrays.stream(text.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
+        for (int v : w) {
+          if (v < 1 || v > 1 << 16) {
+            throw new NumberFormatException();
+          }
+        }
+        return w;
+      } catch (NumberFormatException e) {
+        throw l.error("hidden", "must be layer widths from 1 to 65536 separated by commas, e.g. 80 or 128,64. "
+            + "Provided value: " + text);
+      }
+    }
+    return l.integers("hidden", 1, 1 << 16).stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  @Override
+  public AlgorithmSpec configure(StrictNode config, Common common) {
+    common.requireClasses(ID);
+    if (common.protection().unit() != Protection.Unit.RECORD) {
+      throw new IllegalArgumentException("smm protects records; the protection unit is "
+          + common.protection().describe());
+    }
+    StrictNode l = config.child("learner");
+    l.allow("kind", "hidden", "clip_bound", "normalise", "feature_bounds");
+    if (l.has("kind") && !l.string("kind", "mlp").equalsIgnoreCase(LearnerKind.MLP.id())) {
+      throw l.error("kind", "must be mlp: smm trains an MLP. Provided value: " + l.string("kind", ""));
+    }
+    int[] hidden = hidden(l);
+    Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
+    StrictNode s = config.child("smm");
+    s.allow("bits", "gamma", "grad_clip", "sampling_rate", "expected_batch", "rounds", "epochs", "learning_rate",
+        "optimizer", "subsampling", "start_seed");
+    int bits = s.integer("bits", 8, 2, 64);
+    double gamma = s.number("gamma", Math.scalb(1.0, bits - 2), 1e-9, 1e18);
+    double q = s.number("sampling_rate", 0.004, 1e-9, 1);
+    if (s.has("rounds") && s.has("epochs")) {
+      throw s.error("rounds", "and smm.epochs are alternatives; give one");
+    }
+    int rounds = s.has("rounds") ? s.integer("rounds", null, 1, 10_000_000)
+        : (int) Math.min(10_000_000, Math.ceil(s.number("epochs", 4.0, 1e-9, 1e6) / q));
+    String opt = s.string("optimizer", "adam").toLowerCase(java.util.Locale.ROOT);
+    if (!opt.equals("adam") && !opt.equals("sgd")) {
+      throw s.error("optimizer", "must be adam or sgd. Provided value: " + opt);
+    }
+    dev.helmet.privacy.accounting.SkellamMixtureRdp.Subsampling sub;
+    try {
+      sub = SmmSpec.subsampling(s.string("subsampling", "general"));
+    } catch (IllegalArgumentException e) {
+      throw s.error("subsampling", e.getMessage());
+    }
+    SmmConfig c = new SmmConfig(hidden, bits, gamma, s.number("grad_clip", 1.0, 1e-12, 1e12), q,
+        s.has("expected_batch") ? s.number("expected_batch", null, 1e-9, 1e12) : Double.NaN, rounds,
+        s.number("learning_rate", 0.005, 1e-12, 1e6), opt.equals("adam"), sub,
+        s.integer("start_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE));
+    return new SmmSpec(this, common, c, pre);
+  }
+}
