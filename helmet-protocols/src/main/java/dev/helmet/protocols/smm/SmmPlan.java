@@ -235,6 +235,17 @@ final class SmmPlan {
         guarantees);
   }
 
+  /**
+   * The chance that the noise alone takes one coordinate of a round's sum outside [-2^(b-1),
+   * 2^(b-1)), where it wraps around (normal approximation of the total Skellam, variance 2 lambda):
+   * utility only, never privacy. Large values mean gamma is too large for the ring at this eps.
+   */
+  double noiseWrapProbability() {
+    double std = Math.sqrt(2 * accounting.event().lambda());
+    double half = Math.scalb(1.0, config.bits() - 1);
+    return org.apache.commons.numbers.gamma.Erfc.value(half / (std * Math.sqrt(2)));
+  }
+
   /** The target eps the plan was calibrated for. */
   double epsilonTarget() {
     return epsilonTarget;

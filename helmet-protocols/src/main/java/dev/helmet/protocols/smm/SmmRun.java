@@ -103,6 +103,7 @@ final class SmmRun implements PublicPlan {
     m.put("learning_rate", c.learningRate());
     m.put("mlp", plan.net().toString());
     m.put("noise_sampler", "exact Skellam and exact stochastic rounding from SecureRandom");
+    m.put("noise_wrap_probability", plan.noiseWrapProbability());
     return m;
   }
 
