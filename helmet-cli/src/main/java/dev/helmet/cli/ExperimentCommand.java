@@ -32,7 +32,8 @@ final class ExperimentCommand extends GroupCommand {
     @Option(names = "--preset", paramLabel = "NAME",
         description = "fig5, fig6, table2 (the Helmet papers), wd-dp-eps or wd-dp-imbalance (WD-DP against Jayaraman "
             + "et al. and Wang et al. over eps, and as the parties' sizes grow uneven), or wd-dp-pl (the "
-            + "Polyak-Lojasiewicz regression loss over eps and imbalance) instead of a file.")
+            + "Polyak-Lojasiewicz regression loss over eps and imbalance), or smm-sum (distributed sum estimation in a "
+            + "b-bit ring: the Skellam mixture mechanism against its baselines) instead of a file.")
     String preset;
 
     @Option(names = "--dataset", paramLabel = "NAME",
@@ -75,6 +76,9 @@ final class ExperimentCommand extends GroupCommand {
       if (config != null && quick) {
         throw new IllegalArgumentException("--quick applies to presets only; make the file's grid smaller instead");
       }
+      if (preset != null && preset.trim().equalsIgnoreCase("smm-sum")) {
+        return sumEstimation();
+      }
       String f = features == null ? null : features.trim().toLowerCase(java.util.Locale.ROOT);
       if (f != null && !FeatureStage.IDS.contains(f)) {
         throw new IllegalArgumentException("--features must be one of " + String.join(", ", FeatureStage.IDS)
@@ -109,6 +113,33 @@ final class ExperimentCommand extends GroupCommand {
           s.skipped(), s.seconds());
       pw.printf("  results   %s%n  report    %s%n", o.csv(), o.report());
       for (Path p : o.plots()) {
+        pw.printf("  plot      %s.png, .svg%n", p);
+      }
+      pw.flush();
+      return Main.OK;
+    }
+
+    /** The smm-sum preset: a mechanism experiment on synthetic vectors, not a learning grid. */
+    private int sumEstimation() throws java.io.IOException {
+      if (dataset != null || features != null) {
+        throw new IllegalArgumentException("smm-sum runs on synthetic points on the unit sphere; --dataset and "
+            + "--features do not apply");
+      }
+      int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+      if (t < 1) {
+        throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
+      }
+      var g = dev.helmet.experiments.sum.SumEstimation.grid(quick);
+      long start = System.nanoTime();
+      var rows = dev.helmet.experiments.sum.SumEstimation.run(g, out, t, new ConsoleProgress(System.err, !quiet));
+      var plots = dev.helmet.experiments.sum.SumEstimation.plots(g, rows, out);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      Path report = dev.helmet.experiments.sum.SumEstimation.report(g, rows, plots, out,
+          "helmet experiment run --preset smm-sum" + (quick ? " --quick" : "") + " --out " + out, seconds);
+      var pw = spec.commandLine().getOut();
+      pw.printf("smm-sum: %d runs in %.1f s%n  results   %s%n  report    %s%n", rows.size(), seconds,
+          out.resolve("results.csv"), report);
+      for (Path p : plots) {
         pw.printf("  plot      %s.png, .svg%n", p);
       }
       pw.flush();

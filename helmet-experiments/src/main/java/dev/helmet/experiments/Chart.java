@@ -291,7 +291,7 @@ public final class Chart {
     return out;
   }
 
-  static String fmt(double v) {
+  public static String fmt(double v) {
     if (Math.abs(v - Math.rint(v)) < 1e-9) {
       return Long.toString(Math.round(v));
     }

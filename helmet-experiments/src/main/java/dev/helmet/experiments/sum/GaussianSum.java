@@ -1,0 +1,42 @@
+package dev.helmet.experiments.sum;
+
+import dev.helmet.protocols.helmet.HelmetAccounting;
+import java.util.SplittableRandom;
+
+/**
+ * The central Gaussian mechanism, the trusted-server baseline of the sum experiment: the true sum
+ * plus N(0, sigma^2) per coordinate, sigma from the analytic Gaussian mechanism (Balle and Wang
+ * 2018) for L2 sensitivity 1. A measurement of utility only: the noise is drawn in floating point
+ * from a seeded generator, which is fine for an experiment on synthetic data and never used on a
+ * private path.
+ */
+final class GaussianSum {
+  private GaussianSum() {}
+
+  /** sigma for one release at (eps, delta), sensitivity 1. */
+  static double sigma(double epsilon, double delta) {
+    return HelmetAccounting.noiseMultiplier(epsilon, delta, 1);
+  }
+
+  /** The true sum plus the noise. */
+  static double[] estimate(double[] trueSum, double sigma, long seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    double[] out = new double[trueSum.length];
+    for (int j = 0; j < out.length; j++) {
+      out[j] = trueSum[j] + sigma * gaussian(r);
+    }
+    return out;
+  }
+
+  private static double gaussian(SplittableRandom r) {
+    // Marsaglia's polar method.
+    while (true) {
+      double u = 2 * r.nextDouble() - 1;
+      double v = 2 * r.nextDouble() - 1;
+      double s = u * u + v * v;
+      if (s > 0 && s < 1) {
+        return u * Math.sqrt(-2 * Math.log(s) / s);
+      }
+    }
+  }
+}
