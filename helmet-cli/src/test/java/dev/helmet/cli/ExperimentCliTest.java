@@ -47,6 +47,26 @@ class ExperimentCliTest {
     assertTrue(Files.readString(dir.resolve("report.md")).contains("| smm | 14 | 128 |"));
   }
 
+  /** The smm-fl preset's quick form runs the MLP through the mechanism, accounted within each target eps. */
+  @Test
+  void quickSmmFlPresetRunsWithinItsTargets(@TempDir Path dir) throws Exception {
+    Cli run = Cli.run("experiment", "run", "--preset", "smm-fl", "--quick", "--out", dir.toString(), "--quiet");
+    assertEquals(0, run.exit, run.toString());
+    List<String> rows = Files.readAllLines(dir.resolve("results.csv"));
+    List<String> header = List.of(rows.get(0).split(","));
+    int target = header.indexOf("target_eps");
+    int eps = header.indexOf("dp_eps");
+    int acc = header.indexOf("test_acc");
+    assertEquals(2 * 3, rows.size() - 1, "two eps, each as a grid row and two selections: " + rows);
+    for (String r : rows.subList(1, rows.size())) {
+      String[] f = r.split(",");
+      assertTrue(f[0].equals("smm-b8") && f[1].equals("mlp"), r);
+      assertTrue(Double.parseDouble(f[eps]) <= Double.parseDouble(f[target]) + 1e-9, r);
+      double a = Double.parseDouble(f[acc]);
+      assertTrue(a >= 0 && a <= 1, r);
+    }
+  }
+
   @Test
   void quickFig6PresetRunsAndResumes(@TempDir Path dir) throws Exception {
     Path out = dir.resolve("fig6");
