@@ -123,11 +123,36 @@ class CliTest {
     assertEquals(10, j.get("rounds").asInt());
     assertTrue(j.get("epsilon").asDouble() <= 2, j.toString());
     assertTrue(j.get("bytes_per_party").asLong() > 10 * 15 * 4, j.toString());
-    assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--learner", "svm")),
-        "--learner is a parameter of helmet; it does not apply to --algorithm dp-fl");
+    assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--learner", "svm")), "--learner must be softmax or mlp");
+    assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--lambda", "0.5")),
+        "--lambda is a parameter of helmet; it does not apply to --algorithm dp-fl");
     assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--noise-split", "some")), "noise split must be");
     assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--sampling-rate", "2")), "--sampling-rate must be in");
     assertInvalid(Cli.run(irisDpFl("--algorithm", "nonesuch")), "unknown algorithm nonesuch; registered: helmet, dp-fl");
+  }
+
+  /**
+   * DP-FL trains an MLP from the command line (--learner mlp, --hidden, --optimizer: flags shared
+   * with smm): the released model is the MLP, accounted within its target; MLP-only settings on the
+   * softmax model and an unknown optimizer are refused naming the flag.
+   */
+  @Test
+  void trainDpFlWithTheMlpLearner() throws IOException {
+    Path model = dir.resolve("mlp.json");
+    JsonNode j = json(Cli.run(irisDpFl("--algorithm", "dp-fl", "--learner", "mlp", "--hidden", "8",
+        "--optimizer", "adam", "--learning-rate", "0.05", "--epsilon", "4", "--sampling-rate", "0.2", "--rounds",
+        "30", "-o", model.toString(), "--json")));
+    assertEquals("dp-fl", j.get("algorithm").asText());
+    assertEquals("mlp", j.get("learner").asText());
+    assertEquals(30, j.get("rounds").asInt());
+    assertTrue(j.get("epsilon").asDouble() <= 4, j.toString());
+    JsonNode file = JSON.readTree(Files.readString(model));
+    assertEquals("mlp", file.get("provenance").get("algorithm_config").get("learner").get("kind").asText(),
+        file.toString());
+    assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--hidden", "8")),
+        "--hidden applies to the mlp learner only");
+    assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--learner", "mlp", "--optimizer", "rmsprop")),
+        "--optimizer must be sgd or adam");
   }
 
   /** Calibration through RDP never overshoots: the calibrated sigma's epsilon is at most the target. */

@@ -1,14 +1,8 @@
 package dev.helmet.protocols.dpfl;
 
-import dev.helmet.core.data.Dataset;
-import dev.helmet.core.learn.LinearModel;
-import dev.helmet.core.partition.Partition;
-import dev.helmet.core.preprocess.DesignMatrix;
-import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.core.nn.Optimiser;
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Memo;
-import dev.helmet.core.util.Parallel;
-import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.accounting.Accountants;
 import dev.helmet.privacy.accounting.Calibration;
 import dev.helmet.privacy.accounting.PrivacyAccountant;
@@ -33,10 +27,11 @@ import java.util.function.Supplier;
 
 /**
  * Differentially private federated learning (federated DP-SGD, SPEC 4) of the softmax single-layer
- * perceptron, the baseline both Helmet papers compare against. Each round every party Poisson-samples
- * its own records with probability q, sums their gradients clipped to L2 norm C, adds its share of
- * the Gaussian noise, and one secure summation adds the parties' vectors; the server divides by the
- * expected batch size (q times the total number of records, public) and takes an SGD step.
+ * perceptron, the baseline both Helmet papers compare against, or of a multi-layer perceptron
+ * ({@link DpFlModel}). Each round every party Poisson-samples its own records with probability q,
+ * sums their gradients clipped to L2 norm C, adds its share of the Gaussian noise, and one secure
+ * summation adds the parties' vectors; the server divides by the expected batch size (q times the
+ * total number of records, public) and takes an SGD (or Adam) step.
  *
  * <p>Privacy: adding or removing one record changes the summed clipped gradient by at most C in
  * L2, so each round is the Poisson-subsampled Gaussian with noise multiplier sigma (noise std sigma C
@@ -189,8 +184,7 @@ public final class DpFl {
     private final Config config;
     private final int parties;
     private final int minContributors;
-    private final int classes;
-    private final int cols;
+    private final DpFlModel model;
     private final double sigma;
     private final double mechanismDelta;
     private final double clampStds;
@@ -198,23 +192,23 @@ public final class DpFl {
     private final double bound;
     private final FixedPointEncoding encoding;
 
-    private Plan(Config c, int[] sizes, int minContributors, int classes, int cols) {
+    private Plan(Config c, DpFlModel model, int[] sizes, int minContributors) {
       Checks.require(sizes.length >= 1, "DP-FL needs at least one party");
       Checks.require(minContributors >= 1 && minContributors <= sizes.length,
           "min contributors must be in [1, " + sizes.length + "]. Provided value: " + minContributors);
       this.config = c;
       this.parties = sizes.length;
       this.minContributors = minContributors;
-      this.classes = classes;
-      this.cols = cols;
+      this.model = Checks.notNull("model", model);
       int w = sizes.length;
-      int d = classes * cols;
+      int d = model.length();
       int maxLocal = 0;
       for (int n : sizes) {
         Checks.require(n >= 1, "every party needs at least one record");
         maxLocal = Math.max(maxLocal, n);
       }
-      // Encoding: a party's clipped sum has per-coordinate magnitude at most n_i C; its noise is
+      // Encoding: a party's clipped sum has per-coordinate magnitude at most n_i C (every record's
+      // clipped gradient has L2 norm, so every coordinate, at most C, for either model); its noise is
       // clamped at k >= 12 standard deviations. A clamp that fires makes the run differ from the
       // accounted mechanism on an event of probability at most p = rounds W d 2 exp(-k^2/2) (Gaussian
       // tail, union bound), which costs (1 + e^eps) p of delta; the mechanism is calibrated for the rest.
@@ -244,14 +238,23 @@ public final class DpFl {
     }
 
     /**
-     * The plan for parties of the given sizes.
+     * The plan of the softmax model trained by SGD for parties of the given sizes.
      *
      * @param minContributors the fewest parties a round's sum may have (W in-process)
      * @param classes the number of classes
      * @param cols the design matrix's columns (features plus the intercept)
      */
     public static Plan of(Config c, int[] sizes, int minContributors, int classes, int cols) {
-      return new Plan(c, sizes.clone(), minContributors, classes, cols);
+      return of(c, DpFlModel.softmax(classes, cols, DpFlModel.Optimizer.SGD), sizes, minContributors);
+    }
+
+    /**
+     * The plan of {@code model} for parties of the given sizes.
+     *
+     * @param minContributors the fewest parties a round's sum may have (W in-process)
+     */
+    public static Plan of(Config c, DpFlModel model, int[] sizes, int minContributors) {
+      return new Plan(c, model, sizes.clone(), minContributors);
     }
 
     public Config config() {
@@ -273,17 +276,14 @@ public final class DpFl {
       return encoding;
     }
 
-    /** The model's length: classes x columns. */
+    /** The model's length: classes x columns for the softmax model, the MLP's parameter count. */
     public int length() {
-      return classes * cols;
+      return model.length();
     }
 
-    public int classes() {
-      return classes;
-    }
-
-    public int cols() {
-      return cols;
+    /** What is trained, and the server's update rule. */
+    public DpFlModel model() {
+      return model;
     }
 
     public int parties() {
@@ -305,10 +305,10 @@ public final class DpFl {
      *
      * @param sampling the party's own secret randomness for the Poisson sample
      */
-    public long[] input(DesignMatrix local, double[] theta, RandomBits sampling, GaussianNoise noise) {
+    public long[] input(DpFlModel.Records local, double[] theta, RandomBits sampling, GaussianNoise noise) {
       checkModel(theta);
       double[] g = new double[length()];
-      ClippedGradients.add(local, theta, classes, config.clip(), config.samplingRate(), sampling, g);
+      model.addClippedGradients(local, theta, config.clip(), config.samplingRate(), sampling, g);
       noise.addTo(g, partyStd);
       long[] e = new long[g.length];
       for (int j = 0; j < g.length; j++) {
@@ -318,21 +318,44 @@ public final class DpFl {
     }
 
     /**
-     * The server's step: {@code theta -= lr * sum / B}. B is public: under replace-one neighbours
-     * {@code q n}, n the contributors' records in total (every party's size is public there), so the
-     * step uses the expected batch size of the parties actually summed; under add-or-remove the
-     * configured expected batch size (the number of records is private there).
+     * The public number B a round's sum is divided by: under replace-one neighbours {@code q n}, n
+     * the contributors' records in total (every party's size is public there), so the step uses the
+     * expected batch size of the parties actually summed; under add-or-remove the configured
+     * expected batch size (the number of records is private there).
      */
+    public double normaliser(long contributorRecords) {
+      Checks.positive("contributor records", contributorRecords);
+      return config.neighbours() == NeighbourRelation.REPLACE_ONE && Double.isNaN(config.expectedBatch())
+          ? config.samplingRate() * contributorRecords : config.expectedBatch();
+    }
+
+    /** The server's SGD step: {@code theta -= lr * sum / B}, B the {@link #normaliser}. */
     public void step(double[] theta, double[] sum, long contributorRecords) {
       checkModel(theta);
       Checks.require(sum.length == theta.length, "sum of length " + sum.length + ", model of " + theta.length);
-      Checks.positive("contributor records", contributorRecords);
-      double normaliser = config.neighbours() == NeighbourRelation.REPLACE_ONE && Double.isNaN(config.expectedBatch())
-          ? config.samplingRate() * contributorRecords : config.expectedBatch();
-      double scale = config.learningRate() / normaliser;
+      double scale = config.learningRate() / normaliser(contributorRecords);
       for (int j = 0; j < theta.length; j++) {
         theta[j] -= scale * sum[j];
       }
+    }
+
+    /**
+     * The server's step by a stateful update rule (Adam): {@code optimiser} updates {@code theta}
+     * from the noisy mean clipped gradient {@code sum / B}; SGD when {@code optimiser} is null.
+     */
+    public void step(Optimiser.State optimiser, double[] theta, double[] sum, long contributorRecords) {
+      if (optimiser == null) {
+        step(theta, sum, contributorRecords);
+        return;
+      }
+      checkModel(theta);
+      Checks.require(sum.length == theta.length, "sum of length " + sum.length + ", model of " + theta.length);
+      double normaliser = normaliser(contributorRecords);
+      double[] g = new double[sum.length];
+      for (int j = 0; j < g.length; j++) {
+        g[j] = sum[j] / normaliser;
+      }
+      optimiser.update(theta, g);
     }
 
     /** The most parties that may collude with the server and leave the noise calibrated. */
@@ -365,6 +388,8 @@ public final class DpFl {
      */
     public dev.helmet.privacy.ledger.PrivacyLedger ledger(String summationName, boolean summationRevealsInputs) {
       java.util.Map<String, Object> details = new java.util.LinkedHashMap<>();
+      details.put("model", model.describe());
+      details.put("optimizer", model.optimizer().id());
       details.put("noise_multiplier", sigma);
       details.put("sampling_rate", config.samplingRate());
       details.put("rounds", config.rounds());

@@ -1,6 +1,7 @@
 package dev.helmet.protocols.dpfl;
 
 import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.nn.Mlp;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.protocols.algorithm.Algorithm;
@@ -13,11 +14,14 @@ import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.helmet.HelmetAlgorithm;
 import dev.helmet.protocols.privacy.Protection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
- * Federated DP-SGD of the softmax model ({@link DpFl}) as an {@link Algorithm}: one summation per
- * SGD round. Its settings sit under {@code dpfl:}; the public preprocessing under {@code learner:}.
+ * Federated DP-SGD ({@link DpFl}) of the softmax model or an MLP ({@link DpFlModel}) as an {@link
+ * Algorithm}: one summation per SGD round. Its settings sit under {@code dpfl:}; the model and the
+ * public preprocessing under {@code learner:} ({@code kind: softmax} by default, or {@code kind: mlp}
+ * with {@code hidden}).
  */
 public final class DpFlAlgorithm implements Algorithm {
   public static final String ID = "dp-fl";
@@ -29,21 +33,27 @@ public final class DpFlAlgorithm implements Algorithm {
 
   @Override
   public String summary() {
-    return "federated DP-SGD of the softmax model: every round each party sums its Poisson-sampled clipped "
-        + "gradients plus its noise share, one summation per round";
+    return "federated DP-SGD of the softmax model or an MLP: every round each party sums its Poisson-sampled "
+        + "clipped gradients plus its noise share, one summation per round";
   }
 
   @Override
   public List<Parameter> parameters() {
     return List.of(
+        new Parameter("learner.kind", "--learner", Type.TEXT, "softmax", "the model: softmax or mlp"),
+        new Parameter("learner.hidden", "--hidden", Type.TEXT, "80",
+            "the MLP's hidden layer widths (ReLU), for --learner mlp"),
         new Parameter("dpfl.sampling_rate", "--sampling-rate", Type.NUMBER, "0.1",
             "each record joins a round's batch with probability Q (Poisson)", "sampling_rate"),
         new Parameter("dpfl.grad_clip", "--grad-clip", Type.NUMBER, "1", "per-example gradient L2 bound C", "clip"),
         new Parameter("dpfl.rounds", "--rounds", Type.INTEGER, "epochs / Q", "SGD rounds, one summation each"),
         new Parameter("dpfl.epochs", "--dp-epochs", Type.NUMBER, "5",
             "passes over the data when rounds is not given (rounds = epochs / Q)", "epochs"),
-        new Parameter("dpfl.learning_rate", "--learning-rate", Type.NUMBER, "2",
+        new Parameter("dpfl.learning_rate", "--learning-rate", Type.NUMBER, "2 (sgd), 0.005 (adam)",
             "the server's step size on the mean clipped gradient", "learning_rate"),
+        new Parameter("dpfl.optimizer", "--optimizer", Type.TEXT, "sgd", "sgd or adam (the server's update rule)"),
+        new Parameter("dpfl.start_seed", "--start-seed", Type.INTEGER, "1",
+            "public seed of the MLP's initial model (the softmax model starts at zero)"),
         new Parameter("dpfl.noise_split", "--noise-split", Type.TEXT, "honest",
             "honest (the honest fraction's parties alone add the full noise), all-trusted (each adds 1/W of it, "
                 + "as central DP-SGD) or sqrt-w-penalty (each adds all of it: the Helmet papers' baseline)"),
@@ -108,15 +118,45 @@ public final class DpFlAlgorithm implements Algorithm {
     return out;
   }
 
+  /** learner.hidden: a list of widths, or (from the command line) widths separated by commas. */
+  private static int[] hidden(StrictNode l) {
+    if (!l.has("hidden")) {
+      return new int[] {80};
+    }
+    if (l.json().get("hidden").isTextual()) {
+      String text = l.string("hidden", "");
+      try {
+        int[] w = java.util.Arrays.stream(text.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
+        for (int v : w) {
+          if (v < 1 || v > 1 << 16) {
+            throw new NumberFormatException();
+          }
+        }
+        return w;
+      } catch (NumberFormatException e) {
+        throw l.error("hidden", "must be layer widths from 1 to 65536 separated by commas, e.g. 80 or 128,64. "
+            + "Provided value: " + text);
+      }
+    }
+    return l.integers("hidden", 1, 1 << 16).stream().mapToInt(Integer::intValue).toArray();
+  }
+
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
     common.requireClasses(ID);
     StrictNode l = config.child("learner");
-    l.allow("kind", "clip_bound", "normalise", "feature_bounds");
-    if (l.has("kind") && !l.string("kind", "softmax").equalsIgnoreCase(LearnerKind.SOFTMAX.id())) {
-      throw l.error("kind", "must be softmax: dp-fl trains the softmax model. Provided value: "
+    l.allow("kind", "hidden", "clip_bound", "normalise", "feature_bounds");
+    String kind = l.string("kind", LearnerKind.SOFTMAX.id()).trim().toLowerCase(Locale.ROOT);
+    boolean mlp = kind.equals(LearnerKind.MLP.id());
+    if (!mlp && !kind.equals(LearnerKind.SOFTMAX.id())) {
+      throw l.error("kind", "must be softmax or mlp: dp-fl trains the softmax model or an MLP. Provided value: "
           + l.string("kind", ""));
     }
+    if (!mlp && l.has("hidden")) {
+      throw l.error("hidden", "applies to the mlp learner only (learner.kind: mlp, --learner mlp); the learner is "
+          + "softmax");
+    }
+    int[] hidden = mlp ? hidden(l) : null;
     if (common.protection().unit() != Protection.Unit.RECORD) {
       throw new IllegalArgumentException("dp-fl protects records; the protection unit is "
           + common.protection().describe());
@@ -124,7 +164,18 @@ public final class DpFlAlgorithm implements Algorithm {
     Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
     StrictNode d = config.child("dpfl");
     d.allow("sampling_rate", "grad_clip", "rounds", "epochs", "learning_rate", "noise_split", "accountant",
-        "neighbours", "expected_batch");
+        "neighbours", "expected_batch", "optimizer", "start_seed");
+    DpFlModel.Optimizer optimizer;
+    try {
+      optimizer = DpFlModel.Optimizer.parse(d.string("optimizer", DpFlModel.Optimizer.SGD.id()));
+    } catch (IllegalArgumentException e) {
+      throw d.error("optimizer", e.getMessage());
+    }
+    if (!mlp && d.has("start_seed")) {
+      throw d.error("start_seed", "applies to the mlp learner only (learner.kind: mlp, --learner mlp); the softmax "
+          + "model starts at zero");
+    }
+    int startSeed = d.integer("start_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE);
     double q = d.number("sampling_rate", 0.1, 1e-9, 1);
     if (d.has("rounds") && d.has("epochs")) {
       throw d.error("rounds", "and dpfl.epochs are alternatives; give one");
@@ -149,9 +200,21 @@ public final class DpFlAlgorithm implements Algorithm {
           + "there, so the step's normaliser must be a public number");
     }
     double expected = d.has("expected_batch") ? d.number("expected_batch", null, 1e-9, 1e12) : Double.NaN;
-    DpFl.Config c = new DpFl.Config(q, d.number("grad_clip", 1.0, 1e-12, 1e12), rounds,
-        d.number("learning_rate", 2.0, 1e-12, 1e12), common.epsilon(), common.delta(), common.honestFraction(), split,
-        accountant, common.ringBits(), relation, expected);
-    return new DpFlSpec(this, common, c, pre);
+    // Adam's default step is SPEC 6's (Adam on the same kind of noisy mean gradient); SGD's is today's.
+    double lr = d.number("learning_rate", optimizer == DpFlModel.Optimizer.ADAM ? 0.005 : 2.0, 1e-12, 1e12);
+    DpFl.Config c = new DpFl.Config(q, d.number("grad_clip", 1.0, 1e-12, 1e12), rounds, lr, common.epsilon(),
+        common.delta(), common.honestFraction(), split, accountant, common.ringBits(), relation, expected);
+    DpFlModel model = mlp
+        ? DpFlModel.mlp(new Mlp(widths(common.features(), hidden, common.classes())), optimizer, startSeed)
+        : DpFlModel.softmax(common.classes(), common.features() + 1, optimizer);
+    return new DpFlSpec(this, common, c, pre, model);
+  }
+
+  private static int[] widths(int features, int[] hidden, int classes) {
+    int[] w = new int[hidden.length + 2];
+    w[0] = features;
+    System.arraycopy(hidden, 0, w, 1, hidden.length);
+    w[w.length - 1] = classes;
+    return w;
   }
 }

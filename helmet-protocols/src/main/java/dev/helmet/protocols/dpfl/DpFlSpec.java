@@ -3,8 +3,8 @@ package dev.helmet.protocols.dpfl;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.learn.LearnerConfig;
-import dev.helmet.core.learn.LearnerKind;
-import dev.helmet.core.learn.LinearModel;
+import dev.helmet.core.learn.Model;
+import dev.helmet.core.nn.Optimiser;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Checks;
@@ -41,12 +41,23 @@ final class DpFlSpec implements AlgorithmSpec {
   private final Common common;
   private final DpFl.Config config;
   private final Preprocessing preprocessing;
+  private final DpFlModel model;
 
+  /** The softmax model, trained by SGD (the Helmet papers' baseline). */
   DpFlSpec(Algorithm algorithm, Common common, DpFl.Config config, Preprocessing preprocessing) {
+    this(algorithm, common, config, preprocessing, DpFlModel.softmax(common.classes(), common.features() + 1,
+        DpFlModel.Optimizer.SGD));
+  }
+
+  DpFlSpec(Algorithm algorithm, Common common, DpFl.Config config, Preprocessing preprocessing, DpFlModel model) {
+    Checks.require(model.classes() == common.classes() && model.cols() == common.features() + 1, "the model "
+        + model.describe() + " does not read " + common.features() + " features into " + common.classes()
+        + " classes");
     this.algorithm = algorithm;
     this.common = common;
     this.config = config;
     this.preprocessing = preprocessing;
+    this.model = model;
   }
 
   @Override
@@ -63,11 +74,21 @@ final class DpFlSpec implements AlgorithmSpec {
     return config;
   }
 
+  DpFlModel model() {
+    return model;
+  }
+
   @Override
   public ObjectNode toConfig() {
     ObjectNode o = JsonNodeFactory.instance.objectNode();
     ObjectNode l = o.putObject("learner");
-    l.put("kind", LearnerKind.SOFTMAX.id());
+    l.put("kind", model.kind().id());
+    if (model.net() != null) {
+      var hidden = l.putArray("hidden");
+      for (int k = 1; k < model.net().layers(); k++) {
+        hidden.add(model.net().width(k));
+      }
+    }
     dev.helmet.protocols.helmet.HelmetAlgorithm.putPreprocessing(l, preprocessing);
     ObjectNode d = o.putObject("dpfl");
     d.put("sampling_rate", config.samplingRate());
@@ -80,6 +101,10 @@ final class DpFlSpec implements AlgorithmSpec {
     if (!Double.isNaN(config.expectedBatch())) {
       d.put("expected_batch", config.expectedBatch());
     }
+    d.put("optimizer", model.optimizer().id());
+    if (model.net() != null) {
+      d.put("start_seed", model.startSeed());
+    }
     return o;
   }
 
@@ -88,10 +113,10 @@ final class DpFlSpec implements AlgorithmSpec {
     return preprocessing;
   }
 
-  /** The model file records the softmax model; its hyperparameters are DP-FL's, in the ledger. */
+  /** The model file records the model's kind; its hyperparameters are DP-FL's, in the ledger. */
   @Override
   public LearnerConfig learner() {
-    return HelmetDefaults.learner(LearnerKind.SOFTMAX);
+    return HelmetDefaults.learner(model.kind());
   }
 
   @Override
@@ -101,15 +126,16 @@ final class DpFlSpec implements AlgorithmSpec {
 
   @Override
   public int length() {
-    return common.classes() * (common.features() + 1);
+    return model.length();
   }
 
   @Override
   public String describe() {
-    return String.format(java.util.Locale.ROOT, "softmax by federated DP-SGD: %d rounds, sampling rate %s, gradient "
-        + "clip %s, learning rate %s, noise split %s, %s accountant, %s neighbours; %s", config.rounds(),
-        num(config.samplingRate()), num(config.clip()), num(config.learningRate()), config.split().id(),
-        config.accountant(), config.neighbours().id(), preprocessing.describe());
+    return String.format(java.util.Locale.ROOT, "%s by federated DP-SGD: %d rounds, sampling rate %s, gradient "
+        + "clip %s, %slearning rate %s, noise split %s, %s accountant, %s neighbours; %s", model.describe(),
+        config.rounds(), num(config.samplingRate()), num(config.clip()),
+        model.optimizer() == DpFlModel.Optimizer.ADAM ? "Adam " : "", num(config.learningRate()),
+        config.split().id(), config.accountant(), config.neighbours().id(), preprocessing.describe());
   }
 
   private static String num(double v) {
@@ -118,30 +144,65 @@ final class DpFlSpec implements AlgorithmSpec {
 
   @Override
   public Terms terms() {
-    return new Terms(LearnerKind.SOFTMAX.id(), false, config.split().id());
+    return new Terms(model.kind().id(), false, config.split().id());
   }
 
-  /** A party's preprocessed rows: DP-FL computes its gradients on them every round. */
-  record Rows(DesignMatrix design) implements Local {
-    @Override
-    public int size() {
-      return design.rows();
-    }
-  }
-
+  /** A party's preprocessed rows (for the MLP also read without the intercept): its gradients every round. */
   @Override
   public Local prepare(DesignMatrix data, long seed) {
     Checks.require(data.rows() > 0, "a party needs at least one record");
-    return new Rows(data);
+    return model.records(data);
   }
 
   @Override
   public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
-    return new Plan(DpFl.Plan.of(config, sizes, minContributors, common.classes(), common.features() + 1),
-        sizes.clone());
+    return new Plan(DpFl.Plan.of(config, model, sizes, minContributors), sizes.clone());
   }
 
-  /** A round's state: version 1, then the model's doubles, little-endian, class-major. */
+  /**
+   * The non-private counterpart. The softmax model: Helmet's learner on the pooled rows (the
+   * default). The MLP: the same network, start and update rule on the pooled rows, for the same
+   * rounds of q N records drawn with replacement, each record's gradient clipped to C as in the
+   * run (the learning rate was chosen for clipped gradients) but no noise.
+   */
+  @Override
+  public Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
+    if (model.net() == null) {
+      return AlgorithmSpec.super.reference(pooled, rng);
+    }
+    DpFlModel.Records x = model.records(pooled);
+    double[] params = model.start();
+    var adam = model.adam(config.learningRate());
+    int batch = (int) Math.max(1, Math.round(config.samplingRate() * x.size()));
+    double[] g = new double[params.length];
+    int[] idx = new int[batch];
+    for (int t = 0; t < config.rounds(); t++) {
+      for (int j = 0; j < batch; j++) {
+        idx[j] = rng.nextInt(x.size());
+      }
+      Arrays.fill(g, 0);
+      model.net().clippedGradientSum(params, x.examples(), idx, config.clip(), g);
+      double scale = (adam == null ? config.learningRate() : 1.0) / batch;
+      for (int j = 0; j < g.length; j++) {
+        g[j] *= scale;
+      }
+      if (adam == null) {
+        for (int j = 0; j < g.length; j++) {
+          params[j] -= g[j];
+        }
+      } else {
+        adam.update(params, g);
+      }
+    }
+    return new Reference(model.model(params), "non-private centralized (the same " + model.describe() + ", "
+        + model.optimizer().id() + ", " + config.rounds() + " steps of " + batch + " records, gradients clipped to "
+        + num(config.clip()) + ", no noise) on the pooled data", 0);
+  }
+
+  /**
+   * A round's state: version 1, then the model's doubles, little-endian, in the model's layout
+   * (class-major for the softmax model, {@link dev.helmet.core.nn.Mlp}'s for the MLP).
+   */
   static byte[] pack(double[] theta) {
     ByteBuffer b = ByteBuffer.allocate(1 + 8 * theta.length).order(ByteOrder.LITTLE_ENDIAN);
     b.put(STATE_V1);
@@ -225,6 +286,8 @@ final class DpFlSpec implements AlgorithmSpec {
       m.put("sampling_rate", c.samplingRate());
       m.put("clip", c.clip());
       m.put("learning_rate", c.learningRate());
+      m.put("model", plan.model().describe());
+      m.put("optimizer", plan.model().optimizer().id());
       m.put("neighbours", c.neighbours().id());
       m.put("noise_sampler", DpFl.Plan.NOISE_SAMPLER);
       m.put("ring_bits", plan.encoding().ringBits());
@@ -239,20 +302,22 @@ final class DpFlSpec implements AlgorithmSpec {
 
     @Override
     public Contributor contributor(int party, Local local, NoiseFactory noise, long seed) {
-      if (!(local instanceof Rows rows)) {
+      if (!(local instanceof DpFlModel.Records rows)) {
         throw new IllegalArgumentException("party " + party + "'s local state is not dp-fl's");
       }
       RandomBits sampling = sampling(noise, seed);
       GaussianNoise own = noise.gaussian(party);
       return (round, state) -> {
         double[] theta = unpack(state, plan.length());
-        return () -> plan.input(rows.design(), theta, sampling, own);
+        return () -> plan.input(rows, theta, sampling, own);
       };
     }
 
     @Override
     public ServerRole server() {
-      double[] theta = new double[plan.length()];
+      DpFl.Config c = plan.config();
+      double[] theta = plan.model().start();
+      Optimiser.State adam = plan.model().adam(c.learningRate());
       return new ServerRole() {
         @Override
         public byte[] state(int round) {
@@ -265,12 +330,12 @@ final class DpFlSpec implements AlgorithmSpec {
           for (int i : contributors) {
             records += sizes[i];
           }
-          plan.step(theta, sum, records);
+          plan.step(adam, theta, sum, records);
         }
 
         @Override
-        public LinearModel model() {
-          return new LinearModel(plan.classes(), plan.cols(), theta.clone());
+        public Model model() {
+          return plan.model().model(theta);
         }
       };
     }
@@ -278,10 +343,10 @@ final class DpFlSpec implements AlgorithmSpec {
     @Override
     public Aggregate aggregate(List<? extends Local> locals, long[] seeds, NoiseFactory noise) {
       int w = locals.size();
-      DesignMatrix[] rows = new DesignMatrix[w];
+      DpFlModel.Records[] rows = new DpFlModel.Records[w];
       RandomBits[] sampling = new RandomBits[w];
       for (int i = 0; i < w; i++) {
-        rows[i] = ((Rows) locals.get(i)).design();
+        rows[i] = (DpFlModel.Records) locals.get(i);
         sampling[i] = sampling(noise, seeds[i]);
       }
       // The sum of W independent N(0, s^2) draws is N(0, W s^2).
@@ -304,7 +369,7 @@ final class DpFlSpec implements AlgorithmSpec {
             double[] acc = partial[k];
             Arrays.fill(acc, 0);
             for (int i = k; i < w; i += chunks) {
-              ClippedGradients.add(rows[i], snapshot, plan.classes(), c.clip(), c.samplingRate(), sampling[i], acc);
+              plan.model().addClippedGradients(rows[i], snapshot, c.clip(), c.samplingRate(), sampling[i], acc);
             }
           });
           double[] sum = new double[d];
