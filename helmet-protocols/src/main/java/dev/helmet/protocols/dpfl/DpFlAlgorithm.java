@@ -118,29 +118,6 @@ public final class DpFlAlgorithm implements Algorithm {
     return out;
   }
 
-  /** learner.hidden: a list of widths, or (from the command line) widths separated by commas. */
-  private static int[] hidden(StrictNode l) {
-    if (!l.has("hidden")) {
-      return new int[] {80};
-    }
-    if (l.json().get("hidden").isTextual()) {
-      String text = l.string("hidden", "");
-      try {
-        int[] w = java.util.Arrays.stream(text.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
-        for (int v : w) {
-          if (v < 1 || v > 1 << 16) {
-            throw new NumberFormatException();
-          }
-        }
-        return w;
-      } catch (NumberFormatException e) {
-        throw l.error("hidden", "must be layer widths from 1 to 65536 separated by commas, e.g. 80 or 128,64. "
-            + "Provided value: " + text);
-      }
-    }
-    return l.integers("hidden", 1, 1 << 16).stream().mapToInt(Integer::intValue).toArray();
-  }
-
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
     common.requireClasses(ID);
@@ -156,7 +133,7 @@ public final class DpFlAlgorithm implements Algorithm {
       throw l.error("hidden", "applies to the mlp learner only (learner.kind: mlp, --learner mlp); the learner is "
           + "softmax");
     }
-    int[] hidden = mlp ? hidden(l) : null;
+    int[] hidden = mlp ? dev.helmet.protocols.algorithm.MlpLayers.hidden(l) : null;
     if (common.protection().unit() != Protection.Unit.RECORD) {
       throw new IllegalArgumentException("dp-fl protects records; the protection unit is "
           + common.protection().describe());

@@ -64,29 +64,6 @@ public final class SmmAlgorithm implements Algorithm {
     return Set.of("learner", "smm");
   }
 
-  /** learner.hidden: a list of widths, or (from the command line) widths separated by commas. */
-  private static int[] hidden(StrictNode l) {
-    if (!l.has("hidden")) {
-      return new int[] {80};
-    }
-    if (l.json().get("hidden").isTextual()) {
-      String text = l.string("hidden", "");
-      try {
-        int[] w = java.util.Arrays.stream(text.split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
-        for (int v : w) {
-          if (v < 1 || v > 1 << 16) {
-            throw new NumberFormatException();
-          }
-        }
-        return w;
-      } catch (NumberFormatException e) {
-        throw l.error("hidden", "must be layer widths from 1 to 65536 separated by commas, e.g. 80 or 128,64. "
-            + "Provided value: " + text);
-      }
-    }
-    return l.integers("hidden", 1, 1 << 16).stream().mapToInt(Integer::intValue).toArray();
-  }
-
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
     common.requireClasses(ID);
@@ -99,7 +76,7 @@ public final class SmmAlgorithm implements Algorithm {
     if (l.has("kind") && !l.string("kind", "mlp").equalsIgnoreCase(LearnerKind.MLP.id())) {
       throw l.error("kind", "must be mlp: smm trains an MLP. Provided value: " + l.string("kind", ""));
     }
-    int[] hidden = hidden(l);
+    int[] hidden = dev.helmet.protocols.algorithm.MlpLayers.hidden(l);
     Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
     StrictNode s = config.child("smm");
     s.allow("bits", "gamma", "grad_clip", "sampling_rate", "expected_batch", "rounds", "epochs", "learning_rate",
