@@ -46,6 +46,17 @@ final class SmmPresets {
       variants.addObject().put("name", "smm-b" + b).put("algorithm", "smm").put("summation", "simulated")
           .set("settings", settings);
     }
+    // Central DP-SGD (the paper's "DPSGD"): the same MLP, sampling, clip and optimiser, continuous
+    // Gaussian noise of the full variance as if added by a trusted server (dp-fl with every party
+    // trusted), accounted with RDP under add-or-remove neighbours like SMM.
+    ObjectNode dp = m.createObjectNode();
+    ObjectNode dl = dp.putObject("learner").put("kind", "mlp");
+    dl.putArray("hidden").add(quick ? 16 : 80);
+    dp.putObject("dpfl").put("sampling_rate", quick ? 0.05 : 0.004).put("expected_batch", quick ? 100 : 240)
+        .put("rounds", quick ? 20 : 1000).put("learning_rate", 0.005).put("optimizer", "adam").put("grad_clip", 1.0)
+        .put("noise_split", "all-trusted").put("neighbours", "add-remove").put("accountant", "rdp");
+    variants.addObject().put("name", "dp-sgd").put("algorithm", "dp-fl").put("summation", "simulated")
+        .set("settings", dp);
     j.putObject("plots").put("fixed_epsilon", 3);
     return ExperimentConfig.parse(j, "preset " + FL);
   }
