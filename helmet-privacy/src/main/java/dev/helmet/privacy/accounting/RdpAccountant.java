@@ -9,6 +9,7 @@ import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.NoOpDpEvent;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
+import dev.helmet.privacy.event.SkellamDpEvent;
 import dev.helmet.privacy.event.SkellamMixtureDpEvent;
 
 /**
@@ -24,9 +25,12 @@ import dev.helmet.privacy.event.SkellamMixtureDpEvent;
  * below the true minimum, so rounding goes the safe way.
  *
  * <p>Supported: Gaussian (rdp = alpha / (2 sigma^2), exact), the distributed discrete Gaussian
- * (Kairouz, Liu, Steinke 2021, Prop. 14), the Poisson-subsampled Gaussian under add-or-remove
- * neighbours ({@link SampledGaussianRdp}), the Skellam mixture mechanism, plain or Poisson-subsampled
- * ({@link SkellamMixtureRdp}, with the general subsampling bound), compositions of them.
+ * (Kairouz, Liu, Steinke 2021, Prop. 14), the Skellam mechanism (Agarwal, Kairouz, Liu 2021; {@link
+ * SkellamRdp}), the Poisson-subsampled Gaussian under add-or-remove neighbours ({@link
+ * SampledGaussianRdp}), the Skellam mixture mechanism, plain or Poisson-subsampled ({@link
+ * SkellamMixtureRdp}, with the general subsampling bound), the Poisson-subsampled distributed
+ * discrete Gaussian and Skellam mechanism under add-or-remove neighbours (Zhu and Wang's general
+ * bound, {@link PoissonSubsampledRdp}), compositions of them.
  */
 public final class RdpAccountant implements PrivacyAccountant {
   static final double[] ORDERS = orders();
@@ -93,9 +97,16 @@ public final class RdpAccountant implements PrivacyAccountant {
   public boolean supportsMechanism(DpEvent event) {
     return event instanceof GaussianDpEvent || event instanceof NoOpDpEvent
         || event instanceof DistributedDiscreteGaussianDpEvent || event instanceof SkellamMixtureDpEvent
+        || event instanceof SkellamDpEvent
         || event instanceof PoissonSampledDpEvent p
-            && (p.event() instanceof GaussianDpEvent || p.event() instanceof SkellamMixtureDpEvent)
+            && (p.event() instanceof GaussianDpEvent || p.event() instanceof SkellamMixtureDpEvent
+                || generallySubsampled(p.event()))
             && p.neighbours() == NeighbourRelation.ADD_OR_REMOVE_ONE;
+  }
+
+  /** Mechanisms whose Poisson-subsampled rounds are bounded by {@link PoissonSubsampledRdp}. */
+  private static boolean generallySubsampled(DpEvent event) {
+    return event instanceof DistributedDiscreteGaussianDpEvent || event instanceof SkellamDpEvent;
   }
 
   @Override
@@ -139,6 +150,8 @@ public final class RdpAccountant implements PrivacyAccountant {
       for (int i = 0; i < out.length; i++) {
         out[i] = SkellamMixtureRdp.subsampledRdp(m, p.samplingProbability(), orders[i], smm);
       }
+    } else if (event instanceof PoissonSampledDpEvent p && generallySubsampled(p.event())) {
+      return PoissonSubsampledRdp.curve(a -> rdpOf(p.event(), a), p.samplingProbability(), orders);
     } else if (event instanceof PoissonSampledDpEvent p) {
       return SampledGaussianRdp.curve(p.samplingProbability(), ((GaussianDpEvent) p.event()).noiseMultiplier(), orders);
     } else {
@@ -159,8 +172,14 @@ public final class RdpAccountant implements PrivacyAccountant {
     if (event instanceof SkellamMixtureDpEvent m) {
       return SkellamMixtureRdp.rdp(m, alpha);
     }
+    if (event instanceof SkellamDpEvent k) {
+      return SkellamRdp.rdp(k, alpha);
+    }
     if (event instanceof PoissonSampledDpEvent p && p.event() instanceof SkellamMixtureDpEvent m) {
       return SkellamMixtureRdp.subsampledRdp(m, p.samplingProbability(), alpha, SkellamMixtureRdp.Subsampling.GENERAL);
+    }
+    if (event instanceof PoissonSampledDpEvent p && generallySubsampled(p.event())) {
+      return PoissonSubsampledRdp.curve(a -> rdpOf(p.event(), a), p.samplingProbability(), new double[] {alpha})[0];
     }
     if (event instanceof PoissonSampledDpEvent p) {
       return SampledGaussianRdp.rdp(p.samplingProbability(), ((GaussianDpEvent) p.event()).noiseMultiplier(), alpha);
@@ -207,7 +226,8 @@ public final class RdpAccountant implements PrivacyAccountant {
     double b2 = alpha / 2 * (a + 2 * e.l1Sensitivity() * tau / (Math.sqrt(n) * e.sigma()) + tau * tau * d);
     double r = e.l2Sensitivity() / (Math.sqrt(n) * e.sigma()) + tau * Math.sqrt(d);
     double b3 = alpha / 2 * r * r;
-    return Math.min(b1, Math.min(b2, b3));
+    // rounded up by a relative 1e-12: each bound is a dozen operations, each within half an ulp
+    return Math.min(b1, Math.min(b2, b3)) * (1 + 1e-12);
   }
 
   @Override

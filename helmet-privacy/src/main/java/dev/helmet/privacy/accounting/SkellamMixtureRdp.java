@@ -31,8 +31,9 @@ import dev.helmet.privacy.event.SkellamMixtureDpEvent;
  * artifact's example, eps 3.00 with the paper's form and 3.66 with the general bound).
  *
  * <p>Non-integer orders are charged the RDP of the next integer order (RDP is non-decreasing in
- * the order, so this is an upper bound). Sums are taken in log space; the composed RDP is rounded
- * up by a relative 1e-12 to cover floating-point error in the sums.
+ * the order, so this is an upper bound). The subsampled bounds are computed by {@link
+ * PoissonSubsampledRdp} (sums in log space, rounded up by a relative 1e-10); one release's tau is
+ * rounded up by a relative 1e-12 to cover the rounding of its three operations.
  */
 public final class SkellamMixtureRdp {
   /** How subsampled rounds are bounded. */
@@ -108,42 +109,6 @@ public final class SkellamMixtureRdp {
     if (!valid(a, e.lambda(), e.deltaInf())) {
       return Double.POSITIVE_INFINITY;
     }
-    double logQ = Math.log(q);
-    double log1mQ = Math.log1p(-q);
-    // Terms of the sum inside the log, as logs.
-    double[] terms = new double[a];
-    terms[0] = (a - 1) * log1mQ + Math.log1p((a - 1) * q); // (1-q)^(a-1) (a q - q + 1)
-    for (int l = 2; l <= a; l++) {
-      double t = logBinomial(a, l) + (a - l) * log1mQ + l * logQ + (l - 1) * tau(l, e.c(), e.lambda());
-      if (bound == Subsampling.GENERAL && l >= 3) {
-        t += Math.log(3);
-      }
-      terms[l - 1] = t;
-    }
-    return logSumExp(terms) / (a - 1) * ROUND_UP;
-  }
-
-  /** log C(n, k), exact to double rounding for the small n used here (sum of logs). */
-  static double logBinomial(int n, int k) {
-    double s = 0;
-    for (int i = 1; i <= k; i++) {
-      s += Math.log(n - k + i) - Math.log(i);
-    }
-    return s;
-  }
-
-  static double logSumExp(double[] x) {
-    double max = Double.NEGATIVE_INFINITY;
-    for (double v : x) {
-      max = Math.max(max, v);
-    }
-    if (max == Double.POSITIVE_INFINITY) {
-      return max;
-    }
-    double s = 0;
-    for (double v : x) {
-      s += Math.exp(v - max);
-    }
-    return max + Math.log(s);
+    return PoissonSubsampledRdp.bound(l -> tau(l, e.c(), e.lambda()), q, a, bound == Subsampling.GENERAL);
   }
 }

@@ -21,6 +21,7 @@ import java.util.Locale;
  * {"type": "distributed_discrete_gaussian", "sigma": 40.2, "parties": 500, "l2_sensitivity": 1.1e4,
  *  "l1_sensitivity": 9.6e5, "dimension": 7850}
  * {"type": "skellam_mixture", "lambda": 1428, "c": 4096, "delta_inf": 4}
+ * {"type": "skellam", "mu": 2.5e7, "l2_sensitivity": 161.2, "l1_sensitivity": 25985}
  * {"type": "no_op"}
  * </pre>
  */
@@ -60,6 +61,11 @@ public final class DpEventJson {
       n.put("lambda", m.lambda());
       n.put("c", m.c());
       n.put("delta_inf", m.deltaInf());
+    } else if (event instanceof SkellamDpEvent k) {
+      n.put("type", "skellam");
+      n.put("mu", k.mu());
+      n.put("l2_sensitivity", k.l2Sensitivity());
+      n.put("l1_sensitivity", k.l1Sensitivity());
     } else if (event instanceof NoOpDpEvent) {
       n.put("type", "no_op");
     } else {
@@ -102,6 +108,8 @@ public final class DpEventJson {
             integer(n, "parties"), number(n, "l2_sensitivity"), number(n, "l1_sensitivity"), integer(n, "dimension"));
         case "skellam_mixture" -> new SkellamMixtureDpEvent(number(n, "lambda"), number(n, "c"),
             integer(n, "delta_inf"));
+        case "skellam" -> new SkellamDpEvent(number(n, "mu"), number(n, "l2_sensitivity"),
+            number(n, "l1_sensitivity"));
         case "no_op" -> new NoOpDpEvent();
         default -> throw new IllegalArgumentException("unknown DP event type '" + type + "'");
       };

@@ -21,6 +21,21 @@ class DpEventJsonTest {
     assertEquals(e, DpEventJson.parse(DpEventJson.toString(e)));
   }
 
+  /** The Skellam event, alone and Poisson-sampled over rounds, reads back equal. */
+  @Test
+  void skellamEventsRoundTrip() {
+    SkellamDpEvent k = new SkellamDpEvent(432000.0 * (1 - 0x1p-48), Math.nextUp(Math.sqrt(20672)), 20672);
+    DpEvent e = new SelfComposedDpEvent(new PoissonSampledDpEvent(0.004, k), 1000);
+    assertEquals(e, DpEventJson.parse(DpEventJson.toString(e)));
+    assertEquals("skellam", DpEventJson.toJson(k).get("type").asText());
+    assertEquals(k.mu(), DpEventJson.toJson(k).get("mu").asDouble());
+    IllegalArgumentException a = assertThrows(IllegalArgumentException.class,
+        () -> DpEventJson.parse("{\"type\": \"skellam\", \"mu\": 10, \"l2_sensitivity\": 2}"));
+    assertTrue(a.getMessage().contains("l1_sensitivity"), a.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> DpEventJson.parse(
+        "{\"type\": \"skellam\", \"mu\": 0, \"l2_sensitivity\": 2, \"l1_sensitivity\": 4}"));
+  }
+
   @Test
   void malformedEventsAreRefusedNamingTheField() {
     IllegalArgumentException a = assertThrows(IllegalArgumentException.class,
