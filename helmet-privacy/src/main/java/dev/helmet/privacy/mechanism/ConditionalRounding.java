@@ -206,7 +206,7 @@ public final class ConditionalRounding {
    * The clipped, rotated and scaled vector that {@link #round} rounds: gamma H D_xi clip_c(x) /
    * sqrt(D), of length D and L2 norm c gamma (up to rounding). Shared by both encoders.
    */
-  static double[] clipRotateScale(RandomizedHadamard rotation, double[] x, double c, double gamma) {
+  public static double[] clipRotateScale(RandomizedHadamard rotation, double[] x, double c, double gamma) {
     double[] g = rotation.rotate(clipL2(x, c));
     for (int j = 0; j < g.length; j++) {
       g[j] *= gamma;

@@ -54,6 +54,9 @@ public final class SmmAlgorithm implements Algorithm {
         new Parameter("smm.optimizer", "--optimizer", Type.TEXT, "adam", "adam or sgd (the server's update rule)"),
         new Parameter("smm.subsampling", "--subsampling", Type.TEXT, "general",
             "general (Zhu and Wang's bound, sound for any mechanism) or paper (the paper's form; reproduces it)"),
+        new Parameter("smm.mechanism", "--mechanism", Type.TEXT, "smm",
+            "smm (the Skellam mixture mechanism), or the paper's baselines on the same pipeline: ddg (distributed "
+                + "discrete Gaussian) or skellam (distributed Skellam), both with conditional rounding"),
         new Parameter("smm.start_seed", "--start-seed", Type.INTEGER, "1",
             "public seed of the initial model and the rounds' rotations"),
         HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
@@ -62,6 +65,18 @@ public final class SmmAlgorithm implements Algorithm {
   @Override
   public Set<String> keys() {
     return Set.of("learner", "smm");
+  }
+
+  private static String mechanism(StrictNode s) {
+    String m = s.string("mechanism", "smm").toLowerCase(java.util.Locale.ROOT);
+    if (!SmmConfig.MECHANISMS.contains(m)) {
+      throw s.error("mechanism", "must be smm, ddg or skellam. Provided value: " + m);
+    }
+    if (!m.equals("smm") && s.string("subsampling", "general").equalsIgnoreCase("paper")) {
+      throw s.error("subsampling", "paper is offered for smm only (to reproduce its numbers); " + m + " uses the "
+          + "general bound");
+    }
+    return m;
   }
 
   @Override
@@ -80,7 +95,7 @@ public final class SmmAlgorithm implements Algorithm {
     Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
     StrictNode s = config.child("smm");
     s.allow("bits", "gamma", "grad_clip", "sampling_rate", "expected_batch", "rounds", "epochs", "learning_rate",
-        "optimizer", "subsampling", "start_seed");
+        "optimizer", "subsampling", "start_seed", "mechanism");
     int bits = s.integer("bits", 8, 2, 64);
     double gamma = s.number("gamma", Math.scalb(1.0, bits - 2), 1e-9, 1e18);
     double q = s.number("sampling_rate", 0.004, 1e-9, 1);
@@ -102,7 +117,7 @@ public final class SmmAlgorithm implements Algorithm {
     SmmConfig c = new SmmConfig(hidden, bits, gamma, s.number("grad_clip", 1.0, 1e-12, 1e12), q,
         s.has("expected_batch") ? s.number("expected_batch", null, 1e-9, 1e12) : Double.NaN, rounds,
         s.number("learning_rate", 0.005, 1e-12, 1e6), opt.equals("adam"), sub,
-        s.integer("start_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE));
+        s.integer("start_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE), mechanism(s));
     return new SmmSpec(this, common, c, pre);
   }
 }

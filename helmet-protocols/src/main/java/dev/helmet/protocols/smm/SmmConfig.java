@@ -21,10 +21,19 @@ import java.util.Arrays;
  * @param subsampling how a sampled round is bounded: Zhu and Wang's general bound (default) or the
  *     paper's form (labelled; see {@link dev.helmet.privacy.accounting.SkellamMixtureRdp})
  * @param startSeed public seed of the initial model and of the rounds' rotations
+ * @param mechanism smm (the Skellam mixture mechanism), or the paper's baselines on the same
+ *     pipeline: ddg (distributed discrete Gaussian) or skellam (distributed Skellam)
  */
 record SmmConfig(int[] hidden, int bits, double gamma, double clip, double samplingRate, double expectedBatch,
-    int rounds, double learningRate, boolean adam, Subsampling subsampling, int startSeed) {
+    int rounds, double learningRate, boolean adam, Subsampling subsampling, int startSeed, String mechanism) {
+  /** The mechanisms. */
+  static final java.util.List<String> MECHANISMS = java.util.List.of("smm", "ddg", "skellam");
+
   SmmConfig {
+    Checks.require(MECHANISMS.contains(mechanism), "mechanism must be smm, ddg or skellam. Provided value: "
+        + mechanism);
+    Checks.require(subsampling == Subsampling.GENERAL || mechanism.equals("smm"), "the paper's subsampling form "
+        + "is offered for smm only (to reproduce its numbers); " + mechanism + " uses the general bound");
     hidden = hidden.clone();
     for (int h : hidden) {
       Checks.positive("hidden layer width", h);
@@ -61,7 +70,7 @@ record SmmConfig(int[] hidden, int bits, double gamma, double clip, double sampl
         && c.clip == clip && c.samplingRate == samplingRate
         && Double.compare(c.expectedBatch, expectedBatch) == 0 && c.rounds == rounds
         && c.learningRate == learningRate && c.adam == adam && c.subsampling == subsampling
-        && c.startSeed == startSeed;
+        && c.startSeed == startSeed && c.mechanism.equals(mechanism);
   }
 
   @Override

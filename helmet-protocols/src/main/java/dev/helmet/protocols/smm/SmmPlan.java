@@ -4,14 +4,11 @@ import dev.helmet.core.nn.Examples;
 import dev.helmet.core.nn.Mlp;
 import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.accounting.SkellamMixtureRdp.Subsampling;
-import dev.helmet.privacy.accounting.SmmAccounting;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.ledger.Guarantee;
 import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.ledger.PrivacyLedger;
-import dev.helmet.privacy.mechanism.MixtureClip;
 import dev.helmet.privacy.mechanism.RandomizedHadamard;
-import dev.helmet.privacy.mechanism.SmmParameters;
 import dev.helmet.privacy.mechanism.StochasticRounding;
 import dev.helmet.privacy.noise.DiscreteNoise;
 import dev.helmet.privacy.noise.RandomBits;
@@ -44,16 +41,12 @@ import java.util.Map;
  * samples, the stochastic rounding and the Skellam noise from each party's own SecureRandom.
  */
 final class SmmPlan {
-  /** Denominator of each party's Skellam parameter (its numerator is rounded up: more noise). */
-  static final long LAMBDA_DEN = 1L << 20;
-
   private final SmmConfig config;
   private final Mlp net;
   private final int[] sizes;
   private final int minContributors;
   private final int honest;
-  private final SmmAccounting.Result accounting;
-  private final SmmParameters party;
+  private final RoundMechanism mechanism;
   private final double delta;
   private final double epsilonTarget;
   private final double honestFraction;
@@ -74,12 +67,13 @@ final class SmmPlan {
       throw new IllegalArgumentException("honest fraction " + honestFraction + " of " + sizes.length + " parties "
           + "leaves no honest party among " + minContributors + " contributors: nobody's noise is guaranteed");
     }
-    this.accounting = SmmAccounting.calibrate(new SmmAccounting.Params(1, config.mixtureC(), config.samplingRate(),
-        config.rounds(), delta, config.subsampling()), epsilon);
-    // Each honest party's share, rounded up to a multiple of 2^-20: the honest shares sum to at least lambda.
-    long num = (long) Math.ceil(accounting.event().lambda() / honest * LAMBDA_DEN);
-    this.party = new SmmParameters(config.gamma(), config.mixtureC(), accounting.deltaInf(), num, LAMBDA_DEN,
-        config.bits());
+    int padded = RandomizedHadamard.paddedLength(net.parameterCount());
+    this.mechanism = switch (config.mechanism()) {
+      case "smm" -> new MixtureRounds(config, honest, epsilon, delta);
+      case "ddg" -> new ConditionalRounds(true, config, padded, honest, epsilon, delta);
+      case "skellam" -> new ConditionalRounds(false, config, padded, honest, epsilon, delta);
+      default -> throw new IllegalArgumentException("unknown mechanism " + config.mechanism());
+    };
   }
 
   SmmConfig config() {
@@ -103,13 +97,14 @@ final class SmmPlan {
     return minContributors;
   }
 
-  /** Each party's encoding parameters (its own Skellam share). */
-  SmmParameters party() {
-    return party;
+  /** The round's encoding and noise, calibrated. */
+  RoundMechanism mechanism() {
+    return mechanism;
   }
 
-  SmmAccounting.Result accounting() {
-    return accounting;
+  /** The guaranteed honest contributors, whose noise shares alone reach the calibrated total. */
+  int honest() {
+    return honest;
   }
 
   /** The most parties that may collude with the server and leave the noise calibrated. */
@@ -144,29 +139,19 @@ final class SmmPlan {
   long[] input(Examples rows, double[] params, RandomizedHadamard rotation, RandomBits bits, DiscreteNoise noise) {
     int d = length();
     long[] out = new long[d];
-    noise.fillSkellam(out, party.lambdaNum(), party.lambdaDen());
+    mechanism.drawPartyNoise(out, noise);
     addRecords(rows, params, rotation, bits, out);
-    long mask = party.mask();
+    long mask = encoding().mask();
     for (int j = 0; j < d; j++) {
       out[j] &= mask;
     }
     return out;
   }
 
-  /** Adds the rounded, clipped rotations of a Poisson sample of {@code rows} into {@code acc}. */
+  /** Adds the encoded (rounded) records of a Poisson sample of {@code rows} into {@code acc}. */
   void addRecords(Examples rows, double[] params, RandomizedHadamard rotation, RandomBits bits, long[] acc) {
     int[] batch = sample(rows.size(), bits);
-    double gamma = config.gamma();
-    net.clippedGradients(params, rows, batch, config.clip(), (j, g) -> {
-      double[] y = rotation.rotate(g);
-      for (int k = 0; k < y.length; k++) {
-        y[k] *= gamma;
-      }
-      double[] clipped = MixtureClip.clip(y, party.c(), party.deltaInf());
-      for (int k = 0; k < clipped.length; k++) {
-        acc[k] += StochasticRounding.round(clipped[k], bits);
-      }
-    });
+    net.clippedGradients(params, rows, batch, config.clip(), (j, g) -> mechanism.addRecord(g, rotation, bits, acc));
   }
 
   /** A Poisson sample: each record independently with probability q, from the party's secret bits. */
@@ -184,12 +169,14 @@ final class SmmPlan {
   /** What one released round costs, from public parameters alone. */
   PrivacyCharge charge() {
     return new PrivacyCharge(accountantName(),
-        new PoissonSampledDpEvent(config.samplingRate(), accounting.event()), config.rounds(), delta, delta,
+        config.samplingRate() < 1 ? new PoissonSampledDpEvent(config.samplingRate(), mechanism.roundEvent())
+            : mechanism.roundEvent(), config.rounds(), delta, delta,
         dev.helmet.privacy.event.NeighbourRelation.ADD_OR_REMOVE_ONE.describe(), "record");
   }
 
   String accountantName() {
-    return config.subsampling() == Subsampling.GENERAL ? "rdp" : "rdp-paper-subsampling";
+    return config.subsampling() == Subsampling.GENERAL || !mechanism.id().equals("smm") ? "rdp"
+        : "rdp-paper-subsampling";
   }
 
   /** The eps of all planned rounds (at most the target). */
@@ -199,12 +186,9 @@ final class SmmPlan {
 
   PrivacyLedger ledger(String summation, boolean revealsInputs) {
     Map<String, Object> details = new LinkedHashMap<>();
-    details.put("total_skellam_lambda", accounting.event().lambda());
-    details.put("party_skellam_lambda", party.lambda());
+    details.put("mechanism", mechanism.id());
+    details.putAll(mechanism.details());
     details.put("honest_contributors", honest);
-    details.put("mixture_c", config.mixtureC());
-    details.put("delta_inf", accounting.deltaInf());
-    details.put("rdp_order", accounting.order());
     details.put("gamma", config.gamma());
     details.put("gradient_clip", config.clip());
     details.put("ring_bits", config.bits());
@@ -214,8 +198,9 @@ final class SmmPlan {
         ? "general (Zhu and Wang 2019, Theorem 6)"
         : "the paper's binomial expansion (Bao et al. 2022; proven for mechanisms like the Gaussian, not shown for "
             + "SMM): reproduces the paper, weaker than the general bound");
-    details.put("noise_sampler", "exact Skellam (difference of two exact Poisson samples) and exact stochastic "
-        + "rounding, from SecureRandom");
+    details.put("noise_sampler", (mechanism.id().equals("ddg") ? "exact discrete Gaussian (Canonne, Kamath, Steinke)"
+        : "exact Skellam (difference of two exact Poisson samples)") + " and exact stochastic rounding, from "
+        + "SecureRandom");
     details.put("parties", sizes.length);
     details.put("min_contributors", minContributors);
     details.put("honest_fraction", honestFraction);
@@ -230,7 +215,12 @@ final class SmmPlan {
       details.put("epsilon_against_server_per_party", "none: a party's own noise share is calibrated only as part "
           + "of the sum");
     }
-    return new PrivacyLedger("smm (Skellam mixture mechanism, one summation per round in Z_2^" + config.bits() + ")",
+    String what = switch (mechanism.id()) {
+      case "ddg" -> "the distributed discrete Gaussian mechanism";
+      case "skellam" -> "the distributed Skellam mechanism";
+      default -> "the Skellam mixture mechanism";
+    };
+    return new PrivacyLedger("smm pipeline with " + what + " (one summation per round in Z_2^" + config.bits() + ")",
         relation, "record", charge().event(config.rounds()).describe(), accountantName(), eps, delta, details,
         guarantees);
   }
@@ -241,7 +231,7 @@ final class SmmPlan {
    * utility only, never privacy. Large values mean gamma is too large for the ring at this eps.
    */
   double noiseWrapProbability() {
-    double std = Math.sqrt(2 * accounting.event().lambda());
+    double std = Math.sqrt(mechanism.noiseVariance());
     double half = Math.scalb(1.0, config.bits() - 1);
     return org.apache.commons.numbers.gamma.Erfc.value(half / (std * Math.sqrt(2)));
   }

@@ -65,11 +65,11 @@ final class SmmRun implements PublicPlan {
     return plan.minContributors();
   }
 
-  /** SMM has no Gaussian noise multiplier; reported as the total Skellam parameter's std over gamma C. */
+  /** The honest parties' total noise std over gamma C (the ring units of one record's clip norm). */
   @Override
   public double noiseMultiplier() {
     SmmConfig c = plan.config();
-    return Math.sqrt(2 * plan.accounting().event().lambda()) / (c.gamma() * c.clip());
+    return Math.sqrt(plan.mechanism().noiseVariance()) / (c.gamma() * c.clip());
   }
 
   @Override
@@ -92,17 +92,16 @@ final class SmmRun implements PublicPlan {
     SmmConfig c = plan.config();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("accountant", plan.accountantName());
-    m.put("total_skellam_lambda", plan.accounting().event().lambda());
-    m.put("party_skellam_lambda", plan.party().lambda());
-    m.put("delta_inf", plan.accounting().deltaInf());
-    m.put("rdp_order", plan.accounting().order());
+    m.put("mechanism", plan.mechanism().id());
+    m.putAll(plan.mechanism().details());
     m.put("gamma", c.gamma());
     m.put("ring_bits", c.bits());
     m.put("sampling_rate", c.samplingRate());
     m.put("clip", c.clip());
     m.put("learning_rate", c.learningRate());
     m.put("mlp", plan.net().toString());
-    m.put("noise_sampler", "exact Skellam and exact stochastic rounding from SecureRandom");
+    m.put("noise_sampler", (c.mechanism().equals("ddg") ? "exact discrete Gaussian" : "exact Skellam")
+        + " and exact stochastic rounding from SecureRandom");
     m.put("noise_wrap_probability", plan.noiseWrapProbability());
     return m;
   }
@@ -179,12 +178,11 @@ final class SmmRun implements PublicPlan {
       bits[i] = secret(noise, seeds[i]);
     }
     DiscreteNoise centre = noise.discrete(w);
-    long num = Math.multiplyExact(plan.party().lambdaNum(), (long) w);
     return new Aggregate() {
       @Override
       public String description() {
-        return "simulated (summed in the clear modulo 2^" + plan.config().bits() + ", the parties' Skellam noise "
-            + "drawn as one Skellam of their summed parameter; the same sum secure aggregation outputs)";
+        return "simulated (summed in the clear modulo 2^" + plan.config().bits() + ", the parties' noise shares "
+            + "drawn together; the same sum secure aggregation outputs)";
       }
 
       @Override
@@ -200,7 +198,7 @@ final class SmmRun implements PublicPlan {
           }
         });
         long[] total = new long[d];
-        centre.fillSkellam(total, num, plan.party().lambdaDen());
+        plan.mechanism().addPartiesNoise(total, centre, w);
         for (long[] p : partial) {
           for (int j = 0; j < d; j++) {
             total[j] += p[j];

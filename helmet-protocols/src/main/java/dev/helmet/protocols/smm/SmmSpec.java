@@ -70,6 +70,7 @@ final class SmmSpec implements AlgorithmSpec {
     s.put("optimizer", config.adam() ? "adam" : "sgd");
     s.put("subsampling", config.subsampling().name().toLowerCase(Locale.ROOT));
     s.put("start_seed", config.startSeed());
+    s.put("mechanism", config.mechanism());
     return o;
   }
 
@@ -96,9 +97,14 @@ final class SmmSpec implements AlgorithmSpec {
 
   @Override
   public String describe() {
-    return String.format(Locale.ROOT, "MLP %s (%d parameters) by the Skellam mixture mechanism: %d rounds, sampling "
+    String by = switch (config.mechanism()) {
+      case "ddg" -> "the distributed discrete Gaussian (conditional rounding; the SMM paper's baseline)";
+      case "skellam" -> "the distributed Skellam mechanism (conditional rounding; the SMM paper's baseline)";
+      default -> "the Skellam mixture mechanism";
+    };
+    return String.format(Locale.ROOT, "MLP %s (%d parameters) by %s: %d rounds, sampling "
         + "rate %s, gradient clip %s, gamma %s, %d-bit ring, %s lr %s, %s subsampling bound; %s", net,
-        net.parameterCount(), config.rounds(), num(config.samplingRate()), num(config.clip()), num(config.gamma()),
+        net.parameterCount(), by, config.rounds(), num(config.samplingRate()), num(config.clip()), num(config.gamma()),
         config.bits(), config.adam() ? "Adam" : "SGD", num(config.learningRate()),
         config.subsampling().name().toLowerCase(Locale.ROOT), preprocessing.describe());
   }
