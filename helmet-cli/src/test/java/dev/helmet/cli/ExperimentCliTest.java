@@ -76,6 +76,20 @@ class ExperimentCliTest {
     }
   }
 
+  /** The |B| and gamma sweeps of smm-fl: variants named SERIES@X, plotted against X. */
+  @Test
+  void quickSmmSweepPresetsPlotAccuracyAgainstTheSweptValue(@TempDir Path dir) throws Exception {
+    for (String preset : List.of("smm-fl-batch", "smm-fl-gamma")) {
+      Path out = dir.resolve(preset);
+      Cli run = Cli.run("experiment", "run", "--preset", preset, "--quick", "--out", out.toString(), "--quiet");
+      assertEquals(0, run.exit, run.toString());
+      List<String> rows = Files.readAllLines(out.resolve("results.csv"));
+      assertTrue(rows.stream().skip(1).allMatch(r -> r.split(",")[0].matches("(smm|ddg)-b8@[0-9.]+")), rows.toString());
+      assertTrue(Files.exists(out.resolve("accuracy-vs-sweep.svg")), preset);
+      assertTrue(Files.readString(out.resolve("report.md")).contains("accuracy-vs-sweep.png"), preset);
+    }
+  }
+
   @Test
   void quickFig6PresetRunsAndResumes(@TempDir Path dir) throws Exception {
     Path out = dir.resolve("fig6");

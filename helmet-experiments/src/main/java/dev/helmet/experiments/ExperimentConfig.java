@@ -73,7 +73,8 @@ public record ExperimentConfig(
     List<Variant> variants,
     double fixedEpsilon,
     String features,
-    ImageShape imageShape) {
+    ImageShape imageShape,
+    String sweepLabel) {
 
   /** Thrown for a configuration that does not parse or validate; the message names the key. */
   public static final class ConfigException extends RuntimeException {
@@ -183,7 +184,7 @@ public record ExperimentConfig(
     }
     List<Variant> variants = Variants.parse(n);
     StrictNode plots = n.child("plots");
-    plots.allow("fixed_epsilon");
+    plots.allow("fixed_epsilon", "sweep");
     int folds = n.integer("folds", 1, 1, 20);
     ExperimentConfig c = new ExperimentConfig(
         n.string("name", "experiment"),
@@ -203,7 +204,12 @@ public record ExperimentConfig(
         variants,
         plots.number("fixed_epsilon", epsilons.get(0), 1e-6, 1e6),
         ExperimentFeatures.features(n),
-        ExperimentFeatures.imageShape(n));
+        ExperimentFeatures.imageShape(n),
+        plots.has("sweep") ? plots.string("sweep", null) : null);
+    if (c.sweepLabel() != null && variants.stream().noneMatch(v -> Report.sweepPoint(v.name()) != null)) {
+      throw plots.error("sweep", "names the x axis of variants called SERIES@X (e.g. smm-b8@240); no variant is "
+          + "named so");
+    }
     dev.helmet.core.data.BuiltinDataset builtin = dataset == null ? null : dev.helmet.core.data.BuiltinDataset.byId(dataset);
     if (builtin != null && builtin.isTabular() && c.features().equals(ExperimentFeatures.RAW)) {
       Variants.check(source, variants, parties, c.perParty(), epsilons.get(0), c.delta(), c.honestFraction(),
@@ -257,7 +263,10 @@ public record ExperimentConfig(
     j.put("validation_fraction", validationFraction);
     j.put("validation_from", validationFrom);
     j.set("variants", Variants.toJson(variants));
-    j.putObject("plots").put("fixed_epsilon", fixedEpsilon);
+    ObjectNode plots = j.putObject("plots").put("fixed_epsilon", fixedEpsilon);
+    if (sweepLabel != null) {
+      plots.put("sweep", sweepLabel); // written only when set: old experiment folders compare equal
+    }
     return j;
   }
 

@@ -28,7 +28,7 @@ public final class Presets {
   private Presets() {}
 
   public static final List<String> NAMES = List.of("fig5", "fig6", "table2", WdDpPresets.EPS, WdDpPresets.IMBALANCE,
-      WdDpPresets.PL, SmmPresets.FL, "smm-sum");
+      WdDpPresets.PL, SmmPresets.FL, SmmPresets.BATCH, SmmPresets.GAMMA, "smm-sum");
 
   /** The data set a preset runs on when none is named. */
   public static String defaultDataset(String name) {
@@ -47,11 +47,15 @@ public final class Presets {
    * holding another feature set's results is refused in any case: the configurations differ).
    */
   public static ExperimentConfig get(String name, String dataset, boolean quick, String features) {
-    if (name.equals(SmmPresets.FL)) {
+    if (name.startsWith(SmmPresets.FL)) {
       if (!features.trim().equalsIgnoreCase("raw")) {
         throw new IllegalArgumentException(name + " trains the paper's MLP on raw pixels: --features does not apply");
       }
-      return SmmPresets.fl(dataset, quick);
+      return switch (name) {
+        case SmmPresets.BATCH -> SmmPresets.batch(dataset, quick);
+        case SmmPresets.GAMMA -> SmmPresets.gamma(dataset, quick);
+        default -> SmmPresets.fl(dataset, quick);
+      };
     }
     if (name.startsWith("wd-dp")) {
       if (!features.trim().equalsIgnoreCase("raw")) {

@@ -105,6 +105,12 @@ public final class Report {
       md.append("![accuracy vs parties](").append(base.getFileName()).append(".png)\n\n")
           .append("Solid: selected on validation data; dashed: best on test data.\n\n");
     }
+    if (classes && c.sweepLabel() != null) {
+      Path base = sweep(c, summary, out, plotEps);
+      plots.add(base);
+      md.append("![accuracy vs ").append(c.sweepLabel()).append("](").append(base.getFileName()).append(".png)\n\n")
+          .append("Solid: selected on validation data; dashed: best on test data.\n\n");
+    }
     if (classes && c.partitions().size() > 1) {
       int w = c.parties().get(c.parties().size() - 1);
       List<Chart.BarGroup> groups = new ArrayList<>();
@@ -157,6 +163,57 @@ public final class Report {
     Path report = out.resolve("report.md");
     Files.writeString(report, md.toString(), StandardCharsets.UTF_8);
     return new Outputs(csv, report, plots);
+  }
+
+  /**
+   * A variant named {@code SERIES@X} (e.g. {@code smm-b8@240}) is point X of series SERIES in the
+   * sweep plot ({@code plots: {sweep: LABEL}}); null for any other name.
+   */
+  static String[] sweepPoint(String variant) {
+    int at = variant.lastIndexOf('@');
+    if (at <= 0 || at == variant.length() - 1) {
+      return null;
+    }
+    try {
+      Double.parseDouble(variant.substring(at + 1));
+      return new String[] {variant.substring(0, at), variant.substring(at + 1)};
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  /** Accuracy against the swept value of the SERIES@X variants, at the plot's eps, first partition and party count. */
+  private static Path sweep(ExperimentConfig c, Map<String, Map<String, Map<String, Map<Integer, Map<Double,
+      Results.Cell>>>>> summary, Path out, double eps) throws IOException {
+    String partition = c.partitions().get(0);
+    int parties = c.parties().get(0);
+    List<Chart.Series> series = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (String sel : SELECTIONS) {
+      Map<String, java.util.TreeMap<Double, double[]>> bySeries = new java.util.LinkedHashMap<>();
+      summary.getOrDefault(sel, Map.of()).forEach((variant, byPartition) -> {
+        String[] p = sweepPoint(variant);
+        var byParties = byPartition.get(partition);
+        Results.Cell cell = p == null || byParties == null || byParties.get(parties) == null ? null
+            : byParties.get(parties).get(eps);
+        if (cell != null) {
+          bySeries.computeIfAbsent(p[0], k -> new java.util.TreeMap<>()).put(Double.parseDouble(p[1]),
+              new double[] {cell.mean(), cell.sd()});
+        }
+      });
+      bySeries.forEach((name, pts) -> {
+        if (!names.contains(name)) {
+          names.add(name);
+        }
+        series.add(new Chart.Series(name + " (" + sel + ")", pts.keySet().stream().mapToDouble(Double::doubleValue)
+            .toArray(), pts.values().stream().mapToDouble(v -> v[0]).toArray(),
+            pts.values().stream().mapToDouble(v -> v[1]).toArray(), sel.equals("test"), names.indexOf(name)));
+      });
+    }
+    Path base = out.resolve("accuracy-vs-sweep");
+    Chart.line(base, "Accuracy vs " + c.sweepLabel() + " (" + partition + ", " + parties + " parties, eps = "
+        + Chart.fmt(eps) + ")", c.sweepLabel() + " (log scale)", true, series);
+    return base;
   }
 
   private static Chart.Series series(String label, Map<Double, Results.Cell> byEps, boolean dashed) {

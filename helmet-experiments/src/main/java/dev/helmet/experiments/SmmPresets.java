@@ -23,6 +23,8 @@ final class SmmPresets {
   private SmmPresets() {}
 
   static final String FL = "smm-fl";
+  static final String BATCH = "smm-fl-batch";
+  static final String GAMMA = "smm-fl-gamma";
 
   static ExperimentConfig fl(String dataset, boolean quick) {
     ObjectMapper m = new ObjectMapper();
@@ -41,28 +43,103 @@ final class SmmPresets {
     ArrayNode variants = j.putArray("variants");
     for (int b : quick ? List.of(8) : List.of(6, 8, 10)) {
       for (String mechanism : List.of("smm", "ddg", "skellam")) {
-        ObjectNode settings = m.createObjectNode();
-        ObjectNode l = settings.putObject("learner").put("kind", "mlp");
-        l.putArray("hidden").add(quick ? 16 : 80);
-        settings.putObject("smm").put("mechanism", mechanism).put("bits", b).put("gamma", Math.scalb(1.0, b - 2))
-            .put("sampling_rate", quick ? 0.05 : 0.004).put("expected_batch", quick ? 100 : 240)
-            .put("rounds", quick ? 20 : 1000).put("learning_rate", 0.005);
-        variants.addObject().put("name", mechanism + "-b" + b).put("algorithm", "smm").put("summation", "simulated")
-            .set("settings", settings);
+        variants.add(ring(m, mechanism, b, Math.scalb(1.0, b - 2), quick ? 0.05 : 0.004, quick ? 100 : 240,
+            quick ? 20 : 1000, quick, ""));
       }
     }
     // Central DP-SGD (the paper's "DPSGD"): the same MLP, sampling, clip and optimiser, continuous
     // Gaussian noise of the full variance as if added by a trusted server (dp-fl with every party
     // trusted), accounted with RDP under add-or-remove neighbours like SMM.
-    ObjectNode dp = m.createObjectNode();
-    ObjectNode dl = dp.putObject("learner").put("kind", "mlp");
-    dl.putArray("hidden").add(quick ? 16 : 80);
-    dp.putObject("dpfl").put("sampling_rate", quick ? 0.05 : 0.004).put("expected_batch", quick ? 100 : 240)
-        .put("rounds", quick ? 20 : 1000).put("learning_rate", 0.005).put("optimizer", "adam").put("grad_clip", 1.0)
-        .put("noise_split", "all-trusted").put("neighbours", "add-remove").put("accountant", "rdp");
-    variants.addObject().put("name", "dp-sgd").put("algorithm", "dp-fl").put("summation", "simulated")
-        .set("settings", dp);
+    variants.add(dpSgd(m, quick ? 0.05 : 0.004, quick ? 100 : 240, quick ? 20 : 1000, quick, ""));
     j.putObject("plots").put("fixed_epsilon", 3);
     return ExperimentConfig.parse(j, "preset " + FL);
+  }
+
+  /**
+   * Test accuracy at eps 3 against the expected batch |B| in {120, 240, 480, 960} (q = |B| / 60,000,
+   * 4 epochs: 4 x 60,000 / |B| rounds), for every mechanism and b = 6, 8, 10, with central DP-SGD:
+   * variants named MECHANISM-bB@|B|, plotted against |B|.
+   */
+  static ExperimentConfig batch(String dataset, boolean quick) {
+    ObjectMapper m = new ObjectMapper();
+    ObjectNode j = sweepBase(m, BATCH, dataset, quick, "expected batch |B|");
+    ArrayNode variants = j.putArray("variants");
+    int records = quick ? 2000 : 60000;
+    for (int batch : quick ? List.of(50, 100) : List.of(120, 240, 480, 960)) {
+      double q = (double) batch / records;
+      int rounds = quick ? 10 : (int) Math.round(4.0 / q);
+      for (int b : quick ? List.of(8) : List.of(6, 8, 10)) {
+        for (String mechanism : quick ? List.of("smm", "ddg") : List.of("smm", "ddg", "skellam")) {
+          variants.add(ring(m, mechanism, b, Math.scalb(1.0, b - 2), q, batch, rounds, quick, "@" + batch));
+        }
+      }
+      if (!quick) {
+        variants.add(dpSgd(m, q, batch, rounds, false, "@" + batch));
+      }
+    }
+    return ExperimentConfig.parse(j, "preset " + BATCH);
+  }
+
+  /**
+   * Test accuracy at eps 3, |B| = 240, against gamma from m/32 to m (x = gamma / m), for every
+   * mechanism and b = 6, 8, 10: variants named MECHANISM-bB@RATIO.
+   */
+  static ExperimentConfig gamma(String dataset, boolean quick) {
+    ObjectMapper m = new ObjectMapper();
+    ObjectNode j = sweepBase(m, GAMMA, dataset, quick, "gamma / m");
+    ArrayNode variants = j.putArray("variants");
+    double q = quick ? 0.05 : 0.004;
+    int batch = quick ? 100 : 240;
+    for (int k : quick ? List.of(-4, -2) : List.of(-5, -4, -3, -2, -1, 0)) {
+      double ratio = Math.scalb(1.0, k);
+      for (int b : quick ? List.of(8) : List.of(6, 8, 10)) {
+        for (String mechanism : quick ? List.of("smm", "ddg") : List.of("smm", "ddg", "skellam")) {
+          variants.add(ring(m, mechanism, b, Math.scalb(1.0, b + k), q, batch, quick ? 10 : 1000, quick,
+              "@" + ratio));
+        }
+      }
+    }
+    return ExperimentConfig.parse(j, "preset " + GAMMA);
+  }
+
+  private static ObjectNode sweepBase(ObjectMapper m, String name, String dataset, boolean quick, String label) {
+    ObjectNode j = m.createObjectNode();
+    j.put("name", name + "-" + dataset + (quick ? "-quick" : ""));
+    j.put("dataset", dataset);
+    j.put("features", "raw");
+    j.put("per_party", quick ? 200 : 6000);
+    j.set("parties", m.valueToTree(List.of(10)));
+    j.put("delta", 1e-5);
+    j.put("honest_fraction", 1.0);
+    j.put("repeats", quick ? 1 : 2);
+    j.put("validation_from", "test");
+    j.put("validation_fraction", 0.5);
+    j.set("epsilons", m.valueToTree(List.of(3.0)));
+    j.putObject("plots").put("fixed_epsilon", 3).put("sweep", label);
+    return j;
+  }
+
+  private static ObjectNode ring(ObjectMapper m, String mechanism, int bits, double gamma, double q, int batch,
+      int rounds, boolean quick, String suffix) {
+    ObjectNode settings = m.createObjectNode();
+    settings.putObject("learner").put("kind", "mlp").putArray("hidden").add(quick ? 16 : 80);
+    settings.putObject("smm").put("mechanism", mechanism).put("bits", bits).put("gamma", gamma)
+        .put("sampling_rate", q).put("expected_batch", batch).put("rounds", rounds).put("learning_rate", 0.005);
+    ObjectNode v = m.createObjectNode().put("name", mechanism + "-b" + bits + suffix).put("algorithm", "smm")
+        .put("summation", "simulated");
+    v.set("settings", settings);
+    return v;
+  }
+
+  private static ObjectNode dpSgd(ObjectMapper m, double q, int batch, int rounds, boolean quick, String suffix) {
+    ObjectNode dp = m.createObjectNode();
+    dp.putObject("learner").put("kind", "mlp").putArray("hidden").add(quick ? 16 : 80);
+    dp.putObject("dpfl").put("sampling_rate", q).put("expected_batch", batch).put("rounds", rounds)
+        .put("learning_rate", 0.005).put("optimizer", "adam").put("grad_clip", 1.0).put("noise_split", "all-trusted")
+        .put("neighbours", "add-remove").put("accountant", "rdp");
+    ObjectNode v = m.createObjectNode().put("name", "dp-sgd" + suffix).put("algorithm", "dp-fl")
+        .put("summation", "simulated");
+    v.set("settings", dp);
+    return v;
   }
 }
