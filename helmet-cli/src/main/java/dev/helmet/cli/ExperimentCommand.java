@@ -32,14 +32,16 @@ final class ExperimentCommand extends GroupCommand {
     @Option(names = "--preset", paramLabel = "NAME",
         description = "fig5, fig6, table2 (the Helmet papers), wd-dp-eps or wd-dp-imbalance (WD-DP against Jayaraman "
             + "et al. and Wang et al. over eps, and as the parties' sizes grow uneven), or wd-dp-pl (the "
-            + "Polyak-Lojasiewicz regression loss over eps and imbalance), or smm-sum (distributed sum estimation in a "
-            + "b-bit ring: the Skellam mixture mechanism against its baselines) instead of a file.")
+            + "Polyak-Lojasiewicz regression loss over eps and imbalance), smm-sum (distributed sum estimation in a "
+            + "b-bit ring: the Skellam mixture mechanism against its baselines), smm-fl (the MLP over eps for b = 6, "
+            + "8, 10: SMM, DDG, Skellam, central DP-SGD), smm-fl-batch or smm-fl-gamma (the same at eps 3 against "
+            + "|B| or gamma / m) instead of a file.")
     String preset;
 
     @Option(names = "--dataset", paramLabel = "NAME",
         description = "With --preset: mnist or fashion-mnist (fig5, fig6, table2; default mnist), a tabular "
             + "set (wd-dp-eps, wd-dp-imbalance: any, default breast-cancer; wd-dp-pl: a regression set, default "
-            + "boston-housing).")
+            + "boston-housing), mnist or fashion-mnist (smm-fl*; default mnist).")
     String dataset;
 
     @Option(names = "--quick", description = "With --preset: a small grid that finishes in about two minutes.")
