@@ -67,6 +67,9 @@ public final class MixtureClip {
     if (!(v >= 0 && v < Double.POSITIVE_INFINITY)) {
       throw new IllegalArgumentException("v must be >= 0 and finite. Provided value: " + v);
     }
+    if (v < 1) {
+      return v; // k = 0: the general formula gives (v - 0) / 1 = v exactly; most rotated coordinates land here
+    }
     double k = Math.floor(Math.sqrt(v));
     if (k * k > v) {
       k -= 1;
@@ -109,7 +112,9 @@ public final class MixtureClip {
     }
     double[] out = new double[n];
     double cap = deltaInf;
-    if (phiSumUpperBound(t) <= c) {
+    // phiAll summed exactly as phiSumUpperBound does (the same operations in the same order), so its
+    // sum gives the same upper bound without another pass.
+    if (max(t) <= MAX_DELTA_INF && upperBound(norm, n) <= c) {
       for (int j = 0; j < n; j++) {
         out[j] = Math.copySign(Math.min(t[j], cap), g[j]);
       }
@@ -173,7 +178,20 @@ public final class MixtureClip {
       double k = Math.floor(t);
       sum += k * k + (2 * k + 1) * (t - k);
     }
+    return upperBound(sum, n);
+  }
+
+  /** The bound of {@link #phiSumUpperBound} from the computed sum S of n terms (see the proof there). */
+  private static double upperBound(double sum, int n) {
     double m = (n + 2) * 0x1p-51;
     return Math.nextUp(sum * (1 + m) + 0x1p-1000);
+  }
+
+  private static double max(double[] t) {
+    double m = 0;
+    for (double v : t) {
+      m = Math.max(m, v);
+    }
+    return m;
   }
 }
