@@ -25,8 +25,6 @@ import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.algorithm.Terms;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.secagg.ring.FixedPointEncoding;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,9 +32,6 @@ import java.util.Map;
 
 /** DP-FL's settings, and through {@link #plan} its rounds. */
 final class DpFlSpec implements AlgorithmSpec {
-  /** The first byte of a round's state: the encoding's version. */
-  static final byte STATE_V1 = 1;
-
   private final Algorithm algorithm;
   private final Common common;
   private final DpFl.Config config;
@@ -199,31 +194,14 @@ final class DpFlSpec implements AlgorithmSpec {
         + num(config.clip()) + ", no noise) on the pooled data", 0);
   }
 
-  /**
-   * A round's state: version 1, then the model's doubles, little-endian, in the model's layout
-   * (class-major for the softmax model, {@link dev.helmet.core.nn.Mlp}'s for the MLP).
-   */
-  static byte[] pack(double[] theta) {
-    ByteBuffer b = ByteBuffer.allocate(1 + 8 * theta.length).order(ByteOrder.LITTLE_ENDIAN);
-    b.put(STATE_V1);
-    for (double v : theta) {
-      b.putDouble(v);
-    }
-    return b.array();
+  /** A round's state ({@link dev.helmet.protocols.algorithm.ModelState}). */
+  static byte[] pack(double[] params) {
+    return dev.helmet.protocols.algorithm.ModelState.pack(params);
   }
 
   /** Reads a round's state, refusing another version, a wrong length or a non-finite value. */
   static double[] unpack(byte[] state, int length) {
-    Checks.require(state.length == 1 + 8L * length && state[0] == STATE_V1, "a dp-fl round state must be version "
-        + STATE_V1 + " with " + length + " doubles (" + (1 + 8L * length) + " bytes); " + state.length + " bytes came"
-        + (state.length > 0 ? " of version " + state[0] : ""));
-    ByteBuffer b = ByteBuffer.wrap(state, 1, state.length - 1).order(ByteOrder.LITTLE_ENDIAN);
-    double[] theta = new double[length];
-    for (int j = 0; j < length; j++) {
-      theta[j] = b.getDouble();
-      Checks.require(Double.isFinite(theta[j]), "model value " + j + " of the round state is not finite");
-    }
-    return theta;
+    return dev.helmet.protocols.algorithm.ModelState.unpack(state, length, "dp-fl");
   }
 
   /** The public plan: {@link DpFl.Plan} behind the algorithm interface. */

@@ -20,17 +20,12 @@ import dev.helmet.protocols.algorithm.Local;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.secagg.ring.FixedPointEncoding;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /** {@link SmmPlan} behind the algorithm interface: parties, server and the aggregate simulation. */
 final class SmmRun implements PublicPlan {
-  /** The first byte of a round's state: the encoding's version. */
-  static final byte STATE_V1 = 1;
-
   /** A party's rows as the MLP reads them. */
   record Rows(Examples examples) implements Local {
     @Override
@@ -214,27 +209,13 @@ final class SmmRun implements PublicPlan {
     };
   }
 
-  /** A round's state: version 1, then the MLP's parameters as little-endian doubles. */
+  /** A round's state ({@link dev.helmet.protocols.algorithm.ModelState}). */
   static byte[] pack(double[] params) {
-    ByteBuffer b = ByteBuffer.allocate(1 + 8 * params.length).order(ByteOrder.LITTLE_ENDIAN);
-    b.put(STATE_V1);
-    for (double v : params) {
-      b.putDouble(v);
-    }
-    return b.array();
+    return dev.helmet.protocols.algorithm.ModelState.pack(params);
   }
 
   /** Reads a round's state, refusing another version, a wrong length or a non-finite value. */
   static double[] unpack(byte[] state, int length) {
-    Checks.require(state.length == 1 + 8L * length && state[0] == STATE_V1, "an smm round state must be version "
-        + STATE_V1 + " with " + length + " doubles (" + (1 + 8L * length) + " bytes); " + state.length + " bytes came"
-        + (state.length > 0 ? " of version " + state[0] : ""));
-    ByteBuffer b = ByteBuffer.wrap(state, 1, state.length - 1).order(ByteOrder.LITTLE_ENDIAN);
-    double[] params = new double[length];
-    for (int j = 0; j < length; j++) {
-      params[j] = b.getDouble();
-      Checks.require(Double.isFinite(params[j]), "model value " + j + " of the round state is not finite");
-    }
-    return params;
+    return dev.helmet.protocols.algorithm.ModelState.unpack(state, length, "smm");
   }
 }
