@@ -4,6 +4,7 @@ import dev.helmet.core.nn.Examples;
 import dev.helmet.core.nn.Mlp;
 import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.accounting.SkellamMixtureRdp.Subsampling;
+import dev.helmet.privacy.accounting.SmmAccounting;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.ledger.Guarantee;
 import dev.helmet.privacy.ledger.PrivacyCharge;
@@ -20,9 +21,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Everything an SMM run derives from its public settings and the roster: the total Skellam
- * parameter lambda for the target (eps, delta), the L-infinity clip, each party's share of the
- * noise, the ring, and how a party turns its sampled records into its input.
+ * Everything an SMM run derives from its public settings and the roster: the round mechanism
+ * calibrated for the target (eps, delta) (the Skellam mixture mechanism's total lambda and
+ * L-infinity clip, or a baseline's noise; {@link RoundMechanism}), each party's share of the noise,
+ * the ring, and how a party turns its sampled records into its input. The privacy argument below is
+ * written for SMM; the baselines differ only in how a record is rounded (conditionally, to a norm
+ * bound) and in their noise and accountant, with the same attachment of the noise to the parties.
  *
  * <p><b>Privacy.</b> Each record is a client of the paper's analysis (Theorem 6): per round it is
  * Poisson-sampled with probability q; if sampled, its gradient is clipped to L2 norm C, rotated
