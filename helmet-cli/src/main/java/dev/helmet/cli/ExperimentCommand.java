@@ -73,12 +73,12 @@ final class ExperimentCommand extends GroupCommand {
     public Integer call() throws Exception {
       if ((config == null) == (preset == null)) {
         throw new IllegalArgumentException("give either an experiment file or --preset (" + String.join(", ",
-            Presets.NAMES) + ")");
+            Presets.ALL) + ")");
       }
       if (config != null && quick) {
         throw new IllegalArgumentException("--quick applies to presets only; make the file's grid smaller instead");
       }
-      if (preset != null && preset.trim().equalsIgnoreCase("smm-sum")) {
+      if (preset != null && preset.trim().equalsIgnoreCase(Presets.SUM)) {
         return sumEstimation();
       }
       String f = features == null ? null : features.trim().toLowerCase(java.util.Locale.ROOT);

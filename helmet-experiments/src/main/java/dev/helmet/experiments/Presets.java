@@ -27,8 +27,16 @@ import java.util.List;
 public final class Presets {
   private Presets() {}
 
+  /** The presets that are experiment grids ({@link #get}). */
   public static final List<String> NAMES = List.of("fig5", "fig6", "table2", WdDpPresets.EPS, WdDpPresets.IMBALANCE,
-      WdDpPresets.PL, SmmPresets.FL, SmmPresets.BATCH, SmmPresets.GAMMA, "smm-sum");
+      WdDpPresets.PL, SmmPresets.FL, SmmPresets.BATCH, SmmPresets.GAMMA);
+
+  /** smm-sum: a mechanism experiment on synthetic vectors, run by {@code dev.helmet.experiments.sum.SumEstimation}. */
+  public static final String SUM = "smm-sum";
+
+  /** Every preset's name, for help and errors. */
+  public static final List<String> ALL = java.util.stream.Stream.concat(NAMES.stream(), java.util.stream.Stream.of(SUM))
+      .toList();
 
   /** The data set a preset runs on when none is named. */
   public static String defaultDataset(String name) {
@@ -123,7 +131,9 @@ public final class Presets {
         j.set("partitions", m.valueToTree(List.of("iid", "one-class")));
         j.putObject("plots").put("fixed_epsilon", 1);
       }
-      default -> throw new IllegalArgumentException("unknown preset " + name + "; presets: " + String.join(", ", NAMES));
+      default -> throw new IllegalArgumentException(name.equals(SUM) ? SUM + " is not an experiment grid (run it with "
+          + "helmet experiment run --preset " + SUM + ")" : "unknown preset " + name + "; presets: "
+          + String.join(", ", ALL));
     }
     return ExperimentConfig.parse(j, "preset " + name);
   }
