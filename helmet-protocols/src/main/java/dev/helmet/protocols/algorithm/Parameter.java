@@ -6,8 +6,9 @@ import dev.helmet.core.util.Checks;
  * One parameter of an algorithm.
  *
  * @param path where it sits in a configuration mapping: {@code learner.lambda}, {@code dpfl.rounds}
- * @param flag its command-line option, {@code --lambda}; several algorithms may share a flag only
- *     for the same path
+ * @param flag its command-line option, {@code --lambda}; several algorithms may share a flag when
+ *     its type agrees (the selected algorithm's path takes the value: {@code --sampling-rate} is
+ *     {@code dpfl.sampling_rate} for dp-fl and {@code smm.sampling_rate} for smm)
  * @param type how its value is written
  * @param defaultValue its default in words ({@code "0.5"}, {@code "per learner"})
  * @param description what it does
