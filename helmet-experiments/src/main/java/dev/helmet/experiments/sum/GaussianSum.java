@@ -23,20 +23,8 @@ final class GaussianSum {
     SplittableRandom r = new SplittableRandom(seed);
     double[] out = new double[trueSum.length];
     for (int j = 0; j < out.length; j++) {
-      out[j] = trueSum[j] + sigma * gaussian(r);
+      out[j] = trueSum[j] + sigma * r.nextGaussian();
     }
     return out;
-  }
-
-  private static double gaussian(SplittableRandom r) {
-    // Marsaglia's polar method.
-    while (true) {
-      double u = 2 * r.nextDouble() - 1;
-      double v = 2 * r.nextDouble() - 1;
-      double s = u * u + v * v;
-      if (s > 0 && s < 1) {
-        return u * Math.sqrt(-2 * Math.log(s) / s);
-      }
-    }
   }
 }

@@ -131,15 +131,7 @@ public final class SumEstimation {
     for (double[] p : out) {
       double norm = 0;
       for (int j = 0; j < d; j++) {
-        double u;
-        double v;
-        double s;
-        do {
-          u = 2 * r.nextDouble() - 1;
-          v = 2 * r.nextDouble() - 1;
-          s = u * u + v * v;
-        } while (s <= 0 || s >= 1);
-        p[j] = u * Math.sqrt(-2 * Math.log(s) / s);
+        p[j] = r.nextGaussian();
         norm += p[j] * p[j];
       }
       norm = Math.sqrt(norm) * (1 + 1e-15); // a hair inside the sphere: norm <= 1 after rounding
