@@ -28,17 +28,7 @@ final class SmmPresets {
 
   static ExperimentConfig fl(String dataset, boolean quick) {
     ObjectMapper m = new ObjectMapper();
-    ObjectNode j = m.createObjectNode();
-    j.put("name", FL + "-" + dataset + (quick ? "-quick" : ""));
-    j.put("dataset", dataset);
-    j.put("features", "raw");
-    j.put("per_party", quick ? 200 : 6000);
-    j.set("parties", m.valueToTree(List.of(10)));
-    j.put("delta", 1e-5);
-    j.put("honest_fraction", 1.0);
-    j.put("repeats", quick ? 1 : 2);
-    j.put("validation_from", "test");
-    j.put("validation_fraction", 0.5);
+    ObjectNode j = base(m, FL, dataset, quick);
     j.set("epsilons", m.valueToTree(quick ? List.of(1.0, 5.0) : List.of(1.0, 2.0, 3.0, 4.0, 5.0)));
     ArrayNode variants = j.putArray("variants");
     for (int b : quick ? List.of(8) : List.of(6, 8, 10)) {
@@ -102,7 +92,16 @@ final class SmmPresets {
     return ExperimentConfig.parse(j, "preset " + GAMMA);
   }
 
+  /** A sweep at eps 3, plotted against the value in its variants' names. */
   private static ObjectNode sweepBase(ObjectMapper m, String name, String dataset, boolean quick, String label) {
+    ObjectNode j = base(m, name, dataset, quick);
+    j.set("epsilons", m.valueToTree(List.of(3.0)));
+    j.putObject("plots").put("fixed_epsilon", 3).put("sweep", label);
+    return j;
+  }
+
+  /** The paper's setting: 10 parties of 6,000 records (200 quick), every party honest. */
+  private static ObjectNode base(ObjectMapper m, String name, String dataset, boolean quick) {
     ObjectNode j = m.createObjectNode();
     j.put("name", name + "-" + dataset + (quick ? "-quick" : ""));
     j.put("dataset", dataset);
@@ -114,8 +113,6 @@ final class SmmPresets {
     j.put("repeats", quick ? 1 : 2);
     j.put("validation_from", "test");
     j.put("validation_fraction", 0.5);
-    j.set("epsilons", m.valueToTree(List.of(3.0)));
-    j.putObject("plots").put("fixed_epsilon", 3).put("sweep", label);
     return j;
   }
 
