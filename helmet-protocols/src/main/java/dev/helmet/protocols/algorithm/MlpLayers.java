@@ -31,4 +31,13 @@ public final class MlpLayers {
     }
     return learner.integers("hidden", 1, 1 << 16).stream().mapToInt(Integer::intValue).toArray();
   }
+
+  /** The layer widths: the features, the hidden widths, the classes. */
+  public static int[] widths(int features, int[] hidden, int classes) {
+    int[] w = new int[hidden.length + 2];
+    w[0] = features;
+    System.arraycopy(hidden, 0, w, 1, hidden.length);
+    w[w.length - 1] = classes;
+    return w;
+  }
 }

@@ -22,7 +22,11 @@ final class ClippedGradients {
    */
   static void add(DesignMatrix m, double[] theta, int classes, double clip, double q,
       RandomBits rng, double[] g) {
-    int[] sample = sample(m.rows(), q, rng);
+    add(m, theta, classes, clip, sample(m.rows(), q, rng), g);
+  }
+
+  /** As {@link #add(DesignMatrix, double[], int, double, double, RandomBits, double[])} over the records {@code sample}. */
+  static void add(DesignMatrix m, double[] theta, int classes, double clip, int[] sample, double[] g) {
     // In blocks of the sample: the scores of a block against every class row with the blocked
     // kernel, then the clipped gradients' sum as one update (coefficients f_i (p_i - e_y)).
     double[] scores = new double[BLOCK * classes];

@@ -16,6 +16,7 @@ import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.privacy.noise.RandomBits;
+import dev.helmet.protocols.algorithm.NoiseClamp;
 import dev.helmet.protocols.helmet.HelmetAccounting;
 import dev.helmet.protocols.privacy.Audience;
 import dev.helmet.secagg.ring.FixedPointEncoding;
@@ -209,17 +210,10 @@ public final class DpFl {
       }
       // Encoding: a party's clipped sum has per-coordinate magnitude at most n_i C (every record's
       // clipped gradient has L2 norm, so every coordinate, at most C, for either model); its noise is
-      // clamped at k >= 12 standard deviations. A clamp that fires makes the run differ from the
-      // accounted mechanism on an event of probability at most p = rounds W d 2 exp(-k^2/2) (Gaussian
-      // tail, union bound), which costs (1 + e^eps) p of delta; the mechanism is calibrated for the rest.
-      // ln((1 + e^eps) count), stable for any eps; the clamp widens beyond 12 standard deviations when
-      // that is needed to keep its charge below 1 % of delta.
-      double count = (double) c.rounds() * w * d;
-      double logCharge = Math.log(count) + c.epsilon() + Math.log1p(Math.exp(-c.epsilon()));
-      double logTarget = Math.log(c.delta() / 100);
-      this.clampStds = Math.max(12, Math.sqrt(2 * (Math.log(2 * (1 + 1e-9)) + logCharge - logTarget)));
-      double deltaTail = Math.exp(logCharge + Math.log(2 * (1 + 1e-9)) - clampStds * clampStds / 2);
-      this.mechanismDelta = c.delta() - deltaTail;
+      // clamped ({@link NoiseClamp}: at least 12 standard deviations, the tail charged to delta).
+      NoiseClamp clamp = NoiseClamp.of((double) c.rounds() * w * d, c.epsilon(), c.delta());
+      this.clampStds = clamp.stds();
+      this.mechanismDelta = c.delta() - clamp.deltaTail();
       this.sigma = c.noiseMultiplier(mechanismDelta);
       // The noise is sized for the fewest contributors a round may have: with more, there is only
       // more noise. Honest: the guaranteed honest contributors among them alone give std sigma C.

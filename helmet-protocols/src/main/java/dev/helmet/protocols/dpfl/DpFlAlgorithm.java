@@ -8,6 +8,7 @@ import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.ExperimentVariant;
+import dev.helmet.protocols.algorithm.MlpLayers;
 import dev.helmet.protocols.algorithm.Parameter;
 import dev.helmet.protocols.algorithm.Parameter.Type;
 import dev.helmet.protocols.config.StrictNode;
@@ -133,7 +134,7 @@ public final class DpFlAlgorithm implements Algorithm {
       throw l.error("hidden", "applies to the mlp learner only (learner.kind: mlp, --learner mlp); the learner is "
           + "softmax");
     }
-    int[] hidden = mlp ? dev.helmet.protocols.algorithm.MlpLayers.hidden(l) : null;
+    int[] hidden = mlp ? MlpLayers.hidden(l) : null;
     if (common.protection().unit() != Protection.Unit.RECORD) {
       throw new IllegalArgumentException("dp-fl protects records; the protection unit is "
           + common.protection().describe());
@@ -182,16 +183,8 @@ public final class DpFlAlgorithm implements Algorithm {
     DpFl.Config c = new DpFl.Config(q, d.number("grad_clip", 1.0, 1e-12, 1e12), rounds, lr, common.epsilon(),
         common.delta(), common.honestFraction(), split, accountant, common.ringBits(), relation, expected);
     DpFlModel model = mlp
-        ? DpFlModel.mlp(new Mlp(widths(common.features(), hidden, common.classes())), optimizer, startSeed)
+        ? DpFlModel.mlp(new Mlp(MlpLayers.widths(common.features(), hidden, common.classes())), optimizer, startSeed)
         : DpFlModel.softmax(common.classes(), common.features() + 1, optimizer);
     return new DpFlSpec(this, common, c, pre, model);
-  }
-
-  private static int[] widths(int features, int[] hidden, int classes) {
-    int[] w = new int[hidden.length + 2];
-    w[0] = features;
-    System.arraycopy(hidden, 0, w, 1, hidden.length);
-    w[w.length - 1] = classes;
-    return w;
   }
 }

@@ -136,7 +136,7 @@ public final class DpFlModel {
   }
 
   /** A fresh state of the server's update rule with step size {@code learningRate}, for Adam; null for SGD. */
-  Optimiser.State adam(double learningRate) {
+  public Optimiser.State adam(double learningRate) {
     return optimizer == Optimizer.ADAM ? new Adam(learningRate).start(length()) : null;
   }
 
@@ -167,14 +167,29 @@ public final class DpFlModel {
    * records of their loss gradients at {@code params}, each clipped to L2 norm at most {@code clip}.
    */
   void addClippedGradients(Records local, double[] params, double clip, double q, RandomBits rng, double[] g) {
+    addClippedGradients(local, params, clip, poissonSample(local.size(), q, rng), g);
+  }
+
+  /**
+   * Adds to {@code g} the sum over the records {@code sample} (indices into the party's rows) of
+   * their loss gradients at {@code params}, each clipped to L2 norm at most {@code clip}.
+   */
+  public void addClippedGradients(Records local, double[] params, double clip, int[] sample, double[] g) {
     if (net == null) {
-      ClippedGradients.add(local.design(), params, classes, clip, q, rng, g);
+      ClippedGradients.add(local.design(), params, classes, clip, sample, g);
       return;
     }
-    int[] sample = ClippedGradients.sample(local.size(), q, rng);
     for (int from = 0; from < sample.length; from += MLP_CHUNK) {
       int[] chunk = Arrays.copyOfRange(sample, from, Math.min(sample.length, from + MLP_CHUNK));
       net.clippedGradientSum(params, local.examples(), chunk, clip, g);
     }
+  }
+
+  /**
+   * A Poisson sample of {@code rows} records at rate q from {@code rng} (the party's secret bits):
+   * the indices, ascending.
+   */
+  public static int[] poissonSample(int rows, double q, RandomBits rng) {
+    return ClippedGradients.sample(rows, q, rng);
   }
 }

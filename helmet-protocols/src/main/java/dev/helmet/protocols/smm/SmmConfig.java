@@ -57,11 +57,7 @@ record SmmConfig(int[] hidden, int bits, double gamma, double clip, double sampl
 
   /** The layer widths for {@code features} inputs and {@code classes} outputs. */
   int[] widths(int features, int classes) {
-    int[] w = new int[hidden.length + 2];
-    w[0] = features;
-    System.arraycopy(hidden, 0, w, 1, hidden.length);
-    w[w.length - 1] = classes;
-    return w;
+    return dev.helmet.protocols.algorithm.MlpLayers.widths(features, hidden, classes);
   }
 
   @Override

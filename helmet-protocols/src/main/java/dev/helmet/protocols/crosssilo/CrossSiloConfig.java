@@ -1,0 +1,95 @@
+package dev.helmet.protocols.crosssilo;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.privacy.event.NeighbourRelation;
+import java.util.Locale;
+
+/**
+ * The public settings of a cross-silo run (Heikkilä et al., "Differentially private cross-silo
+ * federated learning", 2020; SPEC 2.3 and 7): DP-SGD over a few data-rich parties, each adding its
+ * share of the Gaussian noise, one secure summation per step.
+ *
+ * @param colluders T: the parties that may collude with the server (the noise split {@code
+ *     colluders} sizes each share so the guarantee survives them and the observing party)
+ * @param split how the noise is shared among the parties
+ * @param neighbours the neighbouring relation of the guarantee
+ * @param samplingRate q: each record joins a step's batch with this probability (Poisson, every
+ *     party sampling its own records)
+ * @param expectedBatch the public normaliser under add-or-remove neighbours (NaN under replace-one:
+ *     q times the contributors' records, public there)
+ * @param rounds the DP-SGD steps, one summation each
+ * @param clip C: the per-example gradient L2 bound
+ * @param learningRate the server's step size
+ * @param accountant the accountant (pld, or rdp under add-or-remove)
+ */
+record CrossSiloConfig(
+    int colluders,
+    NoiseSplit split,
+    NeighbourRelation neighbours,
+    double samplingRate,
+    double expectedBatch,
+    int rounds,
+    double clip,
+    double learningRate,
+    String accountant) {
+
+  CrossSiloConfig {
+    Checks.require(colluders >= 0, "colluders must be >= 0. Provided value: " + colluders);
+    Checks.notNull("noise split", split);
+    Checks.notNull("neighbours", neighbours);
+    Checks.require(samplingRate > 0 && samplingRate <= 1,
+        "sampling rate must be in (0, 1]. Provided value: " + samplingRate);
+    Checks.positive("rounds", rounds);
+    Checks.positive("clip", clip);
+    Checks.positive("learning rate", learningRate);
+    Checks.require(accountant.equals("pld") || accountant.equals("rdp"),
+        "accountant must be pld or rdp. Provided value: " + accountant);
+    Checks.require(neighbours == NeighbourRelation.ADD_OR_REMOVE_ONE || accountant.equals("pld"),
+        "replace-one neighbours need the pld accountant (the RDP of the Poisson-subsampled Gaussian is known for "
+            + "add-or-remove neighbours only)");
+    if (neighbours == NeighbourRelation.ADD_OR_REMOVE_ONE) {
+      Checks.require(expectedBatch > 0 && Double.isFinite(expectedBatch), "under add-or-remove neighbours the "
+          + "number of records is private, so the step's normaliser must be a public expected batch > 0. "
+          + "Provided value: " + expectedBatch);
+    }
+  }
+
+  /** How the noise is shared among the parties (the paper's Sec. 3.2 and its LDP baseline). */
+  enum NoiseSplit {
+    /**
+     * Each party adds variance sigma^2 C^2 / (M - T - 1), M the fewest contributors a step may
+     * have: the honest shares alone reach sigma^2 C^2 even when T parties collude with the server
+     * and one more party (any party sees the aggregate and knows its own share) observes.
+     */
+    COLLUDERS("colluders"),
+    /**
+     * Each party adds sigma^2 C^2 / M: the full noise only if every party's share stays hidden, as
+     * inside trusted hardware (assumed, not provided here).
+     */
+    TRUSTED_HARDWARE("trusted-hardware"),
+    /**
+     * Each party adds the full sigma^2 C^2: every party's message is DP on its own, as if there
+     * were no secure summation (the paper's "LDP" baseline: each party's own central DP).
+     */
+    LOCAL("local");
+
+    private final String id;
+
+    NoiseSplit(String id) {
+      this.id = id;
+    }
+
+    String id() {
+      return id;
+    }
+
+    static NoiseSplit parse(String s) {
+      for (NoiseSplit n : values()) {
+        if (n.id.equals(s.trim().toLowerCase(Locale.ROOT))) {
+          return n;
+        }
+      }
+      throw new IllegalArgumentException("must be colluders, trusted-hardware or local. Provided value: " + s);
+    }
+  }
+}

@@ -1,0 +1,313 @@
+package dev.helmet.protocols.crosssilo;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.privacy.event.NeighbourRelation;
+import dev.helmet.privacy.event.SelfComposedDpEvent;
+import dev.helmet.privacy.ledger.Guarantee;
+import dev.helmet.privacy.ledger.PrivacyCharge;
+import dev.helmet.privacy.ledger.PrivacyLedger;
+import dev.helmet.protocols.algorithm.NoiseClamp;
+import dev.helmet.protocols.crosssilo.CrossSiloConfig.NoiseSplit;
+import dev.helmet.protocols.dpfl.DpFl;
+import dev.helmet.protocols.dpfl.DpFlModel;
+import dev.helmet.protocols.privacy.Audience;
+import dev.helmet.secagg.ring.FixedPointEncoding;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Everything a cross-silo run derives from its public settings and the roster: the noise
+ * multiplier sigma calibrated for the target (eps, delta), each party's share of the noise, the
+ * ring, and the guarantee. The coordinator and every party compute it with this same code, so a
+ * party never takes anyone's word for its noise or its privacy charge.
+ *
+ * <p><b>Privacy.</b> One step releases the sum over the parties of their Poisson-sampled (rate q,
+ * each party sampling its own records with its own SecureRandom) gradients clipped to L2 norm C,
+ * plus the parties' Gaussian noise shares; a party whose sample is empty still sends its share.
+ * For neighbouring data sets (replace one record, or add or remove one) the sum of clipped gradients
+ * moves by at most C (replace-one: the pair of means +-1 relative to C, the bounded relation of
+ * Koskela et al.'s accountant), so a step is the Poisson-subsampled Gaussian mechanism with noise
+ * multiplier sigma when the noise that the adversary does not know has std at least sigma C. Over
+ * the rounds the steps compose, accounted with the PLD (FFT) accountant. How much of the noise the
+ * adversary does not know depends on the split (paper Sec. 3.2): with {@code colluders}, each of
+ * the M contributors (M the fewest a step may have) adds variance sigma^2 C^2 / (M - T - 1): T
+ * colluders and the observing party itself (which sees the aggregate and knows its own share)
+ * remove T + 1 shares, and the M - T - 1 others still sum to sigma^2 C^2. With {@code
+ * trusted-hardware} each adds sigma^2 C^2 / M, which holds only if no share leaves its enclave.
+ * With {@code local} each adds the full sigma^2 C^2, so each party's message is DP by itself.
+ *
+ * <p>Gaussian noise is unbounded and the ring is not: each share is clamped ({@link NoiseClamp})
+ * and the tail is charged to delta.
+ */
+final class CrossSiloPlan {
+  private final CrossSiloConfig config;
+  private final DpFlModel model;
+  private final int[] sizes;
+  private final int minContributors;
+  private final double epsilon;
+  private final double delta;
+  private final double mechanismDelta;
+  private final double sigma;
+  private final int shares;
+  private final double partyStd;
+  private final double bound;
+  private final FixedPointEncoding encoding;
+
+  CrossSiloPlan(CrossSiloConfig config, DpFlModel model, int[] sizes, int minContributors, double epsilon,
+      double delta, int ringBits, double honestFraction) {
+    Checks.require(sizes.length >= 1, "cross-silo needs at least one party");
+    Checks.require(minContributors >= 1 && minContributors <= sizes.length,
+        "min contributors must be in [1, " + sizes.length + "]. Provided value: " + minContributors);
+    this.config = config;
+    this.model = model;
+    this.sizes = sizes.clone();
+    this.minContributors = minContributors;
+    this.epsilon = epsilon;
+    this.delta = delta;
+    int maxLocal = 0;
+    for (int n : sizes) {
+      Checks.require(n >= 1, "every party needs at least one record");
+      maxLocal = Math.max(maxLocal, n);
+    }
+    this.shares = honestShares(config, minContributors);
+    checkSummation(config, sizes.length, honestFraction);
+    NoiseClamp clamp = NoiseClamp.of((double) config.rounds() * sizes.length * model.length(), epsilon, delta);
+    this.mechanismDelta = delta - clamp.deltaTail();
+    this.sigma = calibration().noiseMultiplier(mechanismDelta);
+    this.partyStd = sigma * config.clip() / Math.sqrt(shares);
+    this.bound = maxLocal * config.clip() + clamp.stds() * partyStd;
+    this.encoding = FixedPointEncoding.choose(ringBits, bound, sizes.length);
+  }
+
+  /**
+   * The number of noise shares that must sum to the full variance: M - T - 1, M or 1.
+   *
+   * @throws IllegalArgumentException if M - T - 1 < 1, saying what would do
+   */
+  static int honestShares(CrossSiloConfig c, int minContributors) {
+    return switch (c.split()) {
+      case COLLUDERS -> {
+        int h = minContributors - c.colluders() - 1;
+        if (h < 1) {
+          throw new IllegalArgumentException("the noise split colluders needs more contributors than colluders plus "
+              + "one: with " + minContributors + " contributors and T = " + c.colluders() + " colluders, M - T - 1 = "
+              + h + " honest parties would be left to add the noise (lower --colluders, add parties, or choose "
+              + "--noise-split trusted-hardware or local)");
+        }
+        yield h;
+      }
+      case TRUSTED_HARDWARE -> minContributors;
+      case LOCAL -> 1;
+    };
+  }
+
+  /**
+   * The noise of the {@code colluders} split survives T + 1 parties with the server; the secure
+   * summation must too. The runners set the summation up for floor((1 - t) W) colluding parties
+   * (t the honest fraction), so that must be at least T + 1, or the summation would show a smaller
+   * coalition more than the noise was sized for.
+   */
+  static void checkSummation(CrossSiloConfig c, int parties, double honestFraction) {
+    if (c.split() != NoiseSplit.COLLUDERS) {
+      return;
+    }
+    int tolerated = parties - dev.helmet.protocols.helmet.HelmetAccounting.honestContributors(parties, parties,
+        honestFraction);
+    if (tolerated < c.colluders() + 1) {
+      throw new IllegalArgumentException("the secure summation is set up for " + tolerated + " colluding part"
+          + (tolerated == 1 ? "y" : "ies") + " of " + parties + " (honest fraction " + honestFraction + "), fewer than "
+          + "the T + 1 = " + (c.colluders() + 1) + " the noise is sized for (T colluders and the observing party); "
+          + "set --honest-fraction to at most " + num(1 - (double) (c.colluders() + 1) / parties) + " or lower "
+          + "--colluders");
+    }
+  }
+
+  /** A DP-FL configuration with the same event, used for its (memoised) calibration of sigma. */
+  private DpFl.Config calibration() {
+    return new DpFl.Config(config.samplingRate(), config.clip(), config.rounds(), config.learningRate(), epsilon,
+        delta, 1.0, DpFl.NoiseSplit.ALL_TRUSTED, config.accountant(), 0, config.neighbours(),
+        config.expectedBatch());
+  }
+
+  CrossSiloConfig config() {
+    return config;
+  }
+
+  DpFlModel model() {
+    return model;
+  }
+
+  int[] sizes() {
+    return sizes.clone();
+  }
+
+  int minContributors() {
+    return minContributors;
+  }
+
+  double sigma() {
+    return sigma;
+  }
+
+  /** Each party's noise std (before the clamp). */
+  double partyStd() {
+    return partyStd;
+  }
+
+  /** The clamp on a party's input coordinates: its largest clipped sum plus the noise clamp. */
+  double bound() {
+    return bound;
+  }
+
+  FixedPointEncoding encoding() {
+    return encoding;
+  }
+
+  /** The shares whose variances sum to sigma^2 C^2 (M - T - 1, M, or 1). */
+  int shares() {
+    return shares;
+  }
+
+  /** The coalition the released model's guarantee survives, besides the server. */
+  int colluders() {
+    return switch (config.split()) {
+      case COLLUDERS -> config.colluders() + 1;
+      case TRUSTED_HARDWARE -> 0;
+      case LOCAL -> sizes.length - 1;
+    };
+  }
+
+  /** The step's public normaliser: q times the contributors' records (replace-one) or the expected batch. */
+  double normaliser(long contributorRecords) {
+    Checks.positive("contributor records", contributorRecords);
+    return config.neighbours() == NeighbourRelation.REPLACE_ONE && Double.isNaN(config.expectedBatch())
+        ? config.samplingRate() * contributorRecords : config.expectedBatch();
+  }
+
+  PrivacyCharge charge() {
+    DpFl.Config c = calibration();
+    return new PrivacyCharge(config.accountant(), c.roundEvent(sigma), config.rounds(), mechanismDelta, delta,
+        config.neighbours().describe(), "record");
+  }
+
+  /** The eps of all planned rounds at the target delta (at most the target). */
+  double epsilon() {
+    return charge().epsilon();
+  }
+
+  /** eps when the unknown noise has multiplier {@code s} instead of sigma (more colluders than planned). */
+  private double epsilonAt(double s) {
+    if (s <= 0) {
+      return Double.POSITIVE_INFINITY;
+    }
+    DpFl.Config c = calibration();
+    return dev.helmet.privacy.accounting.Accountants.named(config.accountant()).get()
+        .compose(new SelfComposedDpEvent(c.roundEvent(s), config.rounds())).epsilon(mechanismDelta);
+  }
+
+  /** Whom the released model's guarantee protects against, naming T and the split. */
+  String audience(String summation, boolean revealsInputs) {
+    String base = Audience.releasedModel(summation, revealsInputs, colluders());
+    return switch (config.split()) {
+      case COLLUDERS -> base + " (T = " + config.colluders() + " tolerated colluders plus the observing party: each "
+          + "of the " + minContributors + " contributors adds 1/" + shares + " of the noise variance)";
+      case TRUSTED_HARDWARE -> base + " (assumes every party's noise share stays inside trusted hardware, which "
+          + "Helmet does not provide: each party adds 1/" + shares + " of the noise variance, so one curious party "
+          + "already removes part of it)";
+      case LOCAL -> base + " (each party adds the full noise: every party's message is protected by itself)";
+    };
+  }
+
+  PrivacyLedger ledger(String summation, boolean revealsInputs) {
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("model", model.describe());
+    details.put("optimizer", model.optimizer().id());
+    details.put("noise_split", config.split().id());
+    details.put("tolerated_colluders", config.colluders());
+    details.put("noise_shares", shares);
+    details.put("noise_multiplier", sigma);
+    details.put("party_noise_std", partyStd);
+    details.put("sampling", "poisson (each party samples its own records with its own SecureRandom)");
+    details.put("sampling_rate", config.samplingRate());
+    details.put("rounds", config.rounds());
+    details.put("gradient_clip", config.clip());
+    details.put("learning_rate", config.learningRate());
+    details.put("parties", sizes.length);
+    details.put("min_contributors", minContributors);
+    details.put("noise_sampler", DpFl.Plan.NOISE_SAMPLER);
+    details.put("step_normaliser", Double.isNaN(config.expectedBatch())
+        ? "q x records of the round's contributors (public under replace-one)"
+        : "expected batch size " + config.expectedBatch());
+    details.put("delta_clamp_tail", delta - mechanismDelta);
+    details.put("summation", summation);
+    details.put("summation_reveals_inputs", revealsInputs);
+    details.put("ring_bits", encoding.ringBits());
+    details.put("fractional_bits", encoding.fractionalBits());
+    details.putAll(degradation());
+    double eps = epsilon();
+    String relation = config.neighbours().describe();
+    List<Guarantee> guarantees = new ArrayList<>();
+    guarantees.add(new Guarantee(audience(summation, revealsInputs) + "; covers every round's model", relation,
+        "record", eps, delta));
+    if (config.split() == NoiseSplit.LOCAL) {
+      guarantees.add(new Guarantee("anyone who sees one party's messages (the server even in the clear, or every "
+          + "other party colluding): that party's records", relation, "record", eps, delta));
+    }
+    return new PrivacyLedger("cross-silo DP-SGD (Heikkila et al. 2020): distributed Gaussian noise, one summation "
+        + "per step", relation, "record", calibration().event(sigma).describe(), config.accountant(), eps, delta,
+        details, guarantees);
+  }
+
+  /**
+   * How the guarantee degrades when more parties collude than planned (paper Sec. 3.2): with T' > T
+   * colluders the unknown noise multiplier falls to sigma sqrt((M - T' - 1) / (M - T - 1)); with k
+   * enclaves of the trusted-hardware split compromised, to sigma sqrt((M - k) / M).
+   */
+  private Map<String, Object> degradation() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    if (config.split() == NoiseSplit.LOCAL) {
+      return m;
+    }
+    Map<String, Object> eps = new LinkedHashMap<>();
+    for (int extra = 1; extra <= 2; extra++) {
+      int left = config.split() == NoiseSplit.COLLUDERS ? shares - extra : minContributors - extra;
+      if (left < 1) {
+        break;
+      }
+      double s = sigma * Math.sqrt((double) left / shares);
+      String key = config.split() == NoiseSplit.COLLUDERS ? "T=" + (config.colluders() + extra)
+          : "compromised=" + extra;
+      eps.put(key, epsilonAt(s));
+    }
+    m.put(config.split() == NoiseSplit.COLLUDERS ? "epsilon_if_more_collude" : "epsilon_if_enclaves_compromised",
+        eps);
+    return m;
+  }
+
+  /** The public figures for reports. */
+  Map<String, Object> summary() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("accountant", config.accountant());
+    m.put("noise_multiplier", sigma);
+    m.put("noise_split", config.split().id());
+    m.put("tolerated_colluders", config.colluders());
+    m.put("noise_shares", shares);
+    m.put("sampling", "poisson");
+    m.put("sampling_rate", config.samplingRate());
+    m.put("clip", config.clip());
+    m.put("learning_rate", config.learningRate());
+    m.put("model", model.describe());
+    m.put("optimizer", model.optimizer().id());
+    m.put("neighbours", config.neighbours().id());
+    m.put("noise_sampler", DpFl.Plan.NOISE_SAMPLER);
+    m.put("ring_bits", encoding.ringBits());
+    return m;
+  }
+
+  static String num(double v) {
+    return String.format(Locale.ROOT, "%s", java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString());
+  }
+}

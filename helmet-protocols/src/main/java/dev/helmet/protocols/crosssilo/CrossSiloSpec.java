@@ -1,0 +1,352 @@
+package dev.helmet.protocols.crosssilo;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.Model;
+import dev.helmet.core.nn.Optimiser;
+import dev.helmet.core.preprocess.DesignMatrix;
+import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Parallel;
+import dev.helmet.privacy.ledger.PrivacyCharge;
+import dev.helmet.privacy.ledger.PrivacyLedger;
+import dev.helmet.privacy.noise.GaussianNoise;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.privacy.noise.RandomBits;
+import dev.helmet.protocols.algorithm.Aggregate;
+import dev.helmet.protocols.algorithm.Algorithm;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Common;
+import dev.helmet.protocols.algorithm.Contributor;
+import dev.helmet.protocols.algorithm.Local;
+import dev.helmet.protocols.algorithm.ModelState;
+import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.protocols.algorithm.ServerRole;
+import dev.helmet.protocols.algorithm.Terms;
+import dev.helmet.protocols.dpfl.DpFlModel;
+import dev.helmet.protocols.helmet.HelmetAlgorithm;
+import dev.helmet.protocols.helmet.HelmetDefaults;
+import dev.helmet.secagg.ring.FixedPointEncoding;
+import java.util.List;
+import java.util.Map;
+
+/** Cross-silo's settings, and through {@link #plan} its rounds. */
+final class CrossSiloSpec implements AlgorithmSpec {
+  private final Algorithm algorithm;
+  private final Common common;
+  private final CrossSiloConfig config;
+  private final Preprocessing preprocessing;
+  private final DpFlModel model;
+
+  CrossSiloSpec(Algorithm algorithm, Common common, CrossSiloConfig config, Preprocessing preprocessing,
+      DpFlModel model) {
+    this.algorithm = algorithm;
+    this.common = common;
+    this.config = config;
+    this.preprocessing = preprocessing;
+    this.model = model;
+  }
+
+  @Override
+  public Algorithm algorithm() {
+    return algorithm;
+  }
+
+  @Override
+  public Common common() {
+    return common;
+  }
+
+  CrossSiloConfig config() {
+    return config;
+  }
+
+  DpFlModel model() {
+    return model;
+  }
+
+  @Override
+  public ObjectNode toConfig() {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    ObjectNode l = o.putObject("learner");
+    l.put("kind", model.kind().id());
+    if (model.net() != null) {
+      var hidden = l.putArray("hidden");
+      for (int k = 1; k < model.net().layers(); k++) {
+        hidden.add(model.net().width(k));
+      }
+    }
+    HelmetAlgorithm.putPreprocessing(l, preprocessing);
+    ObjectNode c = o.putObject(CrossSiloAlgorithm.SECTION);
+    c.put("colluders", config.colluders());
+    c.put("noise_split", config.split().id());
+    c.put("neighbours", config.neighbours().id());
+    c.put("sampling", "poisson");
+    c.put("sampling_rate", config.samplingRate());
+    if (!Double.isNaN(config.expectedBatch())) {
+      c.put("expected_batch", config.expectedBatch());
+    }
+    c.put("rounds", config.rounds());
+    c.put("grad_clip", config.clip());
+    c.put("learning_rate", config.learningRate());
+    c.put("optimizer", model.optimizer().id());
+    c.put("accountant", config.accountant());
+    if (model.net() != null) {
+      c.put("start_seed", model.startSeed());
+    }
+    return o;
+  }
+
+  @Override
+  public Preprocessing preprocessing() {
+    return preprocessing;
+  }
+
+  /** The model file records the model's kind; its hyperparameters are cross-silo's, in the ledger. */
+  @Override
+  public LearnerConfig learner() {
+    return HelmetDefaults.learner(model.kind());
+  }
+
+  @Override
+  public int rounds() {
+    return config.rounds();
+  }
+
+  @Override
+  public int length() {
+    return model.length();
+  }
+
+  @Override
+  public String describe() {
+    return String.format(java.util.Locale.ROOT, "%s by cross-silo DP-SGD: %d rounds, Poisson sampling rate %s, "
+        + "gradient clip %s, %slearning rate %s, noise split %s (T = %d), %s accountant, %s neighbours; %s",
+        model.describe(), config.rounds(), CrossSiloPlan.num(config.samplingRate()),
+        CrossSiloPlan.num(config.clip()), model.optimizer() == DpFlModel.Optimizer.ADAM ? "Adam " : "",
+        CrossSiloPlan.num(config.learningRate()), config.split().id(), config.colluders(), config.accountant(),
+        config.neighbours().id(), preprocessing.describe());
+  }
+
+  @Override
+  public Terms terms() {
+    return new Terms(model.kind().id(), false, config.split().id());
+  }
+
+  @Override
+  public Local prepare(DesignMatrix data, long seed) {
+    Checks.require(data.rows() > 0, "a party needs at least one record");
+    return model.records(data);
+  }
+
+  @Override
+  public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
+    return new Plan(new CrossSiloPlan(config, model, sizes, minContributors, common.epsilon(), common.delta(),
+        common.ringBits(), common.honestFraction()));
+  }
+
+  /** The non-private counterpart: the same model, start, update rule and clipping, without noise. */
+  @Override
+  public Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
+    DpFlModel.Records x = model.records(pooled);
+    double[] params = model.start();
+    Optimiser.State adam = model.adam(config.learningRate());
+    int batch = (int) Math.max(1, Math.round(config.samplingRate() * x.size()));
+    int[] idx = new int[batch];
+    for (int t = 0; t < config.rounds(); t++) {
+      for (int j = 0; j < batch; j++) {
+        idx[j] = rng.nextInt(x.size());
+      }
+      double[] g = new double[params.length];
+      model.addClippedGradients(x, params, config.clip(), idx, g);
+      Steps.apply(adam, params, g, batch, config.learningRate());
+    }
+    return new Reference(model.model(params), "non-private centralized (the same " + model.describe() + ", "
+        + model.optimizer().id() + ", " + config.rounds() + " steps of " + batch + " records, gradients clipped to "
+        + CrossSiloPlan.num(config.clip()) + ", no noise) on the pooled data", 0);
+  }
+
+  /** The server's update: theta -= lr g / B (SGD), or Adam on g / B. */
+  static final class Steps {
+    private Steps() {}
+
+    static void apply(Optimiser.State adam, double[] theta, double[] sum, double normaliser, double lr) {
+      double[] g = new double[sum.length];
+      for (int j = 0; j < g.length; j++) {
+        g[j] = sum[j] / normaliser;
+      }
+      if (adam != null) {
+        adam.update(theta, g);
+        return;
+      }
+      for (int j = 0; j < theta.length; j++) {
+        theta[j] -= lr * g[j];
+      }
+    }
+  }
+
+  /** The public plan behind the algorithm interface. */
+  private static final class Plan implements PublicPlan {
+    private final CrossSiloPlan plan;
+
+    Plan(CrossSiloPlan plan) {
+      this.plan = plan;
+    }
+
+    @Override
+    public int rounds() {
+      return plan.config().rounds();
+    }
+
+    @Override
+    public int length() {
+      return plan.model().length();
+    }
+
+    @Override
+    public FixedPointEncoding encoding() {
+      return plan.encoding();
+    }
+
+    @Override
+    public int minContributors() {
+      return plan.minContributors();
+    }
+
+    @Override
+    public double noiseMultiplier() {
+      return plan.sigma();
+    }
+
+    @Override
+    public int colluders() {
+      return plan.colluders();
+    }
+
+    @Override
+    public PrivacyCharge charge() {
+      return plan.charge();
+    }
+
+    @Override
+    public PrivacyLedger ledger(int contributors, String summation, boolean revealsInputs) {
+      return plan.ledger(summation, revealsInputs);
+    }
+
+    @Override
+    public Map<String, Object> summary() {
+      return plan.summary();
+    }
+
+    private static RandomBits sampling(NoiseFactory noise, long seed) {
+      // The batches must stay secret (amplification by subsampling assumes no one knows them): from
+      // the party's own SecureRandom; seeded only alongside the insecure test noise.
+      return noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(seed);
+    }
+
+    private double[] unpack(byte[] state) {
+      double[] theta = ModelState.unpack(state, length(), CrossSiloAlgorithm.ID);
+      return theta;
+    }
+
+    @Override
+    public Contributor contributor(int party, Local local, NoiseFactory noise, long seed) {
+      if (!(local instanceof DpFlModel.Records rows)) {
+        throw new IllegalArgumentException("party " + party + "'s local state is not cross-silo's");
+      }
+      RandomBits sampling = sampling(noise, seed);
+      GaussianNoise own = noise.gaussian(party);
+      CrossSiloConfig c = plan.config();
+      FixedPointEncoding enc = plan.encoding();
+      double bound = plan.bound();
+      return (round, state) -> {
+        double[] theta = unpack(state);
+        return () -> {
+          // Its sample (possibly empty) and its noise share: a party always answers with its noise.
+          double[] g = new double[theta.length];
+          int[] sample = DpFlModel.poissonSample(rows.size(), c.samplingRate(), sampling);
+          plan.model().addClippedGradients(rows, theta, c.clip(), sample, g);
+          own.addTo(g, plan.partyStd());
+          long[] e = new long[g.length];
+          for (int j = 0; j < g.length; j++) {
+            e[j] = enc.encode(Math.max(-bound, Math.min(bound, g[j])));
+          }
+          return e;
+        };
+      };
+    }
+
+    @Override
+    public ServerRole server() {
+      CrossSiloConfig c = plan.config();
+      double[] theta = plan.model().start();
+      Optimiser.State adam = plan.model().adam(c.learningRate());
+      int[] sizes = plan.sizes();
+      return new ServerRole() {
+        @Override
+        public byte[] state(int round) {
+          return ModelState.pack(theta);
+        }
+
+        @Override
+        public void step(int round, double[] sum, int[] contributors) {
+          Checks.require(sum.length == theta.length, "sum of length " + sum.length + ", model of " + theta.length);
+          long records = 0;
+          for (int i : contributors) {
+            records += sizes[i];
+          }
+          Steps.apply(adam, theta, sum, plan.normaliser(records), c.learningRate());
+        }
+
+        @Override
+        public Model model() {
+          return plan.model().model(theta);
+        }
+      };
+    }
+
+    @Override
+    public Aggregate aggregate(List<? extends Local> locals, long[] seeds, NoiseFactory noise) {
+      int w = locals.size();
+      DpFlModel.Records[] rows = new DpFlModel.Records[w];
+      RandomBits[] sampling = new RandomBits[w];
+      for (int i = 0; i < w; i++) {
+        rows[i] = (DpFlModel.Records) locals.get(i);
+        sampling[i] = sampling(noise, seeds[i]);
+      }
+      // The sum of W independent N(0, s^2) draws is N(0, W s^2).
+      double std = plan.partyStd() * Math.sqrt(w);
+      GaussianNoise centre = noise.gaussian(w);
+      CrossSiloConfig c = plan.config();
+      int d = length();
+      return new Aggregate() {
+        @Override
+        public String description() {
+          return "simulated (the parties' noise drawn as one Gaussian; no messages)";
+        }
+
+        @Override
+        public double[] sum(int round, byte[] state, int threads) {
+          double[] snapshot = unpack(state);
+          int chunks = Math.min(w, Math.max(1, threads) * 4);
+          double[][] partial = new double[chunks][d];
+          Parallel.forEach(threads, chunks, k -> {
+            for (int i = k; i < w; i += chunks) {
+              int[] sample = DpFlModel.poissonSample(rows[i].size(), c.samplingRate(), sampling[i]);
+              plan.model().addClippedGradients(rows[i], snapshot, c.clip(), sample, partial[k]);
+            }
+          });
+          double[] sum = new double[d];
+          for (double[] acc : partial) {
+            for (int j = 0; j < d; j++) {
+              sum[j] += acc[j];
+            }
+          }
+          centre.addTo(sum, std);
+          return sum;
+        }
+      };
+    }
+  }
+}
