@@ -37,7 +37,8 @@ public final class MixnetAbortException extends RuntimeException {
    * @param detail what was wrong, for the log (no secrets)
    */
   public MixnetAbortException(Reason reason, int party, String detail) {
-    super(reason + ": " + detail + (party >= 0 && reason != Reason.BAD_REVEAL ? " (detected by party " + party + ")" : ""));
+    super(reason + ": " + detail
+        + (party >= 0 && reason != Reason.BAD_REVEAL ? " (detected by party " + party + ")" : ""));
     this.reason = reason;
     this.party = party;
   }

@@ -120,7 +120,8 @@ public final class MixnetSimulation {
     for (int i = 0; i < n; i++) {
       MixnetParty p = parties.get(i);
       sent[i] = 32 + (long) p.records() * OnionLayer.size(n) + (long) total * OnionLayer.size(n - 1 - i);
-      received[i] = 32L * (n - 1) + (long) total * OnionLayer.size(n - i) + (i < n - 1 ? (long) total * Token.BYTES : 0);
+      received[i] = 32L * (n - 1) + (long) total * OnionLayer.size(n - i)
+          + (i < n - 1 ? (long) total * Token.BYTES : 0);
       seconds[i] = p.seconds();
       for (CryptoProfile.Op op : CryptoProfile.Op.values()) {
         profile.merge(op.name().toLowerCase(Locale.ROOT), p.profile().seconds(op), Double::sum);

@@ -124,7 +124,8 @@ public final class GroupMaskSummation implements SecureSummation {
         + groupSize + ", N = " + parties);
     if (graph == Graph.DISJOINT) {
       Checks.require(parties % groupSize == 0, "group size g must divide the number of parties N for disjoint "
-          + "groups. Provided values: g = " + groupSize + ", N = " + parties + " (N mod g = " + parties % groupSize + ")");
+          + "groups. Provided values: g = " + groupSize + ", N = " + parties + " (N mod g = " + parties % groupSize
+          + ")");
     } else if (groupSize < parties) {
       Checks.require(groupSize >= 3 && (groupSize - 1) % 2 == 0, "a Harary mask graph needs an even degree g - 1 >= 2, "
           + "so an odd group size g >= 3 (or g = N for the complete graph). Provided values: g = " + groupSize
@@ -281,7 +282,8 @@ public final class GroupMaskSummation implements SecureSummation {
   private String describeGroup(int u, int n) {
     if (graph == Graph.DISJOINT) {
       int k = u / groupSize;
-      return "party " + u + " (group " + k + ": parties " + k * groupSize + ".." + (k * groupSize + groupSize - 1) + ")";
+      int first = k * groupSize;
+      return "party " + u + " (group " + k + ": parties " + first + ".." + (first + groupSize - 1) + ")";
     }
     return "party " + u + " (mask neighbours " + Arrays.toString(session.neighbours[u]) + ")";
   }
