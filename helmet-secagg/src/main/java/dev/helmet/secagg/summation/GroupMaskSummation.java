@@ -193,16 +193,17 @@ public final class GroupMaskSummation implements SecureSummation {
       sum[i] &= mask;
     }
     double serverSeconds = (System.nanoTime() - serverStart) / 1e9;
-    long setupPerParty = round.setup ? (HEADER + 32L) * groupSizeFor(n) : 0;
+    // setup: a party sends its public key and receives its g - 1 neighbours' keys (g <= N checked)
+    long setupPerParty = round.setup ? (HEADER + 32L) * groupSize : 0;
     long perParty = HEADER + packed + setupPerParty;
     long serverBytes = (long) contributors.size() * (HEADER + packed) + packed
-        + (round.setup ? (long) n * (HEADER + 32L) * groupSizeFor(n) : 0);
+        + (round.setup ? (long) n * (HEADER + 32L) * groupSize : 0);
     double partySeconds = Arrays.stream(round.partyNanos).sum() / 1e9 / n;
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("graph", graph.name().toLowerCase(Locale.ROOT));
     params.put("group_size", groupSize);
     params.put("groups", revealedGroups(n).size());
-    params.put("neighbours", groupSizeFor(n) - 1);
+    params.put("neighbours", groupSize - 1);
     params.put("revealed_group_size", smallestRevealedGroup(n));
     params.put("round", round.number);
     params.put("setup", round.setup);
@@ -214,11 +215,6 @@ public final class GroupMaskSummation implements SecureSummation {
     }
     return new SummationOutcome(SummationOutcome.Status.COMPLETED, sum, contributors, List.of(), null, perParty,
         serverBytes, seconds, serverSeconds, partySeconds, profile(round.profile), params);
-  }
-
-  /** Keys a party holds: its g - 1 neighbours (DISJOINT, HARARY), or all others when g = N. */
-  private int groupSizeFor(int parties) {
-    return Math.min(groupSize, parties);
   }
 
   /**
