@@ -256,22 +256,35 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
    */
   public double equivalentFraction(double sigma, int steps, double delta) {
     Checks.openUnit("delta", delta);
-    double target = epsilon(sigma, new Exact(), steps, delta);
+    return fractionAtEpsilon(epsilon(sigma, new Exact(), steps, delta), sigma, steps, delta);
+  }
+
+  /**
+   * The rate q at which {@code steps} steps of the replace-one Poisson-subsampled Gaussian reach
+   * {@code epsilon} at delta, searched between b/n (halved while needed) and b/n_H, to a relative
+   * 1e-3, the upper end of the final bracket: what {@link #equivalentFraction} solves once it knows
+   * the exact mixture's epsilon.
+   */
+  public double fractionAtEpsilon(double epsilon, double sigma, int steps, double delta) {
+    Checks.positive("noise multiplier", sigma);
+    Checks.positive("steps", steps);
+    Checks.openUnit("delta", delta);
+    Checks.require(epsilon >= 0, "epsilon must be >= 0. Provided value: " + epsilon);
     double hi = worstCaseFraction();
     double lo = poissonFraction();
-    while (poissonEpsilon(lo, sigma, steps, delta) > target) {
+    while (poissonEpsilon(lo, sigma, steps, delta) > epsilon) {
       hi = lo;
       lo /= 2;
       if (lo < 1e-12) {
         return hi;
       }
     }
-    if (poissonEpsilon(hi, sigma, steps, delta) <= target) {
+    if (poissonEpsilon(hi, sigma, steps, delta) <= epsilon) {
       return hi; // the worst case is never below the mixture but for the grids' rounding
     }
     while (hi - lo > 1e-3 * hi) {
       double mid = 0.5 * (lo + hi);
-      if (poissonEpsilon(mid, sigma, steps, delta) > target) {
+      if (poissonEpsilon(mid, sigma, steps, delta) > epsilon) {
         hi = mid;
       } else {
         lo = mid;
