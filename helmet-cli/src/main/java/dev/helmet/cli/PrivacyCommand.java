@@ -26,8 +26,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Privacy arithmetic: K_comp Gaussian releases (tight: Sommer et al. 2019 Thm 5, the analytic "
         + "Gaussian), T steps of the Poisson-subsampled Gaussian (DP-SGD) with the RDP or PLD accountant, or T rounds "
-        + "of the Skellam mixture mechanism (--accountant smm).",
-    subcommands = {PrivacyCommand.Epsilon.class, PrivacyCommand.Noise.class})
+        + "of the Skellam mixture mechanism (--accountant smm); cross-silo pieces: a projection's clip ratio "
+        + "(projection) and SWOR sampling fractions (swor).",
+    subcommands = {PrivacyCommand.Epsilon.class, PrivacyCommand.Noise.class, CrossSiloPrivacy.Projection.class,
+        CrossSiloPrivacy.Swor.class})
 final class PrivacyCommand extends GroupCommand {
 
   /** eps from sigma. */

@@ -198,6 +198,66 @@ final class Pld {
     return b;
   }
 
+  /**
+   * The PLD of a revealed mixture: component i with probability {@code w[i]}, the index known to
+   * the adversary (docs/design/cross-silo.md 1.4). Its hockey-stick divergence is linear in the
+   * weights, delta(eps) = sum_i w_i delta_i(eps), so the PLD is the weighted sum of the pmfs on the
+   * common grid (offsets aligned: every PLD here uses the same width h) with infinite mass
+   * sum_i w_i inf_i. If each p[i] dominates its component (connect the dots does), the mixture
+   * dominates the mixture mechanism. Weights summing to less than 1 put the remainder at infinity,
+   * which only adds loss; callers ensure the sum is 1 up to rounding.
+   */
+  static Pld mix(double[] w, Pld[] p) {
+    if (w.length != p.length || w.length == 0) {
+      throw new IllegalArgumentException("a mixture needs one weight per PLD and at least one. Provided: " + w.length
+          + " weights, " + p.length + " PLDs");
+    }
+    int lo = Integer.MAX_VALUE;
+    int hi = Integer.MIN_VALUE;
+    for (int i = 0; i < p.length; i++) {
+      if (w[i] > 0) {
+        lo = Math.min(lo, p[i].offset);
+        hi = Math.max(hi, p[i].offset + p[i].pmf.length - 1);
+      }
+    }
+    if (lo > hi) {
+      throw new IllegalArgumentException("a mixture needs a positive weight");
+    }
+    double[] pmf = new double[hi - lo + 1];
+    double inf = 0;
+    double sum = 0;
+    for (int i = 0; i < p.length; i++) {
+      if (w[i] <= 0) {
+        continue;
+      }
+      int shift = p[i].offset - lo;
+      for (int j = 0; j < p[i].pmf.length; j++) {
+        pmf[shift + j] += w[i] * p[i].pmf[j];
+      }
+      inf += w[i] * p[i].infinity;
+      sum += w[i];
+    }
+    // Missing weight (below 1 by rounding) counts as a failure: more loss, never less.
+    inf += Math.max(0, 1 - sum);
+    return new Pld(lo, pmf, Math.min(1, inf));
+  }
+
+  /**
+   * With probability {@code slack} a total failure, otherwise this PLD: {@code (1 - s) omega + s}
+   * at infinity (a {@link dev.helmet.privacy.event.SlackDpEvent}).
+   */
+  Pld withSlack(double slack) {
+    if (slack == 0) {
+      return this;
+    }
+    double[] scaled = new double[pmf.length];
+    for (int i = 0; i < pmf.length; i++) {
+      scaled[i] = (1 - slack) * pmf[i];
+    }
+    // s + (1 - s) inf, rounded up by one ulp so that the failure mass is never under-counted.
+    return new Pld(offset, scaled, Math.min(1, Math.nextUp(slack + (1 - slack) * infinity)));
+  }
+
   /** this^n by repeated squaring, truncating after every product. */
   Pld power(int n, double tail) {
     Pld result = identity();

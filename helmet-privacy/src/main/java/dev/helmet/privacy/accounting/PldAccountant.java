@@ -4,10 +4,12 @@ import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.event.ComposedDpEvent;
 import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.event.GaussianDpEvent;
+import dev.helmet.privacy.event.MixtureDpEvent;
 import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.NoOpDpEvent;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
+import dev.helmet.privacy.event.SlackDpEvent;
 import java.util.function.DoubleUnaryOperator;
 import org.apache.commons.numbers.gamma.Erfc;
 
@@ -30,7 +32,8 @@ import org.apache.commons.numbers.gamma.Erfc;
  * neighbours (both directions, "remove" P = (1-q) N(0, s^2) + q N(1, s^2) vs Q = N(0, s^2), and
  * "add" with P and Q swapped; the answer is the worse) and under replace-one (the cross-silo
  * paper's pair (1-q) N(0, s^2) + q N(1, s^2) vs (1-q) N(0, s^2) + q N(-1, s^2), symmetric);
- * compositions of them.
+ * compositions of them; a {@link SlackDpEvent} around any of these ({@link Pld#withSlack}); a
+ * revealed {@link MixtureDpEvent} of any of these ({@link Pld#mix}, per direction).
  */
 public final class PldAccountant implements PrivacyAccountant {
   /** Default grid width of the privacy loss. */
@@ -67,6 +70,17 @@ public final class PldAccountant implements PrivacyAccountant {
 
   @Override
   public boolean supportsMechanism(DpEvent event) {
+    if (event instanceof SlackDpEvent s) {
+      return supports(s.inner());
+    }
+    if (event instanceof MixtureDpEvent m) {
+      for (int i = 0; i < m.size(); i++) {
+        if (!supports(m.component(i))) {
+          return false;
+        }
+      }
+      return true;
+    }
     return event instanceof GaussianDpEvent || event instanceof NoOpDpEvent
         || event instanceof PoissonSampledDpEvent p && p.event() instanceof GaussianDpEvent;
   }
@@ -101,6 +115,25 @@ public final class PldAccountant implements PrivacyAccountant {
 
   /** The per-step PLDs of a mechanism: {remove direction, add direction}. */
   private Pld[] single(DpEvent event) {
+    if (event instanceof SlackDpEvent sl) {
+      Pld[] in = of(sl.inner());
+      Pld r = in[0].withSlack(sl.slack());
+      return new Pld[] {r, in[1] == in[0] ? r : in[1].withSlack(sl.slack())};
+    }
+    if (event instanceof MixtureDpEvent m) {
+      Pld[] rs = new Pld[m.size()];
+      Pld[] as = new Pld[m.size()];
+      boolean symmetric = true;
+      for (int i = 0; i < m.size(); i++) {
+        Pld[] c = of(m.component(i));
+        rs[i] = c[0];
+        as[i] = c[1];
+        symmetric &= c[0] == c[1];
+      }
+      double[] w = m.weights();
+      Pld r = Pld.mix(w, rs);
+      return new Pld[] {r, symmetric ? r : Pld.mix(w, as)};
+    }
     if (event instanceof GaussianDpEvent g) {
       double s = g.noiseMultiplier();
       // P = N(1, s^2), Q = N(0, s^2): L(x) = (2x - 1) / (2 s^2), increasing; symmetric.
@@ -126,6 +159,22 @@ public final class PldAccountant implements PrivacyAccountant {
     DoubleUnaryOperator la = x -> -mix.apply((2 * x - 1) / (2 * s * s));
     Pld a = Pld.connectTheDots(new Cdf(0, s, 1), new Cdf(q, s, 1), la, false, h, tail);
     return new Pld[] {r, a};
+  }
+
+  /**
+   * The PLDs {remove, add} of any supported event (composites included), accounted alone on this
+   * accountant's grid: the parts of a slack or mixture event.
+   */
+  private Pld[] of(DpEvent event) {
+    if (event instanceof NoOpDpEvent) {
+      Pld id = Pld.identity();
+      return new Pld[] {id, id};
+    }
+    if (!(event instanceof SelfComposedDpEvent) && !(event instanceof ComposedDpEvent)) {
+      return single(event);
+    }
+    PldAccountant part = new PldAccountant(h, tail).compose(event, 1);
+    return new Pld[] {part.remove, part.add};
   }
 
   /** ln((1 - q) + q e^t), stable for any t. */

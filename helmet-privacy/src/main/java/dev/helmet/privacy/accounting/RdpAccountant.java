@@ -5,6 +5,7 @@ import dev.helmet.privacy.event.ComposedDpEvent;
 import dev.helmet.privacy.event.DistributedDiscreteGaussianDpEvent;
 import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.event.GaussianDpEvent;
+import dev.helmet.privacy.event.MixtureDpEvent;
 import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.NoOpDpEvent;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
@@ -30,7 +31,10 @@ import dev.helmet.privacy.event.SkellamMixtureDpEvent;
  * SampledGaussianRdp}), the Skellam mixture mechanism, plain or Poisson-subsampled ({@link
  * SkellamMixtureRdp}, with the general subsampling bound), the Poisson-subsampled distributed
  * discrete Gaussian and Skellam mechanism under add-or-remove neighbours (Zhu and Wang's general
- * bound, {@link PoissonSubsampledRdp}), compositions of them.
+ * bound, {@link PoissonSubsampledRdp}), compositions of them, and revealed mixtures of them
+ * ({@link MixtureDpEvent}: {@code 1/(alpha - 1) ln sum_i w_i exp((alpha - 1) rdp_i(alpha))}, exact
+ * for a mixture whose component is revealed, since the Renyi moment E_Q[(p/q)^alpha] is linear in
+ * the weights).
  */
 public final class RdpAccountant implements PrivacyAccountant {
   static final double[] ORDERS = orders();
@@ -95,6 +99,9 @@ public final class RdpAccountant implements PrivacyAccountant {
 
   @Override
   public boolean supportsMechanism(DpEvent event) {
+    if (event instanceof MixtureDpEvent m) {
+      return java.util.Arrays.stream(m.components()).allMatch(this::supports);
+    }
     return event instanceof GaussianDpEvent || event instanceof NoOpDpEvent
         || event instanceof DistributedDiscreteGaussianDpEvent || event instanceof SkellamMixtureDpEvent
         || event instanceof SkellamDpEvent
@@ -146,6 +153,8 @@ public final class RdpAccountant implements PrivacyAccountant {
           out[i] += part[i];
         }
       }
+    } else if (event instanceof MixtureDpEvent m) {
+      return mixtureCurve(m, orders, smm);
     } else if (event instanceof PoissonSampledDpEvent p && p.event() instanceof SkellamMixtureDpEvent m) {
       for (int i = 0; i < out.length; i++) {
         out[i] = SkellamMixtureRdp.subsampledRdp(m, p.samplingProbability(), orders[i], smm);
@@ -158,6 +167,43 @@ public final class RdpAccountant implements PrivacyAccountant {
       for (int i = 0; i < out.length; i++) {
         out[i] = rdpOf(event, orders[i]);
       }
+    }
+    return out;
+  }
+
+  /**
+   * 1/(alpha - 1) ln sum_i w_i exp((alpha - 1) rdp_i(alpha)), by log-sum-exp, rounded up by a
+   * relative 1e-12 (the sum of a few exponentials and a logarithm, each within an ulp or two).
+   */
+  private static double[] mixtureCurve(MixtureDpEvent m, double[] orders, SkellamMixtureRdp.Subsampling smm) {
+    double[][] parts = new double[m.size()][];
+    for (int j = 0; j < m.size(); j++) {
+      parts[j] = curve(m.component(j), orders, smm);
+    }
+    double[] out = new double[orders.length];
+    for (int i = 0; i < orders.length; i++) {
+      double am1 = orders[i] - 1;
+      double max = Double.NEGATIVE_INFINITY;
+      for (int j = 0; j < m.size(); j++) {
+        if (m.weight(j) > 0) {
+          max = Math.max(max, am1 * parts[j][i]);
+        }
+      }
+      if (max == Double.POSITIVE_INFINITY) {
+        out[i] = max;
+        continue;
+      }
+      double sum = 0;
+      double weights = 0;
+      for (int j = 0; j < m.size(); j++) {
+        if (m.weight(j) > 0) {
+          sum += m.weight(j) * Math.exp(am1 * parts[j][i] - max);
+          weights += m.weight(j);
+        }
+      }
+      // Weights a rounding short of 1 are renormalised (never the other way: that would lower the bound).
+      double r = (max + Math.log(sum / Math.min(1, weights))) / am1;
+      out[i] = Math.max(0, r + 1e-12 * Math.abs(r));
     }
     return out;
   }
@@ -186,6 +232,9 @@ public final class RdpAccountant implements PrivacyAccountant {
     }
     if (event instanceof SelfComposedDpEvent s) {
       return s.count() * rdpOf(s.event(), alpha);
+    }
+    if (event instanceof MixtureDpEvent m) {
+      return mixtureCurve(m, new double[] {alpha}, SkellamMixtureRdp.Subsampling.GENERAL)[0];
     }
     if (event instanceof ComposedDpEvent c) {
       return c.events().stream().mapToDouble(e -> rdpOf(e, alpha)).sum();

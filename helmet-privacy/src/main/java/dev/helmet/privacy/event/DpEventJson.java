@@ -22,6 +22,8 @@ import java.util.Locale;
  *  "l1_sensitivity": 9.6e5, "dimension": 7850}
  * {"type": "skellam_mixture", "lambda": 1428, "c": 4096, "delta_inf": 4}
  * {"type": "skellam", "mu": 2.5e7, "l2_sensitivity": 161.2, "l1_sensitivity": 25985}
+ * {"type": "slack", "slack": 1e-10, "event": {...}}
+ * {"type": "mixture", "weights": [0.25, 0.75], "events": [{...}, {...}]}
  * {"type": "no_op"}
  * </pre>
  */
@@ -66,6 +68,18 @@ public final class DpEventJson {
       n.put("mu", k.mu());
       n.put("l2_sensitivity", k.l2Sensitivity());
       n.put("l1_sensitivity", k.l1Sensitivity());
+    } else if (event instanceof SlackDpEvent s) {
+      n.put("type", "slack");
+      n.put("slack", s.slack());
+      n.set("event", toJson(s.inner()));
+    } else if (event instanceof MixtureDpEvent m) {
+      n.put("type", "mixture");
+      ArrayNode w = n.putArray("weights");
+      ArrayNode a = n.putArray("events");
+      for (int i = 0; i < m.size(); i++) {
+        w.add(m.weight(i));
+        a.add(toJson(m.component(i)));
+      }
     } else if (event instanceof NoOpDpEvent) {
       n.put("type", "no_op");
     } else {
@@ -110,6 +124,8 @@ public final class DpEventJson {
             integer(n, "delta_inf"));
         case "skellam" -> new SkellamDpEvent(number(n, "mu"), number(n, "l2_sensitivity"),
             number(n, "l1_sensitivity"));
+        case "slack" -> new SlackDpEvent(number(n, "slack"), fromJson(n.get("event")));
+        case "mixture" -> mixture(n);
         case "no_op" -> new NoOpDpEvent();
         default -> throw new IllegalArgumentException("unknown DP event type '" + type + "'");
       };
@@ -126,6 +142,26 @@ public final class DpEventJson {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalArgumentException("a DP event is not valid JSON: " + e.getOriginalMessage(), e);
     }
+  }
+
+  private static MixtureDpEvent mixture(JsonNode n) {
+    JsonNode w = n.get("weights");
+    JsonNode a = n.get("events");
+    if (w == null || !w.isArray() || a == null || !a.isArray()) {
+      throw new IllegalArgumentException("mixture event: 'weights' and 'events' must be arrays");
+    }
+    double[] weights = new double[w.size()];
+    for (int i = 0; i < weights.length; i++) {
+      if (!w.get(i).isNumber() || !Double.isFinite(w.get(i).asDouble())) {
+        throw new IllegalArgumentException("field 'weights' must hold finite numbers");
+      }
+      weights[i] = w.get(i).asDouble();
+    }
+    DpEvent[] events = new DpEvent[a.size()];
+    for (int i = 0; i < events.length; i++) {
+      events[i] = fromJson(a.get(i));
+    }
+    return new MixtureDpEvent(weights, events);
   }
 
   private static NeighbourRelation relation(String s) {

@@ -29,6 +29,11 @@
  * baseline is omitted; Bao et al. report it far below the others (error above 10^4, accuracy below
  * 20 %).
  *
- * <p>Rounding and noise are secure by default; the rotation's signs are public.
+ * <p><b>Cross-silo projection.</b> {@link dev.helmet.privacy.mechanism.GaussianProjection} is the
+ * Johnson-Lindenstrauss projection of Heikkila et al. (Sec. 2.2 and 3.5), generated column by
+ * column from a public seed; its sensitivity is {@link
+ * dev.helmet.privacy.accounting.ProjectionSensitivity}'s.
+ *
+ * <p>Rounding and noise are secure by default; the rotation's signs and the projection are public.
  */
 package dev.helmet.privacy.mechanism;

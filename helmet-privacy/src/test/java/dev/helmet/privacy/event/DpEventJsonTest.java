@@ -36,6 +36,25 @@ class DpEventJsonTest {
         "{\"type\": \"skellam\", \"mu\": 0, \"l2_sensitivity\": 2, \"l1_sensitivity\": 4}"));
   }
 
+  /** The cross-silo events (slack and revealed mixture) read back equal, nested in each other. */
+  @Test
+  void slackAndMixtureEventsRoundTrip() {
+    DpEvent step = new PoissonSampledDpEvent(0.0107, new GaussianDpEvent(1), NeighbourRelation.REPLACE_ONE);
+    DpEvent mixture = new MixtureDpEvent(new double[] {0.125, 0.5, 0.375},
+        new DpEvent[] {new NoOpDpEvent(), step, new SlackDpEvent(1e-10, step)});
+    DpEvent e = new SelfComposedDpEvent(new SlackDpEvent(1e-15, mixture), 1250);
+    DpEvent back = DpEventJson.parse(DpEventJson.toString(e));
+    assertEquals(e, back);
+    assertEquals(e.hashCode(), back.hashCode());
+    assertEquals("mixture", DpEventJson.toJson(mixture).get("type").asText());
+    IllegalArgumentException a = assertThrows(IllegalArgumentException.class,
+        () -> DpEventJson.parse("{\"type\": \"mixture\", \"weights\": [1]}"));
+    assertTrue(a.getMessage().contains("'weights' and 'events' must be arrays"), a.getMessage());
+    IllegalArgumentException b = assertThrows(IllegalArgumentException.class,
+        () -> DpEventJson.parse("{\"type\": \"slack\", \"slack\": 2, \"event\": {\"type\": \"no_op\"}}"));
+    assertTrue(b.getMessage().contains("slack must be in [0, 1]"), b.getMessage());
+  }
+
   @Test
   void malformedEventsAreRefusedNamingTheField() {
     IllegalArgumentException a = assertThrows(IllegalArgumentException.class,

@@ -1,0 +1,205 @@
+package dev.helmet.privacy.mechanism;
+
+import dev.helmet.core.util.Checks;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import javax.crypto.Cipher;
+import javax.crypto.spec.IvParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The Johnson-Lindenstrauss projection f_JL(u) = P^T u of Heikkila et al. ("Differentially private
+ * cross-silo federated learning", Sec. 2.2 and 3.5, Algorithm 3): P in R^(d x k) with i.i.d.
+ * N(0, 1/k) entries, so E[P P^T] = I and the un-projection P y of a projected sum is unbiased.
+ * Parties send P^T(sum of clipped gradients) plus noise in k dimensions; the server un-projects
+ * (post-processing). The sensitivity of P^T is {@link
+ * dev.helmet.privacy.accounting.ProjectionSensitivity}'s.
+ *
+ * <p>P is never stored whole (d k doubles: 3.2 GB for d = 10^6, k = 400). Column c comes from its
+ * own stream: the AES-256 key SHA-256(seed (8 bytes, big-endian) || "helmet projection v1" || c
+ * (4 bytes, big-endian)) keys AES/CTR/NoPadding (the JDK's {@link Cipher}, zero IV); each 8
+ * keystream bytes give a 53-bit uniform, and each pair of uniforms (u1 in (0, 1], u2 in [0, 1))
+ * two normals by Box-Muller, sqrt(-2 ln u1) (cos, sin)(2 pi u2), with {@link StrictMath}, scaled by
+ * 1/sqrt(k). Every step is exact IEEE arithmetic or a {@code StrictMath} function, so the bits of P
+ * are the same on every JVM and platform, and every party and the server rebuild the same P from
+ * the seed. Columns are processed in blocks: a block size bounds memory (d times the block, in
+ * doubles) and changes no bit of the result, since each output is accumulated in the same order
+ * whatever the blocks.
+ *
+ * <p>Why a seed and not {@link java.security.SecureRandom}: P is public randomness. It must be
+ * identical for every party and the server, it is not secret (the server un-projects with it), and
+ * the projection is not a privacy mechanism by itself: privacy comes from the Gaussian noise (drawn
+ * with SecureRandom by the noise samplers) and from the clip. What the chi^2 argument of Theorem 2
+ * needs is that P be independent of the data and of the model the gradients are taken at; a seed
+ * fixed before the model is chosen, or drawn jointly afterwards (design note doubt 5), gives that.
+ * AES-CTR is used as a well-studied pseudorandom function, so that the entries behave as i.i.d.
+ * Gaussians, not for secrecy.
+ */
+public final class GaussianProjection {
+  /** Default number of columns generated together. */
+  public static final int DEFAULT_BLOCK = 16;
+  private static final byte[] LABEL = "helmet projection v1".getBytes(StandardCharsets.UTF_8);
+  /** 2^-53: a 53-bit integer times this is a double in [0, 1), exactly. */
+  private static final double UNIT = 0x1p-53;
+  /** Keystream bytes per cipher call (512 uniforms). */
+  private static final int CHUNK = 4096;
+
+  private final long seed;
+  private final int d;
+  private final int k;
+  private final double scale;
+
+  /**
+   * @param seed the public seed of this P (fresh per step when the design calls for it)
+   * @param dimension d, the length of the vectors projected, >= 1
+   * @param projectedDimension k, >= 1
+   */
+  public GaussianProjection(long seed, int dimension, int projectedDimension) {
+    this.seed = seed;
+    this.d = Checks.positive("dimension", dimension);
+    this.k = Checks.positive("projected dimension", projectedDimension);
+    this.scale = 1 / StrictMath.sqrt(projectedDimension);
+  }
+
+  /** d. */
+  public int dimension() {
+    return d;
+  }
+
+  /** k. */
+  public int projectedDimension() {
+    return k;
+  }
+
+  /** The seed. */
+  public long seed() {
+    return seed;
+  }
+
+  /** P^T g, in blocks of {@link #DEFAULT_BLOCK} columns. */
+  public double[] project(double[] g) {
+    return project(g, DEFAULT_BLOCK);
+  }
+
+  /**
+   * P^T g: y_c = sum_j P[j, c] g[j], summed in order of j, column by column.
+   *
+   * @param g a vector of length d
+   * @param blockColumns columns generated at a time (memory d * blockColumns doubles); any value
+   *     gives the same bits
+   */
+  public double[] project(double[] g, int blockColumns) {
+    Checks.require(g.length == d, "vector length must be the dimension " + d + ". Provided value: " + g.length);
+    Checks.positive("block columns", blockColumns);
+    double[] y = new double[k];
+    double[][] block = new double[Math.min(blockColumns, k)][];
+    for (int c0 = 0; c0 < k; c0 += blockColumns) {
+      int n = Math.min(blockColumns, k - c0);
+      fill(block, c0, n);
+      for (int i = 0; i < n; i++) {
+        double[] col = block[i];
+        double s = 0;
+        for (int j = 0; j < d; j++) {
+          s += col[j] * g[j];
+        }
+        y[c0 + i] = s;
+      }
+    }
+    return y;
+  }
+
+  /** P y, in blocks of {@link #DEFAULT_BLOCK} columns. */
+  public double[] backProject(double[] y) {
+    return backProject(y, DEFAULT_BLOCK);
+  }
+
+  /** P y, with {@code blockColumns} columns generated at a time (any value: the same bits). */
+  public double[] backProject(double[] y, int blockColumns) {
+    double[] x = new double[d];
+    backProject(y, x, blockColumns);
+    return x;
+  }
+
+  /**
+   * {@code into += P y}: into[j] += P[j, c] y[c] for c = 0, 1, ..., k - 1 in that order, one term
+   * at a time, so blocks of any size give the same bits.
+   */
+  public void backProject(double[] y, double[] into, int blockColumns) {
+    Checks.require(y.length == k, "projected vector length must be " + k + ". Provided value: " + y.length);
+    Checks.require(into.length == d, "output length must be the dimension " + d + ". Provided value: "
+        + into.length);
+    Checks.positive("block columns", blockColumns);
+    double[][] block = new double[Math.min(blockColumns, k)][];
+    for (int c0 = 0; c0 < k; c0 += blockColumns) {
+      int n = Math.min(blockColumns, k - c0);
+      fill(block, c0, n);
+      for (int j = 0; j < d; j++) {
+        double x = into[j];
+        for (int i = 0; i < n; i++) {
+          x += block[i][j] * y[c0 + i];
+        }
+        into[j] = x;
+      }
+    }
+  }
+
+  /** Column c of P: d entries N(0, 1/k). */
+  public double[] column(int c) {
+    Checks.require(c >= 0 && c < k, "column must be in [0, " + k + "). Provided value: " + c);
+    double[] out = new double[d];
+    generate(c, out);
+    return out;
+  }
+
+  private void fill(double[][] block, int c0, int n) {
+    for (int i = 0; i < n; i++) {
+      if (block[i] == null) {
+        block[i] = new double[d];
+      }
+      generate(c0 + i, block[i]);
+    }
+  }
+
+  /** Writes column c into out (length d). */
+  private void generate(int c, double[] out) {
+    Cipher aes = columnCipher(c);
+    byte[] zeros = new byte[CHUNK];
+    byte[] ks = new byte[CHUNK];
+    ByteBuffer buf = ByteBuffer.wrap(ks);
+    buf.position(CHUNK); // empty: refilled on first use
+    for (int j = 0; j < d; j += 2) {
+      if (buf.remaining() < 16) {
+        try {
+          aes.update(zeros, 0, CHUNK, ks, 0);
+        } catch (GeneralSecurityException e) {
+          throw new IllegalStateException("AES-CTR keystream failed", e);
+        }
+        buf.clear();
+      }
+      double u1 = ((buf.getLong() >>> 11) + 1) * UNIT; // (0, 1]: log is finite
+      double u2 = (buf.getLong() >>> 11) * UNIT; // [0, 1)
+      double r = StrictMath.sqrt(-2 * StrictMath.log(u1));
+      double t = 2 * Math.PI * u2;
+      out[j] = r * StrictMath.cos(t) * scale;
+      if (j + 1 < d) {
+        out[j + 1] = r * StrictMath.sin(t) * scale;
+      }
+    }
+  }
+
+  private Cipher columnCipher(int c) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      sha.update(ByteBuffer.allocate(8).putLong(seed).array());
+      sha.update(LABEL);
+      sha.update(ByteBuffer.allocate(4).putInt(c).array());
+      Cipher aes = Cipher.getInstance("AES/CTR/NoPadding");
+      aes.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(sha.digest(), "AES"), new IvParameterSpec(new byte[16]));
+      return aes;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("SHA-256 and AES/CTR/NoPadding are required of every JDK", e);
+    }
+  }
+}
