@@ -72,6 +72,14 @@ public final class CrossSiloAlgorithm implements Algorithm {
         new Parameter(SECTION + ".accountant", "--accountant", Type.TEXT, "pld (rdp under add-remove)", "pld or rdp"),
         new Parameter(SECTION + ".start_seed", "--start-seed", Type.INTEGER, "1",
             "public seed of the MLP's initial model"),
+        new Parameter(SECTION + ".projection", "--projection-dim", Type.INTEGER, "0",
+            "k: each party sends P^T of its noisy sum, P a fresh public d x k Gaussian matrix per step (0: none)",
+            "projection"),
+        new Parameter(SECTION + ".projection_slack", "--projection-slack", Type.NUMBER, "delta / (20 c rounds)",
+            "delta': per step, the chance a record's projected gradient exceeds C~ (c = 2 under replace-one, 1 "
+                + "under add-remove); all steps' slack is part of delta"),
+        new Parameter(SECTION + ".projection_seed", "--projection-seed", Type.INTEGER, "1",
+            "public seed of the projections"),
         HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
   }
 
@@ -102,7 +110,8 @@ public final class CrossSiloAlgorithm implements Algorithm {
     Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
     StrictNode d = config.child(SECTION);
     d.allow("colluders", "noise_split", "neighbours", "sampling", "sampling_rate", "expected_batch", "rounds",
-        "epochs", "grad_clip", "learning_rate", "optimizer", "accountant", "start_seed");
+        "epochs", "grad_clip", "learning_rate", "optimizer", "accountant", "start_seed", "projection",
+        "projection_slack", "projection_seed");
     String sampling = d.string("sampling", "poisson");
     if (!sampling.equals("poisson")) {
       throw d.error("sampling", "must be poisson (sampling without replacement through the token mixnet is not "
@@ -143,12 +152,25 @@ public final class CrossSiloAlgorithm implements Algorithm {
     double lr = d.number("learning_rate", optimizer == DpFlModel.Optimizer.ADAM ? 9e-4 : 2.0, 1e-12, 1e12);
     String accountant = d.string("accountant", relation == NeighbourRelation.REPLACE_ONE ? "pld" : "rdp");
     int colluders = d.integer("colluders", 0, 0, 1_000_000);
+    int k = d.integer("projection", 0, 0, 1 << 24);
+    if (k == 0 && (d.has("projection_slack") || d.has("projection_seed"))) {
+      throw d.error(d.has("projection_slack") ? "projection_slack" : "projection_seed", "applies only with a "
+          + "projection (crosssilo.projection, --projection-dim k > 0)");
+    }
+    // The default slack spends 5 % of delta over all steps: c rounds delta' = delta / 20.
+    int c2 = relation == NeighbourRelation.REPLACE_ONE ? 2 : 1;
+    double slack = k == 0 ? 0 : d.number("projection_slack", common.delta() / (20.0 * c2 * rounds), 1e-300, 0.5);
+    if (k > 0 && (double) c2 * rounds * slack > common.delta() / 2) {
+      throw d.error("projection_slack", "spends " + c2 + " x " + rounds + " x " + slack + " of delta over the steps, "
+          + "more than half of delta = " + common.delta() + "; lower it (the default is delta / (20 c rounds))");
+    }
+    long projectionSeed = d.integer("projection_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE);
     CrossSiloConfig c;
     try {
       c = new CrossSiloConfig(colluders, split, relation, q, expected, rounds, d.number("grad_clip", 2.5, 1e-12, 1e12),
-          lr, accountant);
+          lr, accountant, k, slack, projectionSeed);
     } catch (IllegalArgumentException e) {
-      throw d.error("accountant", e.getMessage());
+      throw d.error(k > 0 ? "projection" : "accountant", e.getMessage());
     }
     int startSeed = d.integer("start_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE);
     DpFlModel model = mlp

@@ -21,6 +21,11 @@ import java.util.Locale;
  * @param clip C: the per-example gradient L2 bound
  * @param learningRate the server's step size
  * @param accountant the accountant (pld, or rdp under add-or-remove)
+ * @param projection k: the dimension parties project their noisy sums to (paper Sec. 3.5), 0 for
+ *     none
+ * @param projectionSlack delta': per step, the chance that a record's projected gradient exceeds
+ *     the projected clip bound C~ = C r(k, delta') (paper Theorem 2); 0 without projection
+ * @param projectionSeed the public seed of the projections (a fresh P each step)
  */
 record CrossSiloConfig(
     int colluders,
@@ -31,7 +36,10 @@ record CrossSiloConfig(
     int rounds,
     double clip,
     double learningRate,
-    String accountant) {
+    String accountant,
+    int projection,
+    double projectionSlack,
+    long projectionSeed) {
 
   CrossSiloConfig {
     Checks.require(colluders >= 0, "colluders must be >= 0. Provided value: " + colluders);
@@ -47,6 +55,13 @@ record CrossSiloConfig(
     Checks.require(neighbours == NeighbourRelation.ADD_OR_REMOVE_ONE || accountant.equals("pld"),
         "replace-one neighbours need the pld accountant (the RDP of the Poisson-subsampled Gaussian is known for "
             + "add-or-remove neighbours only)");
+    Checks.require(projection >= 0, "projection dimension must be >= 0. Provided value: " + projection);
+    if (projection > 0) {
+      Checks.require(accountant.equals("pld"), "a projection's slack is accounted by the pld accountant only (the RDP "
+          + "accountant has no slack event); use accountant pld");
+      Checks.require(projectionSlack > 0 && projectionSlack < 1,
+          "projection slack must be in (0, 1). Provided value: " + projectionSlack);
+    }
     if (neighbours == NeighbourRelation.ADD_OR_REMOVE_ONE) {
       Checks.require(expectedBatch > 0 && Double.isFinite(expectedBatch), "under add-or-remove neighbours the "
           + "number of records is private, so the step's normaliser must be a public expected batch > 0. "

@@ -1,7 +1,17 @@
 package dev.helmet.protocols.crosssilo;
 
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Memo;
+import dev.helmet.privacy.accounting.Accountants;
+import dev.helmet.privacy.accounting.Calibration;
+import dev.helmet.privacy.accounting.ProjectionSensitivity;
+import dev.helmet.privacy.event.DpEvent;
+import dev.helmet.privacy.event.GaussianDpEvent;
 import dev.helmet.privacy.event.NeighbourRelation;
+import dev.helmet.privacy.event.PoissonSampledDpEvent;
+import dev.helmet.privacy.event.SlackDpEvent;
+import dev.helmet.privacy.mechanism.GaussianProjection;
+import org.apache.commons.statistics.distribution.ChiSquaredDistribution;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
 import dev.helmet.privacy.ledger.Guarantee;
 import dev.helmet.privacy.ledger.PrivacyCharge;
@@ -55,6 +65,9 @@ final class CrossSiloPlan {
   private final double partyStd;
   private final double bound;
   private final FixedPointEncoding encoding;
+  private final int length;
+  private final double clipRatio;
+  private final double columnTail;
 
   CrossSiloPlan(CrossSiloConfig config, DpFlModel model, int[] sizes, int minContributors, double epsilon,
       double delta, int ringBits, double honestFraction) {
@@ -74,13 +87,46 @@ final class CrossSiloPlan {
     }
     this.shares = honestShares(config, minContributors);
     checkSummation(config, sizes.length, honestFraction);
-    NoiseClamp clamp = NoiseClamp.of((double) config.rounds() * sizes.length * model.length(), epsilon, delta);
-    this.mechanismDelta = delta - clamp.deltaTail();
-    this.sigma = calibration().noiseMultiplier(mechanismDelta);
-    this.partyStd = sigma * config.clip() / Math.sqrt(shares);
-    this.bound = maxLocal * config.clip() + clamp.stds() * partyStd;
+    int k = config.projection();
+    Checks.require(k < model.length(), "the projection dimension must be below the model's " + model.length()
+        + " parameters. Provided value: " + k);
+    this.length = k > 0 ? k : model.length();
+    this.clipRatio = k > 0 ? ProjectionSensitivity.clipRatio(k, config.projectionSlack()) : 1;
+    NoiseClamp clamp = NoiseClamp.of((double) config.rounds() * sizes.length * length, epsilon, delta);
+    // A projected coordinate <P_c, S> of a party's clipped sum S (||S|| <= n_i C) is at most ||P_c||
+    // n_i C. The columns are public and data-independent; their norms are bounded by the chi-square
+    // quantile k ||P_c||^2 ~ chi2_d at tail tau, and a column beyond it (probability at most tau
+    // per column, union bound over k columns and the rounds) is charged to delta like the noise
+    // clamp, (1 + e^eps) times its probability, at 0.5 % of delta.
+    double columns = (double) k * config.rounds();
+    this.columnTail = k > 0 ? delta / 200 : 0;
+    double columnNorm = k > 0 ? Math.sqrt(ChiSquaredDistribution.of(model.length()).inverseSurvivalProbability(
+        columnTail / columns / (1 + Math.exp(epsilon))) / k) * (1 + 1e-9) : 1;
+    this.mechanismDelta = delta - clamp.deltaTail() - columnTail;
+    this.sigma = calibrate(config, epsilon, mechanismDelta);
+    this.partyStd = sigma * config.clip() * clipRatio / Math.sqrt(shares);
+    this.bound = maxLocal * config.clip() * columnNorm + clamp.stds() * partyStd;
     this.encoding = FixedPointEncoding.choose(ringBits, bound, sizes.length);
   }
+
+  /** The accounted event of one step at noise multiplier {@code s} (relative to the clip, or to C~ when projecting). */
+  static DpEvent roundEvent(CrossSiloConfig c, double s) {
+    DpEvent step = new PoissonSampledDpEvent(c.samplingRate(), new GaussianDpEvent(s), c.neighbours());
+    return c.projection() > 0
+        ? new SlackDpEvent(ProjectionSensitivity.perStepSlack(c.neighbours(), c.projectionSlack()), step) : step;
+  }
+
+  private static double calibrate(CrossSiloConfig c, double epsilon, double mechanismDelta) {
+    return CALIBRATIONS.get(new Calibrated(c, epsilon, mechanismDelta));
+  }
+
+  private record Calibrated(CrossSiloConfig config, double epsilon, double mechanismDelta) {}
+
+  /** Memoised: every simulated party and the coordinator derive the same plan. */
+  private static final Memo<Calibrated, Double> CALIBRATIONS = new Memo<>(32,
+      k -> Calibration.noiseMultiplier(s -> new SelfComposedDpEvent(roundEvent(k.config(), s), k.config().rounds()),
+          Accountants.named(k.config().accountant()), k.epsilon(), k.mechanismDelta(),
+          k.config().accountant().equals("pld") ? 1e-4 : 1e-8));
 
   /**
    * The number of noise shares that must sum to the full variance: M - T - 1, M or 1.
@@ -125,13 +171,6 @@ final class CrossSiloPlan {
     }
   }
 
-  /** A DP-FL configuration with the same event, used for its (memoised) calibration of sigma. */
-  private DpFl.Config calibration() {
-    return new DpFl.Config(config.samplingRate(), config.clip(), config.rounds(), config.learningRate(), epsilon,
-        delta, 1.0, DpFl.NoiseSplit.ALL_TRUSTED, config.accountant(), 0, config.neighbours(),
-        config.expectedBatch());
-  }
-
   CrossSiloConfig config() {
     return config;
   }
@@ -150,6 +189,22 @@ final class CrossSiloPlan {
 
   double sigma() {
     return sigma;
+  }
+
+  /** The length of every input: k when projecting, else the model's. */
+  int length() {
+    return length;
+  }
+
+  /** C~/C: the projected clip bound over the clip (1 without projection). */
+  double clipRatio() {
+    return clipRatio;
+  }
+
+  /** Step {@code round}'s projection P (d x k), or null without projection. */
+  GaussianProjection projection(int round) {
+    return config.projection() > 0 ? new GaussianProjection(config.projectionSeed() * 0x9e3779b97f4a7c15L + round + 1,
+        model.length(), config.projection()) : null;
   }
 
   /** Each party's noise std (before the clamp). */
@@ -188,8 +243,7 @@ final class CrossSiloPlan {
   }
 
   PrivacyCharge charge() {
-    DpFl.Config c = calibration();
-    return new PrivacyCharge(config.accountant(), c.roundEvent(sigma), config.rounds(), mechanismDelta, delta,
+    return new PrivacyCharge(config.accountant(), roundEvent(config, sigma), config.rounds(), mechanismDelta, delta,
         config.neighbours().describe(), "record");
   }
 
@@ -203,9 +257,8 @@ final class CrossSiloPlan {
     if (s <= 0) {
       return Double.POSITIVE_INFINITY;
     }
-    DpFl.Config c = calibration();
-    return dev.helmet.privacy.accounting.Accountants.named(config.accountant()).get()
-        .compose(new SelfComposedDpEvent(c.roundEvent(s), config.rounds())).epsilon(mechanismDelta);
+    return Accountants.named(config.accountant()).get()
+        .compose(new SelfComposedDpEvent(roundEvent(config, s), config.rounds())).epsilon(mechanismDelta);
   }
 
   /** Whom the released model's guarantee protects against, naming T and the split. */
@@ -246,6 +299,16 @@ final class CrossSiloPlan {
     details.put("summation_reveals_inputs", revealsInputs);
     details.put("ring_bits", encoding.ringBits());
     details.put("fractional_bits", encoding.fractionalBits());
+    if (config.projection() > 0) {
+      details.put("projection_dimension", config.projection());
+      details.put("projection_slack_per_step", config.projectionSlack());
+      details.put("projection_clip_ratio", clipRatio);
+      details.put("projection_slack_total", ProjectionSensitivity.totalSlack(ProjectionSensitivity.perStepSlack(
+          config.neighbours(), config.projectionSlack()), config.rounds()));
+      details.put("projection_seed", "public (from projection_seed and the step): the guarantee assumes the server "
+          + "does not choose the model after seeing P (an honest-but-curious server; see docs/cross-silo.md)");
+      details.put("delta_projection_columns", columnTail);
+    }
     details.putAll(degradation());
     double eps = epsilon();
     String relation = config.neighbours().describe();
@@ -257,7 +320,7 @@ final class CrossSiloPlan {
           + "other party colluding): that party's records", relation, "record", eps, delta));
     }
     return new PrivacyLedger("cross-silo DP-SGD (Heikkila et al. 2020): distributed Gaussian noise, one summation "
-        + "per step", relation, "record", calibration().event(sigma).describe(), config.accountant(), eps, delta,
+        + "per step", relation, "record", new SelfComposedDpEvent(roundEvent(config, sigma), config.rounds()).describe(), config.accountant(), eps, delta,
         details, guarantees);
   }
 
@@ -304,6 +367,11 @@ final class CrossSiloPlan {
     m.put("neighbours", config.neighbours().id());
     m.put("noise_sampler", DpFl.Plan.NOISE_SAMPLER);
     m.put("ring_bits", encoding.ringBits());
+    if (config.projection() > 0) {
+      m.put("projection_dimension", config.projection());
+      m.put("projection_clip_ratio", clipRatio);
+      m.put("projection_slack_per_step", config.projectionSlack());
+    }
     return m;
   }
 

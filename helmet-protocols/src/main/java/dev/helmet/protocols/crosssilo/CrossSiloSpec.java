@@ -13,6 +13,7 @@ import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.ledger.PrivacyLedger;
 import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.privacy.mechanism.GaussianProjection;
 import dev.helmet.privacy.noise.RandomBits;
 import dev.helmet.protocols.algorithm.Aggregate;
 import dev.helmet.protocols.algorithm.Algorithm;
@@ -95,6 +96,11 @@ final class CrossSiloSpec implements AlgorithmSpec {
     if (model.net() != null) {
       c.put("start_seed", model.startSeed());
     }
+    c.put("projection", config.projection());
+    if (config.projection() > 0) {
+      c.put("projection_slack", config.projectionSlack());
+      c.put("projection_seed", config.projectionSeed());
+    }
     return o;
   }
 
@@ -116,7 +122,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
 
   @Override
   public int length() {
-    return model.length();
+    return config.projection() > 0 ? config.projection() : model.length();
   }
 
   @Override
@@ -126,7 +132,8 @@ final class CrossSiloSpec implements AlgorithmSpec {
         model.describe(), config.rounds(), CrossSiloPlan.num(config.samplingRate()),
         CrossSiloPlan.num(config.clip()), model.optimizer() == DpFlModel.Optimizer.ADAM ? "Adam " : "",
         CrossSiloPlan.num(config.learningRate()), config.split().id(), config.colluders(), config.accountant(),
-        config.neighbours().id(), preprocessing.describe());
+        config.neighbours().id(), preprocessing.describe()) + (config.projection() > 0
+        ? "; projected to " + config.projection() + " dimensions (slack " + config.projectionSlack() + " per step)" : "");
   }
 
   @Override
@@ -201,7 +208,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
 
     @Override
     public int length() {
-      return plan.model().length();
+      return plan.length();
     }
 
     @Override
@@ -246,7 +253,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
     }
 
     private double[] unpack(byte[] state) {
-      double[] theta = ModelState.unpack(state, length(), CrossSiloAlgorithm.ID);
+      double[] theta = ModelState.unpack(state, plan.model().length(), CrossSiloAlgorithm.ID);
       return theta;
     }
 
@@ -267,10 +274,12 @@ final class CrossSiloSpec implements AlgorithmSpec {
           double[] g = new double[theta.length];
           int[] sample = DpFlModel.poissonSample(rows.size(), c.samplingRate(), sampling);
           plan.model().addClippedGradients(rows, theta, c.clip(), sample, g);
-          own.addTo(g, plan.partyStd());
-          long[] e = new long[g.length];
-          for (int j = 0; j < g.length; j++) {
-            e[j] = enc.encode(Math.max(-bound, Math.min(bound, g[j])));
+          GaussianProjection p = plan.projection(round);
+          double[] y = p == null ? g : p.project(g);
+          own.addTo(y, plan.partyStd());
+          long[] e = new long[y.length];
+          for (int j = 0; j < y.length; j++) {
+            e[j] = enc.encode(Math.max(-bound, Math.min(bound, y[j])));
           }
           return e;
         };
@@ -291,12 +300,14 @@ final class CrossSiloSpec implements AlgorithmSpec {
 
         @Override
         public void step(int round, double[] sum, int[] contributors) {
-          Checks.require(sum.length == theta.length, "sum of length " + sum.length + ", model of " + theta.length);
+          Checks.require(sum.length == plan.length(), "sum of length " + sum.length + ", inputs of " + plan.length());
           long records = 0;
           for (int i : contributors) {
             records += sizes[i];
           }
-          Steps.apply(adam, theta, sum, plan.normaliser(records), c.learningRate());
+          GaussianProjection p = plan.projection(round);
+          double[] full = p == null ? sum : p.backProject(sum);
+          Steps.apply(adam, theta, full, plan.normaliser(records), c.learningRate());
         }
 
         @Override
@@ -319,11 +330,12 @@ final class CrossSiloSpec implements AlgorithmSpec {
       double std = plan.partyStd() * Math.sqrt(w);
       GaussianNoise centre = noise.gaussian(w);
       CrossSiloConfig c = plan.config();
-      int d = length();
+      int d = plan.model().length();
       return new Aggregate() {
         @Override
         public String description() {
-          return "simulated (the parties' noise drawn as one Gaussian; no messages)";
+          return "simulated (the parties' noise drawn as one Gaussian" + (plan.config().projection() > 0
+              ? ", the summed gradients projected once" : "") + "; no messages)";
         }
 
         @Override
@@ -343,8 +355,11 @@ final class CrossSiloSpec implements AlgorithmSpec {
               sum[j] += acc[j];
             }
           }
-          centre.addTo(sum, std);
-          return sum;
+          // Projection is linear: P^T of the sum is the sum of the parties' P^T (one P per step).
+          GaussianProjection p = plan.projection(round);
+          double[] y = p == null ? sum : p.project(sum);
+          centre.addTo(y, std);
+          return y;
         }
       };
     }
