@@ -2,6 +2,7 @@ package dev.helmet.cli;
 
 import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.servers.ComputeServerSummation;
+import dev.helmet.secagg.summation.GroupMaskSummation;
 import dev.helmet.secagg.summation.DropoutPlan;
 import dev.helmet.secagg.summation.PlainSummation;
 import dev.helmet.secagg.summation.SecureSummation;
@@ -23,7 +24,8 @@ final class RunOptions {
   @Option(names = "--summation", paramLabel = "S",
       description = "How each round's inputs are summed: secagg+ (SecAgg+, Bell et al. 2020: each party shares keys "
           + "with O(log W) neighbours), secagg (SecAgg, Bonawitz et al. 2017: all pairs), compute-servers (additive "
-          + "shares to --compute-servers servers, private if one is honest), plain (in the clear, for comparison "
+          + "shares to --compute-servers servers, private if one is honest), groups or harary (pairwise masks in "
+          + "groups of --group-size), plain (in the clear, for comparison "
           + "only) or simulated (for experiments, where the algorithm has it: the parties' inputs summed at once, "
           + "their noise drawn as one; no messages). Default: secagg+.")
   String summation;
@@ -51,6 +53,13 @@ final class RunOptions {
   @Option(names = "--compute-servers", paramLabel = "J", defaultValue = "2",
       description = "Number of computation servers for --protocol compute-servers. Default: ${DEFAULT-VALUE}.")
   int computeServers;
+
+  @Option(names = "--group-size", paramLabel = "G", defaultValue = "2",
+      description = "Group size for --summation groups (pairwise masks inside disjoint groups of G parties, the "
+          + "cross-silo paper's Algorithm 4: the server learns every group's sum) or harary (pairwise masks on a "
+          + "(G-1)-connected Harary graph: the server learns only the total). G must divide the parties for groups. "
+          + "Default: ${DEFAULT-VALUE}.")
+  int groupSize;
 
   @Option(names = "--ring-bits", paramLabel = "B", defaultValue = "0",
       description = "Summation ring Z_2^B: 32, 64, or 0 to choose (32 when it keeps the needed precision). "
@@ -130,8 +139,11 @@ final class RunOptions {
       case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, threads());
       case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, threads());
       case "compute-servers" -> new ComputeServerSummation(computeServers, plan, threads());
+      case "groups" -> new GroupMaskSummation(groupSize, GroupMaskSummation.Graph.DISJOINT, plan, threads());
+      case "harary" -> new GroupMaskSummation(groupSize, GroupMaskSummation.Graph.HARARY, plan, threads());
       default -> throw new IllegalArgumentException(
-          "summation must be one of secagg+, secagg, compute-servers, plain, simulated. Provided value: " + protocol);
+          "summation must be one of secagg+, secagg, compute-servers, groups, harary, plain, simulated. Provided value: "
+              + protocol);
     };
   }
 }

@@ -59,6 +59,23 @@ public interface PublicPlan {
    */
   Contributor contributor(int party, Local local, NoiseFactory noise, long seed);
 
+  /**
+   * Refuses a summation that shows the server sums of fewer parties than this plan's noise was sized
+   * for. By default the noise is sized for the total only, so a summation that reveals partial sums
+   * (pairwise masks in disjoint groups) is refused; one that reveals every input (plain) is allowed,
+   * its ledger saying so.
+   *
+   * @throws IllegalArgumentException naming the summation and what it reveals
+   */
+  default void admit(dev.helmet.secagg.summation.SecureSummation summation, int parties) {
+    int g = summation.smallestRevealedSum(parties);
+    if (!summation.revealsInputs() && g < parties) {
+      throw new IllegalArgumentException(summation.name() + " shows the server the sums of groups of " + g + " of the "
+          + parties + " parties; this algorithm sizes its noise for the sum of all parties only (choose another "
+          + "summation)");
+    }
+  }
+
   /** The server's side of the run. */
   ServerRole server();
 

@@ -72,6 +72,10 @@ public final class CrossSiloAlgorithm implements Algorithm {
         new Parameter(SECTION + ".accountant", "--accountant", Type.TEXT, "pld (rdp under add-remove)", "pld or rdp"),
         new Parameter(SECTION + ".start_seed", "--start-seed", Type.INTEGER, "1",
             "public seed of the MLP's initial model"),
+        new Parameter(SECTION + ".noise_group", "--noise-group", Type.INTEGER, "0",
+            "g: size the noise shares so that the sum of any g parties is DP by itself, for a summation that shows "
+                + "the server each group's sum (--summation groups --group-size g); 0: only the total is shown",
+            "noise_group"),
         new Parameter(SECTION + ".projection", "--projection-dim", Type.INTEGER, "0",
             "k: each party sends P^T of its noisy sum, P a fresh public d x k Gaussian matrix per step (0: none)",
             "projection"),
@@ -110,7 +114,7 @@ public final class CrossSiloAlgorithm implements Algorithm {
     Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
     StrictNode d = config.child(SECTION);
     d.allow("colluders", "noise_split", "neighbours", "sampling", "sampling_rate", "expected_batch", "rounds",
-        "epochs", "grad_clip", "learning_rate", "optimizer", "accountant", "start_seed", "projection",
+        "epochs", "grad_clip", "learning_rate", "optimizer", "accountant", "start_seed", "noise_group", "projection",
         "projection_slack", "projection_seed");
     String sampling = d.string("sampling", "poisson");
     if (!sampling.equals("poisson")) {
@@ -168,7 +172,7 @@ public final class CrossSiloAlgorithm implements Algorithm {
     CrossSiloConfig c;
     try {
       c = new CrossSiloConfig(colluders, split, relation, q, expected, rounds, d.number("grad_clip", 2.5, 1e-12, 1e12),
-          lr, accountant, k, slack, projectionSeed);
+          lr, accountant, k, slack, projectionSeed, d.integer("noise_group", 0, 0, 1_000_000));
     } catch (IllegalArgumentException e) {
       throw d.error(k > 0 ? "projection" : "accountant", e.getMessage());
     }

@@ -26,6 +26,9 @@ import java.util.Locale;
  * @param projectionSlack delta': per step, the chance that a record's projected gradient exceeds
  *     the projected clip bound C~ = C r(k, delta') (paper Theorem 2); 0 without projection
  * @param projectionSeed the public seed of the projections (a fresh P each step)
+ * @param noiseGroup the fewest parties in any sum the summation reveals (pairwise masks in disjoint
+ *     groups of g reveal each group's sum), 0 when only the total is revealed: the colluders split
+ *     then sizes each share for its group
  */
 record CrossSiloConfig(
     int colluders,
@@ -39,7 +42,8 @@ record CrossSiloConfig(
     String accountant,
     int projection,
     double projectionSlack,
-    long projectionSeed) {
+    long projectionSeed,
+    int noiseGroup) {
 
   CrossSiloConfig {
     Checks.require(colluders >= 0, "colluders must be >= 0. Provided value: " + colluders);
@@ -55,6 +59,7 @@ record CrossSiloConfig(
     Checks.require(neighbours == NeighbourRelation.ADD_OR_REMOVE_ONE || accountant.equals("pld"),
         "replace-one neighbours need the pld accountant (the RDP of the Poisson-subsampled Gaussian is known for "
             + "add-or-remove neighbours only)");
+    Checks.require(noiseGroup >= 0, "noise group must be >= 0. Provided value: " + noiseGroup);
     Checks.require(projection >= 0, "projection dimension must be >= 0. Provided value: " + projection);
     if (projection > 0) {
       Checks.require(accountant.equals("pld"), "a projection's slack is accounted by the pld accountant only (the RDP "

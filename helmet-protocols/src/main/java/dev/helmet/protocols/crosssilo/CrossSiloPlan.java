@@ -136,16 +136,18 @@ final class CrossSiloPlan {
   static int honestShares(CrossSiloConfig c, int minContributors) {
     return switch (c.split()) {
       case COLLUDERS -> {
-        int h = minContributors - c.colluders() - 1;
+        // A revealed group sum must be DP by itself: T colluders may all sit in the smallest group.
+        int m = c.noiseGroup() > 0 ? Math.min(c.noiseGroup(), minContributors) : minContributors;
+        int h = m - c.colluders() - 1;
         if (h < 1) {
           throw new IllegalArgumentException("the noise split colluders needs more contributors than colluders plus "
-              + "one: with " + minContributors + " contributors and T = " + c.colluders() + " colluders, M - T - 1 = "
-              + h + " honest parties would be left to add the noise (lower --colluders, add parties, or choose "
-              + "--noise-split trusted-hardware or local)");
+              + "one: with " + m + (c.noiseGroup() > 0 ? " parties in a revealed group" : " contributors") + " and T = "
+              + c.colluders() + " colluders, M - T - 1 = " + h + " honest parties would be left to add the noise "
+              + "(lower --colluders, add parties, or choose --noise-split trusted-hardware or local)");
         }
         yield h;
       }
-      case TRUSTED_HARDWARE -> minContributors;
+      case TRUSTED_HARDWARE -> c.noiseGroup() > 0 ? Math.min(c.noiseGroup(), minContributors) : minContributors;
       case LOCAL -> 1;
     };
   }

@@ -96,6 +96,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
     if (model.net() != null) {
       c.put("start_seed", model.startSeed());
     }
+    c.put("noise_group", config.noiseGroup());
     c.put("projection", config.projection());
     if (config.projection() > 0) {
       c.put("projection_slack", config.projectionSlack());
@@ -255,6 +256,21 @@ final class CrossSiloSpec implements AlgorithmSpec {
     private double[] unpack(byte[] state) {
       double[] theta = ModelState.unpack(state, plan.model().length(), CrossSiloAlgorithm.ID);
       return theta;
+    }
+
+    /**
+     * A summation that reveals group sums is admitted when the noise was sized for groups that
+     * small ({@code crosssilo.noise_group}); each revealed sum then holds a full noise share.
+     */
+    @Override
+    public void admit(dev.helmet.secagg.summation.SecureSummation summation, int parties) {
+      int g = summation.smallestRevealedSum(parties);
+      int sized = plan.config().noiseGroup() > 0 ? plan.config().noiseGroup() : parties;
+      if (!summation.revealsInputs() && g < sized) {
+        throw new IllegalArgumentException(summation.name() + " shows the server the sum of every group of " + g
+            + " parties; size the noise for such groups with --noise-group " + g + " (crosssilo.noise_group), so "
+            + "each group's sum is DP by itself");
+      }
     }
 
     @Override

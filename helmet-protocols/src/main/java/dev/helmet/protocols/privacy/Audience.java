@@ -25,6 +25,10 @@ public final class Audience {
       return "anyone holding the released model (a simulation: no server and no messages; deployed through secure "
           + "aggregation the same guarantee holds against the server colluding with " + parties + ")";
     }
+    if (summation.startsWith("groups")) {
+      return "anyone holding the released model, and the server colluding with " + parties + " (pairwise masks in "
+          + "disjoint groups show the server each group's sum, and each group's noise is sized for it)";
+    }
     if (summation.startsWith("compute-servers")) {
       return "anyone holding the released model, and the servers colluding with " + parties
           + " (the servers see only the sum unless all compute servers collude)";

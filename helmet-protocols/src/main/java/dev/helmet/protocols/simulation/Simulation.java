@@ -104,6 +104,9 @@ public final class Simulation {
       int threads, Progress progress) {
     int w = p.parties();
     PublicPlan plan = p.spec().plan(p.sizes(), minContributors, noise.isSecure());
+    if (summation != null) {
+      plan.admit(summation, p.sizes().length);
+    }
     Aggregate aggregate = null;
     Contributor[] parties = new Contributor[w];
     if (summation == null) {

@@ -248,4 +248,34 @@ class CrossSiloTest {
         InProcessSecAgg.DROPOUTS_FROM_THRESHOLD, DropoutPlan.NONE, 2), 3);
     assertArrayEquals(plain.model().parameters(), secagg.model().parameters());
   }
+
+  /**
+   * Pairwise masks in disjoint groups (paper Algorithm 4) show the server each group's sum, so the
+   * noise must make each group's sum DP by itself: refused unless the shares are sized for the group
+   * (noise_group g: each of g parties adds 1/(g - T - 1)); then it sums exactly (the plain run's
+   * model bit for bit). An algorithm sized for the total only (dp-fl) refuses the summation.
+   */
+  @Test
+  void groupSumsNeedNoiseSizedForTheGroup() {
+    var groups = new dev.helmet.secagg.summation.GroupMaskSummation(2,
+        dev.helmet.secagg.summation.GroupMaskSummation.Graph.DISJOINT);
+    AlgorithmSpec total = spec(2, c -> c.put("rounds", 3).put("sampling_rate", 0.2));
+    var e = assertThrows(IllegalArgumentException.class, () -> simulate(total, 4, groups, 3));
+    assertTrue(e.getMessage().contains("--noise-group 2"), e.getMessage());
+    AlgorithmSpec sized = spec(2, 0.5, l -> l.put("kind", "mlp").putArray("hidden").add(16),
+        c -> c.put("rounds", 3).put("sampling_rate", 0.2).put("noise_group", 2).put("noise_split", "trusted-hardware"));
+    assertEquals(2, plan(sized, 10).shares());
+    var colluding = assertThrows(IllegalArgumentException.class,
+        () -> plan(spec(2, c -> c.put("rounds", 3).put("noise_group", 2).put("colluders", 1)), 10));
+    assertTrue(colluding.getMessage().contains("revealed group"), colluding.getMessage());
+    Simulation.Result plain = simulate(sized, 4, new PlainSummation(), 3);
+    Simulation.Result masked = simulate(sized, 4, groups, 3);
+    assertArrayEquals(plain.model().parameters(), masked.model().parameters());
+    var dpfl = new dev.helmet.protocols.dpfl.DpFlAlgorithm();
+    ObjectNode d = JsonNodeFactory.instance.objectNode();
+    d.putObject("dpfl").put("rounds", 2);
+    AlgorithmSpec other = dpfl.configure(new StrictNode("t", d, IllegalArgumentException::new), sized.common());
+    var refused = assertThrows(IllegalArgumentException.class, () -> simulate(other, 4, groups, 3));
+    assertTrue(refused.getMessage().contains("sum of all parties only"), refused.getMessage());
+  }
 }

@@ -157,6 +157,12 @@ public final class GroupMaskSummation implements SecureSummation {
    * The fewest parties whose noise one released sum holds: g for DISJOINT, N for HARARY. The
    * protocol layer sizes each party's noise so that a sum of this many (less the colluders) is DP.
    */
+  @Override
+  public int smallestRevealedSum(int parties) {
+    return smallestRevealedGroup(parties);
+  }
+
+  /** The size of the smallest group whose sum the aggregator learns (g for DISJOINT, N for HARARY). */
   public int smallestRevealedGroup(int parties) {
     return revealedGroups(parties).get(0).size();
   }

@@ -17,6 +17,15 @@ public interface SecureSummation {
   boolean revealsInputs();
 
   /**
+   * The fewest parties whose inputs are summed in any sum the server learns among {@code parties}:
+   * 1 when it sees the inputs, the group size when it learns each group's sum (pairwise masks in
+   * disjoint groups), {@code parties} when it learns only the total (the default).
+   */
+  default int smallestRevealedSum(int parties) {
+    return revealsInputs() ? 1 : parties;
+  }
+
+  /**
    * Sums the parties' encoded vectors over the parties that complete. {@code inputs.apply(i)} is
    * party i's vector; it is asked for once, when party i needs it, so inputs can be produced lazily.
    * A malformed input or a party that drops out is left out (with a reason) rather than failing the
