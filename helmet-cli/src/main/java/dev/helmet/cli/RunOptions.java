@@ -25,7 +25,7 @@ final class RunOptions {
       description = "How each round's inputs are summed: secagg+ (SecAgg+, Bell et al. 2020: each party shares keys "
           + "with O(log W) neighbours), secagg (SecAgg, Bonawitz et al. 2017: all pairs), compute-servers (additive "
           + "shares to --compute-servers servers, private if one is honest), groups or harary (pairwise masks in "
-          + "groups of --group-size), plain (in the clear, for comparison "
+          + "groups of --mask-group), plain (in the clear, for comparison "
           + "only) or simulated (for experiments, where the algorithm has it: the parties' inputs summed at once, "
           + "their noise drawn as one; no messages). Default: secagg+.")
   String summation;
@@ -54,7 +54,7 @@ final class RunOptions {
       description = "Number of computation servers for --protocol compute-servers. Default: ${DEFAULT-VALUE}.")
   int computeServers;
 
-  @Option(names = "--group-size", paramLabel = "G", defaultValue = "2",
+  @Option(names = "--mask-group", paramLabel = "G", defaultValue = "2",
       description = "Group size for --summation groups (pairwise masks inside disjoint groups of G parties, the "
           + "cross-silo paper's Algorithm 4: the server learns every group's sum) or harary (pairwise masks on a "
           + "(G-1)-connected Harary graph: the server learns only the total). G must divide the parties for groups. "

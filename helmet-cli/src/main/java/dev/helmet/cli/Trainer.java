@@ -362,7 +362,8 @@ final class Trainer {
   static String describe(Map<String, Object> p) {
     List<String> parts = new ArrayList<>();
     if (p.containsKey("graph")) {
-      parts.add(p.get("graph") + ", threshold " + p.get("threshold"));
+      parts.add(p.get("graph") + (p.containsKey("threshold") ? ", threshold " + p.get("threshold")
+          : p.containsKey("group_size") ? ", groups of " + p.get("group_size") + " (no dropout recovery)" : ""));
     }
     if (p.containsKey("servers")) {
       parts.add(p.get("servers") + " servers");

@@ -74,7 +74,7 @@ public final class CrossSiloAlgorithm implements Algorithm {
             "public seed of the MLP's initial model"),
         new Parameter(SECTION + ".noise_group", "--noise-group", Type.INTEGER, "0",
             "g: size the noise shares so that the sum of any g parties is DP by itself, for a summation that shows "
-                + "the server each group's sum (--summation groups --group-size g); 0: only the total is shown",
+                + "the server each group's sum (--summation groups --mask-group g); 0: only the total is shown",
             "noise_group"),
         new Parameter(SECTION + ".projection", "--projection-dim", Type.INTEGER, "0",
             "k: each party sends P^T of its noisy sum, P a fresh public d x k Gaussian matrix per step (0: none)",
