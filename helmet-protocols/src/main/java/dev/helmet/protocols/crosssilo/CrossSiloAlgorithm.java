@@ -59,6 +59,17 @@ public final class CrossSiloAlgorithm implements Algorithm {
         new Parameter(SECTION + ".sampling_rate", "--sampling-rate", Type.NUMBER, "0.008",
             "each record joins a step's batch with probability Q (Poisson, each party sampling its own)",
             "sampling_rate"),
+        new Parameter(SECTION + ".sampling", "--sampling", Type.TEXT, "poisson",
+            "poisson (each party samples its own records) or swor (a global batch of --batch records without "
+                + "replacement, drawn over a token list shuffled by an onion mixnet; replace-one neighbours)"),
+        new Parameter(SECTION + ".batch", "--batch", Type.INTEGER, "none (needed for swor)",
+            "b: the fixed batch size under --sampling swor"),
+        new Parameter(SECTION + ".swor_analysis", "--swor-analysis", Type.TEXT, "exact",
+            "exact (the hypergeometric mixture), slack (the paper's, with --swor-slack per step) or worst-case"),
+        new Parameter(SECTION + ".swor_slack", "--swor-slack", Type.NUMBER, "1e-10",
+            "the per-step slack of --swor-analysis slack (paid every step)"),
+        new Parameter(SECTION + ".swor_mixnet", "--swor-mixnet", Type.TEXT, "real",
+            "real (the onion mixnet, in process) or ideal (uniform batches without the cryptography; experiments)"),
         new Parameter(SECTION + ".expected_batch", "--expected-batch", Type.NUMBER, "Q x the contributors' records",
             "the public number each step's summed gradient is divided by; needed under add-remove"),
         new Parameter(SECTION + ".rounds", "--rounds", Type.INTEGER, "epochs / Q", "DP-SGD steps, one summation each"),
@@ -114,12 +125,16 @@ public final class CrossSiloAlgorithm implements Algorithm {
     Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
     StrictNode d = config.child(SECTION);
     d.allow("colluders", "noise_split", "neighbours", "sampling", "sampling_rate", "expected_batch", "rounds",
-        "epochs", "grad_clip", "learning_rate", "optimizer", "accountant", "start_seed", "noise_group", "projection",
+        "epochs", "batch", "swor_analysis", "swor_slack", "swor_mixnet", "grad_clip", "learning_rate", "optimizer", "accountant", "start_seed", "noise_group", "projection",
         "projection_slack", "projection_seed");
-    String sampling = d.string("sampling", "poisson");
-    if (!sampling.equals("poisson")) {
-      throw d.error("sampling", "must be poisson (sampling without replacement through the token mixnet is not "
-          + "built yet). Provided value: " + sampling);
+    String sampling = d.string("sampling", "poisson").trim().toLowerCase(Locale.ROOT);
+    if (!sampling.equals("poisson") && !sampling.equals("swor")) {
+      throw d.error("sampling", "must be poisson or swor. Provided value: " + sampling);
+    }
+    for (String key : new String[] {"batch", "swor_analysis", "swor_slack", "swor_mixnet"}) {
+      if (sampling.equals("poisson") && d.has(key)) {
+        throw d.error(key, "applies to sampling swor only");
+      }
     }
     DpFlModel.Optimizer optimizer;
     try {
@@ -169,12 +184,29 @@ public final class CrossSiloAlgorithm implements Algorithm {
           + "more than half of delta = " + common.delta() + "; lower it (the default is delta / (20 c rounds))");
     }
     long projectionSeed = d.integer("projection_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE);
+    CrossSiloConfig.Swor swor = null;
+    if (sampling.equals("swor")) {
+      String analysis = d.string("swor_analysis", "exact");
+      String mixnet = d.string("swor_mixnet", "real");
+      if (!mixnet.equals("real") && !mixnet.equals("ideal")) {
+        throw d.error("swor_mixnet", "must be real or ideal. Provided value: " + mixnet);
+      }
+      if (!analysis.equals("slack") && d.has("swor_slack")) {
+        throw d.error("swor_slack", "applies to swor_analysis slack only");
+      }
+      try {
+        swor = new CrossSiloConfig.Swor(d.integer("batch", null, 1, Integer.MAX_VALUE), analysis,
+            analysis.equals("slack") ? d.number("swor_slack", 1e-10, 1e-300, 0.5) : 0, mixnet.equals("ideal"));
+      } catch (IllegalArgumentException e) {
+        throw d.error("swor_analysis", e.getMessage());
+      }
+    }
     CrossSiloConfig c;
     try {
       c = new CrossSiloConfig(colluders, split, relation, q, expected, rounds, d.number("grad_clip", 2.5, 1e-12, 1e12),
-          lr, accountant, k, slack, projectionSeed, d.integer("noise_group", 0, 0, 1_000_000));
+          lr, accountant, k, slack, projectionSeed, d.integer("noise_group", 0, 0, 1_000_000), swor);
     } catch (IllegalArgumentException e) {
-      throw d.error(k > 0 ? "projection" : "accountant", e.getMessage());
+      throw d.error(swor != null ? "sampling" : k > 0 ? "projection" : "accountant", e.getMessage());
     }
     int startSeed = d.integer("start_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE);
     DpFlModel model = mlp

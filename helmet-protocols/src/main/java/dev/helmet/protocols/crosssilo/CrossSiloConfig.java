@@ -29,6 +29,7 @@ import java.util.Locale;
  * @param noiseGroup the fewest parties in any sum the summation reveals (pairwise masks in disjoint
  *     groups of g reveal each group's sum), 0 when only the total is revealed: the colluders split
  *     then sizes each share for its group
+ * @param swor the sampling without replacement settings, or null for Poisson sampling
  */
 record CrossSiloConfig(
     int colluders,
@@ -43,7 +44,8 @@ record CrossSiloConfig(
     int projection,
     double projectionSlack,
     long projectionSeed,
-    int noiseGroup) {
+    int noiseGroup,
+    Swor swor) {
 
   CrossSiloConfig {
     Checks.require(colluders >= 0, "colluders must be >= 0. Provided value: " + colluders);
@@ -59,6 +61,13 @@ record CrossSiloConfig(
     Checks.require(neighbours == NeighbourRelation.ADD_OR_REMOVE_ONE || accountant.equals("pld"),
         "replace-one neighbours need the pld accountant (the RDP of the Poisson-subsampled Gaussian is known for "
             + "add-or-remove neighbours only)");
+    if (swor != null) {
+      Checks.require(neighbours == NeighbourRelation.REPLACE_ONE, "sampling without replacement needs replace-one "
+          + "neighbours (adding or removing a record changes the token list; the paper pairs it with replace-one)");
+      Checks.require(accountant.equals("pld"), "sampling without replacement is accounted by the pld accountant");
+      Checks.require(split != NoiseSplit.LOCAL, "sampling without replacement draws one global batch; the local "
+          + "split protects each party's message alone, which the SWOR analysis does not cover: use poisson");
+    }
     Checks.require(noiseGroup >= 0, "noise group must be >= 0. Provided value: " + noiseGroup);
     Checks.require(projection >= 0, "projection dimension must be >= 0. Provided value: " + projection);
     if (projection > 0) {
@@ -71,6 +80,28 @@ record CrossSiloConfig(
       Checks.require(expectedBatch > 0 && Double.isFinite(expectedBatch), "under add-or-remove neighbours the "
           + "number of records is private, so the step's normaliser must be a public expected batch > 0. "
           + "Provided value: " + expectedBatch);
+    }
+  }
+
+  /**
+   * Sampling without replacement from the global token list (paper Sec. 3.4, Algorithm 2): each
+   * step's batch is a uniform subset of {@code batch} of all records, chosen from the joint seed over
+   * the mixed token list, so only a record's owner knows it is in the batch.
+   *
+   * @param batch b, the fixed batch size (also the step's normaliser)
+   * @param analysis exact (the hypergeometric mixture), slack (the paper's, with slack per step) or
+   *     worst-case (rate b / n_H)
+   * @param slack the per-step slack of the slack analysis (0 otherwise)
+   * @param idealMixnet true to draw the batches as the mixnet would without running it (experiments;
+   *     the ledger says so), false to run the real onion mixnet in process
+   */
+  record Swor(int batch, String analysis, double slack, boolean idealMixnet) {
+    Swor {
+      Checks.positive("batch", batch);
+      Checks.require(analysis.equals("exact") || analysis.equals("slack") || analysis.equals("worst-case"),
+          "swor analysis must be exact, slack or worst-case. Provided value: " + analysis);
+      Checks.require(!analysis.equals("slack") || slack > 0 && slack < 1,
+          "swor slack must be in (0, 1). Provided value: " + slack);
     }
   }
 

@@ -5,6 +5,7 @@ import dev.helmet.core.util.Memo;
 import dev.helmet.privacy.accounting.Accountants;
 import dev.helmet.privacy.accounting.Calibration;
 import dev.helmet.privacy.accounting.ProjectionSensitivity;
+import dev.helmet.privacy.accounting.SworAmplification;
 import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.event.GaussianDpEvent;
 import dev.helmet.privacy.event.NeighbourRelation;
@@ -68,6 +69,8 @@ final class CrossSiloPlan {
   private final int length;
   private final double clipRatio;
   private final double columnTail;
+  private final long records;
+  private final long maliciousRecords;
 
   CrossSiloPlan(CrossSiloConfig config, DpFlModel model, int[] sizes, int minContributors, double epsilon,
       double delta, int ringBits, double honestFraction) {
@@ -87,6 +90,25 @@ final class CrossSiloPlan {
     }
     this.shares = honestShares(config, minContributors);
     checkSummation(config, sizes.length, honestFraction);
+    long total = 0;
+    for (int n : sizes) {
+      total += n;
+    }
+    this.records = total;
+    // Under SWOR the coalition knows which of its own tokens each step draws: its records are the
+    // colluders' (the largest parties, the worst case), known from the public sizes.
+    int[] sorted = sizes.clone();
+    java.util.Arrays.sort(sorted);
+    long known = 0;
+    for (int i = 0; i < Math.min(colluders(), sorted.length); i++) {
+      known += sorted[sorted.length - 1 - i];
+    }
+    this.maliciousRecords = known;
+    if (config.swor() != null) {
+      Checks.require(total <= Integer.MAX_VALUE, "sampling without replacement takes at most 2^31 - 1 records");
+      Checks.require(config.swor().batch() <= total - known, "the batch of " + config.swor().batch() + " exceeds the "
+          + (total - known) + " records outside the coalition");
+    }
     int k = config.projection();
     Checks.require(k < model.length(), "the projection dimension must be below the model's " + model.length()
         + " parameters. Provided value: " + k);
@@ -103,29 +125,48 @@ final class CrossSiloPlan {
     double columnNorm = k > 0 ? Math.sqrt(ChiSquaredDistribution.of(model.length()).inverseSurvivalProbability(
         columnTail / columns / (1 + Math.exp(epsilon))) / k) * (1 + 1e-9) : 1;
     this.mechanismDelta = delta - clamp.deltaTail() - columnTail;
-    this.sigma = calibrate(config, epsilon, mechanismDelta);
+    this.sigma = calibrate(config, (int) Math.min(total, Integer.MAX_VALUE), (int) known, epsilon, mechanismDelta);
     this.partyStd = sigma * config.clip() * clipRatio / Math.sqrt(shares);
     this.bound = maxLocal * config.clip() * columnNorm + clamp.stds() * partyStd;
     this.encoding = FixedPointEncoding.choose(ringBits, bound, sizes.length);
   }
 
-  /** The accounted event of one step at noise multiplier {@code s} (relative to the clip, or to C~ when projecting). */
-  static DpEvent roundEvent(CrossSiloConfig c, double s) {
-    DpEvent step = new PoissonSampledDpEvent(c.samplingRate(), new GaussianDpEvent(s), c.neighbours());
+  /**
+   * The accounted event of one step at noise multiplier {@code s} (relative to the clip, or to C~
+   * when projecting): the Poisson-subsampled Gaussian, or under SWOR the amplification of {@link
+   * SworAmplification} for n records of which the coalition knows nKnown.
+   */
+  static DpEvent roundEvent(CrossSiloConfig c, int n, int nKnown, double s) {
+    DpEvent step;
+    if (c.swor() == null) {
+      step = new PoissonSampledDpEvent(c.samplingRate(), new GaussianDpEvent(s), c.neighbours());
+    } else {
+      SworAmplification.Analysis a = switch (c.swor().analysis()) {
+        case "worst-case" -> new SworAmplification.WorstCase();
+        case "slack" -> new SworAmplification.Slack(c.swor().slack());
+        default -> new SworAmplification.Exact();
+      };
+      step = new SworAmplification(n, nKnown, c.swor().batch()).event(s, a);
+    }
     return c.projection() > 0
         ? new SlackDpEvent(ProjectionSensitivity.perStepSlack(c.neighbours(), c.projectionSlack()), step) : step;
   }
 
-  private static double calibrate(CrossSiloConfig c, double epsilon, double mechanismDelta) {
-    return CALIBRATIONS.get(new Calibrated(c, epsilon, mechanismDelta));
+  private DpEvent roundEvent(double s) {
+    return roundEvent(config, (int) Math.min(records, Integer.MAX_VALUE), (int) maliciousRecords, s);
   }
 
-  private record Calibrated(CrossSiloConfig config, double epsilon, double mechanismDelta) {}
+  private static double calibrate(CrossSiloConfig c, int n, int nKnown, double epsilon, double mechanismDelta) {
+    return CALIBRATIONS.get(new Calibrated(c, c.swor() == null ? 0 : n, c.swor() == null ? 0 : nKnown, epsilon,
+        mechanismDelta));
+  }
+
+  private record Calibrated(CrossSiloConfig config, int n, int nKnown, double epsilon, double mechanismDelta) {}
 
   /** Memoised: every simulated party and the coordinator derive the same plan. */
   private static final Memo<Calibrated, Double> CALIBRATIONS = new Memo<>(32,
-      k -> Calibration.noiseMultiplier(s -> new SelfComposedDpEvent(roundEvent(k.config(), s), k.config().rounds()),
-          Accountants.named(k.config().accountant()), k.epsilon(), k.mechanismDelta(),
+      k -> Calibration.noiseMultiplier(s -> new SelfComposedDpEvent(roundEvent(k.config(), k.n(), k.nKnown(), s),
+          k.config().rounds()), Accountants.named(k.config().accountant()), k.epsilon(), k.mechanismDelta(),
           k.config().accountant().equals("pld") ? 1e-4 : 1e-8));
 
   /**
@@ -240,12 +281,15 @@ final class CrossSiloPlan {
   /** The step's public normaliser: q times the contributors' records (replace-one) or the expected batch. */
   double normaliser(long contributorRecords) {
     Checks.positive("contributor records", contributorRecords);
+    if (config.swor() != null) {
+      return config.swor().batch();
+    }
     return config.neighbours() == NeighbourRelation.REPLACE_ONE && Double.isNaN(config.expectedBatch())
         ? config.samplingRate() * contributorRecords : config.expectedBatch();
   }
 
   PrivacyCharge charge() {
-    return new PrivacyCharge(config.accountant(), roundEvent(config, sigma), config.rounds(), mechanismDelta, delta,
+    return new PrivacyCharge(config.accountant(), roundEvent(sigma), config.rounds(), mechanismDelta, delta,
         config.neighbours().describe(), "record");
   }
 
@@ -260,7 +304,7 @@ final class CrossSiloPlan {
       return Double.POSITIVE_INFINITY;
     }
     return Accountants.named(config.accountant()).get()
-        .compose(new SelfComposedDpEvent(roundEvent(config, s), config.rounds())).epsilon(mechanismDelta);
+        .compose(new SelfComposedDpEvent(roundEvent(s), config.rounds())).epsilon(mechanismDelta);
   }
 
   /** Whom the released model's guarantee protects against, naming T and the split. */
@@ -285,8 +329,19 @@ final class CrossSiloPlan {
     details.put("noise_shares", shares);
     details.put("noise_multiplier", sigma);
     details.put("party_noise_std", partyStd);
-    details.put("sampling", "poisson (each party samples its own records with its own SecureRandom)");
-    details.put("sampling_rate", config.samplingRate());
+    if (config.swor() == null) {
+      details.put("sampling", "poisson (each party samples its own records with its own SecureRandom)");
+      details.put("sampling_rate", config.samplingRate());
+    } else {
+      details.put("sampling", "without replacement from the global token list (" + (config.swor().idealMixnet()
+          ? "ideal: uniform batches drawn without running the mixnet, for experiments"
+          : "onion mixnet of X25519 and AES-GCM layers run in process, joint seed by commit-reveal") + ")");
+      details.put("batch", config.swor().batch());
+      details.put("swor_analysis", config.swor().analysis());
+      details.put("records_known_to_coalition", maliciousRecords);
+      details.put("swor_worst_case_fraction", new SworAmplification((int) records, (int) maliciousRecords,
+          config.swor().batch()).worstCaseFraction());
+    }
     details.put("rounds", config.rounds());
     details.put("gradient_clip", config.clip());
     details.put("learning_rate", config.learningRate());
@@ -322,7 +377,7 @@ final class CrossSiloPlan {
           + "other party colluding): that party's records", relation, "record", eps, delta));
     }
     return new PrivacyLedger("cross-silo DP-SGD (Heikkila et al. 2020): distributed Gaussian noise, one summation "
-        + "per step", relation, "record", new SelfComposedDpEvent(roundEvent(config, sigma), config.rounds()).describe(), config.accountant(), eps, delta,
+        + "per step", relation, "record", new SelfComposedDpEvent(roundEvent(sigma), config.rounds()).describe(), config.accountant(), eps, delta,
         details, guarantees);
   }
 
@@ -360,8 +415,15 @@ final class CrossSiloPlan {
     m.put("noise_split", config.split().id());
     m.put("tolerated_colluders", config.colluders());
     m.put("noise_shares", shares);
-    m.put("sampling", "poisson");
-    m.put("sampling_rate", config.samplingRate());
+    m.put("sampling", config.swor() == null ? "poisson" : "swor");
+    if (config.swor() == null) {
+      m.put("sampling_rate", config.samplingRate());
+    } else {
+      m.put("batch", config.swor().batch());
+      m.put("swor_analysis", config.swor().analysis());
+      m.put("swor_mixnet", config.swor().idealMixnet() ? "ideal" : "real");
+      m.put("records_known_to_coalition", maliciousRecords);
+    }
     m.put("clip", config.clip());
     m.put("learning_rate", config.learningRate());
     m.put("model", model.describe());

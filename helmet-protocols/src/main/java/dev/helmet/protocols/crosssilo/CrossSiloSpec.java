@@ -83,8 +83,16 @@ final class CrossSiloSpec implements AlgorithmSpec {
     c.put("colluders", config.colluders());
     c.put("noise_split", config.split().id());
     c.put("neighbours", config.neighbours().id());
-    c.put("sampling", "poisson");
+    c.put("sampling", config.swor() == null ? "poisson" : "swor");
     c.put("sampling_rate", config.samplingRate());
+    if (config.swor() != null) {
+      c.put("batch", config.swor().batch());
+      c.put("swor_analysis", config.swor().analysis());
+      if (config.swor().analysis().equals("slack")) {
+        c.put("swor_slack", config.swor().slack());
+      }
+      c.put("swor_mixnet", config.swor().idealMixnet() ? "ideal" : "real");
+    }
     if (!Double.isNaN(config.expectedBatch())) {
       c.put("expected_batch", config.expectedBatch());
     }
@@ -197,6 +205,9 @@ final class CrossSiloSpec implements AlgorithmSpec {
   /** The public plan behind the algorithm interface. */
   private static final class Plan implements PublicPlan {
     private final CrossSiloPlan plan;
+    /** Whether an in-process runner holds this plan (SWOR's token list exists only there for now). */
+    private volatile boolean inProcess;
+    private SworBatches batches;
 
     Plan(CrossSiloPlan plan) {
       this.plan = plan;
@@ -247,6 +258,27 @@ final class CrossSiloSpec implements AlgorithmSpec {
       return plan.summary();
     }
 
+    /** The SWOR batches, set up once (the mixnet runs on first use). */
+    private synchronized SworBatches batches() {
+      if (!inProcess) {
+        throw new IllegalArgumentException("sampling without replacement runs in one process only for now (the "
+            + "token mixnet is not carried over the network): use --summation simulated, plain or an in-process "
+            + "summation, or sampling poisson");
+      }
+      if (batches == null) {
+        CrossSiloConfig.Swor w = plan.config().swor();
+        batches = w.idealMixnet() ? SworBatches.ideal(plan.sizes(), w.batch())
+            : SworBatches.mixnet(plan.sizes(), w.batch(), Runtime.getRuntime().availableProcessors());
+      }
+      return batches;
+    }
+
+    /** Party {@code party}'s sample for {@code round}: its own Poisson draw, or its records in the SWOR batch. */
+    private int[] sample(int party, int round, int size, RandomBits sampling) {
+      return plan.config().swor() == null ? DpFlModel.poissonSample(size, plan.config().samplingRate(), sampling)
+          : batches().records(party, round);
+    }
+
     private static RandomBits sampling(NoiseFactory noise, long seed) {
       // The batches must stay secret (amplification by subsampling assumes no one knows them): from
       // the party's own SecureRandom; seeded only alongside the insecure test noise.
@@ -264,6 +296,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
      */
     @Override
     public void admit(dev.helmet.secagg.summation.SecureSummation summation, int parties) {
+      inProcess = true;
       int g = summation.smallestRevealedSum(parties);
       int sized = plan.config().noiseGroup() > 0 ? plan.config().noiseGroup() : parties;
       if (!summation.revealsInputs() && g < sized) {
@@ -288,7 +321,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
         return () -> {
           // Its sample (possibly empty) and its noise share: a party always answers with its noise.
           double[] g = new double[theta.length];
-          int[] sample = DpFlModel.poissonSample(rows.size(), c.samplingRate(), sampling);
+          int[] sample = sample(party, round, rows.size(), sampling);
           plan.model().addClippedGradients(rows, theta, c.clip(), sample, g);
           GaussianProjection p = plan.projection(round);
           double[] y = p == null ? g : p.project(g);
@@ -335,6 +368,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
 
     @Override
     public Aggregate aggregate(List<? extends Local> locals, long[] seeds, NoiseFactory noise) {
+      inProcess = true;
       int w = locals.size();
       DpFlModel.Records[] rows = new DpFlModel.Records[w];
       RandomBits[] sampling = new RandomBits[w];
@@ -361,7 +395,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
           double[][] partial = new double[chunks][d];
           Parallel.forEach(threads, chunks, k -> {
             for (int i = k; i < w; i += chunks) {
-              int[] sample = DpFlModel.poissonSample(rows[i].size(), c.samplingRate(), sampling[i]);
+              int[] sample = sample(i, round, rows[i].size(), sampling[i]);
               plan.model().addClippedGradients(rows[i], snapshot, c.clip(), sample, partial[k]);
             }
           });

@@ -278,4 +278,60 @@ class CrossSiloTest {
     var refused = assertThrows(IllegalArgumentException.class, () -> simulate(other, 4, groups, 3));
     assertTrue(refused.getMessage().contains("sum of all parties only"), refused.getMessage());
   }
+
+  /**
+   * Sampling without replacement (paper Sec. 3.4): every step's batch holds exactly b records,
+   * from the real in-process mixnet or the ideal sampler; the coalition (T + 1 largest parties)
+   * knows its own tokens, so the exact hypergeometric analysis needs at most the worst case's noise
+   * (rate b / n_H) and more than with no coalition.
+   */
+  @Test
+  void sworBatchesHoldBRecordsAndTheAnalysesOrderAsExpected() {
+    int[] sizes = {300, 200, 250, 150};
+    for (SworBatches b : new SworBatches[] {SworBatches.ideal(sizes, 40), SworBatches.mixnet(sizes, 40, 2)}) {
+      for (int step = 0; step < 3; step++) {
+        int total = 0;
+        for (int p = 0; p < sizes.length; p++) {
+          int[] r = b.records(p, step);
+          total += r.length;
+          for (int x : r) {
+            assertTrue(x >= 0 && x < sizes[p], "record " + x + " of party " + p);
+          }
+        }
+        assertEquals(40, total, (b.ideal() ? "ideal" : "mixnet") + " step " + step);
+      }
+    }
+    java.util.function.Function<String, Double> sigma = analysis -> plan(spec(2, c -> c.put("sampling", "swor")
+        .put("batch", 90).put("rounds", 20).put("swor_analysis", analysis)), 10).sigma();
+    double exact = sigma.apply("exact");
+    double worst = sigma.apply("worst-case");
+    assertTrue(exact <= worst * (1 + 1e-3), exact + " vs " + worst);
+    CrossSiloPlan p = plan(spec(2, c -> c.put("sampling", "swor").put("batch", 90).put("rounds", 20)), 10);
+    assertEquals(179L, p.ledger("plain", false).details().get("records_known_to_coalition"));
+    assertTrue(p.epsilon() <= 2, "eps " + p.epsilon());
+    var local = assertThrows(IllegalArgumentException.class, () -> spec(2, c -> c.put("sampling", "swor")
+        .put("batch", 90).put("noise_split", "local")));
+    assertTrue(local.getMessage().contains("local"), local.getMessage());
+  }
+
+  /**
+   * A SWOR run trains through the real mixnet in process (4 parties, the digits; the worst-case
+   * analysis, quicker to calibrate than the exact mixture), and a plan that
+   * no in-process runner holds refuses to sample (the mixnet is not carried over the network).
+   */
+  @Test
+  void aSworRunTrainsInProcessOnly() {
+    AlgorithmSpec s = spec(8, c -> c.put("sampling", "swor").put("batch", 180).put("rounds", 300)
+        .put("learning_rate", 0.01).put("colluders", 1).put("swor_analysis", "worst-case"));
+    // The mixnet's tokens and the joint seed come from SecureRandom, so the batches are not seeded:
+    // 0.61 to 0.74 in trials; the bound is far above chance (10 %) with room for that spread.
+    double acc = accuracy(simulate(s, 4, new PlainSummation(), 5));
+    assertTrue(acc > 0.5, "accuracy " + acc);
+    PublicPlan networked = s.plan(TEN, 10, false);
+    var local = s.prepare(new Preprocessing(1, true).design(DIGITS), 1);
+    var e = assertThrows(IllegalArgumentException.class,
+        () -> networked.contributor(0, local, NoiseFactory.seededForTesting(1), 1).open(0,
+            networked.server().state(0)).get());
+    assertTrue(e.getMessage().contains("one process"), e.getMessage());
+  }
 }

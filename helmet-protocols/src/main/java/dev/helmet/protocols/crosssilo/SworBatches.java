@@ -1,0 +1,135 @@
+package dev.helmet.protocols.crosssilo;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.secagg.mixnet.JointSeed;
+import dev.helmet.secagg.mixnet.MixnetParty;
+import dev.helmet.secagg.mixnet.MixnetSimulation;
+import dev.helmet.secagg.mixnet.Token;
+import dev.helmet.secagg.mixnet.TokenSampler;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Each step's batch under sampling without replacement (paper Sec. 3.4, Algorithm 2), in process:
+ * every party draws a random 128-bit token per record, the onion mixnet shuffles the tokens so that
+ * only an owner knows which are its own, the parties draw a joint seed by commit-reveal after the
+ * final list is public, and step t's batch is the uniform subset of b tokens the seed selects
+ * ({@link TokenSampler}). A party trains on its records among them.
+ *
+ * <p>The ideal form ({@code idealMixnet}) draws the same distribution of batches without the
+ * cryptography: a uniform b-subset of all records from SecureRandom each step, for experiments
+ * where the mixnet's cost would dominate (the ledger says which ran). Neither form is carried over
+ * the network yet: a plan with SWOR refuses to run outside one process.
+ */
+final class SworBatches {
+  private final int[] offsets;
+  private final int batch;
+  private final List<MixnetParty> parties;
+  private final TokenSampler sampler;
+  private final SecureRandom random;
+  private final double mixnetSeconds;
+  private final long mixnetBytesPerParty;
+  private long cachedStep = -1;
+  private int[][] cached;
+
+  private SworBatches(int[] sizes, int batch, List<MixnetParty> parties, TokenSampler sampler, double seconds,
+      long bytes) {
+    this.offsets = new int[sizes.length + 1];
+    for (int i = 0; i < sizes.length; i++) {
+      offsets[i + 1] = Math.addExact(offsets[i], sizes[i]);
+    }
+    Checks.require(batch <= offsets[sizes.length], "the batch of " + batch + " exceeds the " + offsets[sizes.length]
+        + " records of all parties");
+    this.batch = batch;
+    this.parties = parties;
+    this.sampler = sampler;
+    this.random = parties == null ? new SecureRandom() : null;
+    this.mixnetSeconds = seconds;
+    this.mixnetBytesPerParty = bytes;
+  }
+
+  /** The ideal sampler: uniform b-subsets from SecureRandom, no mixnet. */
+  static SworBatches ideal(int[] sizes, int batch) {
+    return new SworBatches(sizes, batch, null, null, 0, 0);
+  }
+
+  /** Runs the token mixnet and the joint seed among the parties of {@code sizes}, in process. */
+  static SworBatches mixnet(int[] sizes, int batch, int threads) {
+    long start = System.nanoTime();
+    byte[] session = new byte[16];
+    new SecureRandom().nextBytes(session);
+    MixnetSimulation.Result mix = MixnetSimulation.run(sizes, session, threads);
+    byte[] context = JointSeed.context(session, mix.tokens());
+    List<byte[]> commitments = new ArrayList<>();
+    List<JointSeed.Contribution> contributions = new ArrayList<>();
+    for (int i = 0; i < sizes.length; i++) {
+      JointSeed.Contribution c = JointSeed.Contribution.draw(context, i);
+      contributions.add(c);
+      commitments.add(c.commitment());
+    }
+    // Every commitment is public before any share is revealed.
+    List<byte[]> reveals = new ArrayList<>();
+    for (JointSeed.Contribution c : contributions) {
+      reveals.add(c.reveal());
+    }
+    byte[] seed = JointSeed.combine(context, commitments, reveals);
+    return new SworBatches(sizes, batch, mix.parties(), new TokenSampler(mix.tokens(), seed, batch),
+        (System.nanoTime() - start) / 1e9, mix.bytesPerParty());
+  }
+
+  /** Party {@code party}'s records (indices into its rows, ascending) in step {@code step}'s batch. */
+  synchronized int[] records(int party, int step) {
+    if (cachedStep != step) {
+      cached = draw(step);
+      cachedStep = step;
+    }
+    return cached[party].clone();
+  }
+
+  private int[][] draw(int step) {
+    int n = offsets.length - 1;
+    int[][] out = new int[n][];
+    if (parties != null) {
+      List<Token> chosen = sampler.batch(step);
+      for (int i = 0; i < n; i++) {
+        out[i] = parties.get(i).recordsIn(chosen);
+        Arrays.sort(out[i]);
+      }
+      return out;
+    }
+    // Floyd's algorithm: a uniform b-subset of [0, N) in b draws.
+    int total = offsets[n];
+    java.util.HashSet<Integer> set = new java.util.HashSet<>();
+    for (int j = total - batch; j < total; j++) {
+      int t = random.nextInt(j + 1);
+      set.add(set.contains(t) ? j : t);
+    }
+    List<List<Integer>> per = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      per.add(new ArrayList<>());
+    }
+    for (int g : set) {
+      int i = Arrays.binarySearch(offsets, g);
+      int party = i >= 0 ? i : -i - 2; // the last offset <= g (every party has a record)
+      per.get(party).add(g - offsets[party]);
+    }
+    for (int i = 0; i < n; i++) {
+      out[i] = per.get(i).stream().mapToInt(Integer::intValue).sorted().toArray();
+    }
+    return out;
+  }
+
+  boolean ideal() {
+    return parties == null;
+  }
+
+  double mixnetSeconds() {
+    return mixnetSeconds;
+  }
+
+  long mixnetBytesPerParty() {
+    return mixnetBytesPerParty;
+  }
+}
