@@ -22,8 +22,9 @@ final class RunOptions {
 
   @Option(names = "--summation", paramLabel = "S",
       description = "How each round's inputs are summed: secagg+ (SecAgg+, Bell et al. 2020: each party shares keys "
-          + "with O(log W) neighbours), secagg (SecAgg, Bonawitz et al. 2017: all pairs), compute-servers (additive "
-          + "shares to --compute-servers servers, private if one is honest), plain (in the clear, for comparison "
+          + "with O(log W) neighbours), secagg (SecAgg, Bonawitz et al. 2017: all pairs), dca (additive shares to "
+          + "--compute-nodes compute nodes, the cross-silo paper's Algorithm 1, private if one is honest; "
+          + "compute-servers is its old name, still accepted), plain (in the clear, for comparison "
           + "only) or simulated (for experiments, where the algorithm has it: the parties' inputs summed at once, "
           + "their noise drawn as one; no messages). Default: secagg+.")
   String summation;
@@ -48,8 +49,9 @@ final class RunOptions {
           + "to withstand. Default: 1 - --honest-fraction, the parties the privacy accounting already distrusts.")
   Double colludingFraction;
 
-  @Option(names = "--compute-servers", paramLabel = "J", defaultValue = "2",
-      description = "Number of computation servers for --protocol compute-servers. Default: ${DEFAULT-VALUE}.")
+  @Option(names = {"--compute-nodes", "--compute-servers"}, paramLabel = "M", defaultValue = "2",
+      description = "Number of compute nodes for --summation dca (--compute-servers is the old name of this "
+          + "option). Default: ${DEFAULT-VALUE}.")
   int computeServers;
 
   @Option(names = "--ring-bits", paramLabel = "B", defaultValue = "0",
@@ -129,9 +131,9 @@ final class RunOptions {
       }
       case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, threads());
       case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, threads());
-      case "compute-servers" -> new ComputeServerSummation(computeServers, plan, threads());
-      default -> throw new IllegalArgumentException(
-          "summation must be one of secagg+, secagg, compute-servers, plain, simulated. Provided value: " + protocol);
+      case "dca", "compute-servers" -> new ComputeServerSummation(computeServers, plan, threads());
+      default -> throw new IllegalArgumentException("summation must be one of secagg+, secagg, dca (or its old name "
+          + "compute-servers), plain, simulated. Provided value: " + protocol);
     };
   }
 }
