@@ -278,34 +278,10 @@ final class ParticipantRun {
     if (ca == null) {
       return;
     }
-    byte[] digest = SessionPlan.digest(config);
-    java.util.List<IdentityBinding.Holder> holders = new java.util.ArrayList<>();
-    for (int i = 0; i < r.getPartiesCount(); i++) {
-      var e = r.getParties(i);
-      byte[] cert = e.getCertificate().toByteArray();
-      String why;
-      if (cert.length == 0 || e.getIdentityBinding().isEmpty()) {
-        why = "it carries no certificate and identity binding";
-      } else if (!java.util.Arrays.equals(IdentityBinding.fingerprint(cert), e.getCertificateSha256().toByteArray())) {
-        why = "its certificate is not the one its fingerprint names";
-      } else {
-        why = IdentityBinding.check(cert, e.getIdentityBinding().toByteArray(), ca, digest,
-            e.getIdentityKey().toByteArray(), e.getNonceCommitment().toByteArray());
-      }
-      if (why == null) {
-        IdentityBinding.Holder h = IdentityBinding.holder(cert);
-        for (IdentityBinding.Holder other : holders) {
-          if (other.same(h)) {
-            why = "its certificate has the subject or key of an earlier entry's";
-          }
-        }
-        holders.add(h);
-      }
-      if (why != null) {
-        throw new Participant.ParticipantException("the roster of session " + session + " lists party " + i
-            + " that is not a distinct certified participant (" + why + "); the coordinator may have added parties, "
-            + "so this party stops");
-      }
+    String why = RosterCheck.problem(config, r, ca);
+    if (why != null) {
+      throw new Participant.ParticipantException("the roster of session " + session + " lists " + why
+          + "; the coordinator may have added parties, so this party stops");
     }
   }
 
