@@ -370,6 +370,16 @@ public final class SessionPlan {
       throw new IllegalArgumentException(n + " parties enrolled, fewer than min_contributors = " + m);
     }
     validateRoster(c, r);
+    List<byte[]> keys = new ArrayList<>(n);
+    for (RosterEntry e : r.getPartiesList()) {
+      keys.add(e.getIdentityKey().toByteArray());
+    }
+    if (dca(c)) {
+      // The compute nodes sum; no pairwise masks, so no sizing: these parameters only number the
+      // rounds (their session ids) and bind the context.
+      return new SecAggParameters(secaggSession(c, graphSeed(c, r, nonces), 0), context(c, r), vectorLength, ringBits,
+          CommunicationGraph.complete(n), n - 1, m, keys);
+    }
     SecAggSizing.Choice choice = SecAggSizing.choose(plus(c), n, c.getColludingFraction(), (double) (n - m) / n, m);
     byte[] seed = graphSeed(c, r, nonces);
     for (int i = 0; i < nonces.size() && !choice.complete(); i++) {
@@ -380,10 +390,6 @@ public final class SessionPlan {
     }
     CommunicationGraph graph = choice.complete() ? CommunicationGraph.complete(n)
         : CommunicationGraph.harary(n, choice.neighbours(), seed);
-    List<byte[]> keys = new ArrayList<>(n);
-    for (RosterEntry e : r.getPartiesList()) {
-      keys.add(e.getIdentityKey().toByteArray());
-    }
     return new SecAggParameters(secaggSession(c, seed, 0), context(c, r), vectorLength, ringBits, graph,
         choice.threshold(), m, keys);
   }
