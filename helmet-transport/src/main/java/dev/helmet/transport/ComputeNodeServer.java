@@ -157,6 +157,17 @@ public final class ComputeNodeServer implements AutoCloseable {
     bytesIn += r.bytesIn;
     bytesOut += r.bytesOut;
     cpuNanos += r.cpuNanos;
+    Runnable l = listener;
+    if (l != null) {
+      new Thread(l, "helmet-node-stats").start();
+    }
+  }
+
+  private volatile Runnable listener;
+
+  /** Runs {@code r} (on its own thread) after every released round, e.g. to write the totals. */
+  public void onRelease(Runnable r) {
+    listener = r;
   }
 
   /**
