@@ -62,8 +62,8 @@ public final class CertificateRequests {
         case "participant" -> PARTICIPANT;
         case "coordinator" -> COORDINATOR;
         case "compute-node" -> COMPUTE_NODE;
-        default -> throw new IllegalArgumentException("role must be participant, coordinator or compute-node. Provided "
-            + "value: " + s);
+        default -> throw new IllegalArgumentException("role must be participant or coordinator (or compute-node, for "
+            + "a dca session's compute node). Provided value: " + s);
       };
     }
   }
