@@ -40,9 +40,14 @@ final class CertsCommand implements Callable<Integer> {
   int participants;
 
   @Option(names = "--host", paramLabel = "NAME|ADDRESS", split = ",", defaultValue = "localhost,127.0.0.1",
-      description = "The coordinator's host names and addresses, as participants will dial them "
-          + "(comma-separated or repeated). Default: ${DEFAULT-VALUE}.")
+      description = "The coordinator's (and compute nodes') host names and addresses, as participants will dial "
+          + "them (comma-separated or repeated). Default: ${DEFAULT-VALUE}.")
   List<String> hosts;
+
+  @Option(names = "--compute-nodes", paramLabel = "M", defaultValue = "0",
+      description = "Compute node certificates to create for dca sessions (compute-node-1.pem, ...): server "
+          + "certificates marked OU=compute-node, which cannot enrol as participants. Default: ${DEFAULT-VALUE}.")
+  int computeNodes;
 
   @Option(names = "--days", paramLabel = "D", defaultValue = "30",
       description = "Validity in days. Default: ${DEFAULT-VALUE}.")
@@ -61,10 +66,16 @@ final class CertsCommand implements Callable<Integer> {
     if (days < 1) {
       throw new IllegalArgumentException("days must be positive. Provided value: " + days);
     }
-    Certificates.Written w = Certificates.create(out, hosts, participants, Duration.ofDays(days));
+    if (computeNodes < 0 || computeNodes > 1000) {
+      throw new IllegalArgumentException("compute nodes must be in [0, 1000]. Provided value: " + computeNodes);
+    }
+    Certificates.Written w = Certificates.create(out, hosts, participants, computeNodes, Duration.ofDays(days));
     PrintWriter o = spec.commandLine().getOut();
     o.printf("wrote %s (CA), %s (coordinator, hosts %s) and %d participant certificates to %s%n",
         w.ca().getFileName(), w.coordinator().getFileName(), String.join(", ", hosts), w.participants().size(), out);
+    if (computeNodes > 0) {
+      o.printf("wrote %d compute node certificates (compute-node-1.pem ...; OU=compute-node)%n", computeNodes);
+    }
     o.flush();
     return Main.OK;
   }
@@ -125,7 +136,8 @@ final class CertsCommand implements Callable<Integer> {
   /** {@code helmet certs sign}: the CA signs one request for the role it decides. */
   @Command(name = "sign", mixinStandardHelpOptions = true, description = "Signs a request with the CA in --ca-dir. "
       + "A participant certificate allows clientAuth only; a coordinator certificate serverAuth only (so it can "
-      + "never vouch for a participant's identity key). Check who sent the request before signing: each "
+      + "never vouch for a participant's identity key); a compute node certificate (dca sessions) serverAuth and "
+      + "clientAuth, its subject marked OU=compute-node. Check who sent the request before signing: each "
       + "participant certificate is one party.")
   static final class Sign implements Callable<Integer> {
     @Option(names = "--ca-dir", paramLabel = "DIR", required = true, description = "Folder with ca.pem and "
@@ -136,11 +148,12 @@ final class CertsCommand implements Callable<Integer> {
     Path csr;
 
     @Option(names = "--role", paramLabel = "ROLE", required = true,
-        description = "participant or coordinator.")
+        description = "participant, coordinator or compute-node.")
     String role;
 
     @Option(names = "--host", paramLabel = "NAME|ADDRESS", split = ",",
-        description = "For a coordinator: its host names and addresses, as participants dial them.")
+        description = "For a coordinator or a compute node: its host names and addresses, as participants dial "
+            + "them.")
     List<String> hosts = List.of();
 
     @Option(names = "--days", paramLabel = "D", defaultValue = "30",

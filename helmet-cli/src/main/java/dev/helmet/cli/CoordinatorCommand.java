@@ -19,8 +19,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Publishes the session in CONFIG, enrols participants over mutual TLS, runs blind averaging through "
-          + "SecAgg+ with a deadline on every round, and releases the averaged model. Sessions, participants, "
+      "Publishes the session in CONFIG, enrols participants over mutual TLS, runs the session's algorithm through "
+          + "SecAgg+ (or the summation the file names: secagg, or dca through the compute nodes it lists, "
+          + "compute-servers being dca's old name) with a deadline on every round, and releases the model. Sessions, participants, "
           + "round outcomes, the released model and the privacy ledger are kept in the database the file names "
           + "(an H2 file next to it by default). A session that would take the data set past its privacy budget "
           + "is refused. See docs/deployment.md."
@@ -66,6 +67,28 @@ final class CoordinatorCommand implements Callable<Integer> {
     }
   }
 
+  /** A dca session's cost per compute node and per party (summation_parameters in --json). */
+  @SuppressWarnings("unchecked")
+  static void printNodes(java.util.Map<String, Object> p, PrintWriter out) {
+    if (!(p.get("nodes") instanceof java.util.List<?> nodes)) {
+      return;
+    }
+    for (Object o : nodes) {
+      var m = (java.util.Map<String, Object>) o;
+      out.printf(java.util.Locale.ROOT, "  node     %s (%s): %s B in, %s B out, %.3f s CPU, %.3f s wall%n", m.get("node"),
+          m.get("receives"), m.get("bytes_in"), m.get("bytes_out"), ((Number) m.get("cpu_seconds")).doubleValue(),
+          ((Number) m.get("wall_seconds")).doubleValue());
+    }
+    if (p.get("per_party") instanceof java.util.List<?> parties) {
+      for (Object o : parties) {
+        var m = (java.util.Map<String, Object>) o;
+        out.printf(java.util.Locale.ROOT, "  party    %s: %s B with the coordinator, %s B to the nodes, slowest upload "
+            + "%.3f s%n", m.get("party"), m.get("bytes_coordinator"), m.get("bytes_nodes"),
+            ((Number) m.get("upload_seconds")).doubleValue());
+      }
+    }
+  }
+
   private void report(Coordinator.Result r, Coordinator.Settings s, PrintWriter out) {
     if (json) {
       ObjectNode j = Json.object();
@@ -97,6 +120,7 @@ final class CoordinatorCommand implements Callable<Integer> {
       for (var g : r.model().privacy().guarantees()) {
         out.printf("  privacy  %s%n", g.describe());
       }
+      printNodes(r.parameters(), out);
     } else {
       // The reason says whether anything was released and what it cost.
       out.printf("session %s aborted: %s%n", r.sessionId(), r.reason());

@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
       DataCommand.class,
       CoordinatorCommand.class,
       ParticipantCommand.class,
+      ComputeNodeCommand.class,
       BudgetCommand.class,
       ExperimentCommand.class,
       CertsCommand.class,

@@ -79,8 +79,9 @@ final class NetworkDemo {
       double colluding = run.colludingFraction != null ? run.colludingFraction : 1 - HelmetDefaults.HONEST_FRACTION;
       String summation = run.summationName();
       if (!summation.equals("secagg+") && !summation.equals("secagg")) {
-        throw new IllegalArgumentException("--summation " + summation + " has no network version; a networked session "
-            + "sums through secagg+ or secagg");
+        throw new IllegalArgumentException("--summation " + summation + " has no network demo; the demo sums through "
+            + "secagg+ or secagg (a networked dca session runs `helmet compute-node` processes beside the coordinator: "
+            + "docs/deployment.md, scripts/dca-loopback.sh)");
       }
       SessionConfig.Builder builder = SessionConfig.newBuilder()
           .setAlgorithm(algorithm.id())

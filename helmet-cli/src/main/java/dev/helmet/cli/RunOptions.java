@@ -23,9 +23,10 @@ final class RunOptions {
 
   @Option(names = "--summation", paramLabel = "S",
       description = "How each round's inputs are summed: secagg+ (SecAgg+, Bell et al. 2020: each party shares keys "
-          + "with O(log W) neighbours), secagg (SecAgg, Bonawitz et al. 2017: all pairs), compute-servers (additive "
-          + "shares to --compute-servers servers, private if one is honest), groups or harary (pairwise masks in "
-          + "groups of --mask-group), plain (in the clear, for comparison "
+          + "with O(log W) neighbours), secagg (SecAgg, Bonawitz et al. 2017: all pairs), dca (additive shares to "
+          + "--compute-nodes compute nodes, the cross-silo paper's Algorithm 1, private if one is honest; "
+          + "compute-servers is its old name, still accepted), groups or harary (pairwise masks in groups of "
+          + "--mask-group), plain (in the clear, for comparison "
           + "only) or simulated (for experiments, where the algorithm has it: the parties' inputs summed at once, "
           + "their noise drawn as one; no messages). Default: secagg+.")
   String summation;
@@ -50,8 +51,9 @@ final class RunOptions {
           + "to withstand. Default: 1 - --honest-fraction, the parties the privacy accounting already distrusts.")
   Double colludingFraction;
 
-  @Option(names = "--compute-servers", paramLabel = "J", defaultValue = "2",
-      description = "Number of computation servers for --protocol compute-servers. Default: ${DEFAULT-VALUE}.")
+  @Option(names = {"--compute-nodes", "--compute-servers"}, paramLabel = "M", defaultValue = "2",
+      description = "Number of compute nodes for --summation dca (--compute-servers is the old name of this "
+          + "option). Default: ${DEFAULT-VALUE}.")
   int computeServers;
 
   @Option(names = "--mask-group", paramLabel = "G", defaultValue = "2",
@@ -138,12 +140,11 @@ final class RunOptions {
       }
       case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, threads());
       case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, threads());
-      case "compute-servers" -> new ComputeServerSummation(computeServers, plan, threads());
+      case "dca", "compute-servers" -> new ComputeServerSummation(computeServers, plan, threads());
       case "groups" -> new GroupMaskSummation(groupSize, GroupMaskSummation.Graph.DISJOINT, plan, threads());
       case "harary" -> new GroupMaskSummation(groupSize, GroupMaskSummation.Graph.HARARY, plan, threads());
-      default -> throw new IllegalArgumentException(
-          "summation must be one of secagg+, secagg, compute-servers, groups, harary, plain, simulated. Provided value: "
-              + protocol);
+      default -> throw new IllegalArgumentException("summation must be one of secagg+, secagg, dca (or its old name "
+          + "compute-servers), groups, harary, plain, simulated. Provided value: " + protocol);
     };
   }
 }

@@ -50,7 +50,8 @@ final class SecAggBench implements Callable<Integer> {
   String dropoutRound;
 
   @Option(names = "--protocol", paramLabel = "P", defaultValue = "secagg+",
-      description = "secagg+, secagg or compute-servers. Default: ${DEFAULT-VALUE}.")
+      description = "secagg+, secagg or dca (additive shares to 2 compute nodes; compute-servers is its old "
+          + "name, still accepted). Default: ${DEFAULT-VALUE}.")
   String protocol;
 
   @Option(names = "--min-contributors", paramLabel = "M", defaultValue = "0",
@@ -90,7 +91,7 @@ final class SecAggBench implements Callable<Integer> {
       throw new IllegalArgumentException("dropout must be in [0, 0.5). Provided value: " + dropout);
     }
     int fixedStep = switch (dropoutRound.toLowerCase(Locale.ROOT)) {
-      case "masked-input" -> protocol.equals("compute-servers") ? 1 : 2;
+      case "masked-input" -> ComputeServerSummation.named(protocol) ? 1 : 2;
       case "random" -> -1;
       default -> throw new IllegalArgumentException("dropout round must be masked-input or random. Provided value: "
           + dropoutRound);
@@ -105,8 +106,9 @@ final class SecAggBench implements Callable<Integer> {
     SecureSummation s = switch (protocol.toLowerCase(Locale.ROOT)) {
       case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, t);
       case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, t);
-      case "compute-servers" -> new ComputeServerSummation(2, plan, t);
-      default -> throw new IllegalArgumentException("protocol must be secagg+, secagg or compute-servers. Provided value: "
+      case "dca", "compute-servers" -> new ComputeServerSummation(2, plan, t);
+      default -> throw new IllegalArgumentException("protocol must be secagg+, secagg or dca (or compute-servers, its "
+          + "old name). Provided value: "
           + protocol);
     };
     FixedPointEncoding enc = new FixedPointEncoding(ringBits, 0);

@@ -52,14 +52,18 @@ public final class CertificateRequests {
   /** Who a certificate is for; the CA, not the requester, decides. */
   public enum Role {
     PARTICIPANT,
-    COORDINATOR;
+    COORDINATOR,
+    /** A compute node of dca sessions: serverAuth and clientAuth, subject marked OU=compute-node. */
+    COMPUTE_NODE;
 
-    /** Parses "participant" or "coordinator". */
+    /** Parses "participant", "coordinator" or "compute-node". */
     public static Role parse(String s) {
       return switch (s.toLowerCase(java.util.Locale.ROOT)) {
         case "participant" -> PARTICIPANT;
         case "coordinator" -> COORDINATOR;
-        default -> throw new IllegalArgumentException("role must be participant or coordinator. Provided value: " + s);
+        case "compute-node" -> COMPUTE_NODE;
+        default -> throw new IllegalArgumentException("role must be participant or coordinator (or compute-node, for "
+            + "a dca session's compute node). Provided value: " + s);
       };
     }
   }
@@ -145,13 +149,21 @@ public final class CertificateRequests {
       }
       throw new IllegalArgumentException(csrFile + ": not a valid signing request: " + e.getMessage(), e);
     }
-    if (role == Role.COORDINATOR && hosts.isEmpty()) {
-      throw new IllegalArgumentException("a coordinator certificate needs at least one host name or address");
+    if (role != Role.PARTICIPANT && hosts.isEmpty()) {
+      throw new IllegalArgumentException("a " + role.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+          + " certificate needs at least one host name or address");
+    }
+    // The CA, not the requester, decides the role: only a compute node's certificate carries the
+    // marker, and a request that claims it for another role is refused.
+    if (role != Role.COMPUTE_NODE && csr.getSubject().toString().toLowerCase(java.util.Locale.ROOT)
+        .contains("ou=" + NodeTls.ROLE_MARKER)) {
+      throw new IllegalArgumentException(csrFile + ": the request's subject carries OU=" + NodeTls.ROLE_MARKER
+          + ", which only a compute node's certificate may");
     }
     try {
       PublicKey key = csr.getPublicKey();
       GeneralNames names = null;
-      if (role == Role.COORDINATOR) {
+      if (role != Role.PARTICIPANT) {
         List<GeneralName> list = new ArrayList<>();
         for (String h : hosts) {
           list.add(Certificates.isAddress(h) ? new GeneralName(GeneralName.iPAddress, h)
@@ -159,8 +171,12 @@ public final class CertificateRequests {
         }
         names = new GeneralNames(list.toArray(GeneralName[]::new));
       }
-      X509Certificate cert = Certificates.issue(csr.getSubject(), key, caCert, caKey, Instant.now(), validity,
-          role == Role.COORDINATOR ? KeyPurposeId.id_kp_serverAuth : KeyPurposeId.id_kp_clientAuth, names);
+      X509Certificate cert = role == Role.COMPUTE_NODE
+          ? Certificates.issue(new X500Name(csr.getSubject() + ",OU=" + NodeTls.ROLE_MARKER), key, caCert, caKey,
+              Instant.now(), validity, new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth},
+              names)
+          : Certificates.issue(csr.getSubject(), key, caCert, caKey, Instant.now(), validity,
+              role == Role.COORDINATOR ? KeyPurposeId.id_kp_serverAuth : KeyPurposeId.id_kp_clientAuth, names);
       Certificates.write(out, cert);
       return out;
     } catch (GeneralSecurityException | OperatorCreationException e) {

@@ -51,7 +51,7 @@ public final class Certificates {
   private Certificates() {}
 
   /** What {@link #create} wrote. */
-  public record Written(Path ca, Path coordinator, List<Path> participants) {}
+  public record Written(Path ca, Path coordinator, List<Path> participants, List<Path> computeNodes) {}
 
   /**
    * Writes {@code ca.pem} (with {@code ca-key.pem}), {@code coordinator.pem} and
@@ -62,6 +62,20 @@ public final class Certificates {
    * @param validity how long the certificates are valid
    */
   public static Written create(Path dir, List<String> hosts, int participants, Duration validity) throws IOException {
+    return create(dir, hosts, participants, 0, validity);
+  }
+
+  /**
+   * As {@link #create(Path, List, int, Duration)}, and {@code compute-node-1.pem} ...
+   * {@code compute-node-M.pem}: server certificates for the hosts, subject
+   * {@code CN=compute-node-l, OU=compute-node} (the role marker, {@link NodeTls}), usable as a
+   * client too (a node may fetch the coordinator's published session).
+   */
+  public static Written create(Path dir, List<String> hosts, int participants, int computeNodes, Duration validity)
+      throws IOException {
+    if (computeNodes < 0) {
+      throw new IllegalArgumentException("compute nodes must be non-negative. Provided value: " + computeNodes);
+    }
     if (hosts.isEmpty()) {
       throw new IllegalArgumentException("the coordinator needs at least one host name or address");
     }
@@ -94,7 +108,18 @@ public final class Certificates {
         parts.add(leaf(dir, "participant-" + i, "CN=participant-" + i, caCert, caKeys, now, validity,
             KeyPurposeId.id_kp_clientAuth, null));
       }
-      return new Written(dir.resolve("ca.pem"), coordinator, parts);
+      List<Path> nodes = new ArrayList<>();
+      for (int l = 1; l <= computeNodes; l++) {
+        KeyPair keys = keyPair();
+        X509Certificate cert = issue(new X500Name("CN=compute-node-" + l + ",OU=" + NodeTls.ROLE_MARKER), keys.getPublic(),
+            caCert, caKeys.getPrivate(), now, validity, new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth,
+                KeyPurposeId.id_kp_clientAuth}, new GeneralNames(names.toArray(GeneralName[]::new)));
+        Path p = dir.resolve("compute-node-" + l + ".pem");
+        write(p, cert);
+        writeKey(dir.resolve("compute-node-" + l + "-key.pem"), keys.getPrivate());
+        nodes.add(p);
+      }
+      return new Written(dir.resolve("ca.pem"), coordinator, parts, nodes);
     } catch (GeneralSecurityException | OperatorCreationException e) {
       throw new IllegalStateException("cannot create certificates: " + e.getMessage(), e);
     }
@@ -119,12 +144,19 @@ public final class Certificates {
   static X509Certificate issue(X500Name subject, java.security.PublicKey key, X509Certificate caCert,
       PrivateKey caKey, Instant now, Duration validity, KeyPurposeId purpose, GeneralNames altNames)
       throws GeneralSecurityException, OperatorCreationException, IOException {
+    return issue(subject, key, caCert, caKey, now, validity, new KeyPurposeId[] {purpose}, altNames);
+  }
+
+  /** As above with several extended key usages (a compute node: serverAuth and clientAuth). */
+  static X509Certificate issue(X500Name subject, java.security.PublicKey key, X509Certificate caCert,
+      PrivateKey caKey, Instant now, Duration validity, KeyPurposeId[] purposes, GeneralNames altNames)
+      throws GeneralSecurityException, OperatorCreationException, IOException {
     X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(caCert, serial(), Date.from(now.minusSeconds(60)),
         Date.from(now.plus(validity)), subject, key);
     JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
     b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
     b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement));
-    b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
+    b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes));
     b.addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCert));
     if (altNames != null) {
       b.addExtension(Extension.subjectAlternativeName, false, altNames);

@@ -199,6 +199,10 @@ public final class Coordinator implements AutoCloseable {
         .setGraphNonceCommitment(ByteString.copyFrom(SessionPlan.sha256(coordinatorNonce)))
         .build();
     SessionPlan.validate(config);
+    if (SessionPlan.dca(config) && s.tls() == null) {
+      throw new IllegalArgumentException("protocol dca needs mutual TLS (the compute nodes know the parties and the "
+          + "coordinator by their certificates); give tls files");
+    }
     this.configDigest = SessionPlan.digest(config);
     this.sessionHex = HexFormat.of().formatHex(sessionId);
     this.ca = s.tls() == null ? null : IdentityBinding.ca(s.tls());
@@ -379,6 +383,9 @@ public final class Coordinator implements AutoCloseable {
 
 
   String stage() {
+    if (dcaStage != null) {
+      return stagePrefix + dcaStage;
+    }
     if (state == null) {
       return "ENROLMENT";
     }
@@ -410,6 +417,12 @@ public final class Coordinator implements AutoCloseable {
   volatile String relation = "";
   /** The parties with a recorded drop. Guarded by lock. */
   final BitSet dropRecorded = new BitSet();
+  /** A dca session's stage within the current round ("DCA_UPLOAD", "DCA_RELEASE"), else null. Guarded by lock. */
+  String dcaStage;
+  /** A dca session's drops of the current round. Guarded by lock. */
+  List<SummationOutcome.Drop> dcaDrops = List.of();
+  /** A dca session's rounds (the compute nodes' channels), once opened; closed when the session ends. */
+  volatile DcaRounds dca;
 
 
 

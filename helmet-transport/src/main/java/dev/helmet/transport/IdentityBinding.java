@@ -141,6 +141,9 @@ public final class IdentityBinding {
     if (cert.getBasicConstraints() >= 0) {
       return "it is a CA certificate";
     }
+    if (NodeTls.isComputeNode(cert)) {
+      return "it is a compute node's certificate (OU=" + NodeTls.ROLE_MARKER + ")";
+    }
     List<String> usages;
     try {
       usages = cert.getExtendedKeyUsage();

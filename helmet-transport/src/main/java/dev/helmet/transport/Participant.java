@@ -324,6 +324,11 @@ public final class Participant {
     default List<ParticipantMessage> sending(ParticipantMessage m) {
       return List.of(m);
     }
+
+    /** May replace a dca share before it goes to compute node {@code node} (a misbehaving party). */
+    default byte[] share(int node, byte[] share) {
+      return share;
+    }
   }
 
   /** Joins the session the coordinator at {@code s.target()} runs, and takes part until it ends. */
@@ -441,6 +446,7 @@ public final class Participant {
     if (s.tls() != null) {
       run.ownCertificateSha256 = IdentityBinding.fingerprint(IdentityBinding.certificate(s.tls()));
     }
+    run.tls = s.tls();
     Result result = null;
     try {
       Join.Builder join = Join.newBuilder().setSessionId(config.getSessionId())
@@ -482,6 +488,9 @@ public final class Participant {
         out.onCompleted();
       } catch (RuntimeException e) {
         // already closed
+      }
+      if (run.dca != null) {
+        run.dca.close();
       }
       // Whatever the outcome, this party takes no further part: its data is charged exactly the
       // rounds it sent, by its own accountant (or refunded if it sent none).

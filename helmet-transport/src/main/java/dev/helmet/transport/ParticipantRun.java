@@ -70,6 +70,9 @@ final class ParticipantRun {
   Messages.MaskedInput pendingUpload;
   long bytesSent;
   long bytesReceived;
+  /** Its TLS files (null over plaintext), and in a dca session its uploads to the compute nodes. */
+  Tls.Files tls;
+  DcaUploads dca;
 
   ParticipantRun(SessionConfig config, AlgorithmSpec spec, String session, StreamObserver<ParticipantMessage> out,
       Signatures.KeyPair identity, byte[] nonce, int points, Local local, long seed, NoiseFactory noise, Participant.Hook hook,
@@ -224,6 +227,13 @@ final class ParticipantRun {
           + "this participant's own derivation (k = %d, t = %d) or the session id does not match", g.getNeighbours(),
           g.getThreshold(), params.graph().degree(), params.threshold()));
     }
+    if (SessionPlan.dca(config)) {
+      if (tls == null) {
+        throw new Participant.ParticipantException("session " + session + " sums through compute nodes (dca), which "
+            + "need mutual TLS: give this participant its TLS files");
+      }
+      dca = new DcaUploads(config, session, tls, hook);
+    }
     codec = new WireCodec(roster.getPartiesCount(), params.length(), params.ringBits());
     firstRound = params;
     graphSeed = SessionPlan.graphSeed(config, roster, nonces);
@@ -261,10 +271,38 @@ final class ParticipantRun {
       throw new Participant.ParticipantException("round " + nextRound + ": the coordinator's round state is malformed: "
           + e.getMessage(), e);
     }
+    if (dca != null) {
+      uploadShares(nextRound++, work, params.ringBits());
+      return;
+    }
     java.util.concurrent.CompletableFuture<long[]> input = inBackground(work);
     nextRound++;
     pendingUpload = null;
     advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), input::join, profile)));
+  }
+
+  /**
+   * A dca round: this party computes its input, charges the round on its own ledger (the shares
+   * leave now, and a released round is never refunded), and uploads its shares to the nodes.
+   */
+  private void uploadShares(int round, java.util.function.Supplier<long[]> work, int bits)
+      throws Participant.ParticipantException {
+    long[] x;
+    try {
+      x = work.get();
+    } catch (RuntimeException e) {
+      throw new Participant.ParticipantException("round " + round + ": this party's input failed: " + e.getMessage(), e);
+    }
+    roundsSent++;
+    if (ledger != null) {
+      ledger.commit(session, charge, roundsSent);
+    }
+    try {
+      dca.upload(round, party, x, bits, profile);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Participant.ParticipantException("interrupted while uploading round " + round + "'s shares", e);
+    }
   }
 
   /**
@@ -278,34 +316,10 @@ final class ParticipantRun {
     if (ca == null) {
       return;
     }
-    byte[] digest = SessionPlan.digest(config);
-    java.util.List<IdentityBinding.Holder> holders = new java.util.ArrayList<>();
-    for (int i = 0; i < r.getPartiesCount(); i++) {
-      var e = r.getParties(i);
-      byte[] cert = e.getCertificate().toByteArray();
-      String why;
-      if (cert.length == 0 || e.getIdentityBinding().isEmpty()) {
-        why = "it carries no certificate and identity binding";
-      } else if (!java.util.Arrays.equals(IdentityBinding.fingerprint(cert), e.getCertificateSha256().toByteArray())) {
-        why = "its certificate is not the one its fingerprint names";
-      } else {
-        why = IdentityBinding.check(cert, e.getIdentityBinding().toByteArray(), ca, digest,
-            e.getIdentityKey().toByteArray(), e.getNonceCommitment().toByteArray());
-      }
-      if (why == null) {
-        IdentityBinding.Holder h = IdentityBinding.holder(cert);
-        for (IdentityBinding.Holder other : holders) {
-          if (other.same(h)) {
-            why = "its certificate has the subject or key of an earlier entry's";
-          }
-        }
-        holders.add(h);
-      }
-      if (why != null) {
-        throw new Participant.ParticipantException("the roster of session " + session + " lists party " + i
-            + " that is not a distinct certified participant (" + why + "); the coordinator may have added parties, "
-            + "so this party stops");
-      }
+    String why = RosterCheck.problem(config, r, ca);
+    if (why != null) {
+      throw new Participant.ParticipantException("the roster of session " + session + " lists " + why
+          + "; the coordinator may have added parties, so this party stops");
     }
   }
 
@@ -422,6 +436,11 @@ final class ParticipantRun {
     return charge == null || roundsSent == 0 ? 0 : charge.epsilon(roundsSent);
   }
 
+  /** Bytes it sent: to the coordinator, and in a dca session to the compute nodes. */
+  long sent() {
+    return bytesSent + (dca == null ? 0 : dca.bytesSent);
+  }
+
   Participant.Result result(Outcome o, double seconds) {
     boolean completed = o.getStatus().equals("completed");
     ReleasedModel released = null;
@@ -439,14 +458,14 @@ final class ParticipantRun {
             SessionPlan.featureStage(config));
       } catch (java.io.IOException | RuntimeException e) {
         return new Participant.Result(false, "the released model does not parse: " + e.getMessage(), null, ownEpsilon(), party,
-            o.getContributorsList(), bytesSent, bytesReceived, seconds, relation());
+            o.getContributorsList(), sent(), bytesReceived, seconds, relation());
       }
     }
     double own = ownEpsilon();
     Participant.LOG.log(Level.INFO, "session {0}: {1}{2}; by its own accounting this party''s data spent eps = {3} ({4} round(s) "
         + "sent; {5}); sent {6} B, received {7} B", session, o.getStatus(), completed ? "" : ": " + o.getReason(),
-        own, roundsSent, charge == null ? "no plan" : charge.neighbours(), bytesSent, bytesReceived);
+        own, roundsSent, charge == null ? "no plan" : charge.neighbours(), sent(), bytesReceived);
     return new Participant.Result(completed && released != null, o.getReason(), released, own, party, o.getContributorsList(),
-        bytesSent, bytesReceived, seconds, relation());
+        sent(), bytesReceived, seconds, relation());
   }
 }

@@ -56,7 +56,11 @@ final class RoundDriver {
 
   void runSession() {
     long start = System.nanoTime();
-    try {
+    try (AutoCloseable nodes = () -> {
+      if (c.dca != null) {
+        c.dca.close();
+      }
+    }) {
       Coordinator.Result r = runRounds(start);
       c.events.flushEvents();
       c.result.complete(r);
@@ -64,7 +68,7 @@ final class RoundDriver {
       finishAborted(a.getMessage(), start);
     } catch (InterruptedException e) {
       finishAborted("the coordinator was stopped", start);
-    } catch (RuntimeException | Error e) {
+    } catch (Exception | Error e) {
       // Whatever happens, the session ends with a recorded abort and nothing released.
       Coordinator.LOG.log(Level.ERROR, "session " + c.sessionHex + " failed", e);
       finishAborted("internal error: " + e, start);
@@ -158,27 +162,40 @@ final class RoundDriver {
         c.out.sendCounted(p, seedMessage, c.deadlineAfterRound());
       }
     }
+    if (SessionPlan.dca(c.config)) {
+      // The compute nodes learn the roster (whose certificates may upload) before any round opens.
+      c.dca = DcaRounds.open(c, built, plan);
+    }
 
     // Every round: the public state, one summation on the same streams, the server's step.
     List<SummationOutcome.Drop> drops = new ArrayList<>();
     ServerRole role = plan.server();
     byte[] graphSeed = SessionPlan.graphSeed(c.config, built, nonces);
-    ServerState.Completed done = null;
+    int[] contributors = new int[0];
     int fewest = n;
     for (int r = 0; r < rounds; r++) {
       SecAggParameters pr = r == 0 ? params : SessionPlan.forRound(c.config, params, graphSeed, r);
       CoordinatorMessage opening = CoordinatorMessage.newBuilder().setRoundStart(RoundStart.newBuilder().setRound(r)
           .setSecaggSession(pr.session()).setState(ByteString.copyFrom(role.state(r)))).build();
       String prefix = rounds > 1 ? "R" + r + "/" : "";
-      done = summation(pr, profile, prefix, opening);
-      for (SummationOutcome.Drop d : drops(done)) {
-        if (!c.absentAtStart.get(d.party())) {
-          drops.add(new SummationOutcome.Drop(d.party(), prefix + d.round(), d.reason(), d.detail()));
+      long[] sum;
+      if (c.dca != null) {
+        DcaRounds.Summed summed = c.dca.round(r, opening, prefix);
+        drops.addAll(summed.drops());
+        sum = summed.sum();
+        contributors = summed.contributors();
+      } else {
+        ServerState.Completed done = summation(pr, profile, prefix, opening);
+        for (SummationOutcome.Drop d : drops(done)) {
+          if (!c.absentAtStart.get(d.party())) {
+            drops.add(new SummationOutcome.Drop(d.party(), prefix + d.round(), d.reason(), d.detail()));
+          }
         }
+        sum = done.sum();
+        contributors = done.contributors().stream().toArray();
       }
-      int[] contributors = done.contributors().stream().toArray();
       fewest = Math.min(fewest, contributors.length);
-      role.step(r, plan.encoding().decode(done.sum()), contributors);
+      role.step(r, plan.encoding().decode(sum), contributors);
       if (rounds > 1) {
         Coordinator.LOG.log(Level.INFO, "session {0}: round {1} of {2} summed {3} contributors", c.sessionHex, r + 1, rounds,
             contributors.length);
@@ -187,7 +204,7 @@ final class RoundDriver {
     String protocolName = c.config.getProtocol() + " over gRPC";
     dev.helmet.core.learn.Model weights = role.model();
     dev.helmet.privacy.ledger.PrivacyLedger ledger = plan.ledger(fewest, protocolName, false);
-    List<Integer> contributors = done.contributors().stream().boxed().toList();
+    List<Integer> released = java.util.Arrays.stream(contributors).boxed().toList();
     Map<String, Object> provenance = new LinkedHashMap<>();
     provenance.put("helmet_version", Version.get());
     provenance.put("created", Instant.now().toString());
@@ -195,7 +212,7 @@ final class RoundDriver {
     provenance.put("session_name", c.config.getName());
     provenance.put("dataset", c.config.getDataset());
     provenance.put("parties", n);
-    provenance.put("contributors", contributors.size());
+    provenance.put("contributors", released.size());
     provenance.put("protocol", protocolName);
     provenance.put("algorithm", spec.algorithm().id());
     provenance.put("rounds", rounds);
@@ -205,7 +222,7 @@ final class RoundDriver {
     double eps = ledger.epsilon();
     double delta = ledger.delta();
     // The release and the ledger's charge are one transaction: either both are recorded or neither.
-    c.store.release(c.sessionHex, json, contributors.size(), eps, delta);
+    c.store.release(c.sessionHex, json, released.size(), eps, delta);
     c.lock.lock();
     try {
       c.phase = Coordinator.Phase.DONE;
@@ -213,16 +230,22 @@ final class RoundDriver {
       c.lock.unlock();
     }
     Coordinator.LOG.log(Level.INFO, "session {0}: released the model of {1} contributors, eps = {2}, delta = {3}", c.sessionHex,
-        contributors.size(), eps, delta);
+        released.size(), eps, delta);
     Outcome o = Outcome.newBuilder().setStatus("completed").setModelGzip(ByteString.copyFrom(gzip(json)))
-        .addAllContributors(contributors).setRounds(SessionPlan.rounds(c.config))
+        .addAllContributors(released).setRounds(SessionPlan.rounds(c.config))
         .setEpsilon(eps).setDelta(delta).build();
     c.out.broadcastOutcome(o);
     long total = 0;
     for (Peer p : c.enrolled) {
       total += p.bytesIn + p.bytesOut;
     }
-    return new Coordinator.Result(c.sessionHex, true, "", model, eps, delta, n, contributors, drops, total, total / n,
+    if (c.dca != null) {
+      // A participant's traffic is its stream and its uploads to the nodes.
+      parameters = c.dca.parameters();
+      return new Coordinator.Result(c.sessionHex, true, "", model, eps, delta, n, released, drops, total,
+          (total + c.dca.uploadBytes()) / n, (System.nanoTime() - start) / 1e9, parameters);
+    }
+    return new Coordinator.Result(c.sessionHex, true, "", model, eps, delta, n, released, drops, total, total / n,
         (System.nanoTime() - start) / 1e9, parameters);
   }
 
@@ -347,7 +370,7 @@ final class RoundDriver {
     c.lock.lock();
     try {
       c.phase = Coordinator.Phase.DONE;
-      drops = c.state == null ? List.of() : drops(c.state);
+      drops = c.state == null ? c.dcaDrops : drops(c.state);
     } finally {
       c.lock.unlock();
     }

@@ -11,6 +11,7 @@ import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Algorithms;
 import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.helmet.HelmetDefaults;
+import dev.helmet.transport.wire.ComputeNodeEntry;
 import dev.helmet.transport.wire.Deadlines;
 import dev.helmet.transport.wire.PrivacySpec;
 import dev.helmet.transport.wire.SessionConfig;
@@ -89,7 +90,51 @@ public final class SessionFile {
   /** The keys every session file may have, whatever its algorithm. */
   static final List<String> COMMON_KEYS = List.of("name", "dataset", "protocol", "parties", "min_contributors",
       "colluding_fraction", "max_points", "ring_bits", "features", "labels", "targets", "privacy", "deadlines", "listen",
-      "tls", "plaintext", "database", "budget", "upload_slots", "algorithm", "feature_stage", "image_shape");
+      "tls", "plaintext", "database", "budget", "upload_slots", "algorithm", "feature_stage", "image_shape", "summation",
+      "compute_nodes");
+
+  /**
+   * The compute nodes of a dca session: each with name, endpoint (host:port) and either
+   * certificate_sha256 (hex) or certificate (a PEM file, whose SHA-256 is taken).
+   */
+  static List<ComputeNodeEntry> computeNodes(StrictNode n, String protocol, Path base) {
+    if (!protocol.equals("dca")) {
+      if (n.has("compute_nodes")) {
+        throw n.error("compute_nodes", "are for summation dca; " + protocol + " sums without them");
+      }
+      return List.of();
+    }
+    if (!n.has("compute_nodes")) {
+      throw n.error("compute_nodes", "are required for summation dca: list each node's name, endpoint and certificate "
+          + "(or certificate_sha256)");
+    }
+    List<ComputeNodeEntry> out = new java.util.ArrayList<>();
+    for (StrictNode e : n.children("compute_nodes")) {
+      e.allow("name", "endpoint", "certificate_sha256", "certificate");
+      byte[] digest;
+      if (e.has("certificate_sha256") == e.has("certificate")) {
+        throw e.error("certificate_sha256", "give exactly one of certificate_sha256 (hex) and certificate (a PEM file)");
+      } else if (e.has("certificate")) {
+        Path pem = base.resolve(e.string("certificate", null));
+        try (var in = Files.newInputStream(pem)) {
+          digest = SessionPlan.sha256(java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in)
+              .getEncoded());
+        } catch (IOException | java.security.GeneralSecurityException ex) {
+          throw e.error("certificate", "cannot read the certificate " + pem + ": " + ex.getMessage());
+        }
+      } else {
+        try {
+          digest = java.util.HexFormat.of().parseHex(e.string("certificate_sha256", null).replace(":", ""));
+        } catch (IllegalArgumentException ex) {
+          throw e.error("certificate_sha256", "must be 64 hex digits. Provided value: " + e.string("certificate_sha256",
+              null));
+        }
+      }
+      out.add(ComputeNodeEntry.newBuilder().setName(e.string("name", null)).setEndpoint(e.string("endpoint", null))
+          .setCertificateSha256(com.google.protobuf.ByteString.copyFrom(digest)).build());
+    }
+    return out;
+  }
 
   static Coordinator.Settings parse(StrictNode n, Path base) {
     Algorithm algorithm;
@@ -123,10 +168,19 @@ public final class SessionFile {
         throw n.error("labels", "must list at least 2 distinct labels");
       }
     }
-    String protocol = n.string("protocol", "secagg+");
-    if (!protocol.equals("secagg+") && !protocol.equals("secagg")) {
-      throw n.error("protocol", "must be secagg+ or secagg. Provided value: " + protocol);
+    // summation: is protocol: under its newer name; dca's old name compute-servers is accepted.
+    if (n.has("summation") && n.has("protocol") && !n.string("summation", null).equals(n.string("protocol", null))) {
+      throw n.error("summation", "and protocol name the same thing (protocol is the old name); give one of them");
     }
+    String key = n.has("summation") ? "summation" : "protocol";
+    String protocol = n.string(key, "secagg+");
+    if (protocol.equals("compute-servers")) {
+      protocol = "dca";
+    }
+    if (!protocol.equals("secagg+") && !protocol.equals("secagg") && !protocol.equals("dca")) {
+      throw n.error(key, "must be secagg+, secagg or dca (compute-servers, its old name). Provided value: " + protocol);
+    }
+    List<ComputeNodeEntry> nodes = computeNodes(n, protocol, base);
     double honest = privacy.number("honest_fraction", HelmetDefaults.HONEST_FRACTION, 1e-9, 1);
     // The feature stage (raw, scatter, hog) the participants apply to their raw images; with one,
     // `features` is its output dimension and may be left out.
@@ -154,6 +208,7 @@ public final class SessionFile {
         .setName(n.string("name", null))
         .setDataset(n.string("dataset", null))
         .setProtocol(protocol)
+        .addAllComputeNodes(nodes)
         .setParties(parties)
         .setMinContributors(minContributors)
         // Default: as many colluders as the noise assumes may be dishonest (1 - honest_fraction).

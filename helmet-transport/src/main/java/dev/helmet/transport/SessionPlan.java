@@ -149,14 +149,59 @@ public final class SessionPlan {
     return spec(c).plan(sizes(r), (int) c.getMinContributors());
   }
 
-  /** Whether the summation is SecAgg+ (else SecAgg over the complete graph). */
+  /**
+   * Whether the summation is SecAgg+ (else SecAgg over the complete graph, or DCA, whose rounds
+   * need no graph: its SecAgg parameters only number the rounds).
+   */
   public static boolean plus(SessionConfig c) {
     return switch (c.getProtocol()) {
       case "secagg+" -> true;
-      case "secagg" -> false;
-      default -> throw new IllegalArgumentException("protocol must be secagg+ or secagg. Provided value: "
+      case "secagg", "dca" -> false;
+      default -> throw new IllegalArgumentException("protocol must be secagg+, secagg or dca. Provided value: "
           + c.getProtocol());
     };
+  }
+
+  /** Whether the session sums through compute nodes (protocol "dca", {@link ComputeNodeServer}). */
+  public static boolean dca(SessionConfig c) {
+    return c.getProtocol().equals("dca");
+  }
+
+  /**
+   * Checks the compute nodes: a dca session lists at least 2, with distinct names, host:port
+   * endpoints and distinct 32-byte certificate digests; any other session lists none.
+   */
+  static void validateComputeNodes(SessionConfig c) {
+    if (!dca(c)) {
+      if (c.getComputeNodesCount() > 0) {
+        throw new IllegalArgumentException("compute_nodes are for protocol dca; protocol " + c.getProtocol()
+            + " sums without them");
+      }
+      return;
+    }
+    if (c.getComputeNodesCount() < 2) {
+      throw new IllegalArgumentException("protocol dca needs at least 2 compute_nodes (privacy needs one honest node "
+          + "besides any other). Provided: " + c.getComputeNodesCount());
+    }
+    java.util.Set<String> names = new java.util.HashSet<>();
+    java.util.Set<String> digests = new java.util.HashSet<>();
+    for (int l = 0; l < c.getComputeNodesCount(); l++) {
+      var e = c.getComputeNodes(l);
+      String where = "compute_nodes[" + l + "]";
+      if (!e.getName().matches("[A-Za-z0-9._-]{1,64}") || !names.add(e.getName())) {
+        throw new IllegalArgumentException(where + ".name must be 1 to 64 letters, digits, '.', '_' or '-', distinct "
+            + "from the other nodes'. Provided value: " + e.getName());
+      }
+      int colon = e.getEndpoint().lastIndexOf(':');
+      if (colon <= 0 || !e.getEndpoint().substring(colon + 1).matches("[0-9]{1,5}")) {
+        throw new IllegalArgumentException(where + ".endpoint must be host:port. Provided value: " + e.getEndpoint());
+      }
+      if (e.getCertificateSha256().size() != 32
+          || !digests.add(java.util.HexFormat.of().formatHex(e.getCertificateSha256().toByteArray()))) {
+        throw new IllegalArgumentException(where + ".certificate_sha256 must be 32 bytes (SHA-256 of the node's "
+            + "certificate), distinct from the other nodes'");
+      }
+    }
   }
 
   /** The summations a session runs. */
@@ -213,6 +258,7 @@ public final class SessionPlan {
       throw new IllegalArgumentException("deadlines must be at least 1 second");
     }
     plus(c);
+    validateComputeNodes(c);
     spec(c);
   }
 
@@ -324,6 +370,16 @@ public final class SessionPlan {
       throw new IllegalArgumentException(n + " parties enrolled, fewer than min_contributors = " + m);
     }
     validateRoster(c, r);
+    List<byte[]> keys = new ArrayList<>(n);
+    for (RosterEntry e : r.getPartiesList()) {
+      keys.add(e.getIdentityKey().toByteArray());
+    }
+    if (dca(c)) {
+      // The compute nodes sum; no pairwise masks, so no sizing: these parameters only number the
+      // rounds (their session ids) and bind the context.
+      return new SecAggParameters(secaggSession(c, graphSeed(c, r, nonces), 0), context(c, r), vectorLength, ringBits,
+          CommunicationGraph.complete(n), n - 1, m, keys);
+    }
     SecAggSizing.Choice choice = SecAggSizing.choose(plus(c), n, c.getColludingFraction(), (double) (n - m) / n, m);
     byte[] seed = graphSeed(c, r, nonces);
     for (int i = 0; i < nonces.size() && !choice.complete(); i++) {
@@ -334,10 +390,6 @@ public final class SessionPlan {
     }
     CommunicationGraph graph = choice.complete() ? CommunicationGraph.complete(n)
         : CommunicationGraph.harary(n, choice.neighbours(), seed);
-    List<byte[]> keys = new ArrayList<>(n);
-    for (RosterEntry e : r.getPartiesList()) {
-      keys.add(e.getIdentityKey().toByteArray());
-    }
     return new SecAggParameters(secaggSession(c, seed, 0), context(c, r), vectorLength, ringBits, graph,
         choice.threshold(), m, keys);
   }

@@ -71,4 +71,26 @@ class CertificateRequestsTest {
         CertificateRequests.Role.PARTICIPANT, List.of(), Duration.ofDays(1), dir.resolve("out.pem")));
     assertTrue(e.getMessage().contains("not a PEM certificate signing request"), e.getMessage());
   }
+
+  /**
+   * The CA marks a compute node's certificate OU=compute-node (serverAuth and clientAuth), which
+   * can never act as a participant.
+   */
+  @Test
+  void aComputeNodeCertificateIsMarkedAndCannotBeAParticipant(@TempDir Path dir) throws Exception {
+    Path ca = dir.resolve("ca");
+    CertificateRequests.createCa(ca, "Test CA", Duration.ofDays(1));
+    Path csr = CertificateRequests.request(dir.resolve("node"), "compute-node-1");
+    Path out = dir.resolve("node.pem");
+    CertificateRequests.sign(ca, csr, CertificateRequests.Role.parse("compute-node"), List.of("127.0.0.1"),
+        Duration.ofDays(1), out);
+    java.security.cert.X509Certificate cert;
+    try (var in = java.nio.file.Files.newInputStream(out)) {
+      cert = (java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+          .generateCertificate(in);
+    }
+    org.junit.jupiter.api.Assertions.assertTrue(NodeTls.isComputeNode(cert), cert.getSubjectX500Principal().getName());
+    String why = IdentityBinding.participantUsage(cert);
+    org.junit.jupiter.api.Assertions.assertTrue(why != null && why.contains("compute node"), why);
+  }
 }

@@ -11,7 +11,8 @@ public final class Audience {
   /**
    * Whom the released model's guarantee holds against.
    *
-   * @param summation the summation's name (plain, secagg, secagg+, compute-servers, ...)
+   * @param summation the summation's name (plain, secagg, secagg+, dca or its old name
+   *     compute-servers, ...)
    * @param revealsInputs whether the summation shows the server every input (plain)
    * @param colluders the most parties that may collude with the server (they add no noise and
    *     share what they know): floor((1 - t) w)
@@ -29,7 +30,7 @@ public final class Audience {
       return "anyone holding the released model, and the server colluding with " + parties + " (pairwise masks in "
           + "disjoint groups show the server each group's sum, and each group's noise is sized for it)";
     }
-    if (summation.startsWith("compute-servers")) {
+    if (summation.startsWith("dca") || summation.startsWith("compute-servers")) {
       return "anyone holding the released model, and the servers colluding with " + parties
           + " (the servers see only the sum unless all compute servers collude)";
     }

@@ -34,6 +34,12 @@ import java.util.function.IntFunction;
  * bit-packed, b bits per element (ceil(d b / 8) bytes, {@link BitPacking}), and server J drops a
  * party whose share is not exactly that. The channels between parties and servers are the
  * transport's (TLS); this class simulates them in-process.
+ *
+ * <p>Its name is {@code dca} (the paper's Algorithm 1, "distributed computation of additive
+ * shares"); {@code compute-servers}, its earlier name, is accepted wherever a name is parsed. The
+ * outcome's parameters carry what each node and each party sent, received and spent:
+ * {@code nodes} (per node: bytes in and out, seconds) and {@code per_party} (per party: bytes out,
+ * seconds to split its input), so the cost is visible per machine and not only in total.
  */
 public final class ComputeServerSummation implements SecureSummation {
   private final int servers;
@@ -53,9 +59,19 @@ public final class ComputeServerSummation implements SecureSummation {
     this.threads = Checks.positive("threads", threads);
   }
 
+  /** The summation's name. */
+  public static final String NAME = "dca";
+  /** Its earlier name, accepted wherever a summation is named. */
+  public static final String ALIAS = "compute-servers";
+
+  /** Whether {@code name} names this summation (its name or its alias, any case). */
+  public static boolean named(String name) {
+    return name != null && (name.equalsIgnoreCase(NAME) || name.equalsIgnoreCase(ALIAS));
+  }
+
   @Override
   public String name() {
-    return "compute-servers";
+    return NAME;
   }
 
   @Override
@@ -81,6 +97,8 @@ public final class ComputeServerSummation implements SecureSummation {
     long[] partyNanos = new long[n];
     List<SummationOutcome.Drop> dropped = new ArrayList<>();
     long[] lastServerNanos = new long[1];
+    // What each party sent: 0 nothing, 1 its seeds, 2 its seeds and its last share.
+    int[] sent = new int[n];
     progress.start(name() + ": " + n + " parties, " + servers + " servers", n);
     Parallel.forEach(threads, n, u -> {
       progress.advance(1);
@@ -101,6 +119,7 @@ public final class ComputeServerSummation implements SecureSummation {
       seeds[u] = shares.seeds();
       byte[] last = when == 1 ? null : BitPacking.pack(shares.last(), bits);
       partyNanos[u] = System.nanoTime() - t0;
+      sent[u] = when == 1 ? 1 : 2;
       if (when == 1) {
         return; // sent its seeds, then left before the last share
       }
@@ -130,6 +149,20 @@ public final class ComputeServerSummation implements SecureSummation {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("servers", servers);
     int contributors = lastServerSet.cardinality();
+    long seedMessage = header + 32L;
+    long nameSet = header + (n + 7) / 8;
+    int seedSenders = 0;
+    int lastSenders = 0;
+    List<Map<String, Object>> partyStats = new ArrayList<>();
+    for (int u = 0; u < n; u++) {
+      seedSenders += sent[u] >= 1 ? 1 : 0;
+      lastSenders += sent[u] == 2 ? 1 : 0;
+      Map<String, Object> p = new LinkedHashMap<>();
+      p.put("party", u);
+      p.put("bytes_out", sent[u] == 0 ? 0 : (servers - 1) * seedMessage + (sent[u] == 2 ? header + packed : 0));
+      p.put("seconds", partyNanos[u] / 1e9);
+      partyStats.add(p);
+    }
     Map<String, Double> prof = profile(profile);
     long partyTotal = 0;
     for (long v : partyNanos) {
@@ -138,6 +171,10 @@ public final class ComputeServerSummation implements SecureSummation {
     long perParty = (servers - 1) * (header + 32L) + header + packed;
     long serverBytes = (long) n * (servers - 1) * (header + 32L) + (long) contributors * (header + packed)
         + (long) servers * packed + (long) (servers - 1) * (header + (n + 7) / 8);
+    long[] seedNodeNanos = new long[servers - 1];
+    params.put("nodes", nodes(servers, seedSenders * seedMessage, lastSenders * (header + packed), nameSet,
+        header + packed, seedNodeNanos, lastServerNanos[0], false));
+    params.put("per_party", partyStats);
     if (contributors < spec.threshold()) {
       double secs = (System.nanoTime() - start) / 1e9;
       return new SummationOutcome(SummationOutcome.Status.ABORTED, null, List.of(), dropped,
@@ -168,6 +205,8 @@ public final class ComputeServerSummation implements SecureSummation {
         sum[i] = (sum[i] + s[i]) & mask;
       }
     }
+    params.put("nodes", nodes(servers, seedSenders * seedMessage, lastSenders * (header + packed), nameSet,
+        header + packed, serverNanos, lastServerNanos[0], true));
     long busiest = lastServerNanos[0];
     for (long v : serverNanos) {
       busiest = Math.max(busiest, v);
@@ -179,6 +218,29 @@ public final class ComputeServerSummation implements SecureSummation {
     }
     return new SummationOutcome(SummationOutcome.Status.COMPLETED, sum, who, dropped, null, perParty, serverBytes, secs,
         busiest / 1e9, partyTotal / 1e9 / n, profile(profile), params);
+  }
+
+  /**
+   * Per node, what it received and sent and the time it spent: nodes 1 .. J-1 receive the seeds
+   * and the set node J names, and send their sum; node J receives the last shares, sends the named
+   * set to the others and its sum.
+   *
+   * @param summed whether the nodes summed (false: the round aborted before they did)
+   */
+  private static List<Map<String, Object>> nodes(int servers, long seedBytes, long lastBytes, long nameSet, long sumBytes,
+      long[] seedNanos, long lastNanos, boolean summed) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (int j = 0; j < servers; j++) {
+      boolean last = j == servers - 1;
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("node", "node-" + (j + 1));
+      m.put("receives", last ? "last shares" : "seeds");
+      m.put("bytes_in", last ? lastBytes : seedBytes + nameSet);
+      m.put("bytes_out", (summed ? sumBytes : 0) + (last ? (servers - 1) * nameSet : 0));
+      m.put("seconds", (last ? lastNanos : seedNanos[j]) / 1e9);
+      out.add(m);
+    }
+    return out;
   }
 
   /** Why a party's input cannot be split, or null. */

@@ -126,4 +126,34 @@ class ComputeServerSummationTest {
         new SummationOutcome.Drop(1, "LAST_SHARE", "MALFORMED_INPUT", "input element 0 is outside the 6-bit ring"),
         new SummationOutcome.Drop(2, "LAST_SHARE", "MALFORMED_INPUT", "input of length 2, expected 3")), o.dropped());
   }
+
+  /**
+   * The name is dca, compute-servers its alias; the parameters say per node what it received and
+   * sent (3 nodes, 10 parties of which one left after its seeds: 9 x 45 + 13 + 2 bytes at the seed
+   * nodes, 9 last shares of 13 + 76 bytes at the last), and per party what it sent.
+   */
+  @Test
+  void reportsBytesAndSecondsPerNodeAndPerPartyUnderTheNameDca() {
+    assertEquals("dca", new ComputeServerSummation(2, DropoutPlan.NONE, 1).name());
+    assertTrue(ComputeServerSummation.named("compute-servers") && ComputeServerSummation.named("DCA"));
+    int n = 10;
+    SummationSpec spec = SummationSpec.ofRingElements(n, 101, 6, 2);
+    SummationOutcome o = new ComputeServerSummation(3, DropoutPlan.of(new int[] {4}, 1), 2)
+        .run(spec, u -> new long[101]);
+    assertEquals(SummationOutcome.Status.COMPLETED, o.status(), o.abortReason());
+    @SuppressWarnings("unchecked")
+    java.util.List<java.util.Map<String, Object>> nodes = (java.util.List<java.util.Map<String, Object>>) o.parameters()
+        .get("nodes");
+    assertEquals(3, nodes.size());
+    assertEquals(10L * 45 + 13 + 2, ((Number) nodes.get(0).get("bytes_in")).longValue());
+    assertEquals(9L * (13 + 76), ((Number) nodes.get(2).get("bytes_in")).longValue());
+    assertEquals(13L + 76, ((Number) nodes.get(0).get("bytes_out")).longValue());
+    assertTrue(((Number) nodes.get(1).get("seconds")).doubleValue() >= 0);
+    @SuppressWarnings("unchecked")
+    java.util.List<java.util.Map<String, Object>> parties = (java.util.List<java.util.Map<String, Object>>) o
+        .parameters().get("per_party");
+    assertEquals(n, parties.size());
+    assertEquals(2L * 45 + 13 + 76, ((Number) parties.get(0).get("bytes_out")).longValue());
+    assertEquals(2L * 45, ((Number) parties.get(4).get("bytes_out")).longValue());
+  }
 }

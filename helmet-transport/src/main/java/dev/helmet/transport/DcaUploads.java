@@ -1,0 +1,125 @@
+package dev.helmet.transport;
+
+import com.google.protobuf.ByteString;
+import dev.helmet.secagg.crypto.CryptoProfile;
+import dev.helmet.secagg.ring.BitPacking;
+import dev.helmet.secagg.servers.ComputeServerSummation;
+import dev.helmet.transport.wire.ComputeNodeEntry;
+import dev.helmet.transport.wire.ComputeNodeGrpc;
+import dev.helmet.transport.wire.SessionConfig;
+import dev.helmet.transport.wire.ShareChunk;
+import dev.helmet.transport.wire.UploadAck;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A participant's side of a dca round: it splits its input into M additive shares (M - 1 seeds
+ * of the mask generator and the bit-packed last share, {@link ComputeServerSummation#split}) and
+ * uploads share l to compute node l directly, over mutual TLS with the node's certificate pinned
+ * by the digest in the published configuration, all nodes at once. Nothing goes to the
+ * coordinator; a node that refuses or does not answer leaves this party out of the round's sum.
+ */
+final class DcaUploads implements AutoCloseable {
+  private final SessionConfig config;
+  private final String session;
+  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final Participant.Hook hook;
+  long bytesSent;
+  double seconds;
+
+  DcaUploads(SessionConfig config, String session, Tls.Files tls, Participant.Hook hook) {
+    this.config = config;
+    this.session = session;
+    this.hook = hook;
+    for (ComputeNodeEntry e : config.getComputeNodesList()) {
+      channels.add(NettyChannelBuilder.forTarget(e.getEndpoint(), NodeTls.pinned(tls, e.getCertificateSha256()
+          .toByteArray(), e.getName())).build());
+    }
+  }
+
+  /**
+   * Splits {@code x} (d ring elements of {@code bits} bits) and uploads its shares of round
+   * {@code round}; waits at most the round deadline. Returns the nodes that did not take their
+   * share, with why (empty: all did).
+   */
+  List<String> upload(int round, int party, long[] x, int bits, CryptoProfile profile) throws InterruptedException {
+    long t0 = System.nanoTime();
+    int m = channels.size();
+    ComputeServerSummation.Shares shares = ComputeServerSummation.split(x, m, bits, profile);
+    List<CompletableFuture<UploadAck>> acks = new ArrayList<>();
+    for (int l = 0; l < m; l++) {
+      byte[] share = l < m - 1 ? shares.seeds()[l] : BitPacking.pack(shares.last(), bits);
+      acks.add(send(l, round, party, hook.share(l, share)));
+    }
+    List<String> failed = new ArrayList<>();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(config.getDeadlines().getRoundSeconds());
+    for (int l = 0; l < m; l++) {
+      String name = config.getComputeNodes(l).getName();
+      try {
+        acks.get(l).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException e) {
+        Status s = Status.fromThrowable(e.getCause());
+        failed.add(name + ": " + s.getCode() + (s.getDescription() == null ? "" : " (" + s.getDescription() + ")"));
+      } catch (TimeoutException e) {
+        failed.add(name + ": no answer within the round deadline");
+      }
+    }
+    seconds += (System.nanoTime() - t0) / 1e9;
+    if (!failed.isEmpty()) {
+      Participant.LOG.log(Level.WARNING, "session {0}: round {1}: compute node(s) did not take this party''s share: {2}",
+          session, round, String.join("; ", failed));
+    }
+    return failed;
+  }
+
+  private CompletableFuture<UploadAck> send(int node, int round, int party, byte[] share) {
+    CompletableFuture<UploadAck> done = new CompletableFuture<>();
+    StreamObserver<ShareChunk> out = ComputeNodeGrpc.newStub(channels.get(node))
+        .withDeadlineAfter(config.getDeadlines().getRoundSeconds(), TimeUnit.SECONDS)
+        .upload(new StreamObserver<>() {
+          @Override
+          public void onNext(UploadAck ack) {
+            done.complete(ack);
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            done.completeExceptionally(t);
+          }
+
+          @Override
+          public void onCompleted() {
+            done.complete(UploadAck.getDefaultInstance());
+          }
+        });
+    int offset = 0;
+    do {
+      int len = Math.min(NodeService.CHUNK_BYTES, share.length - offset);
+      ShareChunk c = ShareChunk.newBuilder().setSessionId(config.getSessionId()).setRound(round).setParty(party)
+          .setTotalBytes(share.length).setData(ByteString.copyFrom(share, offset, len)).build();
+      synchronized (this) {
+        bytesSent += c.getSerializedSize();
+      }
+      out.onNext(c);
+      offset += len;
+    } while (offset < share.length);
+    out.onCompleted();
+    return done;
+  }
+
+  @Override
+  public void close() {
+    for (ManagedChannel ch : channels) {
+      ch.shutdownNow();
+    }
+  }
+}
