@@ -49,6 +49,7 @@ public final class SamplingFraction {
    * @param slacks the per-step slacks delta_s of the slack curves
    * @param equivalentPoints points of the records sweep (evenly spread over it) where the exact
    *     mixture's equivalent fraction is computed
+   * @param equivalentBatches the b for which it is computed
    * @param parties N, equal parties, for the parties sweep
    * @param colluders the T of the parties sweep
    * @param equivalentColluders the T at which the parties sweep computes the equivalent fraction
@@ -57,16 +58,21 @@ public final class SamplingFraction {
    * @param delta the delta at which eps is read
    */
   public record Grid(int records, List<Integer> batches, int from, int to, int points, List<Double> slacks,
-      int equivalentPoints, int parties, List<Integer> colluders, List<Integer> equivalentColluders, double sigma,
+      int equivalentPoints, List<Integer> equivalentBatches, int parties, List<Integer> colluders, List<Integer> equivalentColluders, double sigma,
       int steps, double delta) {}
 
-  /** The paper's grid (100 points, 10 equivalents per b, T = 0..15), or a small one (5 and 3 points). */
+  /**
+   * The paper's grid (100 points, equivalents at 10 of them and at T = 0, 3, 7, 15 for both b; T =
+   * 0..15), or a small one for CI (5 points, T = 0, 3, 7, 15, equivalents at 3 points for b = 500
+   * only: each costs seconds of PLD accounting, and b = 2500 twice as many).
+   */
   public static Grid grid(boolean quick) {
     List<Double> slacks = List.of(1e-15, 1e-10, 1e-5);
+    List<Integer> batches = List.of(500, 2500);
     return quick
-        ? new Grid(50_000, List.of(500, 2500), 500, 25_000, 5, slacks, 3, 32, List.of(0, 3, 7, 15), List.of(), 1.0,
+        ? new Grid(50_000, batches, 500, 25_000, 5, slacks, 3, List.of(500), 32, List.of(0, 3, 7, 15), List.of(), 1.0,
             1250, 1e-5)
-        : new Grid(50_000, List.of(500, 2500), 500, 25_000, 100, slacks, 10, 32,
+        : new Grid(50_000, batches, 500, 25_000, 100, slacks, 10, batches, 32,
             java.util.stream.IntStream.rangeClosed(0, 15).boxed().toList(), List.of(0, 3, 7, 15), 1.0, 1250, 1e-5);
   }
 
@@ -149,13 +155,14 @@ public final class SamplingFraction {
     int[] records = recordPoints(g);
     List<Integer> eq = equivalentIndices(g);
     for (int b : g.batches()) {
+      boolean exact = g.equivalentBatches().contains(b);
       for (int i = 0; i < records.length; i++) {
         tasks.add(new Task(Sweep.RECORDS, b, records[i], (double) records[i] * g.parties() / g.records() - 1,
-            eq.contains(i)));
+            exact && eq.contains(i)));
       }
       for (int t : g.colluders()) {
         tasks.add(new Task(Sweep.PARTIES, b, coalitionRecords(t, g.parties(), g.records()), t,
-            g.equivalentColluders().contains(t)));
+            exact && g.equivalentColluders().contains(t)));
       }
     }
     double[] epsPoisson = new double[g.batches().size()];

@@ -74,7 +74,7 @@ public final class SamplingReport {
         Path base = out.resolve(name);
         Chart.line(base, "Effective sampling fraction, b = " + b, String.format(Locale.ROOT,
             "n = %d%s; exact: sigma %s, K %d, delta %s", g.records(), sweep == Sweep.PARTIES ? ", N = " + g.parties()
-                + " equal parties, n_A = (T+1) n/N" : "", Chart.fmt(g.sigma()), g.steps(), Chart.fmt(g.delta())),
+                + " equal parties, n_A = (T+1) n/N" : "", Chart.fmt(g.sigma()), g.steps(), SamplingFraction.slackLabel(g.delta())),
             sweep == Sweep.RECORDS ? "records held by malicious parties n_A" : "colluders T (coalition T + 1 parties)",
             false, new Chart.YAxis("effective sampling fraction", false, false), series);
         written.add(base);
@@ -100,14 +100,16 @@ public final class SamplingReport {
         + "on the token list, b in %s, n_A over %d integer points from %d to %d. Curves: Poisson sampling, b/n, "
         + "whatever the malicious parties do; sampling without replacement (SWOR) in the paper's worst case, "
         + "b/n_H (n_H = n - n_A); SWOR with per-step slack delta_s, (b - k*)/n_H with k* the delta_s-quantile "
-        + "of the malicious tokens in a batch (Hyp(n, n_A, b); scipy's `hypergeom.ppf`); and at %d points per b "
-        + "the *equivalent fraction* of the exact hypergeometric mixture (the design note's analysis, not the "
+        + "of the malicious tokens in a batch (Hyp(n, n_A, b); scipy's `hypergeom.ppf`); and at %d points for b in "
+        + "%s the *equivalent fraction* of the exact hypergeometric mixture (the design note's analysis, not the "
         + "paper's): the Poisson rate whose replace-one PLD accounting reaches the mixture's eps after K = %d "
         + "steps at sigma = %s, delta = %s (bisection to a relative 1e-3, rounded up). The second sweep puts the "
         + "coalition on N = %d equal parties: T colluders plus the observing party hold n_A = ceil((T + 1) n/N) "
         + "records. Every point is in `results.csv`.%n%n", command, seconds, g.records(), g.batches(), g.points(),
-        g.from(), g.to(), SamplingFraction.equivalentIndices(g).size(), g.steps(), Chart.fmt(g.sigma()),
-        Chart.fmt(g.delta()), g.parties()));
+        g.from(), g.to(), SamplingFraction.equivalentIndices(g).size(), g.equivalentBatches(), g.steps(),
+        Chart.fmt(g.sigma()), SamplingFraction.slackLabel(g.delta()), g.parties()));
+    sb.append("On the records sweep, T = n_A N/n - 1 is fractional, and below 0 where the coalition holds fewer "
+        + "records than one party.\n\n");
     for (Path p : plots) {
       String f = p.getFileName().toString();
       sb.append("![").append(f).append("](").append(f).append(".png)\n\n");
@@ -172,11 +174,12 @@ public final class SamplingReport {
     }
     double total = g.steps() * g.slacks().get(g.slacks().size() - 1);
     sb.append(String.format(Locale.ROOT, "The slack is paid at every step (design note, doubt 6): over K = %d steps "
-        + "delta_s = %s adds up to %s to delta, more than the delta = %s of the whole run, so only delta_s of about "
+        + "delta_s = %s adds up to %s to delta, far more than the delta = %s of the whole run, so only delta_s of about "
         + "delta/(10 K) or below is usable, where the gain over the worst case is smaller. The exact mixture needs no "
         + "slack and is the tightest of the SWOR analyses here; no SWOR analysis comes out better than Poisson "
         + "sampling once parties are malicious, which is the paper's reason to prefer Poisson.%n%n", g.steps(),
-        SamplingFraction.slackLabel(g.slacks().get(g.slacks().size() - 1)), Chart.fmt(total), Chart.fmt(g.delta())));
+        SamplingFraction.slackLabel(g.slacks().get(g.slacks().size() - 1)), Chart.fmt(total),
+        SamplingFraction.slackLabel(g.delta())));
   }
 
   private static double minSlack(Row r) {
@@ -190,8 +193,8 @@ public final class SamplingReport {
   /** A table of the curves: every point of a short sweep, about a dozen evenly spread of a long one. */
   private static void curveTable(Grid g, List<Row> rows, Sweep sweep, StringBuilder sb) {
     sb.append(sweep == Sweep.RECORDS ? "## Against the malicious records n_A\n\n" : String.format(Locale.ROOT,
-        "## Against the colluders T (N = %d equal parties of %s records)%n%n", g.parties(),
-        Chart.fmt((double) g.records() / g.parties())));
+        "## Against the colluders T (N = %d equal parties of %.1f records)%n%n", g.parties(),
+        (double) g.records() / g.parties()));
     sb.append("| b | n_A | T | Poisson | SWOR worst |");
     g.slacks().forEach(d -> sb.append(" slack ").append(SamplingFraction.slackLabel(d)).append(" |"));
     sb.append(" exact (equivalent) |\n|---|---|---|---|---|");
@@ -224,8 +227,8 @@ public final class SamplingReport {
       return;
     }
     sb.append(String.format(Locale.ROOT, "## eps after K = %d steps (sigma = %s, delta = %s, replace-one, PLD)%n%n"
-        + "| sweep | b | n_A | T | eps Poisson (b/n) | eps SWOR exact | eps SWOR worst case | equivalent fraction |%n"
-        + "|---|---|---|---|---|---|---|---|%n", g.steps(), Chart.fmt(g.sigma()), Chart.fmt(g.delta())));
+        + "The equivalent fraction is the Poisson rate with the exact mixture's eps.%n%n| sweep | b | n_A | T | eps Poisson (b/n) | eps SWOR exact | eps SWOR worst case | equivalent fraction |%n"
+        + "|---|---|---|---|---|---|---|---|%n", g.steps(), Chart.fmt(g.sigma()), SamplingFraction.slackLabel(g.delta())));
     for (Row r : eq) {
       sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %.2f | %.4f | %.4f | %.4f | %.6f |%n", r.sweep().id(),
           r.batch(), r.maliciousRecords(), r.colluders(), r.epsPoisson(), r.epsExact(), r.epsWorst(),
