@@ -35,13 +35,16 @@ final class ExperimentCommand extends GroupCommand {
             + "Polyak-Lojasiewicz regression loss over eps and imbalance), smm-sum (distributed sum estimation in a "
             + "b-bit ring: the Skellam mixture mechanism against its baselines), smm-fl (the MLP over eps for b = 6, "
             + "8, 10: SMM, DDG, Skellam, central DP-SGD), smm-fl-batch or smm-fl-gamma (the same at eps 3 against "
-            + "|B| or gamma / m) instead of a file.")
+            + "|B| or gamma / m), crosssilo-sampling (Heikkila et al.'s Fig. 1: the effective sampling fraction of "
+            + "Poisson and without-replacement sampling against the records of malicious parties; no training), "
+            + "crosssilo-eps (their Fig. 2: the cross-silo MLP over eps for the colluders T = 0 and 3, "
+            + "trusted-hardware and local noise splits) instead of a file.")
     String preset;
 
     @Option(names = "--dataset", paramLabel = "NAME",
         description = "With --preset: mnist or fashion-mnist (fig5, fig6, table2; default mnist), a tabular "
             + "set (wd-dp-eps, wd-dp-imbalance: any, default breast-cancer; wd-dp-pl: a regression set, default "
-            + "boston-housing), mnist or fashion-mnist (smm-fl*; default mnist).")
+            + "boston-housing), mnist or fashion-mnist (smm-fl*, crosssilo-eps; default mnist).")
     String dataset;
 
     @Option(names = "--quick", description = "With --preset: a small grid that finishes in about two minutes.")
@@ -80,6 +83,9 @@ final class ExperimentCommand extends GroupCommand {
       }
       if (preset != null && preset.trim().equalsIgnoreCase(Presets.SUM)) {
         return sumEstimation();
+      }
+      if (preset != null && preset.trim().equalsIgnoreCase(Presets.SAMPLING)) {
+        return samplingFraction();
       }
       String f = features == null ? null : features.trim().toLowerCase(java.util.Locale.ROOT);
       if (f != null && !FeatureStage.IDS.contains(f)) {
@@ -141,6 +147,35 @@ final class ExperimentCommand extends GroupCommand {
       var pw = spec.commandLine().getOut();
       pw.printf("smm-sum: %d runs in %.1f s%n  results   %s%n  report    %s%n", rows.size(), seconds,
           out.resolve("results.csv"), report);
+      for (Path p : plots) {
+        pw.printf("  plot      %s.png, .svg%n", p);
+      }
+      pw.flush();
+      return Main.OK;
+    }
+
+    /** The crosssilo-sampling preset: Fig. 1's effective sampling fractions, computed, not trained. */
+    private int samplingFraction() throws java.io.IOException {
+      if (dataset != null || features != null) {
+        throw new IllegalArgumentException(Presets.SAMPLING + " is a computation on n = 50,000 token-list records; "
+            + "--dataset and --features do not apply");
+      }
+      int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+      if (t < 1) {
+        throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
+      }
+      var g = dev.helmet.experiments.crosssilo.SamplingFraction.grid(quick);
+      long start = System.nanoTime();
+      java.nio.file.Files.createDirectories(out);
+      var rows = dev.helmet.experiments.crosssilo.SamplingFraction.run(g, t, new ConsoleProgress(System.err, !quiet));
+      Path csv = dev.helmet.experiments.crosssilo.SamplingFraction.writeCsv(g, rows, out);
+      var plots = dev.helmet.experiments.crosssilo.SamplingReport.plots(g, rows, out);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      Path report = dev.helmet.experiments.crosssilo.SamplingReport.report(g, rows, plots, out,
+          "helmet experiment run --preset " + Presets.SAMPLING + (quick ? " --quick" : "") + " --out " + out, seconds);
+      var pw = spec.commandLine().getOut();
+      pw.printf("%s: %d points in %.1f s%n  results   %s%n  report    %s%n", Presets.SAMPLING, rows.size(), seconds,
+          csv, report);
       for (Path p : plots) {
         pw.printf("  plot      %s.png, .svg%n", p);
       }

@@ -19,6 +19,9 @@ import java.util.List;
  *       (softmax, SVM) and DP-FL.
  *   <li>{@code fig6}: accuracy against eps for several party counts; Helmet (softmax, SVM).
  *   <li>{@code table2}: IID against one class per party; Helmet (softmax, SVM).
+ *   <li>{@code crosssilo-eps}: Heikkila et al.'s Fig. 2, accuracy against eps for the cross-silo
+ *       noise splits ({@link CrossSiloPresets}); {@code crosssilo-sampling}, their Fig. 1, is a
+ *       computation, not a grid ({@link #SAMPLING}).
  * </ul>
  *
  * <p>Each runs on raw pixels by default, or on scattering or HOG features
@@ -29,14 +32,20 @@ public final class Presets {
 
   /** The presets that are experiment grids ({@link #get}). */
   public static final List<String> NAMES = List.of("fig5", "fig6", "table2", WdDpPresets.EPS, WdDpPresets.IMBALANCE,
-      WdDpPresets.PL, SmmPresets.FL, SmmPresets.BATCH, SmmPresets.GAMMA);
+      WdDpPresets.PL, SmmPresets.FL, SmmPresets.BATCH, SmmPresets.GAMMA, CrossSiloPresets.EPS);
 
   /** smm-sum: a mechanism experiment on synthetic vectors, run by {@code dev.helmet.experiments.sum.SumEstimation}. */
   public static final String SUM = "smm-sum";
 
+  /**
+   * crosssilo-sampling: Heikkila et al.'s Fig. 1, computed without training by {@code
+   * dev.helmet.experiments.crosssilo.SamplingFraction}.
+   */
+  public static final String SAMPLING = "crosssilo-sampling";
+
   /** Every preset's name, for help and errors. */
-  public static final List<String> ALL = java.util.stream.Stream.concat(NAMES.stream(), java.util.stream.Stream.of(SUM))
-      .toList();
+  public static final List<String> ALL = java.util.stream.Stream.concat(NAMES.stream(),
+      java.util.stream.Stream.of(SUM, SAMPLING)).toList();
 
   /** The data set a preset runs on when none is named. */
   public static String defaultDataset(String name) {
@@ -64,6 +73,12 @@ public final class Presets {
         case SmmPresets.GAMMA -> SmmPresets.gamma(dataset, quick);
         default -> SmmPresets.fl(dataset, quick);
       };
+    }
+    if (name.equals(CrossSiloPresets.EPS)) {
+      if (!features.trim().equalsIgnoreCase("raw")) {
+        throw new IllegalArgumentException(name + " trains the MLP on raw pixels: --features does not apply");
+      }
+      return CrossSiloPresets.eps(dataset, quick);
     }
     if (name.startsWith("wd-dp")) {
       if (!features.trim().equalsIgnoreCase("raw")) {
@@ -131,9 +146,9 @@ public final class Presets {
         j.set("partitions", m.valueToTree(List.of("iid", "one-class")));
         j.putObject("plots").put("fixed_epsilon", 1);
       }
-      default -> throw new IllegalArgumentException(name.equals(SUM) ? SUM + " is not an experiment grid (run it with "
-          + "helmet experiment run --preset " + SUM + ")" : "unknown preset " + name + "; presets: "
-          + String.join(", ", ALL));
+      default -> throw new IllegalArgumentException(name.equals(SUM) || name.equals(SAMPLING) ? name + " is not an "
+          + "experiment grid (run it with helmet experiment run --preset " + name + ")" : "unknown preset " + name
+          + "; presets: " + String.join(", ", ALL));
     }
     return ExperimentConfig.parse(j, "preset " + name);
   }

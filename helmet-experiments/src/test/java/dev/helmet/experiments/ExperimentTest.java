@@ -287,6 +287,44 @@ class ExperimentTest {
     assertTrue(pl.getMessage().contains("classification set"), pl.getMessage());
     var e = assertThrows(IllegalArgumentException.class, () -> Presets.get("fig7", "mnist", true));
     assertTrue(e.getMessage().contains("fig5, fig6, table2"), e.getMessage());
+    assertTrue(e.getMessage().contains("crosssilo-eps") && e.getMessage().contains("crosssilo-sampling"),
+        e.getMessage());
+    var sampling = assertThrows(IllegalArgumentException.class, () -> Presets.get("crosssilo-sampling", "mnist", true));
+    assertTrue(sampling.getMessage().contains("is not an experiment grid"), sampling.getMessage());
+  }
+
+  /**
+   * crosssilo-eps is Heikkila et al.'s Fig. 2 setting (design note 2.6): 32 silos holding MNIST's
+   * 60,000 training images, eps 1.07 / 2.5 / 13.8, five repeats, q = 400/60,000 for 1,500 steps
+   * (local: the authors' q_i = 0.049), the MLP with hidden [256], and the four noise splits.
+   */
+  @Test
+  void crossSiloEpsPresetIsThePapersSetting() {
+    ExperimentConfig c = Presets.get("crosssilo-eps", "fashion-mnist", false);
+    assertEquals("crosssilo-eps-fashion-mnist", c.name());
+    assertEquals(List.of(32), c.parties());
+    assertEquals(60_000, 32 * c.perParty());
+    assertEquals(List.of(1.07, 2.5, 13.8), c.epsilons());
+    assertEquals(5, c.repeats());
+    Map<String, JsonNode> settings = new HashMap<>();
+    for (ExperimentConfig.Variant v : c.variants()) {
+      assertEquals("cross-silo", v.algorithm().id());
+      assertEquals("simulated", v.summation());
+      settings.put(v.name(), v.points().get(0));
+    }
+    assertEquals(List.of("colluders-t0", "colluders-t3", "trusted-hardware", "local"),
+        c.variants().stream().map(ExperimentConfig.Variant::name).toList());
+    assertEquals(3, settings.get("colluders-t3").at("/crosssilo/colluders").asInt());
+    assertEquals("local", settings.get("local").at("/crosssilo/noise_split").asText());
+    assertEquals(0.049, settings.get("local").at("/crosssilo/sampling_rate").asDouble());
+    for (JsonNode n : settings.values()) {
+      assertEquals(256, n.at("/learner/hidden").asInt());
+      assertEquals(1500, n.at("/crosssilo/rounds").asInt());
+      assertEquals(9e-4, n.at("/crosssilo/learning_rate").asDouble());
+      assertEquals(2.5, n.at("/crosssilo/grad_clip").asDouble());
+      assertEquals("replace-one", n.at("/crosssilo/neighbours").asText());
+    }
+    assertEquals(400.0 / 60_000, settings.get("trusted-hardware").at("/crosssilo/sampling_rate").asDouble());
   }
 
   /**
