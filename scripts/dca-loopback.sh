@@ -2,7 +2,7 @@
 # A networked dca session on loopback with every role its own process: 2 compute nodes
 # (`helmet compute-node`), a coordinator and 3 participants on iris, mutual TLS throughout. Prints
 # the coordinator's JSON summary (per node and per party bytes and seconds) and each node's stats.
-# Usage: scripts/dca-loopback.sh [ALGORITHM]   (helmet, the default, or dp-fl). Stops by itself.
+# Usage: scripts/dca-loopback.sh [ALGORITHM]   (helmet, the default, dp-fl or cross-silo). Stops by itself.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 algorithm="${1:-helmet}"
@@ -24,8 +24,14 @@ for l in 1 2; do
       --coordinator "127.0.0.1:$port" --stats-json "$dir/node-$l.json" 2>"$dir/node-$l.log" &
   pids+=($!)
 done
+honest=1.0
 if [ "$algorithm" = dp-fl ]; then
   extra=$'algorithm: dp-fl\nlearner: {kind: softmax}\ndpfl: {sampling_rate: 0.5, rounds: 3, neighbours: add-remove, accountant: rdp, expected_batch: 75}'
+elif [ "$algorithm" = cross-silo ]; then
+  # T = 0 colluders: each party adds 1/(3 - 0 - 1) of the noise; the honest fraction 0.5 tolerates
+  # the T + 1 = 1 party the noise is sized for.
+  honest=0.5
+  extra=$'algorithm: cross-silo\nlearner: {kind: softmax}\ncrosssilo: {colluders: 0, sampling_rate: 0.5, rounds: 3, optimizer: sgd, learning_rate: 2}'
 else
   extra='learner: {kind: softmax, epochs: 5}'
 fi
@@ -36,7 +42,7 @@ parties: 3
 min_contributors: 3
 features: 4
 labels: [0, 1, 2]
-privacy: {epsilon: 1.0, delta: 1.0e-5, honest_fraction: 1.0}
+privacy: {epsilon: 1.0, delta: 1.0e-5, honest_fraction: $honest}
 deadlines: {enrolment_seconds: 60, round_seconds: 30}
 listen: 127.0.0.1:$port
 tls: {certificate: certs/coordinator.pem, key: certs/coordinator-key.pem, ca: certs/ca.pem}
@@ -54,10 +60,10 @@ sleep 3
 iris="$here/helmet-core/src/test/resources/dev/helmet/core/testdata/iris.csv"
 [ -f "$iris" ] || iris="$(find "$here" -name iris.csv -path '*testdata*' | head -1)"
 parts=()
-allow=$([ "$algorithm" = dp-fl ] && echo --allow-float-noise || true)
+allow=$([ "$algorithm" = dp-fl ] || [ "$algorithm" = cross-silo ] && echo --allow-float-noise || true)
 for k in 1 2 3; do
   timeout 300 "$here/helmet" participant --coordinator "127.0.0.1:$port" --data "$iris" --skip-rows 1 \
-      --tls-dir "$dir/certs" --name "participant-$k" --min-contributors 3 --honest-fraction 1 --json $allow \
+      --tls-dir "$dir/certs" --name "participant-$k" --min-contributors 3 --honest-fraction "$honest" --json $allow \
       >"$dir/participant-$k.json" 2>"$dir/participant-$k.log" &
   parts+=($!)
 done

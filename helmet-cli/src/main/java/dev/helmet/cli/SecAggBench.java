@@ -7,6 +7,7 @@ import dev.helmet.secagg.crypto.Secrets;
 import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import dev.helmet.secagg.servers.ComputeServerSummation;
+import dev.helmet.secagg.summation.GroupMaskSummation;
 import dev.helmet.secagg.summation.DropoutPlan;
 import dev.helmet.secagg.summation.PlainSummation;
 import dev.helmet.secagg.summation.SecureSummation;
@@ -50,9 +51,18 @@ final class SecAggBench implements Callable<Integer> {
   String dropoutRound;
 
   @Option(names = "--protocol", paramLabel = "P", defaultValue = "secagg+",
-      description = "secagg+, secagg or dca (additive shares to 2 compute nodes; compute-servers is its old "
-          + "name, still accepted). Default: ${DEFAULT-VALUE}.")
+      description = "secagg+, secagg, dca (additive shares to --compute-nodes compute nodes; compute-servers is its "
+          + "old name, still accepted), groups or harary (pairwise masks in groups of --mask-group: the cross-silo "
+          + "paper's Algorithm 4), or plain (no protection: the baseline). Default: ${DEFAULT-VALUE}.")
   String protocol;
+
+  @Option(names = "--compute-nodes", paramLabel = "M", defaultValue = "2",
+      description = "Compute nodes for --protocol dca. Default: ${DEFAULT-VALUE}.")
+  int computeNodes;
+
+  @Option(names = "--mask-group", paramLabel = "G", defaultValue = "2",
+      description = "Group size for --protocol groups or harary. Default: ${DEFAULT-VALUE}.")
+  int maskGroup;
 
   @Option(names = "--min-contributors", paramLabel = "M", defaultValue = "0",
       description = "Fewest contributors the summation accepts. 0: all but the dropouts, P - floor(F P). "
@@ -106,10 +116,12 @@ final class SecAggBench implements Callable<Integer> {
     SecureSummation s = switch (protocol.toLowerCase(Locale.ROOT)) {
       case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, t);
       case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, t);
-      case "dca", "compute-servers" -> new ComputeServerSummation(2, plan, t);
-      default -> throw new IllegalArgumentException("protocol must be secagg+, secagg or dca (or compute-servers, its "
-          + "old name). Provided value: "
-          + protocol);
+      case "dca", "compute-servers" -> new ComputeServerSummation(computeNodes, plan, t);
+      case "groups" -> new GroupMaskSummation(maskGroup, GroupMaskSummation.Graph.DISJOINT, plan, t);
+      case "harary" -> new GroupMaskSummation(maskGroup, GroupMaskSummation.Graph.HARARY, plan, t);
+      case "plain" -> new PlainSummation();
+      default -> throw new IllegalArgumentException("protocol must be secagg+, secagg, dca (or compute-servers, its "
+          + "old name), groups, harary or plain. Provided value: " + protocol);
     };
     FixedPointEncoding enc = new FixedPointEncoding(ringBits, 0);
     long mask = enc.mask();
