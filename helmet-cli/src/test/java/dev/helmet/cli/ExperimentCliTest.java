@@ -164,7 +164,8 @@ class ExperimentCliTest {
   }
 
   /**
-   * The crosssilo-eps preset's quick form trains the MLP under every noise split within its eps
+   * The crosssilo-eps preset's quick form trains the MLP under every noise split (and with sampling
+   * without replacement) within its eps
    * targets, and learns (at eps 13.8 the mean test accuracy over the splits is above 3x chance;
    * measured 0.62 to 0.70).
    */
@@ -178,12 +179,13 @@ class ExperimentCliTest {
     int eps = header.indexOf("dp_eps");
     int acc = header.indexOf("test_acc");
     int q = header.indexOf("sampling_rate");
-    assertEquals(4 * 2 * 3, rows.size() - 1, "four variants at two eps, each as a grid row and two selections");
+    assertEquals(5 * 2 * 3, rows.size() - 1, "five variants at two eps, each as a grid row and two selections");
     double sum = 0;
     int high = 0;
     for (String r : rows.subList(1, rows.size())) {
       String[] f = r.split(",");
-      assertTrue(List.of("colluders-t0", "colluders-t1", "trusted-hardware", "local").contains(f[0]), r);
+      assertTrue(List.of("colluders-t0", "colluders-t1", "colluders-t1-swor", "trusted-hardware", "local")
+          .contains(f[0]), r);
       assertEquals(f[0].equals("local") ? 0.2 : 0.05, Double.parseDouble(f[q]), 1e-12, r);
       assertTrue(Double.parseDouble(f[eps]) <= Double.parseDouble(f[target]) + 1e-9, r);
       if (Double.parseDouble(f[target]) == 13.8) {

@@ -312,7 +312,7 @@ class ExperimentTest {
       assertEquals("simulated", v.summation());
       settings.put(v.name(), v.points().get(0));
     }
-    assertEquals(List.of("colluders-t0", "colluders-t3", "trusted-hardware", "local"),
+    assertEquals(List.of("colluders-t0", "colluders-t3", "colluders-t3-swor", "trusted-hardware", "local"),
         c.variants().stream().map(ExperimentConfig.Variant::name).toList());
     assertEquals(3, settings.get("colluders-t3").at("/crosssilo/colluders").asInt());
     assertEquals("local", settings.get("local").at("/crosssilo/noise_split").asText());
@@ -325,6 +325,10 @@ class ExperimentTest {
       assertEquals("replace-one", n.at("/crosssilo/neighbours").asText());
     }
     assertEquals(400.0 / 60_000, settings.get("trusted-hardware").at("/crosssilo/sampling_rate").asDouble());
+    JsonNode swor = settings.get("colluders-t3-swor").at("/crosssilo");
+    assertEquals("swor", swor.get("sampling").asText());
+    assertEquals(400, swor.get("batch").asInt());
+    assertEquals("exact", swor.get("swor_analysis").asText());
   }
 
   /**
