@@ -6,6 +6,7 @@ import dev.helmet.core.data.Dataset;
 import dev.helmet.core.data.LabelSet;
 import dev.helmet.transport.Certificates;
 import dev.helmet.transport.Participant;
+import dev.helmet.transport.ParticipantPolicy;
 import dev.helmet.transport.Tls;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -142,7 +143,7 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
         Dataset data = synthetic(rng.split(), points, features, labelSet, "participant " + (i + 1));
         Tls.Files files = Tls.Files.in(certs, "participant-" + (i + 1));
         fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + port, files,
-            Participant.Policy.upTo(1.0), data, null, 600))));
+            ParticipantPolicy.upTo(1.0), data, null, 600))));
       }
       long sent = 0;
       long received = 0;

@@ -16,6 +16,7 @@ import dev.helmet.protocols.model.ReleasedModel;
 import dev.helmet.transport.Certificates;
 import dev.helmet.transport.Coordinator;
 import dev.helmet.transport.Participant;
+import dev.helmet.transport.ParticipantPolicy;
 import dev.helmet.transport.SessionFile;
 import dev.helmet.transport.SessionPlan;
 import dev.helmet.transport.Tls;
@@ -122,7 +123,7 @@ final class NetworkDemo {
             fs.add(pool.submit(() -> {
               try {
                 return Participant.run(new Participant.Settings("127.0.0.1:" + c.port(),
-                    Tls.Files.in(certs, "participant-" + (k + 1)), Participant.Policy.upTo(HelmetDefaults.EPSILON),
+                    Tls.Files.in(certs, "participant-" + (k + 1)), ParticipantPolicy.upTo(HelmetDefaults.EPSILON),
                     shard, null, 0));
               } finally {
                 progress.advance(1);

@@ -10,6 +10,7 @@ import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.transport.LocalLedger;
 import dev.helmet.transport.Participant;
+import dev.helmet.transport.ParticipantPolicy;
 import dev.helmet.transport.Tls;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -185,7 +186,7 @@ final class ParticipantCommand implements Callable<Integer> {
     Logging.configure(json);
     Tls.Files tls = tlsFiles();
     Dataset local = loadData();
-    Participant.Policy policy = new Participant.Policy(maxEpsilon, minContributors, lower(learners), honestFraction,
+    ParticipantPolicy policy = new ParticipantPolicy(maxEpsilon, minContributors, lower(learners), honestFraction,
         maxDelta, lower(protections), lower(noiseSplits), !allowFloatNoise, minNeighbours, maxPoints,
         algorithms == null ? java.util.Set.of() : lower(algorithms))
         .withFeatures(features == null ? java.util.Set.of() : lower(features));

@@ -2,40 +2,21 @@ package dev.helmet.transport;
 
 import com.google.protobuf.ByteString;
 import dev.helmet.core.data.Dataset;
-import dev.helmet.core.learn.Learner;
-import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.preprocess.DesignMatrix;
-import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.features.FeatureStage;
-import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
-import dev.helmet.privacy.ledger.PrivacyCharge;
-import dev.helmet.privacy.noise.RandomBits;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
-import dev.helmet.protocols.algorithm.Algorithms;
-import dev.helmet.protocols.algorithm.Contributor;
 import dev.helmet.protocols.algorithm.Local;
-import dev.helmet.protocols.algorithm.PublicPlan;
-import dev.helmet.protocols.algorithm.Terms;
-import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
-import dev.helmet.secagg.crypto.CryptoProfile;
 import dev.helmet.secagg.crypto.Secrets;
 import dev.helmet.secagg.crypto.Signatures;
-import dev.helmet.secagg.protocol.ClientState;
-import dev.helmet.secagg.protocol.Messages;
-import dev.helmet.secagg.protocol.SecAggParameters;
 import dev.helmet.transport.wire.CoordinatorGrpc;
 import dev.helmet.transport.wire.CoordinatorMessage;
 import dev.helmet.transport.wire.GetSessionRequest;
-import dev.helmet.transport.wire.GraphSeed;
 import dev.helmet.transport.wire.Join;
-import dev.helmet.transport.wire.NonceReveal;
 import dev.helmet.transport.wire.Outcome;
 import dev.helmet.transport.wire.ParticipantMessage;
-import dev.helmet.transport.wire.Roster;
 import dev.helmet.transport.wire.SessionConfig;
-import dev.helmet.transport.wire.UploadReady;
 import io.grpc.ChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -45,9 +26,6 @@ import io.grpc.stub.StreamObserver;
 import java.lang.System.Logger.Level;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -98,151 +76,6 @@ public final class Participant {
     }
   }
 
-  /**
-   * What a participant accepts: a bound or a set for every privacy-relevant parameter a coordinator
-   * publishes, so a coordinator cannot weaken the guarantee by choosing them (a larger delta, a
-   * smaller honest fraction, fewer colluders, a weaker protection unit, floating-point noise).
-   *
-   * @param maxEpsilon the largest eps it lets a session spend on its data
-   * @param minContributors the fewest parties whose sum it lets be released (compared with the
-   *     session's min_contributors)
-   * @param learners learner kinds it accepts (empty: any)
-   * @param maxHonestFraction the largest honest fraction t it accepts: its own belief about how many
-   *     parties add their noise honestly. A session that counts on more honest parties adds less
-   *     noise, and one whose secure aggregation withstands fewer than {@code 1 - t} colluders can be
-   *     unmasked by them; both are refused
-   * @param maxDelta the largest delta it accepts
-   * @param protections protection units it accepts (record, group, user; empty: any)
-   * @param noiseSplits noise splits it accepts (honest, all-trusted, sqrt-w-penalty; empty: any)
-   * @param requireExactNoise refuse noise drawn in floating point
-   * @param minNeighbours the fewest SecAgg+ neighbours it accepts (the roster's degree)
-   * @param maxPoints the most points it lets any one party claim (the session's max_points)
-   * @param algorithms the algorithms it takes part in (empty: any registered one)
-   */
-  public record Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
-      double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
-      long maxPoints, Set<String> algorithms, Set<String> features) {
-    /** The default for a deployment: delta at most 1e-5, exact noise, any unit, the honest noise split. */
-    public static final double DEFAULT_MAX_DELTA = 1e-5;
-
-    public Policy {
-      learners = Set.copyOf(learners);
-      protections = Set.copyOf(protections);
-      noiseSplits = Set.copyOf(noiseSplits);
-      algorithms = Set.copyOf(algorithms);
-      features = Set.copyOf(features);
-    }
-
-    /** Any feature stage. */
-    public Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
-        double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
-        long maxPoints, Set<String> algorithms) {
-      this(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-          requireExactNoise, minNeighbours, maxPoints, algorithms, Set.of());
-    }
-
-    /** Any algorithm. */
-    public Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
-        double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
-        long maxPoints) {
-      this(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-          requireExactNoise, minNeighbours, maxPoints, Set.of());
-    }
-
-    /** The safe defaults for everything but eps, min contributors, learners and t. */
-    public Policy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction) {
-      this(maxEpsilon, minContributors, learners, maxHonestFraction, DEFAULT_MAX_DELTA, Set.of(), Set.of("honest"),
-          true, 1, SessionFile.DEFAULT_MAX_POINTS);
-    }
-
-    /**
-     * A permissive policy for tests and demos: any learner and unit, eps up to {@code maxEpsilon},
-     * delta up to 1e-5, floating-point noise allowed.
-     */
-    public static Policy upTo(double maxEpsilon) {
-      return new Policy(maxEpsilon, 2, Set.of(), 1, DEFAULT_MAX_DELTA, Set.of(), Set.of(), false, 1,
-          Integer.MAX_VALUE);
-    }
-
-    /** This policy with {@code maxDelta} and the other new bounds replaced. */
-    public Policy with(double maxDelta, boolean requireExactNoise, int minNeighbours, long maxPoints) {
-      return new Policy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-          requireExactNoise, minNeighbours, maxPoints, algorithms, features);
-    }
-
-    /** This policy, accepting only sessions whose feature stage is one of {@code ids} (empty: any). */
-    public Policy withFeatures(Set<String> ids) {
-      return new Policy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-          requireExactNoise, minNeighbours, maxPoints, algorithms, ids);
-    }
-
-    /** Why the configuration is refused (naming the parameter), or null if it is acceptable. */
-    public String check(SessionConfig c) {
-      String algorithm = c.getAlgorithm().isEmpty() ? Algorithms.DEFAULT : c.getAlgorithm();
-      if (!algorithms.isEmpty() && !algorithms.contains(algorithm)) {
-        return "algorithm: the session runs " + algorithm + "; this participant takes part in " + algorithms;
-      }
-      if (!features.isEmpty()) {
-        String stage;
-        try {
-          stage = SessionPlan.featureStage(c).id();
-        } catch (IllegalArgumentException e) {
-          return "feature_stage: " + e.getMessage();
-        }
-        if (!features.contains(stage)) {
-          return "feature_stage: the session computes " + stage + " features; this participant takes part with "
-              + new java.util.TreeSet<>(features);
-        }
-      }
-      var p = c.getPrivacy();
-      if (!(p.getEpsilon() <= maxEpsilon)) {
-        return "privacy.epsilon: the session spends eps = " + p.getEpsilon() + "; this participant accepts at most "
-            + maxEpsilon;
-      }
-      if (!(p.getDelta() <= maxDelta)) {
-        return "privacy.delta: the session's delta = " + p.getDelta() + "; this participant accepts at most " + maxDelta
-            + " (a larger delta buys less noise)";
-      }
-      if (c.getMinContributors() < minContributors) {
-        return "min_contributors: the session may release a sum of " + c.getMinContributors()
-            + " parties; this participant needs at least " + minContributors;
-      }
-      if (!(p.getHonestFraction() <= maxHonestFraction + 1e-12)) {
-        return "privacy.honest_fraction: the session counts on an honest fraction of " + p.getHonestFraction()
-            + " (the noise is sized for that many honest parties); this participant assumes at most "
-            + maxHonestFraction + " are honest";
-      }
-      // The summation must withstand as many colluders as this participant believes may be
-      // dishonest, whatever the session's own honest fraction says (1e-9 absorbs decimal rounding).
-      if (c.getColludingFraction() < 1 - maxHonestFraction - 1e-9) {
-        return "colluding_fraction: the session's secure aggregation withstands " + c.getColludingFraction()
-            + " of the parties colluding with the coordinator; this participant assumes up to "
-            + (1 - maxHonestFraction) + " may be dishonest";
-      }
-      String unit = p.getProtection().isEmpty() ? "record" : p.getProtection().toLowerCase(Locale.ROOT);
-      if (!protections.isEmpty() && !protections.contains(unit)) {
-        return "privacy.protection: the session protects a " + unit + "; this participant allows " + protections;
-      }
-      Terms terms = SessionPlan.spec(c).terms();
-      if (!learners.isEmpty() && !learners.contains(terms.learner().toLowerCase(Locale.ROOT))) {
-        return "learner: the session trains " + terms.learner() + "; this participant allows " + learners;
-      }
-      if (!noiseSplits.isEmpty() && !noiseSplits.contains(terms.noiseSplit())) {
-        return "noise_split: the session (" + c.getAlgorithm() + ") splits the noise as " + terms.noiseSplit()
-            + "; this participant allows " + noiseSplits + " (any other split assumes more honest parties than the "
-            + "honest fraction)";
-      }
-      if (requireExactNoise && !terms.exactNoise()) {
-        return "noise: the session (" + c.getAlgorithm() + ") draws its noise in floating point; this participant "
-            + "requires exact (discrete Gaussian) noise (allow floating-point noise to join)";
-      }
-      if (c.getMaxPoints() > maxPoints) {
-        return "max_points: the session lets a party claim up to " + c.getMaxPoints() + " points; this participant "
-            + "accepts at most " + maxPoints + " (one party's weight in the average)";
-      }
-      return null;
-    }
-  }
 
   /**
    * How to run.
@@ -257,20 +90,20 @@ public final class Participant {
    * @param noise its noise: {@link NoiseFactory#secure()} (null means that); tests that compare a
    *     networked run with an in-process one seed it, and the ledger then says so
    */
-  public record Settings(String target, Tls.Files tls, Policy policy, Dataset data, Long trainingSeed,
+  public record Settings(String target, Tls.Files tls, ParticipantPolicy policy, Dataset data, Long trainingSeed,
       long timeoutSeconds, LocalLedger ledger, NoiseFactory noise) {
     public Settings {
       noise = noise == null ? NoiseFactory.secure() : noise;
     }
 
     /** With secure noise. */
-    public Settings(String target, Tls.Files tls, Policy policy, Dataset data, Long trainingSeed, long timeoutSeconds,
+    public Settings(String target, Tls.Files tls, ParticipantPolicy policy, Dataset data, Long trainingSeed, long timeoutSeconds,
         LocalLedger ledger) {
       this(target, tls, policy, data, trainingSeed, timeoutSeconds, ledger, NoiseFactory.secure());
     }
 
     /** Without a local ledger. */
-    public Settings(String target, Tls.Files tls, Policy policy, Dataset data, Long trainingSeed, long timeoutSeconds) {
+    public Settings(String target, Tls.Files tls, ParticipantPolicy policy, Dataset data, Long trainingSeed, long timeoutSeconds) {
       this(target, tls, policy, data, trainingSeed, timeoutSeconds, null);
     }
   }

@@ -55,7 +55,7 @@ final class ParticipantRun {
   final java.security.cert.X509Certificate ca;
   /** Over TLS: SHA-256 of this party's own certificate, which the roster must list for it. */
   byte[] ownCertificateSha256;
-  final Participant.Policy policy;
+  final ParticipantPolicy policy;
   /** The participant's own ledger, or null. */
   final LocalLedger ledger;
   /** What a released round costs this party's data, derived from the plan it checked; null before the roster. */
@@ -76,7 +76,7 @@ final class ParticipantRun {
 
   ParticipantRun(SessionConfig config, AlgorithmSpec spec, String session, StreamObserver<ParticipantMessage> out,
       Signatures.KeyPair identity, byte[] nonce, int points, Local local, long seed, NoiseFactory noise, Participant.Hook hook,
-      java.security.cert.X509Certificate ca, Participant.Policy policy, LocalLedger ledger) {
+      java.security.cert.X509Certificate ca, ParticipantPolicy policy, LocalLedger ledger) {
     this.policy = policy;
     this.ledger = ledger;
     this.spec = spec;

@@ -56,7 +56,7 @@ class AbortChargingTest {
     }
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 10))) {
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, w, 30, 3), null,
-          i -> null, Participant.Policy.upTo(10), i -> i < 2 && leaveAt >= 0 ? leaveAt(leaveAt) : Participant.Hook.NONE,
+          i -> null, ParticipantPolicy.upTo(10), i -> i < 2 && leaveAt >= 0 ? leaveAt(leaveAt) : Participant.Hook.NONE,
           ledgers::get);
       Coordinator.Result r = c.await(180, TimeUnit.SECONDS);
       Store s = c.store();

@@ -102,7 +102,7 @@ class AlgorithmRunnersTest {
         };
         Dataset shard = DIGITS.subset(partition.indices(k), "shard " + k);
         fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null,
-            Participant.Policy.upTo(1e7), shard, seeds[k], 120, null, NoiseFactory.seededForTesting(NOISE)), hook)));
+            ParticipantPolicy.upTo(1e7), shard, seeds[k], 120, null, NoiseFactory.seededForTesting(NOISE)), hook)));
         assertTrue(enrolled.await(60, TimeUnit.SECONDS), "participant " + k + " did not enrol");
       }
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);

@@ -63,7 +63,7 @@ class BadInputTest {
     };
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2),
-          LongStream.range(0, W).boxed().toList(), i -> null, Participant.Policy.upTo(1e7),
+          LongStream.range(0, W).boxed().toList(), i -> null, ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? hook : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       for (int i = 1; i < W; i++) {
@@ -172,7 +172,7 @@ class BadInputTest {
         ch.shutdownNow();
       }
       List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(DIGITS, W - 1, 50, 3),
-          LongStream.range(0, W - 1).boxed().toList(), i -> null, Participant.Policy.upTo(1e7));
+          LongStream.range(0, W - 1).boxed().toList(), i -> null, ParticipantPolicy.upTo(1e7));
       assertTrue(c.await(60, TimeUnit.SECONDS).completed());
       outs.forEach(o -> assertNull(o.error()));
     }
@@ -229,7 +229,7 @@ class BadInputTest {
         plain.shutdownNow();
       }
       List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(DIGITS, 4, 50, 4), null,
-          i -> Tls.Files.in(certs, "participant-" + (i + 1)), Participant.Policy.upTo(1e7));
+          i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7));
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());
       outs.forEach(o -> assertNull(o.error()));
@@ -243,10 +243,10 @@ class BadInputTest {
     SessionConfig config = Loopback.config(DIGITS, 2, 2, 3).build();
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 10))) {
       Participant.ParticipantException e = assertThrows(Participant.ParticipantException.class,
-          () -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null, Participant.Policy.upTo(1),
+          () -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null, ParticipantPolicy.upTo(1),
               Loopback.shards(DIGITS, 1, 50, 1).get(0), null, 30)));
       assertTrue(e.getMessage().contains("spends eps = 3.0; this participant accepts at most 1.0"), e.getMessage());
-      var learners = new Participant.Policy(10, 2, java.util.Set.of("svm"), 1);
+      var learners = new ParticipantPolicy(10, 2, java.util.Set.of("svm"), 1);
       e = assertThrows(Participant.ParticipantException.class, () -> Participant.run(new Participant.Settings(
           "127.0.0.1:" + c.port(), null, learners, Loopback.shards(DIGITS, 1, 50, 1).get(0), null, 30)));
       assertTrue(e.getMessage().contains("trains softmax"), e.getMessage());

@@ -58,7 +58,7 @@ class CoordinatorRestartTest {
         }
       };
       List<Loopback.Outcome> outs = Loopback.participants(port, Loopback.shards(DIGITS, W, 60, 9),
-          LongStream.range(0, W).boxed().toList(), i -> null, Participant.Policy.upTo(1e7), i -> killCoordinator);
+          LongStream.range(0, W).boxed().toList(), i -> null, ParticipantPolicy.upTo(1e7), i -> killCoordinator);
       assertTrue(killed.get());
       for (Loopback.Outcome o : outs) {
         assertNotNull(o.error(), "every participant loses its coordinator");
@@ -79,7 +79,7 @@ class CoordinatorRestartTest {
       assertNull(s.releasedModel(firstSession), "no partial result is released");
 
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 60, 9),
-          LongStream.range(0, W).boxed().toList(), i -> null, Participant.Policy.upTo(1e7), i -> Participant.Hook.NONE);
+          LongStream.range(0, W).boxed().toList(), i -> null, ParticipantPolicy.upTo(1e7), i -> Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());
       for (Loopback.Outcome o : outs) {
@@ -127,7 +127,7 @@ class CoordinatorRestartTest {
           }
         }
       };
-      Loopback.participants(port, Loopback.shards(DIGITS, w, 60, 9), null, i -> null, Participant.Policy.upTo(1e7),
+      Loopback.participants(port, Loopback.shards(DIGITS, w, 60, 9), null, i -> null, ParticipantPolicy.upTo(1e7),
           i -> killCoordinator);
       assertTrue(killed.get());
       assertTrue(child.waitFor(30, TimeUnit.SECONDS));

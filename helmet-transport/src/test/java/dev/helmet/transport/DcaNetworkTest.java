@@ -139,7 +139,7 @@ class DcaNetworkTest {
         };
         Dataset shard = DIGITS.subset(partition.indices(k), "shard " + k);
         fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(),
-            Tls.Files.in(certs, "participant-" + (k + 1)), Participant.Policy.upTo(1e7), shard, seeds[k], 120, null,
+            Tls.Files.in(certs, "participant-" + (k + 1)), ParticipantPolicy.upTo(1e7), shard, seeds[k], 120, null,
             NoiseFactory.seededForTesting(NOISE)), hook)));
         assertTrue(enrolled.await(60, TimeUnit.SECONDS), "participant " + k + " did not enrol");
       }

@@ -45,7 +45,7 @@ class FaultTest {
         BodyCase.CONSISTENCY_CHECK_REQUEST, BodyCase.UNMASKING_REQUEST};
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards, seeds(), i -> null,
-          Participant.Policy.upTo(1e7), i -> i < killAt.length ? Loopback.killAt(killAt[i]) : Participant.Hook.NONE);
+          ParticipantPolicy.upTo(1e7), i -> i < killAt.length ? Loopback.killAt(killAt[i]) : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());
       assertEquals(16, r.contributors().size());
@@ -84,7 +84,7 @@ class FaultTest {
     List<Dataset> shards = Loopback.shards(DIGITS, W, 60, 6);
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 10))) {
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards, seeds(), i -> null,
-          Participant.Policy.upTo(10), i -> i < 7 ? Loopback.killAt(BodyCase.SHARE_DELIVERY) : Participant.Hook.NONE);
+          ParticipantPolicy.upTo(10), i -> i < 7 ? Loopback.killAt(BodyCase.SHARE_DELIVERY) : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertFalse(r.completed());
       assertTrue(r.reason().contains("TOO_FEW_SURVIVORS"), r.reason());
@@ -131,7 +131,7 @@ class FaultTest {
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
       long t0 = System.nanoTime();
       Loopback.participants(c.port(), shards, LongStream.range(0, 8).boxed().toList(), i -> null,
-          Participant.Policy.upTo(1e7), i -> i == 0 ? hang : Participant.Hook.NONE);
+          ParticipantPolicy.upTo(1e7), i -> i == 0 ? hang : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());
       assertEquals(7, r.contributors().size());

@@ -116,7 +116,7 @@ class LocalLedgerTest {
             }
           };
           fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null,
-              Participant.Policy.upTo(1e7), shards.get(k), null, 60, ledgers.get(k)), lying)));
+              ParticipantPolicy.upTo(1e7), shards.get(k), null, 60, ledgers.get(k)), lying)));
         }
         for (var f : fs) {
           results.add(f.get(300, TimeUnit.SECONDS));
@@ -137,7 +137,7 @@ class LocalLedgerTest {
     // The next session of eps 1e6 would exceed each participant's 1.5e6: refused before anything is sent.
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir.resolve("second"), null, 1e7))) {
       Participant.ParticipantException e = assertThrows(Participant.ParticipantException.class,
-          () -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null, Participant.Policy.upTo(1e7),
+          () -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null, ParticipantPolicy.upTo(1e7),
               shards.get(0), null, 30, ledgers.get(0))));
       assertTrue(e.getMessage().contains("the local budget"), e.getMessage());
     }

@@ -151,20 +151,20 @@ final class Loopback {
 
   /** Runs one participant per data set against the coordinator, concurrently. */
   static List<Outcome> participants(Coordinator c, List<Dataset> shards, List<Long> seeds,
-      java.util.function.IntFunction<Tls.Files> tls, Participant.Policy policy) throws InterruptedException {
+      java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy) throws InterruptedException {
     return participants(c.port(), shards, seeds, tls, policy, i -> Participant.Hook.NONE);
   }
 
   /** As above, with a fault-injection hook per participant. */
   static List<Outcome> participants(int port, List<Dataset> shards, List<Long> seeds,
-      java.util.function.IntFunction<Tls.Files> tls, Participant.Policy policy,
+      java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy,
       java.util.function.IntFunction<Participant.Hook> hooks) throws InterruptedException {
     return participants(port, shards, seeds, tls, policy, hooks, i -> null);
   }
 
   /** As above, each participant with its own ledger (or null). */
   static List<Outcome> participants(int port, List<Dataset> shards, List<Long> seeds,
-      java.util.function.IntFunction<Tls.Files> tls, Participant.Policy policy,
+      java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy,
       java.util.function.IntFunction<Participant.Hook> hooks, java.util.function.IntFunction<LocalLedger> ledgers)
       throws InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(shards.size(), 64));

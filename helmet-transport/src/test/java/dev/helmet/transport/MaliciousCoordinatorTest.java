@@ -85,7 +85,7 @@ class MaliciousCoordinatorTest {
         }
       };
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
-          i -> Tls.Files.in(certs, "participant-" + (i + 1)), Participant.Policy.upTo(1e7),
+          i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? substitute : Participant.Hook.NONE);
       Exception e = outs.get(0).error();
       assertTrue(e != null && e.getMessage().contains("not bound to a participant certificate")
@@ -102,7 +102,7 @@ class MaliciousCoordinatorTest {
         1e7))) {
       // Participants 0, 1 and 2 present participant-1's certificate; 3 its own.
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
-          i -> Tls.Files.in(certs, "participant-" + (i < 3 ? 1 : 4)), Participant.Policy.upTo(1e7),
+          i -> Tls.Files.in(certs, "participant-" + (i < 3 ? 1 : 4)), ParticipantPolicy.upTo(1e7),
           i -> Participant.Hook.NONE);
       long refused = outs.stream().filter(o -> o.error() != null && (o.error().getMessage().contains("already "
           + "enrolled") || o.error().getMessage().contains("open streams"))).count();
@@ -128,7 +128,7 @@ class MaliciousCoordinatorTest {
         1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
           i -> i == 1 ? Tls.Files.in(twin, "participant-1") : Tls.Files.in(certs, "participant-" + (i == 0 ? 1 : i + 1)),
-          Participant.Policy.upTo(1e7), i -> Participant.Hook.NONE);
+          ParticipantPolicy.upTo(1e7), i -> Participant.Hook.NONE);
       long refused = outs.stream().filter(o -> o.error() != null && o.error().getMessage().contains("another with "
           + "its subject or key")).count();
       assertEquals(1, refused, () -> outs.toString());
@@ -154,7 +154,7 @@ class MaliciousCoordinatorTest {
         .setEnrolmentSeconds(30).setRoundSeconds(5)).build();
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
-          i -> Tls.Files.in(certs, "participant-" + (i + 1)), Participant.Policy.upTo(1e7),
+          i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? misdirect : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());
@@ -189,7 +189,7 @@ class MaliciousCoordinatorTest {
     try (Coordinator c = Coordinator.start(Loopback.settings(config(60), dir, Tls.Files.in(certs, "coordinator"),
         1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
-          i -> Tls.Files.in(certs, "participant-" + (i + 1)), Participant.Policy.upTo(1e7),
+          i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? equivocate : Participant.Hook.NONE);
       Coordinator.Result r = c.await(90, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());
@@ -232,7 +232,7 @@ class MaliciousCoordinatorTest {
     try (Coordinator c = Coordinator.start(Loopback.settings(config(60), dir, Tls.Files.in(certs, "coordinator"),
         1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
-          i -> Tls.Files.in(certs, "participant-" + (i + 1)), Participant.Policy.upTo(1e7),
+          i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? inflate : Participant.Hook.NONE);
       Coordinator.Result r = c.await(90, TimeUnit.SECONDS);
       Exception e = outs.get(0).error();

@@ -54,7 +54,7 @@ class MnistNetworkAcceptanceTest {
     Certificates.create(certs, List.of("localhost", "127.0.0.1"), w, Duration.ofDays(1));
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds, i -> Tls.Files.in(certs,
-          "participant-" + (i + 1)), Participant.Policy.upTo(1e7));
+          "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7));
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());
       assertEquals(w, r.contributors().size());

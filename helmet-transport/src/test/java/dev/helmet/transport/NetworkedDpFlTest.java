@@ -70,7 +70,7 @@ class NetworkedDpFlTest {
         Progress.NONE), w, new PlainSummation(), NoiseFactory.seededForTesting(1), 2, Progress.NONE);
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c, shards(partition), null, i -> null,
-          Participant.Policy.upTo(1e7));
+          ParticipantPolicy.upTo(1e7));
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
       Loopback.assertAllCompleted(r, outs, w);
       double diff = Loopback.maxDifference(r.model().weights().parameters(), local.model().parameters());
@@ -110,7 +110,7 @@ class NetworkedDpFlTest {
       }
       try (Coordinator c = Coordinator.start(Loopback.settings(config, sub, null, 10))) {
         List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards(partition), null, i -> null,
-            Participant.Policy.upTo(10), i -> i < leaving ? killAtRound(2) : Participant.Hook.NONE, ledgers::get);
+            ParticipantPolicy.upTo(10), i -> i < leaving ? killAtRound(2) : Participant.Hook.NONE, ledgers::get);
         Coordinator.Result r = c.await(180, TimeUnit.SECONDS);
         Store s = c.store();
         if (leaving == 2) {
@@ -178,7 +178,7 @@ class NetworkedDpFlTest {
       UnaryOperator<CoordinatorMessage> attack = attacks.get(a);
       try (Coordinator c = Coordinator.start(Loopback.settings(config, dir.resolve("a" + a), null, 10))) {
         List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards(partition), null, i -> null,
-            Participant.Policy.upTo(10), i -> i == 0 ? rewriting(attack) : Participant.Hook.NONE);
+            ParticipantPolicy.upTo(10), i -> i == 0 ? rewriting(attack) : Participant.Hook.NONE);
         Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
         Exception e = outs.get(0).error();
         assertNotNull(e, "the attacked participant went on");

@@ -38,7 +38,7 @@ class NetworkedSessionTest {
       shards.add(DIGITS.subset(partition.indices(i), "shard " + i));
     }
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds, i -> null, Participant.Policy.upTo(1e7));
+      List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds, i -> null, ParticipantPolicy.upTo(1e7));
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       Loopback.assertAllCompleted(r, outs, w);
       double worst = Loopback.maxDifference(r.model().weights().parameters(), Loopback.mean(config, shards, seeds));

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * findings 3, 4 and 8).
  */
 class PolicyTest {
-  private static final Participant.Policy DEFAULT = new Participant.Policy(1, 2, Set.of(), 0.5);
+  private static final ParticipantPolicy DEFAULT = new ParticipantPolicy(1, 2, Set.of(), 0.5);
 
   private static SessionConfig.Builder base() {
     SessionConfig.Builder b = Loopback.config(TestData.digits(), 10, 8, 1).setColludingFraction(0.5);
@@ -50,7 +50,7 @@ class PolicyTest {
     assertTrue(why != null && why.startsWith("noise_split"), why);
     why = DEFAULT.check(base().setMaxPoints(SessionFile.DEFAULT_MAX_POINTS + 1).build());
     assertTrue(why != null && why.startsWith("max_points"), why);
-    Participant.Policy lenient = Participant.Policy.upTo(1);
+    ParticipantPolicy lenient = ParticipantPolicy.upTo(1);
     assertNull(lenient.check(gaussian()), "a demo policy may allow float noise");
     assertFalse(lenient.check(base().setPrivacy(base().getPrivacy().toBuilder().setDelta(0.4)).build()) == null,
         "even the demo policy refuses delta 0.4");
@@ -80,15 +80,15 @@ class PolicyTest {
     assertTrue(why != null && why.startsWith("privacy.honest_fraction"), why);
     SessionConfig fewColluders = base().setColludingFraction(0.3)
         .setPrivacy(base().getPrivacy().toBuilder().setHonestFraction(0.7)).build();
-    why = new Participant.Policy(1, 2, Set.of(), 0.7).check(fewColluders);
+    why = new ParticipantPolicy(1, 2, Set.of(), 0.7).check(fewColluders);
     assertNull(why, "a participant that trusts 70 % accepts it");
-    why = new Participant.Policy(1, 2, Set.of(), 0.5).check(base().setColludingFraction(0.3).build());
+    why = new ParticipantPolicy(1, 2, Set.of(), 0.5).check(base().setColludingFraction(0.3).build());
     assertTrue(why != null && why.startsWith("colluding_fraction"), why);
   }
 
   @Test
   void aParticipantMayLimitTheAlgorithmsItTakesPartIn() {
-    Participant.Policy onlyDpFl = new Participant.Policy(1, 2, Set.of(), 0.5, 1e-5, Set.of(), Set.of(), true, 1,
+    ParticipantPolicy onlyDpFl = new ParticipantPolicy(1, 2, Set.of(), 0.5, 1e-5, Set.of(), Set.of(), true, 1,
         SessionFile.DEFAULT_MAX_POINTS, Set.of("dp-fl"));
     String why = onlyDpFl.check(base().build());
     assertTrue(why != null && why.startsWith("algorithm: the session runs helmet"), why);
@@ -103,7 +103,7 @@ class PolicyTest {
     assertFalse(Participant.isLoopback("10.0.0.1:7443"));
     assertFalse(Participant.isLoopback("coordinator.example:7443"));
     Participant.ParticipantException e = assertThrows(Participant.ParticipantException.class, () -> Participant.run(new Participant.Settings(
-        "10.0.0.1:7443", null, Participant.Policy.upTo(1), TestData.digits(), 1L, 5)));
+        "10.0.0.1:7443", null, ParticipantPolicy.upTo(1), TestData.digits(), 1L, 5)));
     assertTrue(e.getMessage().contains("loopback"), e.getMessage());
   }
 }

@@ -8,5 +8,13 @@ package dev.helmet.protocols.algorithm;
  * @param exactNoise whether every party's noise is an exact integer sample (no floating point)
  * @param noiseSplit how the noise is split across parties: {@code honest} when the honest fraction
  *     of the parties alone adds the full noise; anything else assumes more honest parties
+ * @param colluders for an {@code honest} split sized for a stated number of colluding parties
+ *     rather than for the honest fraction (cross-silo's T + 1): that number; -1 when the honest
+ *     fraction states it
  */
-public record Terms(String learner, boolean exactNoise, String noiseSplit) {}
+public record Terms(String learner, boolean exactNoise, String noiseSplit, int colluders) {
+  /** Terms whose noise is sized by the honest fraction. */
+  public Terms(String learner, boolean exactNoise, String noiseSplit) {
+    this(learner, exactNoise, noiseSplit, -1);
+  }
+}

@@ -147,7 +147,13 @@ final class CrossSiloSpec implements AlgorithmSpec {
 
   @Override
   public Terms terms() {
-    return new Terms(model.kind().id(), false, config.split().id());
+    // The colluders split is the honest split of the other algorithms, sized for T + 1 colluding
+    // parties instead of an honest fraction; local noise protects each party by its own share.
+    return switch (config.split()) {
+      case COLLUDERS -> new Terms(model.kind().id(), false, "honest", config.colluders() + 1);
+      case LOCAL -> new Terms(model.kind().id(), false, "own");
+      case TRUSTED_HARDWARE -> new Terms(model.kind().id(), false, config.split().id());
+    };
   }
 
   @Override
