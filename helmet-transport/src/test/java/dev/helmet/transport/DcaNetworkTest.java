@@ -55,6 +55,10 @@ class DcaNetworkTest {
       + "\"grad_clip\": 1, \"rounds\": 3, \"learning_rate\": 2, \"accountant\": \"rdp\", \"neighbours\": "
       + "\"add-remove\", \"expected_batch\": 45}}";
 
+  private static final String CROSS_SILO = "{\"learner\": {\"kind\": \"softmax\", \"clip_bound\": 10}, "
+      + "\"crosssilo\": {\"colluders\": 0, \"sampling_rate\": 0.5, \"rounds\": 3, \"optimizer\": \"sgd\", "
+      + "\"learning_rate\": 2}}";
+
   /** The certificates and two running compute nodes. */
   private record Nodes(Path certs, List<ComputeNodeServer> servers) implements AutoCloseable {
     static Nodes start(Path dir, int participants) throws Exception {
@@ -206,6 +210,26 @@ class DcaNetworkTest {
       assertTrue(run.result().completed(), run.result().reason());
       assertArrayEquals(inProcess(config, p), run.result().model().weights().parameters());
       assertEquals(3, run.result().model().privacy().details().get("rounds"));
+    }
+  }
+
+  /**
+   * Cross-silo (T = 0: each of 3 parties adds 1/2 of the noise variance) through two compute nodes
+   * releases the in-process DCA model bit for bit, and its ledger names the tolerated colluders.
+   */
+  @Test
+  void crossSiloThroughTwoComputeNodesIsBitForBitTheInProcessDca(@TempDir Path dir) throws Exception {
+    try (Nodes nodes = Nodes.start(dir, 3)) {
+      SessionConfig config = config("cross-silo", CROSS_SILO, 3, 3, 2, nodes.entries());
+      Partition p = partition(3, 30);
+      Run run = networked(config, p, dir, nodes.certs(), k -> Participant.Hook.NONE);
+      assertTrue(run.result().completed(), run.result().reason());
+      assertArrayEquals(inProcess(config, p), run.result().model().weights().parameters());
+      var ledger = run.result().model().privacy();
+      assertEquals(0, ledger.details().get("tolerated_colluders"));
+      assertEquals(2, ledger.details().get("noise_shares"));
+      assertTrue(ledger.guarantees().get(0).against().contains("T = 0 tolerated colluders"),
+          ledger.guarantees().get(0).against());
     }
   }
 
