@@ -1,6 +1,7 @@
 package dev.helmet.privacy.mechanism;
 
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Parallel;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -45,6 +46,8 @@ public final class GaussianProjection {
   private static final double UNIT = 0x1p-53;
   /** Keystream bytes per cipher call (512 uniforms). */
   private static final int CHUNK = 4096;
+  /** Rows per parallel chunk (even, so no Box-Muller pair straddles two chunks). */
+  static final int ROWS = 8192;
 
   private final long seed;
   private final int d;
@@ -84,28 +87,41 @@ public final class GaussianProjection {
   }
 
   /**
-   * P^T g: y_c = sum_j P[j, c] g[j], summed in order of j, column by column.
+   * P^T g. The rows are taken in fixed chunks of {@link #ROWS} (independent of the threads and of
+   * {@code blockColumns}): y_c is the sum over the chunks, in chunk order, of the chunk's sum in
+   * row order, so the bits are the same whatever the block size or the number of threads. The
+   * chunks run in parallel; each generates its rows of every column from the column's keystream at
+   * the chunk's offset (AES-CTR is seekable: rows 2p and 2p + 1 come from counter block p).
    *
    * @param g a vector of length d
-   * @param blockColumns columns generated at a time (memory d * blockColumns doubles); any value
-   *     gives the same bits
+   * @param blockColumns kept for compatibility: any value gives the same bits (the chunked kernel
+   *     holds one chunk of one column at a time)
    */
   public double[] project(double[] g, int blockColumns) {
     Checks.require(g.length == d, "vector length must be the dimension " + d + ". Provided value: " + g.length);
     Checks.positive("block columns", blockColumns);
-    double[] y = new double[k];
-    double[][] block = new double[Math.min(blockColumns, k)][];
-    for (int c0 = 0; c0 < k; c0 += blockColumns) {
-      int n = Math.min(blockColumns, k - c0);
-      fill(block, c0, n);
-      for (int i = 0; i < n; i++) {
-        double[] col = block[i];
+    int chunks = (d + ROWS - 1) / ROWS;
+    double[][] partial = new double[chunks][k];
+    Parallel.forEach(threads(chunks), chunks, ch -> {
+      int from = ch * ROWS;
+      int to = Math.min(d, from + ROWS);
+      double[] col = new double[to - from];
+      for (int c = 0; c < k; c++) {
+        generate(c, col, from, to);
         double s = 0;
-        for (int j = 0; j < d; j++) {
-          s += col[j] * g[j];
+        for (int j = from; j < to; j++) {
+          s += col[j - from] * g[j];
         }
-        y[c0 + i] = s;
+        partial[ch][c] = s;
       }
+    });
+    double[] y = new double[k];
+    for (int c = 0; c < k; c++) {
+      double s = 0;
+      for (double[] p : partial) {
+        s += p[c];
+      }
+      y[c] = s;
     }
     return y;
   }
@@ -124,52 +140,54 @@ public final class GaussianProjection {
 
   /**
    * {@code into += P y}: into[j] += P[j, c] y[c] for c = 0, 1, ..., k - 1 in that order, one term
-   * at a time, so blocks of any size give the same bits.
+   * at a time, so any block size or number of threads gives the same bits (the row chunks run in
+   * parallel; each row's terms are added in column order within its chunk).
    */
   public void backProject(double[] y, double[] into, int blockColumns) {
     Checks.require(y.length == k, "projected vector length must be " + k + ". Provided value: " + y.length);
     Checks.require(into.length == d, "output length must be the dimension " + d + ". Provided value: "
         + into.length);
     Checks.positive("block columns", blockColumns);
-    double[][] block = new double[Math.min(blockColumns, k)][];
-    for (int c0 = 0; c0 < k; c0 += blockColumns) {
-      int n = Math.min(blockColumns, k - c0);
-      fill(block, c0, n);
-      for (int j = 0; j < d; j++) {
-        double x = into[j];
-        for (int i = 0; i < n; i++) {
-          x += block[i][j] * y[c0 + i];
+    int chunks = (d + ROWS - 1) / ROWS;
+    Parallel.forEach(threads(chunks), chunks, ch -> {
+      int from = ch * ROWS;
+      int to = Math.min(d, from + ROWS);
+      double[] col = new double[to - from];
+      for (int c = 0; c < k; c++) {
+        generate(c, col, from, to);
+        double yc = y[c];
+        for (int j = from; j < to; j++) {
+          into[j] += col[j - from] * yc;
         }
-        into[j] = x;
       }
-    }
+    });
   }
 
   /** Column c of P: d entries N(0, 1/k). */
   public double[] column(int c) {
     Checks.require(c >= 0 && c < k, "column must be in [0, " + k + "). Provided value: " + c);
     double[] out = new double[d];
-    generate(c, out);
+    generate(c, out, 0, d);
     return out;
   }
 
-  private void fill(double[][] block, int c0, int n) {
-    for (int i = 0; i < n; i++) {
-      if (block[i] == null) {
-        block[i] = new double[d];
-      }
-      generate(c0 + i, block[i]);
-    }
+  private static int threads(int chunks) {
+    return Math.max(1, Math.min(chunks, Runtime.getRuntime().availableProcessors()));
   }
 
-  /** Writes column c into out (length d). */
-  private void generate(int c, double[] out) {
-    Cipher aes = columnCipher(c);
+  /**
+   * Writes rows [from, to) of column c into out[0 .. to - from): row pair p (rows 2p, 2p + 1) is
+   * one Box-Muller draw from the 16 keystream bytes of counter block p, so any even {@code from}
+   * starts exactly where the whole column's stream would be.
+   */
+  private void generate(int c, double[] out, int from, int to) {
+    Checks.require(from % 2 == 0, "a chunk starts at an even row. Provided value: " + from);
+    Cipher aes = columnCipher(c, from / 2);
     byte[] zeros = new byte[CHUNK];
     byte[] ks = new byte[CHUNK];
     ByteBuffer buf = ByteBuffer.wrap(ks);
     buf.position(CHUNK); // empty: refilled on first use
-    for (int j = 0; j < d; j += 2) {
+    for (int j = from; j < to; j += 2) {
       if (buf.remaining() < 16) {
         try {
           aes.update(zeros, 0, CHUNK, ks, 0);
@@ -182,21 +200,23 @@ public final class GaussianProjection {
       double u2 = (buf.getLong() >>> 11) * UNIT; // [0, 1)
       double r = StrictMath.sqrt(-2 * StrictMath.log(u1));
       double t = 2 * Math.PI * u2;
-      out[j] = r * StrictMath.cos(t) * scale;
-      if (j + 1 < d) {
-        out[j + 1] = r * StrictMath.sin(t) * scale;
+      out[j - from] = r * StrictMath.cos(t) * scale;
+      if (j + 1 < to) {
+        out[j + 1 - from] = r * StrictMath.sin(t) * scale;
       }
     }
   }
 
-  private Cipher columnCipher(int c) {
+  /** Column c's keystream from counter block {@code block} on (the counter is the IV, big-endian). */
+  private Cipher columnCipher(int c, long block) {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       sha.update(ByteBuffer.allocate(8).putLong(seed).array());
       sha.update(LABEL);
       sha.update(ByteBuffer.allocate(4).putInt(c).array());
       Cipher aes = Cipher.getInstance("AES/CTR/NoPadding");
-      aes.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(sha.digest(), "AES"), new IvParameterSpec(new byte[16]));
+      byte[] iv = ByteBuffer.allocate(16).putLong(0).putLong(block).array();
+      aes.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(sha.digest(), "AES"), new IvParameterSpec(iv));
       return aes;
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("SHA-256 and AES/CTR/NoPadding are required of every JDK", e);

@@ -207,4 +207,40 @@ class GaussianProjectionTest {
     assertThrows(IllegalArgumentException.class, () -> new GaussianProjection(1, 0, 3));
     assertThrows(IllegalArgumentException.class, () -> p.column(3));
   }
+
+  /**
+   * The chunked, parallel kernels agree with the columns as generated whole: across several row
+   * chunks (d = 2.5 chunks, odd), P y adds each row's terms in column order, so it equals the naive
+   * sum over column(c) bit for bit; P^T g sums chunk by chunk, so it agrees to rounding.
+   */
+  @Test
+  void theChunkedKernelsAgreeWithWholeColumns() {
+    int d = GaussianProjection.ROWS * 2 + GaussianProjection.ROWS / 2 + 1;
+    int k = 5;
+    GaussianProjection p = new GaussianProjection(99, d, k);
+    java.util.SplittableRandom r = new java.util.SplittableRandom(3);
+    double[] y = new double[k];
+    double[] g = new double[d];
+    for (int c = 0; c < k; c++) {
+      y[c] = r.nextGaussian();
+    }
+    for (int j = 0; j < d; j++) {
+      g[j] = r.nextGaussian();
+    }
+    double[] naive = new double[d];
+    double[] dots = new double[k];
+    for (int c = 0; c < k; c++) {
+      double[] col = p.column(c);
+      for (int j = 0; j < d; j++) {
+        naive[j] += col[j] * y[c];
+        dots[c] += col[j] * g[j];
+      }
+    }
+    assertArrayEquals(naive, p.backProject(y));
+    double[] proj = p.project(g);
+    for (int c = 0; c < k; c++) {
+      assertEquals(dots[c], proj[c], 1e-9 * Math.sqrt(d));
+    }
+    assertArrayEquals(proj, p.project(g, 3), 0.0);
+  }
 }
