@@ -38,13 +38,14 @@ final class ExperimentCommand extends GroupCommand {
             + "|B| or gamma / m), crosssilo-sampling (Heikkila et al.'s Fig. 1: the effective sampling fraction of "
             + "Poisson and without-replacement sampling against the records of malicious parties; no training), "
             + "crosssilo-eps (their Fig. 2: the cross-silo MLP over eps for the colluders T = 0 and 3, "
-            + "trusted-hardware and local noise splits) instead of a file.")
+            + "trusted-hardware and local noise splits, and sampling without replacement), crosssilo-projection (their "
+            + "Fig. 4's accuracy: the MLP at eps 1.6 against the projection dimension k) instead of a file.")
     String preset;
 
     @Option(names = "--dataset", paramLabel = "NAME",
         description = "With --preset: mnist or fashion-mnist (fig5, fig6, table2; default mnist), a tabular "
             + "set (wd-dp-eps, wd-dp-imbalance: any, default breast-cancer; wd-dp-pl: a regression set, default "
-            + "boston-housing), mnist or fashion-mnist (smm-fl*, crosssilo-eps; default mnist).")
+            + "boston-housing), mnist or fashion-mnist (smm-fl*, crosssilo-eps, crosssilo-projection; default mnist).")
     String dataset;
 
     @Option(names = "--quick", description = "With --preset: a small grid that finishes in about two minutes.")

@@ -197,6 +197,28 @@ class ExperimentCliTest {
     assertTrue(Files.readString(dir.resolve("report.md")).contains("accuracy-vs-eps-test.png"));
   }
 
+  /**
+   * The crosssilo-projection preset's quick form trains with the parties' sums projected to k = 10
+   * and 20 dimensions and without projection (plotted at k = d = 12,730), within eps 1.6 (the slack
+   * included).
+   */
+  @Test
+  void quickCrossSiloProjectionPresetRunsEveryDimension(@TempDir Path dir) throws Exception {
+    Cli run = Cli.run("experiment", "run", "--preset", "crosssilo-projection", "--quick", "--out", dir.toString(),
+        "--quiet");
+    assertEquals(0, run.exit, run.toString());
+    List<String> rows = Files.readAllLines(dir.resolve("results.csv"));
+    List<String> header = List.of(rows.get(0).split(","));
+    int eps = header.indexOf("dp_eps");
+    java.util.Set<String> names = new java.util.TreeSet<>();
+    for (String r : rows.subList(1, rows.size())) {
+      String[] f = r.split(",");
+      names.add(f[0]);
+      assertTrue(Double.parseDouble(f[eps]) <= 1.6 + 1e-9, r);
+    }
+    assertEquals(java.util.Set.of("cross-silo@10", "cross-silo@20", "cross-silo@12730"), names);
+  }
+
   @Test
   void quickFig6PresetRunsAndResumes(@TempDir Path dir) throws Exception {
     Path out = dir.resolve("fig6");

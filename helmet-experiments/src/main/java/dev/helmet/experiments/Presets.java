@@ -32,7 +32,8 @@ public final class Presets {
 
   /** The presets that are experiment grids ({@link #get}). */
   public static final List<String> NAMES = List.of("fig5", "fig6", "table2", WdDpPresets.EPS, WdDpPresets.IMBALANCE,
-      WdDpPresets.PL, SmmPresets.FL, SmmPresets.BATCH, SmmPresets.GAMMA, CrossSiloPresets.EPS);
+      WdDpPresets.PL, SmmPresets.FL, SmmPresets.BATCH, SmmPresets.GAMMA, CrossSiloPresets.EPS,
+      CrossSiloPresets.PROJECTION);
 
   /** smm-sum: a mechanism experiment on synthetic vectors, run by {@code dev.helmet.experiments.sum.SumEstimation}. */
   public static final String SUM = "smm-sum";
@@ -74,11 +75,12 @@ public final class Presets {
         default -> SmmPresets.fl(dataset, quick);
       };
     }
-    if (name.equals(CrossSiloPresets.EPS)) {
+    if (name.equals(CrossSiloPresets.EPS) || name.equals(CrossSiloPresets.PROJECTION)) {
       if (!features.trim().equalsIgnoreCase("raw")) {
         throw new IllegalArgumentException(name + " trains the MLP on raw pixels: --features does not apply");
       }
-      return CrossSiloPresets.eps(dataset, quick);
+      return name.equals(CrossSiloPresets.EPS) ? CrossSiloPresets.eps(dataset, quick)
+          : CrossSiloPresets.projection(dataset, quick);
     }
     if (name.startsWith("wd-dp")) {
       if (!features.trim().equalsIgnoreCase("raw")) {
