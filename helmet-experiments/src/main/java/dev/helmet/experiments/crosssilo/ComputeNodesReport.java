@@ -29,7 +29,7 @@ public final class ComputeNodesReport {
     List<Config> d = r.dca();
     double[] m = d.stream().mapToDouble(Config::nodes).toArray();
     Config plain = r.plain();
-    String sub = String.format(Locale.ROOT, "in process, N = %d parties, d = %d, %d-bit ring, %d repeats",
+    String sub = String.format(Locale.ROOT, "in process, N = %d parties, d = %d, %d-bit ring, timed runs per point: %d",
         r.grid().parties(), r.grid().length(), r.grid().ringBits(), r.grid().repeats());
     List<Path> written = new ArrayList<>();
 

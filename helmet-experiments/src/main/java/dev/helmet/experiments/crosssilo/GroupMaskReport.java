@@ -48,7 +48,7 @@ public final class GroupMaskReport {
   /** Wall time, per-party seconds and the noise factor (log scale), each against N. */
   public static List<Path> plots(Result r, Path out) throws IOException {
     Grid g = r.grid();
-    String sub = String.format(Locale.ROOT, "in process, d = %d, %d-bit ring, %d repeats, medians", g.length(),
+    String sub = String.format(Locale.ROOT, "in process, d = %d, %d-bit ring, medians of %d timed run(s)", g.length(),
         g.ringBits(), g.repeats());
     List<Path> written = new ArrayList<>();
     Path base = out.resolve("time-vs-parties");
@@ -97,15 +97,16 @@ public final class GroupMaskReport {
     sb.append(String.format(Locale.ROOT, "Made by `%s` in %.0f s. Heikkilä et al., \"Differentially private "
         + "cross-silo federated learning\", Fig. 5 (running time of pairwise masking, their Algorithm 4, against the "
         + "number of parties N and the group size g), as a pure summation benchmark: no training, one vector per "
-        + "party of d = %,d values (%s) in a %d-bit ring, N in %s, g in %s (g = 0: g = N) wherever g <= N and g | N. "
+        + "party of d = %,d values (%s) in a %d-bit ring, N in %s, g in {%s} wherever g <= N and g | N. "
         + "Summations: `groups` (disjoint groups of g consecutive parties, the authors' grouping), `harary` (the "
         + "same g - 1 masks per party on a (g - 1)-connected Harary graph, which reveals only the total; it exists for "
         + "g odd or g = N, and at g = N both are the complete graph), and plain summation per N. Each configuration: "
-        + "one untimed run (JIT warm-up, and the session's X25519 key agreement), then %d timed rounds with fresh "
+        + "one untimed run (JIT warm-up, and the session's X25519 key agreement), then %d timed round(s) with fresh "
         + "masks (median, min, max). Inputs are generated per party from seed %d; every round's sum is checked "
         + "against the exact sum.%n%n", command, seconds, g.length(),
         g.length() == ComputeNodesTiming.MLP_PARAMETERS ? "the paper's 1m model, 784-536-536-536-10 with biases"
-            : "cut down for CI", g.ringBits(), g.parties(), g.groupSizes(), g.repeats(), g.seed()));
+            : "cut down for CI", g.ringBits(), g.parties(), String.join(", ", g.groupSizes().stream().map(s -> s == GroupMaskTiming.ALL ? "N"
+            : Integer.toString(s)).toList()), g.repeats(), g.seed()));
     sb.append(String.format(Locale.ROOT, "**In process.** Every party and the aggregator ran in one JVM on this "
         + "machine (2 cores, shared with other jobs: doubt 19), the masking on %d worker thread%s and plain summation "
         + "sequentially. What is measured is computation and bytes, not a network: the parties run one after another, "
@@ -159,9 +160,10 @@ public final class GroupMaskReport {
     Config small = find(r, "groups", nMax, 2);
     Config full = find(r, "groups", nMax, nMax);
     if (small != null && full != null && nMax > 2) {
-      sb.append(String.format(Locale.ROOT, "- **Larger groups cost more per party**: each party expands g - 1 masks; "
-          + "at N = %d a party spends %.4f s with g = 2 and %.4f s with g = N (x%.1f), and the round %.3f s against "
-          + "%.3f s (x%.2f).%n", nMax, partyMedian(small), partyMedian(full), partyMedian(full) / partyMedian(small),
+      sb.append(String.format(Locale.ROOT, "- **Larger groups cost more per party** (each party expands g - 1 masks): "
+          + "%s; at N = %d a party spends %.4f s with g = 2 and %.4f s with g = N (x%.1f), and the round %.3f s against "
+          + "%.3f s (x%.2f).%n", partyMedian(full) > partyMedian(small) ? "yes" : "**no**", nMax, partyMedian(small),
+          partyMedian(full), partyMedian(full) / partyMedian(small),
           small.wall().median(), full.wall().median(), full.wall().median() / small.wall().median()));
     }
     long minBytes = r.configs().stream().filter(c -> !c.setting().plain()).mapToLong(c -> c.runs().get(0)
