@@ -133,6 +133,16 @@ public final class ComputeNodesReport {
         increasing ? "grows" : "does **not** grow monotonically", first.wall().median(), first.nodes(),
         last.wall().median(), last.nodes(), fit[0], fit[2], d.size() < 3 ? "too few M to judge linearity"
             : fit[2] >= 0.9 && fit[0] > 0 ? "roughly linear, yes" : "**not** clearly linear"));
+    // What one more node costs here, from the components: N parties expand one more seed each, and
+    // one more seed node expands N seeds.
+    double partyPerNode = (median(last, Run::partySeconds) - median(first, Run::partySeconds))
+        / (last.nodes() - first.nodes());
+    double seedNode = d.stream().mapToDouble(c -> median(c, Run::seedNodeSeconds)).average().orElseThrow();
+    sb.append(String.format(Locale.ROOT, "- The components account for that slope: one more node makes each of the "
+        + "N = %d parties expand one more seed (%.5f s per party, from the party medians at M = %d and %d: %.3f s "
+        + "for all) and adds one seed node (%.3f s, the mean of the seed nodes' medians): %.3f s per node, against "
+        + "the fitted %.3f s.%n", g.parties(), partyPerNode, first.nodes(), last.nodes(), partyPerNode * g.parties(),
+        seedNode, partyPerNode * g.parties() + seedNode, fit[0]));
     sb.append(String.format(Locale.ROOT, "- **Bytes per party stay flat in M**: our DCA sends M - 1 of the shares as "
         + "32-byte seeds of the mask generator (AES-CTR) and only the last as a packed vector, so a party sends %,d to "
         + "%,d bytes for M = %d to %d (%.4f %% apart; plain: %,d), where the paper's DCA sends M full shares (%,d "

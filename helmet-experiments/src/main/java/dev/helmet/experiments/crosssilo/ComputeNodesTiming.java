@@ -126,13 +126,14 @@ public final class ComputeNodesTiming {
     Reference ref = in.reference();
     List<Config> configs = new ArrayList<>();
     Runnable tick = () -> progress.advance(1);
-    configs.add(new Config("plain", 0, SummationTiming.time(new PlainSummation(), in, ref, g.repeats(), tick).runs()));
+    SummationTiming.Timed plain = SummationTiming.time(new PlainSummation(), in, ref, g.repeats(), tick);
+    configs.add(new Config("plain", 0, plain.runs()));
     for (int m : g.nodes()) {
       SecureSummation s = new ComputeServerSummation(m, DropoutPlan.NONE, threads);
       configs.add(new Config(s.name(), m, SummationTiming.time(s, in, ref, g.repeats(), tick).runs()));
     }
     progress.finish();
-    return new Result(g, threads, ref.generateSeconds(), configs);
+    return new Result(g, threads, plain.generateSeconds(), configs);
   }
 
   /** The columns of results.csv, one line per timed run. */

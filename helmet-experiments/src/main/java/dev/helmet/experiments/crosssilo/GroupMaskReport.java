@@ -111,7 +111,9 @@ public final class GroupMaskReport {
         + "machine (2 cores, shared with other jobs: doubt 19), the masking on %d worker thread%s and plain summation "
         + "sequentially. What is measured is computation and bytes, not a network: the parties run one after another, "
         + "so the wall time is the sum of their work, where a deployment's would be about one party's plus the "
-        + "aggregator's.%n%n", r.threads(), r.threads() == 1 ? "" : "s"));
+        + "aggregator's. Every party's time includes generating its input (%.4f s here, the median over the "
+        + "configurations).%n%n", r.threads(), r.threads() == 1 ? "" : "s",
+        Spread.of(r.configs().stream().mapToDouble(Config::generateSeconds).toArray()).median()));
     for (Path p : plots) {
       String f = p.getFileName().toString();
       sb.append("![").append(f).append("](").append(f).append(".png)\n\n");

@@ -145,8 +145,9 @@ public final class GroupMaskTiming {
    * @param setting what ran
    * @param runs the timed runs
    * @param setupBytesPerParty the key exchange's bytes per party, paid once in the untimed run
+   * @param generateSeconds mean seconds to generate one party's input (part of every party's time)
    */
-  public record Config(Setting setting, List<Run> runs, long setupBytesPerParty) {
+  public record Config(Setting setting, List<Run> runs, long setupBytesPerParty, double generateSeconds) {
     public Config {
       runs = List.copyOf(runs);
     }
@@ -180,7 +181,7 @@ public final class GroupMaskTiming {
       };
       SummationTiming.Timed t = SummationTiming.time(sum, in, ref, g.repeats(), () -> progress.advance(1));
       Object setup = t.warmupParameters().get("setup_bytes_per_party");
-      configs.add(new Config(s, t.runs(), setup instanceof Number b ? b.longValue() : 0));
+      configs.add(new Config(s, t.runs(), setup instanceof Number b ? b.longValue() : 0, t.generateSeconds()));
     }
     progress.finish();
     return new Result(g, threads, configs);
