@@ -50,7 +50,7 @@ public final class ComputeNodesTiming {
    * @param length the vector length d
    * @param ringBits b
    * @param nodes the M of the DCA rows
-   * @param repeats timed runs per configuration (after one untimed)
+   * @param repeats timed runs per configuration (after the untimed ones, {@link SummationTiming#warmUpRuns})
    * @param seed the inputs' seed
    */
   public record Grid(int parties, int length, int ringBits, List<Integer> nodes, int repeats, long seed) {
@@ -117,7 +117,7 @@ public final class ComputeNodesTiming {
     }
   }
 
-  /** Times plain summation, then DCA for each M, each once untimed and then {@code repeats} times. */
+  /** Times plain summation, then DCA for each M, each first untimed and then {@code repeats} times. */
   public static Result run(Grid g, int threads, Progress progress) {
     Inputs in = new Inputs(g.parties(), g.length(), g.ringBits(), g.seed());
     int total = (1 + g.nodes().size()) * g.repeats();

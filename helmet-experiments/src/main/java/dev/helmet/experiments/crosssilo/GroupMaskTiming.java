@@ -54,7 +54,7 @@ public final class GroupMaskTiming {
    * @param length d
    * @param ringBits b
    * @param colluders T of the noise factor
-   * @param repeats timed runs per configuration (after one untimed, which also agrees the keys)
+   * @param repeats timed runs per configuration (after the untimed ones; the first agrees the keys)
    * @param seed the inputs' seed
    */
   public record Grid(List<Integer> parties, List<Integer> groupSizes, int length, int ringBits, int colluders,
@@ -144,7 +144,7 @@ public final class GroupMaskTiming {
    *
    * @param setting what ran
    * @param runs the timed runs
-   * @param setupBytesPerParty the key exchange's bytes per party, paid once in the untimed run
+   * @param setupBytesPerParty the key exchange's bytes per party, paid once, in the first untimed run
    * @param generateSeconds mean seconds to generate one party's input (part of every party's time)
    */
   public record Config(Setting setting, List<Run> runs, long setupBytesPerParty, double generateSeconds) {
@@ -161,7 +161,7 @@ public final class GroupMaskTiming {
   /** The result. */
   public record Result(Grid grid, int threads, List<Config> configs) {}
 
-  /** Runs every setting: one untimed run (and, for masking, the key agreement), then the timed rounds. */
+  /** Runs every setting: untimed runs (the first, for masking, agrees the keys), then the timed rounds. */
   public static Result run(Grid g, int threads, Progress progress) {
     List<Setting> settings = settings(g);
     progress.start(String.format(Locale.ROOT, "%s: %d settings x %d repeats, %d values", NAME, settings.size(),

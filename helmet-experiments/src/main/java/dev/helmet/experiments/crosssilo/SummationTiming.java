@@ -164,21 +164,35 @@ public final class SummationTiming {
     }
   }
 
+  /** The party inputs the untimed runs process at least, in {@link #warmUpRuns} runs. */
+  public static final int WARM_UP_INPUTS = 16;
+
+  /** Untimed runs before timing: at least one, and at least {@link #WARM_UP_INPUTS} inputs. */
+  public static int warmUpRuns(int parties) {
+    return Math.max(1, (WARM_UP_INPUTS + parties - 1) / parties);
+  }
+
   /**
-   * One untimed run (the JIT compiles the hot loops; a group-mask session also agrees its pairwise
-   * keys here, so the timed runs are its steady-state rounds), then {@code repeats} timed runs of
+   * Untimed runs (the JIT compiles the hot loops; a group-mask session also agrees its pairwise
+   * keys in the first, so the timed runs are its steady-state rounds), then {@code repeats} timed runs of
    * the same summation instance on the same inputs. A garbage collection is requested before each
    * timed run, outside the timing.
    *
    * @param ran called after each timed run (progress)
-   * @return the timed runs, and what the untimed one reported
+   * @return the timed runs, and what the first untimed one reported
    * @throws IllegalStateException if a run aborts or does not release the exact sum: a timing of a
    *     wrong answer is worthless
    */
   public static Timed time(SecureSummation s, Inputs in, Reference ref, int repeats, Runnable ran) {
     Checks.positive("repeats", repeats);
-    SummationOutcome warm = s.run(in.spec(), in.generator());
-    check(s, in, warm, ref);
+    // Enough untimed runs that the hot loops have seen WARM_UP_INPUTS inputs: one run of 2 parties
+    // leaves them half compiled, and the first configurations of a grid would pay for it.
+    SummationOutcome warm = null;
+    for (int w = 0; w < warmUpRuns(in.parties()); w++) {
+      SummationOutcome o = s.run(in.spec(), in.generator());
+      check(s, in, o, ref);
+      warm = warm == null ? o : warm;
+    }
     // after the warm-up, so that the generator is compiled and the heap's pages are touched
     double generate = in.generateSeconds();
     List<Run> runs = new ArrayList<>();
@@ -194,7 +208,7 @@ public final class SummationTiming {
   }
 
   /**
-   * The timed runs, the untimed run's parameters (a group-mask session's key agreement, for
+   * The timed runs, the first untimed run's parameters (a group-mask session's key agreement, for
    * instance, is reported there), and the mean seconds to generate one party's input.
    */
   public record Timed(List<Run> runs, Map<String, Object> warmupParameters, double generateSeconds) {}
