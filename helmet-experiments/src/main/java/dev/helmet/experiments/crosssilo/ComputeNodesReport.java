@@ -85,11 +85,12 @@ public final class ComputeNodesReport {
         + "no encryption), as a pure summation benchmark: no training, one vector per party of d = %,d values (the "
         + "paper's 784-536-536-536-10 MLP, %s), summed in a %d-bit ring by DCA (the paper's Algorithm 1; Helmet's "
         + "`dca`) with M in %s, and by plain summation. N = %d parties, one untimed run per configuration to warm "
-        + "up the JIT (more where N < 16, so that it sees at least 16 inputs), then %d timed run(s) (median, min and "
+        + "up the JIT (more where N < %d, so that it sees at least %d inputs), then %d timed run(s) (median, min and "
         + "max). Inputs are uniform ring elements generated per party from seed %d, never all in memory at once; "
         + "every run's sum is checked against the exact sum.%n%n",
         command, seconds, g.length(), g.length() == ComputeNodesTiming.MLP_PARAMETERS ? "with biases"
-            : "here cut down for CI", g.ringBits(), g.nodes(), g.parties(), g.repeats(), g.seed()));
+            : "here cut down for CI", g.ringBits(), g.nodes(), g.parties(), SummationTiming.WARM_UP_INPUTS,
+        SummationTiming.WARM_UP_INPUTS, g.repeats(), g.seed()));
     sb.append(String.format(Locale.ROOT, "**In process.** Every party, node and the aggregator ran in one JVM on "
         + "this machine (2 cores, shared with other jobs: design note doubt 19), the secure summations on %d "
         + "worker thread%s and plain summation sequentially. What is measured is computation and bytes, not a "

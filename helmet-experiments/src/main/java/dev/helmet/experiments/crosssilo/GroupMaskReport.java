@@ -101,13 +101,14 @@ public final class GroupMaskReport {
         + "Summations: `groups` (disjoint groups of g consecutive parties, the authors' grouping), `harary` (the "
         + "same g - 1 masks per party on a (g - 1)-connected Harary graph, which reveals only the total; it exists for "
         + "g odd or g = N, and at g = N both are the complete graph), and plain summation per N. Each configuration: "
-        + "untimed runs for the JIT until it has seen at least 16 inputs (the first also agrees the session's X25519 "
+        + "untimed runs for the JIT until it has seen at least %d inputs (the first also agrees the session's X25519 "
         + "keys), then %d timed round(s) with fresh "
         + "masks (median, min, max). Inputs are generated per party from seed %d; every round's sum is checked "
         + "against the exact sum.%n%n", command, seconds, g.length(),
         g.length() == ComputeNodesTiming.MLP_PARAMETERS ? "the paper's 1m model, 784-536-536-536-10 with biases"
             : "cut down for CI", g.ringBits(), g.parties(), String.join(", ", g.groupSizes().stream()
-            .map(s -> s == GroupMaskTiming.ALL ? "N" : Integer.toString(s)).toList()), g.repeats(), g.seed()));
+            .map(s -> s == GroupMaskTiming.ALL ? "N" : Integer.toString(s)).toList()), SummationTiming.WARM_UP_INPUTS,
+        g.repeats(), g.seed()));
     sb.append(String.format(Locale.ROOT, "**In process.** Every party and the aggregator ran in one JVM on this "
         + "machine (2 cores, shared with other jobs: doubt 19), the masking on %d worker thread%s and plain summation "
         + "sequentially. What is measured is computation and bytes, not a network: the parties run one after another, "
