@@ -54,13 +54,13 @@ public final class ComputeNodesReport {
 
     List<Chart.Series> bytes = new ArrayList<>();
     bytes.add(series("dca, bytes per party", d, m, c -> c.runs().get(0).bytesPerParty() / 1e6, false, 0));
-    bytes.add(series("dca, most bytes into one node", d, m, c -> c.runs().get(0).nodeBytesInMax() / 1e6, false, 2));
+    bytes.add(series("dca, busiest node in", d, m, c -> c.runs().get(0).nodeBytesInMax() / 1e6, false, 2));
     bytes.add(series("plain, bytes per party", d, m, c -> plain.runs().get(0).bytesPerParty() / 1e6, true, 1));
-    bytes.add(series("M full shares per party (the paper's DCA)", d, m,
-        c -> c.nodes() * plain.runs().get(0).bytesPerParty() / 1e6, true, 3));
+    bytes.add(series("paper: M full vectors", d, m, c -> c.nodes() * plain.runs().get(0).bytesPerParty() / 1e6,
+        true, 3));
     base = out.resolve("bytes-vs-nodes");
     Chart.line(base, "Bytes per party and per compute node", sub, "compute nodes M", false,
-        new Chart.YAxis("MB", false, false), bytes);
+        new Chart.YAxis("MB (log scale)", false, true), bytes);
     written.add(base);
     return written;
   }
