@@ -95,9 +95,10 @@ public final class ComputeNodesReport {
         + "this machine (2 cores, shared with other jobs: design note doubt 19), the secure summations on %d "
         + "worker thread%s and plain summation sequentially. What is measured is computation and bytes, not a "
         + "network: the nodes run one after another rather than on machines of their own, and the bytes are counted, "
-        + "not sent. Every wall time includes generating the inputs (%.4f s per party here, %.2f s for all %d).%n%n",
+        + "not sent. Every wall time includes generating the inputs (%.4f s per party here, %.2f s for all %d). %s: "
+        + "other jobs' bursts show as the spread between min and max, which is why the medians are the figures.%n%n",
         r.threads(), r.threads() == 1 ? "" : "s", r.generateSeconds(), r.generateSeconds() * g.parties(),
-        g.parties()));
+        g.parties(), SummationTiming.loadSentence(r.loadBefore(), r.loadAfter())));
     for (Path p : plots) {
       String f = p.getFileName().toString();
       sb.append("![").append(f).append("](").append(f).append(".png)\n\n");

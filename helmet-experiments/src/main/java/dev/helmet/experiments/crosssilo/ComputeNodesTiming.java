@@ -99,8 +99,12 @@ public final class ComputeNodesTiming {
     }
   }
 
-  /** The result: the settings, the exact sum's cost, and every configuration. */
-  public record Result(Grid grid, int threads, double generateSeconds, List<Config> configs) {
+  /**
+   * The result: the settings, what generating one input costs, every configuration, and the load
+   * average before and after ({@link SummationTiming#loadAverage}).
+   */
+  public record Result(Grid grid, int threads, double generateSeconds, List<Config> configs, double loadBefore,
+      double loadAfter) {
     /** The baseline. */
     public Config plain() {
       return configs.stream().filter(Config::plain).findFirst().orElseThrow();
@@ -119,6 +123,7 @@ public final class ComputeNodesTiming {
 
   /** Times plain summation, then DCA for each M, each first untimed and then {@code repeats} times. */
   public static Result run(Grid g, int threads, Progress progress) {
+    double load = SummationTiming.loadAverage();
     Inputs in = new Inputs(g.parties(), g.length(), g.ringBits(), g.seed());
     int total = (1 + g.nodes().size()) * g.repeats();
     progress.start(String.format(Locale.ROOT, "%s: %d parties x %d values, plain and M = %s, %d repeats", NAME,
@@ -133,7 +138,7 @@ public final class ComputeNodesTiming {
       configs.add(new Config(s.name(), m, SummationTiming.time(s, in, ref, g.repeats(), tick).runs()));
     }
     progress.finish();
-    return new Result(g, threads, plain.generateSeconds(), configs);
+    return new Result(g, threads, plain.generateSeconds(), configs, load, SummationTiming.loadAverage());
   }
 
   /** The columns of results.csv, one line per timed run. */

@@ -114,8 +114,10 @@ public final class GroupMaskReport {
         + "sequentially. What is measured is computation and bytes, not a network: the parties run one after another, "
         + "so the wall time is the sum of their work, where a deployment's would be about one party's plus the "
         + "aggregator's. Every party's time includes generating its input (%.4f s here, the median over the "
-        + "configurations).%n%n", r.threads(), r.threads() == 1 ? "" : "s",
-        Spread.of(r.configs().stream().mapToDouble(Config::generateSeconds).toArray()).median()));
+        + "configurations). %s: other jobs' bursts show as the spread between min and max, which is why the "
+        + "medians are the figures.%n%n", r.threads(), r.threads() == 1 ? "" : "s",
+        Spread.of(r.configs().stream().mapToDouble(Config::generateSeconds).toArray()).median(),
+        SummationTiming.loadSentence(r.loadBefore(), r.loadAfter())));
     for (Path p : plots) {
       String f = p.getFileName().toString();
       sb.append("![").append(f).append("](").append(f).append(".png)\n\n");

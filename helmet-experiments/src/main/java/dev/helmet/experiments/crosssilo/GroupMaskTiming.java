@@ -158,11 +158,12 @@ public final class GroupMaskTiming {
     }
   }
 
-  /** The result. */
-  public record Result(Grid grid, int threads, List<Config> configs) {}
+  /** The result, with the load average before and after ({@link SummationTiming#loadAverage}). */
+  public record Result(Grid grid, int threads, List<Config> configs, double loadBefore, double loadAfter) {}
 
   /** Runs every setting: untimed runs (the first, for masking, agrees the keys), then the timed rounds. */
   public static Result run(Grid g, int threads, Progress progress) {
+    double load = SummationTiming.loadAverage();
     List<Setting> settings = settings(g);
     progress.start(String.format(Locale.ROOT, "%s: %d settings x %d repeats, %d values", NAME, settings.size(),
         g.repeats(), g.length()), (long) settings.size() * g.repeats());
@@ -184,7 +185,7 @@ public final class GroupMaskTiming {
       configs.add(new Config(s, t.runs(), setup instanceof Number b ? b.longValue() : 0, t.generateSeconds()));
     }
     progress.finish();
-    return new Result(g, threads, configs);
+    return new Result(g, threads, configs, load, SummationTiming.loadAverage());
   }
 
   /** The columns of results.csv, one line per timed run. */

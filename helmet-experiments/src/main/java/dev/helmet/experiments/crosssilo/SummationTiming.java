@@ -266,6 +266,21 @@ public final class SummationTiming {
     }
   }
 
+  /**
+   * The system's load average over the last minute (runnable processes, this run's included), NaN
+   * where the platform does not say: the timings are only as quiet as the machine was.
+   */
+  public static double loadAverage() {
+    double l = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    return l < 0 ? Double.NaN : l;
+  }
+
+  /** "the load average was 5.3 at the start and 5.1 at the end, on 2 cores", for the reports. */
+  static String loadSentence(double start, double end) {
+    return String.format(Locale.ROOT, "The system's one-minute load average was %.1f when the preset started and %.1f "
+        + "when it ended, on %d cores", start, end, Runtime.getRuntime().availableProcessors());
+  }
+
   /** Nine significant digits; empty for NaN. */
   static String num(double v) {
     return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.9g", v);

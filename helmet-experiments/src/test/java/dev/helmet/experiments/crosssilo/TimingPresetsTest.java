@@ -80,7 +80,7 @@ class TimingPresetsTest {
     java.util.function.IntFunction<ComputeNodesTiming.Config> at = m -> new ComputeNodesTiming.Config("dca", m,
         List.of(new Run(0, 1 + 0.5 * m, 0, 0, 0, List.of(), 0, 0, true, java.util.Map.of())));
     ComputeNodesTiming.Result r = new ComputeNodesTiming.Result(g, 1, 0, List.of(at.apply(2), at.apply(4),
-        at.apply(8)));
+        at.apply(8)), 0, 0);
     double[] fit = ComputeNodesTiming.linearFit(r);
     assertEquals(0.5, fit[0], 1e-12);
     assertEquals(1, fit[1], 1e-12);
