@@ -6,7 +6,12 @@ import dev.helmet.experiments.ExperimentConfig;
 import dev.helmet.experiments.ExperimentRunner;
 import dev.helmet.experiments.Presets;
 import dev.helmet.experiments.Report;
+import dev.helmet.experiments.crosssilo.ComputeNodesReport;
+import dev.helmet.experiments.crosssilo.ComputeNodesTiming;
+import dev.helmet.experiments.crosssilo.GroupMaskReport;
+import dev.helmet.experiments.crosssilo.GroupMaskTiming;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -39,7 +44,11 @@ final class ExperimentCommand extends GroupCommand {
             + "Poisson and without-replacement sampling against the records of malicious parties; no training), "
             + "crosssilo-eps (their Fig. 2: the cross-silo MLP over eps for the colluders T = 0 and 3, "
             + "trusted-hardware and local noise splits, and sampling without replacement), crosssilo-projection (their "
-            + "Fig. 4's accuracy: the MLP at eps 1.6 against the projection dimension k) instead of a file.")
+            + "Fig. 4's accuracy: the MLP at eps 1.6 against the projection dimension k), crosssilo-nodes (their Fig. "
+            + "3: running time of one DCA summation against M compute nodes and plain summation, 100 parties of "
+            + "1,001,794 values) or crosssilo-groups (their Fig. 5: running time of pairwise masking against parties N "
+            + "and group size g, with the honest noise factor of disjoint groups); both timing presets run every party "
+            + "and node in this one process and measure computation and bytes, not a network; instead of a file.")
     String preset;
 
     @Option(names = "--dataset", paramLabel = "NAME",
@@ -62,7 +71,8 @@ final class ExperimentCommand extends GroupCommand {
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "Where the results go (created).")
     Path out;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Worker threads. Default: all cores.")
+    @Option(names = "--threads", paramLabel = "N", description = "Worker threads. Default: all cores (the timing "
+        + "presets crosssilo-nodes and crosssilo-groups: 1, like their sequential plain-summation baseline).")
     Integer threads;
 
     @Option(names = "--cache-dir", paramLabel = "DIR", description = "Default: $HELMET_CACHE or ~/.cache/helmet.")
@@ -87,6 +97,12 @@ final class ExperimentCommand extends GroupCommand {
       }
       if (preset != null && preset.trim().equalsIgnoreCase(Presets.SAMPLING)) {
         return samplingFraction();
+      }
+      if (preset != null && preset.trim().equalsIgnoreCase(Presets.NODES)) {
+        return computeNodesTiming();
+      }
+      if (preset != null && preset.trim().equalsIgnoreCase(Presets.GROUPS)) {
+        return groupMaskTiming();
       }
       String f = features == null ? null : features.trim().toLowerCase(java.util.Locale.ROOT);
       if (f != null && !FeatureStage.IDS.contains(f)) {
@@ -181,6 +197,67 @@ final class ExperimentCommand extends GroupCommand {
         pw.printf("  plot      %s.png, .svg%n", p);
       }
       pw.flush();
+      return Main.OK;
+    }
+
+    /** The worker threads of a timing preset: --threads, else 1. */
+    private int timingThreads(String name) {
+      if (dataset != null || features != null) {
+        throw new IllegalArgumentException(name + " times summations of synthetic vectors; --dataset and --features "
+            + "do not apply");
+      }
+      int t = threads != null ? threads : 1;
+      if (t < 1) {
+        throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
+      }
+      return t;
+    }
+
+    /** Prints what a computed preset wrote. */
+    private void printOutputs(String what, double seconds, List<Path> files, Path report, List<Path> plots) {
+      var pw = spec.commandLine().getOut();
+      pw.printf("%s in %.1f s%n", what, seconds);
+      for (Path f : files) {
+        pw.printf("  results   %s%n", f);
+      }
+      pw.printf("  report    %s%n", report);
+      for (Path p : plots) {
+        pw.printf("  plot      %s.png, .svg%n", p);
+      }
+      pw.flush();
+    }
+
+    /** The crosssilo-nodes preset: Fig. 3's running time against the compute nodes, in process. */
+    private int computeNodesTiming() throws java.io.IOException {
+      int t = timingThreads(Presets.NODES);
+      var g = ComputeNodesTiming.grid(quick);
+      long start = System.nanoTime();
+      java.nio.file.Files.createDirectories(out);
+      var r = ComputeNodesTiming.run(g, t, new ConsoleProgress(System.err, !quiet));
+      List<Path> csv = ComputeNodesTiming.writeCsv(r, out);
+      var plots = ComputeNodesReport.plots(r, out);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      Path report = ComputeNodesReport.report(r, plots, out, "helmet experiment run --preset " + Presets.NODES
+          + (quick ? " --quick" : "") + (threads != null ? " --threads " + t : "") + " --out " + out, seconds);
+      printOutputs(String.format(java.util.Locale.ROOT, "%s: plain and M = %s, %d timed runs each", Presets.NODES,
+          g.nodes(), g.repeats()), seconds, csv, report, plots);
+      return Main.OK;
+    }
+
+    /** The crosssilo-groups preset: Fig. 5's running time against parties and group size, in process. */
+    private int groupMaskTiming() throws java.io.IOException {
+      int t = timingThreads(Presets.GROUPS);
+      var g = GroupMaskTiming.grid(quick);
+      long start = System.nanoTime();
+      java.nio.file.Files.createDirectories(out);
+      var r = GroupMaskTiming.run(g, t, new ConsoleProgress(System.err, !quiet));
+      Path csv = GroupMaskTiming.writeCsv(r, out);
+      var plots = GroupMaskReport.plots(r, out);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      Path report = GroupMaskReport.report(r, plots, out, "helmet experiment run --preset " + Presets.GROUPS
+          + (quick ? " --quick" : "") + (threads != null ? " --threads " + t : "") + " --out " + out, seconds);
+      printOutputs(String.format(java.util.Locale.ROOT, "%s: %d settings, %d timed runs each", Presets.GROUPS,
+          r.configs().size(), g.repeats()), seconds, List.of(csv), report, plots);
       return Main.OK;
     }
   }

@@ -163,6 +163,103 @@ class ExperimentCliTest {
         dir.toString()), "--dataset and --features do not apply");
   }
 
+  /** results.csv as one map per line, header names to fields. */
+  private static List<java.util.Map<String, String>> csv(Path file) throws java.io.IOException {
+    List<String> lines = Files.readAllLines(file);
+    List<String> header = List.of(lines.get(0).split(",", -1));
+    List<java.util.Map<String, String>> rows = new java.util.ArrayList<>();
+    for (String l : lines.subList(1, lines.size())) {
+      String[] f = l.split(",", -1);
+      assertEquals(header.size(), f.length, l);
+      java.util.Map<String, String> r = new java.util.HashMap<>();
+      for (int i = 0; i < f.length; i++) {
+        r.put(header.get(i), f[i]);
+      }
+      rows.add(r);
+    }
+    return rows;
+  }
+
+  /**
+   * The crosssilo-nodes preset (quick: 10 parties x 10,000 values, plain and DCA with M = 2, 3, in
+   * process) times Heikkila et al.'s Fig. 3: every sum exact, every time positive, and bytes per
+   * party flat in M (DCA sends M - 1 shares as 45-byte seed messages, the last share packed).
+   */
+  @Test
+  void quickCrossSiloNodesPresetTimesDcaAgainstPlain(@TempDir Path dir) throws Exception {
+    Cli run = Cli.run("experiment", "run", "--preset", "crosssilo-nodes", "--quick", "--out", dir.toString(),
+        "--quiet");
+    assertEquals(0, run.exit, run.toString());
+    var rows = csv(dir.resolve("results.csv"));
+    assertEquals(List.of("plain/0", "dca/2", "dca/3"), rows.stream().map(r -> r.get("summation") + "/"
+        + r.get("compute_nodes")).toList());
+    long packed = 4L * 10_000;
+    for (var r : rows) {
+      assertEquals("true", r.get("exact_sum"), r.toString());
+      assertTrue(Double.parseDouble(r.get("wall_seconds")) > 0, r.toString());
+      int m = Integer.parseInt(r.get("compute_nodes"));
+      long bytes = Long.parseLong(r.get("bytes_per_party"));
+      if (m == 0) {
+        assertEquals(packed, bytes);
+        continue;
+      }
+      assertEquals(packed + 13 + 45L * (m - 1), bytes, r.toString());
+      assertTrue(Math.abs(bytes - packed) < 0.01 * packed, "flat in M: " + r);
+      for (String col : List.of("party_seconds_mean", "party_seconds_max", "seed_node_seconds_mean",
+          "last_node_seconds")) {
+        assertTrue(Double.parseDouble(r.get(col)) > 0, col + ": " + r);
+      }
+      assertEquals(10 * (packed + 13), Long.parseLong(r.get("node_bytes_in_max")), "node M: every last share");
+    }
+    assertEquals(2 + 3, Files.readAllLines(dir.resolve("nodes.csv")).size() - 1, "one line per node and run");
+    String report = Files.readString(dir.resolve("report.md"));
+    assertTrue(report.contains("**In process.**") && report.contains("Bytes per party stay flat in M")
+        && report.contains("released the exact sum: yes"), report);
+    for (String plot : List.of("time-vs-nodes", "seconds-per-machine-vs-nodes", "bytes-vs-nodes")) {
+      assertTrue(Files.size(dir.resolve(plot + ".svg")) > 0 && Files.size(dir.resolve(plot + ".png")) > 0, plot);
+    }
+    assertInvalid(Cli.run("experiment", "run", "--preset", "crosssilo-nodes", "--dataset", "mnist", "--out",
+        dir.toString()), "--dataset and --features do not apply");
+  }
+
+  /**
+   * The crosssilo-groups preset (quick: N = 2, 4 and g = 2, N) times Heikkila et al.'s Fig. 5 for
+   * disjoint groups and the Harary graph, beside plain summation: exact sums, one packed vector per
+   * party per round whatever g is, and the honest noise factor N/(g - T - 1) of design note doubt 8
+   * (T = 0) against N/(N - 1) for the total only.
+   */
+  @Test
+  void quickCrossSiloGroupsPresetTimesMaskingWithTheHonestNoiseFactor(@TempDir Path dir) throws Exception {
+    Cli run = Cli.run("experiment", "run", "--preset", "crosssilo-groups", "--quick", "--out", dir.toString(),
+        "--quiet");
+    assertEquals(0, run.exit, run.toString());
+    var rows = csv(dir.resolve("results.csv"));
+    assertEquals(List.of("plain/2/2", "groups/2/2", "harary/2/2", "plain/4/4", "groups/4/2", "groups/4/4",
+        "harary/4/4"), rows.stream().map(r -> r.get("summation") + "/" + r.get("parties") + "/"
+            + r.get("group_size")).toList());
+    for (var r : rows) {
+      assertEquals("true", r.get("exact_sum"), r.toString());
+      assertTrue(Double.parseDouble(r.get("wall_seconds")) > 0, r.toString());
+      int n = Integer.parseInt(r.get("parties"));
+      int g = Integer.parseInt(r.get("group_size"));
+      assertEquals((double) n / (n - 1), Double.parseDouble(r.get("noise_factor_total_only")), 1e-6, r.toString());
+      if (r.get("summation").equals("plain")) {
+        assertEquals("", r.get("noise_factor"), "plain reveals every input: " + r);
+        continue;
+      }
+      assertTrue(Double.parseDouble(r.get("party_seconds_mean")) > 0, r.toString());
+      assertEquals(4L * 10_000 + 13, Long.parseLong(r.get("bytes_per_party")), r.toString());
+      double expected = r.get("summation").equals("groups") ? (double) n / (g - 1) : (double) n / (n - 1);
+      assertEquals(expected, Double.parseDouble(r.get("noise_factor")), 1e-6, r.toString());
+    }
+    String report = Files.readString(dir.resolve("report.md"));
+    assertTrue(report.contains("**In process.**") && report.contains("honest noise")
+        && report.contains("| groups | 4 | 2 |"), report);
+    for (String plot : List.of("time-vs-parties", "party-seconds-vs-parties", "noise-factor-vs-parties")) {
+      assertTrue(Files.size(dir.resolve(plot + ".svg")) > 0 && Files.size(dir.resolve(plot + ".png")) > 0, plot);
+    }
+  }
+
   /**
    * The crosssilo-eps preset's quick form trains the MLP under every noise split (and with sampling
    * without replacement) within its eps

@@ -21,7 +21,9 @@ import java.util.List;
  *   <li>{@code table2}: IID against one class per party; Helmet (softmax, SVM).
  *   <li>{@code crosssilo-eps}: Heikkila et al.'s Fig. 2, accuracy against eps for the cross-silo
  *       noise splits ({@link CrossSiloPresets}); {@code crosssilo-sampling}, their Fig. 1, is a
- *       computation, not a grid ({@link #SAMPLING}).
+ *       computation, not a grid ({@link #SAMPLING}), and so are the timing presets {@code
+ *       crosssilo-nodes} and {@code crosssilo-groups} (their Figs. 3 and 5: in-process summation
+ *       benchmarks, {@link #NODES}, {@link #GROUPS}).
  * </ul>
  *
  * <p>Each runs on raw pixels by default, or on scattering or HOG features
@@ -44,9 +46,24 @@ public final class Presets {
    */
   public static final String SAMPLING = "crosssilo-sampling";
 
+  /**
+   * crosssilo-nodes: Heikkila et al.'s Fig. 3, DCA's running time against the compute nodes, an
+   * in-process summation benchmark timed by {@code dev.helmet.experiments.crosssilo.ComputeNodesTiming}.
+   */
+  public static final String NODES = "crosssilo-nodes";
+
+  /**
+   * crosssilo-groups: their Fig. 5, pairwise masking's running time against parties and group size,
+   * with the honest noise factor; {@code dev.helmet.experiments.crosssilo.GroupMaskTiming}.
+   */
+  public static final String GROUPS = "crosssilo-groups";
+
+  /** The presets that are computations, not experiment grids: each has its own runner. */
+  public static final List<String> COMPUTED = List.of(SUM, SAMPLING, NODES, GROUPS);
+
   /** Every preset's name, for help and errors. */
   public static final List<String> ALL = java.util.stream.Stream.concat(NAMES.stream(),
-      java.util.stream.Stream.of(SUM, SAMPLING)).toList();
+      COMPUTED.stream()).toList();
 
   /** The data set a preset runs on when none is named. */
   public static String defaultDataset(String name) {
@@ -148,7 +165,7 @@ public final class Presets {
         j.set("partitions", m.valueToTree(List.of("iid", "one-class")));
         j.putObject("plots").put("fixed_epsilon", 1);
       }
-      default -> throw new IllegalArgumentException(name.equals(SUM) || name.equals(SAMPLING) ? name + " is not an "
+      default -> throw new IllegalArgumentException(COMPUTED.contains(name) ? name + " is not an "
           + "experiment grid (run it with helmet experiment run --preset " + name + ")" : "unknown preset " + name
           + "; presets: " + String.join(", ", ALL));
     }
