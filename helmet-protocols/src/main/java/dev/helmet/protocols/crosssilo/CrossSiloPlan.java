@@ -50,6 +50,20 @@ import java.util.Map;
  * trusted-hardware} each adds sigma^2 C^2 / M, which holds only if no share leaves its enclave.
  * With {@code local} each adds the full sigma^2 C^2, so each party's message is DP by itself.
  *
+ * <p><b>Sampling without replacement</b> (paper Sec. 3.4): each step's batch is a uniform subset of
+ * b of all n records ({@link SworBatches}); the coalition (the T + 1 largest parties, the worst case
+ * from the public sizes) knows which of its own tokens are drawn, so given m honest records in the
+ * batch each honest record is in it with probability m / n_H; the step is accounted as the mixture
+ * over the hypergeometric m ({@link SworAmplification}: exact, the paper's slack form, or the worst
+ * case b / n_H), under replace-one neighbours only.
+ *
+ * <p><b>Projection</b> (Sec. 3.5, Theorem 2): parties send P^T of their sums with P public and
+ * fresh each step; a record's projected gradient exceeds C~ = C r(k, delta') with probability at
+ * most delta', so the noise is sized for C~ and every step's slack (2 delta' under replace-one, one
+ * bound per vector of the pair; delta' under add-or-remove) is part of the accounted event. The
+ * argument needs P independent of the model, i.e. a server that does not choose the model after
+ * seeing P (honest-but-curious).
+ *
  * <p>Gaussian noise is unbounded and the ring is not: each share is clamped ({@link NoiseClamp})
  * and the tail is charged to delta.
  */
