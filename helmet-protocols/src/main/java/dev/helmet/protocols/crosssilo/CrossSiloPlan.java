@@ -26,7 +26,6 @@ import dev.helmet.secagg.ring.FixedPointEncoding;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -454,6 +453,6 @@ final class CrossSiloPlan {
   }
 
   static String num(double v) {
-    return String.format(Locale.ROOT, "%s", java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString());
+    return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
   }
 }

@@ -8,7 +8,6 @@ import dev.helmet.core.nn.Optimiser;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Checks;
-import dev.helmet.core.util.Parallel;
 import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.ledger.PrivacyLedger;
 import dev.helmet.privacy.noise.GaussianNoise;
@@ -21,6 +20,7 @@ import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.Contributor;
 import dev.helmet.protocols.algorithm.Local;
+import dev.helmet.protocols.algorithm.PartySums;
 import dev.helmet.protocols.algorithm.ModelState;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.ServerRole;
@@ -171,41 +171,8 @@ final class CrossSiloSpec implements AlgorithmSpec {
   /** The non-private counterpart: the same model, start, update rule and clipping, without noise. */
   @Override
   public Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
-    DpFlModel.Records x = model.records(pooled);
-    double[] params = model.start();
-    Optimiser.State adam = model.adam(config.learningRate());
-    int batch = (int) Math.max(1, Math.round(config.samplingRate() * x.size()));
-    int[] idx = new int[batch];
-    for (int t = 0; t < config.rounds(); t++) {
-      for (int j = 0; j < batch; j++) {
-        idx[j] = rng.nextInt(x.size());
-      }
-      double[] g = new double[params.length];
-      model.addClippedGradients(x, params, config.clip(), idx, g);
-      Steps.apply(adam, params, g, batch, config.learningRate());
-    }
-    return new Reference(model.model(params), "non-private centralized (the same " + model.describe() + ", "
-        + model.optimizer().id() + ", " + config.rounds() + " steps of " + batch + " records, gradients clipped to "
-        + CrossSiloPlan.num(config.clip()) + ", no noise) on the pooled data", 0);
-  }
-
-  /** The server's update: theta -= lr g / B (SGD), or Adam on g / B. */
-  static final class Steps {
-    private Steps() {}
-
-    static void apply(Optimiser.State adam, double[] theta, double[] sum, double normaliser, double lr) {
-      double[] g = new double[sum.length];
-      for (int j = 0; j < g.length; j++) {
-        g[j] = sum[j] / normaliser;
-      }
-      if (adam != null) {
-        adam.update(theta, g);
-        return;
-      }
-      for (int j = 0; j < theta.length; j++) {
-        theta[j] -= lr * g[j];
-      }
-    }
+    return model.noiselessReference(pooled, config.clip(), config.samplingRate(), config.rounds(),
+        config.learningRate(), rng);
   }
 
   /** The public plan behind the algorithm interface. */
@@ -362,7 +329,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
           }
           GaussianProjection p = plan.projection(round);
           double[] full = p == null ? sum : p.backProject(sum);
-          Steps.apply(adam, theta, full, plan.normaliser(records), c.learningRate());
+          DpFlModel.descend(adam, theta, full, plan.normaliser(records), c.learningRate());
         }
 
         @Override
@@ -397,20 +364,8 @@ final class CrossSiloSpec implements AlgorithmSpec {
         @Override
         public double[] sum(int round, byte[] state, int threads) {
           double[] snapshot = unpack(state);
-          int chunks = Math.min(w, Math.max(1, threads) * 4);
-          double[][] partial = new double[chunks][d];
-          Parallel.forEach(threads, chunks, k -> {
-            for (int i = k; i < w; i += chunks) {
-              int[] sample = sample(i, round, rows[i].size(), sampling[i]);
-              plan.model().addClippedGradients(rows[i], snapshot, c.clip(), sample, partial[k]);
-            }
-          });
-          double[] sum = new double[d];
-          for (double[] acc : partial) {
-            for (int j = 0; j < d; j++) {
-              sum[j] += acc[j];
-            }
-          }
+          double[] sum = PartySums.sum(threads, w, d, (acc, i) -> plan.model().addClippedGradients(rows[i], snapshot,
+              c.clip(), sample(i, round, rows[i].size(), sampling[i]), acc));
           // Projection is linear: P^T of the sum is the sum of the parties' P^T (one P per step).
           GaussianProjection p = plan.projection(round);
           double[] y = p == null ? sum : p.project(sum);

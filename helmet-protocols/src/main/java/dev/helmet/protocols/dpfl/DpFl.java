@@ -326,11 +326,7 @@ public final class DpFl {
     /** The server's SGD step: {@code theta -= lr * sum / B}, B the {@link #normaliser}. */
     public void step(double[] theta, double[] sum, long contributorRecords) {
       checkModel(theta);
-      Checks.require(sum.length == theta.length, "sum of length " + sum.length + ", model of " + theta.length);
-      double scale = config.learningRate() / normaliser(contributorRecords);
-      for (int j = 0; j < theta.length; j++) {
-        theta[j] -= scale * sum[j];
-      }
+      DpFlModel.descend(null, theta, sum, normaliser(contributorRecords), config.learningRate());
     }
 
     /**
@@ -338,18 +334,8 @@ public final class DpFl {
      * from the noisy mean clipped gradient {@code sum / B}; SGD when {@code optimiser} is null.
      */
     public void step(Optimiser.State optimiser, double[] theta, double[] sum, long contributorRecords) {
-      if (optimiser == null) {
-        step(theta, sum, contributorRecords);
-        return;
-      }
       checkModel(theta);
-      Checks.require(sum.length == theta.length, "sum of length " + sum.length + ", model of " + theta.length);
-      double normaliser = normaliser(contributorRecords);
-      double[] g = new double[sum.length];
-      for (int j = 0; j < g.length; j++) {
-        g[j] = sum[j] / normaliser;
-      }
-      optimiser.update(theta, g);
+      DpFlModel.descend(optimiser, theta, sum, normaliser(contributorRecords), config.learningRate());
     }
 
     /** The most parties that may collude with the server and leave the noise calibrated. */

@@ -192,4 +192,67 @@ public final class DpFlModel {
   public static int[] poissonSample(int rows, double q, RandomBits rng) {
     return ClippedGradients.sample(rows, q, rng);
   }
+
+  /**
+   * The server's update on a round's summed clipped gradients {@code sum} and public normaliser B:
+   * {@code theta -= (lr / B) sum} without a stateful rule, or {@code optimiser} (Adam) on {@code
+   * sum / B}.
+   */
+  public static void descend(Optimiser.State optimiser, double[] theta, double[] sum, double normaliser,
+      double learningRate) {
+    Checks.require(sum.length == theta.length, "sum of length " + sum.length + ", model of " + theta.length);
+    if (optimiser == null) {
+      double scale = learningRate / normaliser;
+      for (int j = 0; j < theta.length; j++) {
+        theta[j] -= scale * sum[j];
+      }
+      return;
+    }
+    double[] g = new double[sum.length];
+    for (int j = 0; j < g.length; j++) {
+      g[j] = sum[j] / normaliser;
+    }
+    optimiser.update(theta, g);
+  }
+
+  /**
+   * The non-private counterpart of a DP-SGD run on the pooled rows: the same start and update rule
+   * for {@code rounds} steps of q N records drawn with replacement, each record's gradient clipped
+   * to {@code clip} as in the run (the learning rate was chosen for clipped gradients) but no noise.
+   */
+  public dev.helmet.protocols.algorithm.AlgorithmSpec.Reference noiselessReference(DesignMatrix pooled, double clip,
+      double q, int rounds, double learningRate, java.util.SplittableRandom rng) {
+    Records x = records(pooled);
+    double[] params = start();
+    Optimiser.State adam = adam(learningRate);
+    int batch = (int) Math.max(1, Math.round(q * x.size()));
+    double[] g = new double[params.length];
+    int[] idx = new int[batch];
+    for (int t = 0; t < rounds; t++) {
+      for (int j = 0; j < batch; j++) {
+        idx[j] = rng.nextInt(x.size());
+      }
+      Arrays.fill(g, 0);
+      if (net != null) {
+        net.clippedGradientSum(params, x.examples(), idx, clip, g);
+      } else {
+        ClippedGradients.add(x.design(), params, classes, clip, idx, g);
+      }
+      double scale = (adam == null ? learningRate : 1.0) / batch;
+      for (int j = 0; j < g.length; j++) {
+        g[j] *= scale;
+      }
+      if (adam == null) {
+        for (int j = 0; j < g.length; j++) {
+          params[j] -= g[j];
+        }
+      } else {
+        adam.update(params, g);
+      }
+    }
+    return new dev.helmet.protocols.algorithm.AlgorithmSpec.Reference(model(params), "non-private centralized (the "
+        + "same " + describe() + ", " + optimizer.id() + ", " + rounds + " steps of " + batch + " records, gradients "
+        + "clipped to " + java.math.BigDecimal.valueOf(clip).stripTrailingZeros().toPlainString() + ", no noise) on the "
+        + "pooled data", 0);
+  }
 }

@@ -8,7 +8,6 @@ import dev.helmet.core.nn.Optimiser;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Checks;
-import dev.helmet.core.util.Parallel;
 import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.ledger.PrivacyLedger;
 import dev.helmet.privacy.noise.GaussianNoise;
@@ -20,12 +19,12 @@ import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.Contributor;
 import dev.helmet.protocols.algorithm.Local;
+import dev.helmet.protocols.algorithm.PartySums;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.algorithm.Terms;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.secagg.ring.FixedPointEncoding;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -165,33 +164,8 @@ final class DpFlSpec implements AlgorithmSpec {
     if (model.net() == null) {
       return AlgorithmSpec.super.reference(pooled, rng);
     }
-    DpFlModel.Records x = model.records(pooled);
-    double[] params = model.start();
-    var adam = model.adam(config.learningRate());
-    int batch = (int) Math.max(1, Math.round(config.samplingRate() * x.size()));
-    double[] g = new double[params.length];
-    int[] idx = new int[batch];
-    for (int t = 0; t < config.rounds(); t++) {
-      for (int j = 0; j < batch; j++) {
-        idx[j] = rng.nextInt(x.size());
-      }
-      Arrays.fill(g, 0);
-      model.net().clippedGradientSum(params, x.examples(), idx, config.clip(), g);
-      double scale = (adam == null ? config.learningRate() : 1.0) / batch;
-      for (int j = 0; j < g.length; j++) {
-        g[j] *= scale;
-      }
-      if (adam == null) {
-        for (int j = 0; j < g.length; j++) {
-          params[j] -= g[j];
-        }
-      } else {
-        adam.update(params, g);
-      }
-    }
-    return new Reference(model.model(params), "non-private centralized (the same " + model.describe() + ", "
-        + model.optimizer().id() + ", " + config.rounds() + " steps of " + batch + " records, gradients clipped to "
-        + num(config.clip()) + ", no noise) on the pooled data", 0);
+    return model.noiselessReference(pooled, config.clip(), config.samplingRate(), config.rounds(),
+        config.learningRate(), rng);
   }
 
   /** A round's state ({@link dev.helmet.protocols.algorithm.ModelState}). */
@@ -341,21 +315,8 @@ final class DpFlSpec implements AlgorithmSpec {
         public double[] sum(int round, byte[] state, int threads) {
           double[] snapshot = unpack(state, plan.length());
           int d = plan.length();
-          int chunks = Math.min(w, Math.max(1, threads) * 4);
-          double[][] partial = new double[chunks][d];
-          Parallel.forEach(threads, chunks, k -> {
-            double[] acc = partial[k];
-            Arrays.fill(acc, 0);
-            for (int i = k; i < w; i += chunks) {
-              plan.model().addClippedGradients(rows[i], snapshot, c.clip(), c.samplingRate(), sampling[i], acc);
-            }
-          });
-          double[] sum = new double[d];
-          for (double[] acc : partial) {
-            for (int j = 0; j < d; j++) {
-              sum[j] += acc[j];
-            }
-          }
+          double[] sum = PartySums.sum(threads, w, d, (acc, i) -> plan.model().addClippedGradients(rows[i], snapshot,
+              c.clip(), c.samplingRate(), sampling[i], acc));
           centre.addTo(sum, std);
           return sum;
         }
