@@ -46,8 +46,11 @@ import java.util.Map;
  * same (it adds the same noise and sums exactly).
  *
  * <p>Resumable: every finished cell is appended to {@code cells.jsonl} in the output folder and
- * flushed; a rerun with the same configuration skips the cells already there. A rerun with a
- * different configuration in the same folder is refused (it would mix two experiments).
+ * flushed; a rerun with the same configuration skips the cells already there. A rerun that only
+ * raises {@code repeats} extends the experiment: the finished repeats are kept (a cell's data,
+ * seeds and key depend on its own repeat number, never on how many there are) and only the new
+ * ones run. Any other change of configuration in the same folder is refused (it would mix two
+ * experiments).
  *
  * <p>The configuration's feature stage ({@code features}: raw, scatter, hog) is applied to the
  * training and the test data once, before any cell ({@link ExperimentFeatures}); every row records it.
@@ -154,7 +157,9 @@ public final class ExperimentRunner {
 
   /** Refuses an output folder that holds another experiment; records this one's configuration. */
   static void checkSameExperiment(ExperimentConfig c, Path out) throws IOException {
-    if (!refuseAnotherExperiment(c, out)) {
+    Path file = out.resolve(CONFIG);
+    if (!refuseAnotherExperiment(c, out) || JSON.readTree(file.toFile()).path("repeats").asInt() < c.repeats()) {
+      // new, or the same experiment with more repeats: record the configuration that now describes it
       Files.writeString(out.resolve(CONFIG), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(c.toJson()));
     }
   }
@@ -174,13 +179,26 @@ public final class ExperimentRunner {
         throw new IllegalArgumentException(file + " is not the configuration of an experiment (" + e.getMessage()
             + "); use another --out folder");
       }
-      if (!ExperimentFeatures.withLegacyDefaults(theirs).equals(mine)) {
+      JsonNode recorded = ExperimentFeatures.withLegacyDefaults(theirs);
+      if (!recorded.equals(mine) && !moreRepeats(recorded, mine)) {
         throw new IllegalArgumentException(out + " holds the results of a different experiment (its config.json "
-            + "differs from this configuration); use another --out folder, or delete it to start over");
+            + "differs from this configuration other than by more repeats); use another --out folder, or delete "
+            + "it to start over");
       }
       return true;
     }
     return false;
+  }
+
+  /** Whether {@code mine} is {@code recorded} with more repeats and nothing else changed. */
+  private static boolean moreRepeats(JsonNode recorded, JsonNode mine) {
+    if (!(recorded instanceof ObjectNode r) || !(mine instanceof ObjectNode m)
+        || r.path("repeats").asInt(0) >= m.path("repeats").asInt(0)) {
+      return false;
+    }
+    ObjectNode same = r.deepCopy();
+    same.set("repeats", m.get("repeats"));
+    return same.equals(m);
   }
 
   /** Reads the finished cells; a truncated last line (an interrupted write) is ignored and rerun. */

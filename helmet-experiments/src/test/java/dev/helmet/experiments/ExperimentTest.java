@@ -429,6 +429,29 @@ class ExperimentTest {
     assertTrue(e.getMessage().contains("holds the results of a different experiment"), e.getMessage());
   }
 
+  /**
+   * Raising {@code repeats} extends a finished experiment: the recorded cells are kept unchanged and
+   * only the new repeat runs; fewer repeats, or more repeats with another change, are refused.
+   */
+  @Test
+  void moreRepeatsExtendAnExperiment(@TempDir Path out) throws Exception {
+    assertTrue(SMALL.contains("repeats: 2"), "the fixture changed: " + SMALL);
+    ExperimentConfig two = parse(SMALL);
+    ExperimentRunner.Summary first = ExperimentRunner.run(two, settings(out));
+    ExperimentConfig three = parse(SMALL.replace("repeats: 2", "repeats: 3"));
+    ExperimentRunner.Summary more = ExperimentRunner.run(three, settings(out));
+    assertEquals(first.cells(), more.skipped());
+    assertEquals(first.cells() / 2, more.ran());
+    assertEquals(first.rows(), more.rows().subList(0, first.rows().size()));
+    assertEquals(3, new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve(ExperimentRunner.CONFIG)
+        .toFile()).path("repeats").asInt());
+    for (String other : List.of(SMALL, SMALL.replace("repeats: 2", "repeats: 4").replace("epsilons: [0.5, 5]",
+        "epsilons: [0.5, 3]"))) {
+      var e = assertThrows(IllegalArgumentException.class, () -> ExperimentRunner.run(parse(other), settings(out)));
+      assertTrue(e.getMessage().contains("holds the results of a different experiment"), e.getMessage());
+    }
+  }
+
   /** Any data file works as the data set: iris from CSV, its test rows a fixed stratified holdout. */
   @Test
   void runsOnADataFile(@TempDir Path out) throws Exception {
