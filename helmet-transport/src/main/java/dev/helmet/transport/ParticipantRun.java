@@ -454,7 +454,8 @@ final class ParticipantRun {
         // never the coordinator's numbers.
         released = plan == null ? null : new ReleasedModel(sent.weights(), spec.preprocessing(),
             SessionPlan.labels(config), (int) config.getFeatures(), spec.learner(),
-            plan.ledger(o.getContributorsCount(), config.getProtocol() + " over gRPC", false), sent.provenance(),
+            plan.ledger(o.getContributorsCount(), config.getProtocol() + " over gRPC",
+                SessionPlan.revealsInputs(config)), sent.provenance(),
             SessionPlan.featureStage(config));
       } catch (java.io.IOException | RuntimeException e) {
         return new Participant.Result(false, "the released model does not parse: " + e.getMessage(), null, ownEpsilon(), party,

@@ -203,7 +203,7 @@ final class RoundDriver {
     }
     String protocolName = c.config.getProtocol() + " over gRPC";
     dev.helmet.core.learn.Model weights = role.model();
-    dev.helmet.privacy.ledger.PrivacyLedger ledger = plan.ledger(fewest, protocolName, false);
+    dev.helmet.privacy.ledger.PrivacyLedger ledger = plan.ledger(fewest, protocolName, SessionPlan.revealsInputs(c.config));
     List<Integer> released = java.util.Arrays.stream(contributors).boxed().toList();
     Map<String, Object> provenance = new LinkedHashMap<>();
     provenance.put("helmet_version", Version.get());

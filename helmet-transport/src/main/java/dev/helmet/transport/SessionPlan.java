@@ -168,7 +168,17 @@ public final class SessionPlan {
   }
 
   /**
-   * Checks the compute nodes: a dca session lists at least 2, with distinct names, host:port
+   * Whether the session's summation shows an aggregator every party's message: dca through a single
+   * compute node (the in-the-clear baseline; {@link #validateComputeNodes} admits it only for noise
+   * that protects each message by itself).
+   */
+  public static boolean revealsInputs(SessionConfig c) {
+    return dca(c) && c.getComputeNodesCount() == 1;
+  }
+
+  /**
+   * Checks the compute nodes: a dca session lists at least 2 (or 1 for an algorithm whose every
+   * message is DP by itself: {@link #revealsInputs}), with distinct names, host:port
    * endpoints and distinct 32-byte certificate digests; any other session lists none.
    */
   static void validateComputeNodes(SessionConfig c) {
@@ -179,9 +189,15 @@ public final class SessionPlan {
       }
       return;
     }
-    if (c.getComputeNodesCount() < 2) {
-      throw new IllegalArgumentException("protocol dca needs at least 2 compute_nodes (privacy needs one honest node "
-          + "besides any other). Provided: " + c.getComputeNodesCount());
+    if (c.getComputeNodesCount() == 1 && !"own".equals(spec(c).terms().noiseSplit())) {
+      throw new IllegalArgumentException("protocol dca with 1 compute node shows that node every party's message, and "
+          + "this algorithm's noise is split across the parties (a message is not DP by itself); list at least 2 "
+          + "compute_nodes (privacy needs one honest node besides any other), or, for the in-the-clear baseline, "
+          + "choose noise that protects each message by itself (cross-silo noise_split: local)");
+    }
+    if (c.getComputeNodesCount() < 1) {
+      throw new IllegalArgumentException("protocol dca needs compute_nodes (at least 2: privacy needs one honest node "
+          + "besides any other). Provided: none");
     }
     java.util.Set<String> names = new java.util.HashSet<>();
     java.util.Set<String> digests = new java.util.HashSet<>();

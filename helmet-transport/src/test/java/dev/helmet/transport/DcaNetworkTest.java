@@ -15,6 +15,7 @@ import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.servers.ComputeServerSummation;
+import dev.helmet.secagg.summation.PlainSummation;
 import dev.helmet.secagg.summation.DropoutPlan;
 import dev.helmet.transport.wire.ComputeNodeEntry;
 import dev.helmet.transport.wire.ComputeNodeGrpc;
@@ -62,10 +63,14 @@ class DcaNetworkTest {
   /** The certificates and two running compute nodes. */
   private record Nodes(Path certs, List<ComputeNodeServer> servers) implements AutoCloseable {
     static Nodes start(Path dir, int participants) throws Exception {
+      return start(dir, participants, 2);
+    }
+
+    static Nodes start(Path dir, int participants, int count) throws Exception {
       Path certs = dir.resolve("certs");
-      Certificates.create(certs, List.of("localhost", "127.0.0.1"), participants, 2, Duration.ofDays(1));
+      Certificates.create(certs, List.of("localhost", "127.0.0.1"), participants, count, Duration.ofDays(1));
       List<ComputeNodeServer> servers = new ArrayList<>();
-      for (int l = 1; l <= 2; l++) {
+      for (int l = 1; l <= count; l++) {
         servers.add(ComputeNodeServer.start(new ComputeNodeServer.Settings("compute-node-" + l, "127.0.0.1", 0,
             Tls.Files.in(certs, "compute-node-" + l), null, 2)));
       }
@@ -230,6 +235,40 @@ class DcaNetworkTest {
       assertEquals(2, ledger.details().get("noise_shares"));
       assertTrue(ledger.guarantees().get(0).against().contains("T = 0 tolerated colluders"),
           ledger.guarantees().get(0).against());
+    }
+  }
+
+  /**
+   * One compute node sees every party's message: it is the in-the-clear baseline of the cross-silo
+   * paper's Fig. 3 ("no encryption"). A session is admitted only when every message is DP by itself
+   * (cross-silo's local noise split); it then releases the in-process plain sum's model bit for
+   * bit, and the ledger says the summation is in the clear. Helmet's distributed noise through one
+   * node is refused, naming the fix.
+   */
+  @Test
+  void oneComputeNodeIsTheInTheClearBaselineOnlyForNoiseThatProtectsEachMessage(@TempDir Path dir) throws Exception {
+    try (Nodes nodes = Nodes.start(dir, 3, 1)) {
+      var refused = assertThrows(IllegalArgumentException.class, () -> SessionPlan.validate(
+          config("helmet", Loopback.HELMET, 3, 3, 1, nodes.entries())));
+      assertTrue(refused.getMessage().contains("noise_split: local"), refused.getMessage());
+      SessionConfig config = config("cross-silo", CROSS_SILO.replace("\"colluders\": 0", "\"noise_split\": \"local\""),
+          3, 3, 2, nodes.entries());
+      Partition p = partition(3, 30);
+      Run run = networked(config, p, dir, nodes.certs(), k -> Participant.Hook.NONE);
+      assertTrue(run.result().completed(), run.result().reason());
+      Simulation.Prepared prepared = Simulation.prepare(SessionPlan.spec(config), DIGITS, p, SEED, 2, Progress.NONE);
+      double[] plain = Simulation.run(prepared, 3, new PlainSummation(), NoiseFactory.seededForTesting(NOISE), 2,
+          Progress.NONE).model().parameters();
+      assertArrayEquals(plain, run.result().model().weights().parameters());
+      var ledger = run.result().model().privacy();
+      assertTrue(ledger.guarantees().get(0).against().contains("the summation is in the clear"),
+          ledger.guarantees().get(0).against());
+      assertTrue(ledger.guarantees().get(1).against().contains("the server even in the clear"),
+          ledger.guarantees().get(1).against());
+      for (Participant.Result pr : run.participants()) {
+        assertTrue(pr.completed(), pr.reason());
+        assertTrue(pr.model().privacy().guarantees().get(0).against().contains("the summation is in the clear"));
+      }
     }
   }
 
