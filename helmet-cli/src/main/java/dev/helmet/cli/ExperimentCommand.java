@@ -68,6 +68,12 @@ final class ExperimentCommand extends GroupCommand {
             + "different one is an error (edit the file instead), so the file always says what ran.")
     String features;
 
+    @Option(names = "--network", description = "With --preset crosssilo-nodes: train over the network instead (each "
+        + "compute node its own `helmet compute-node` process on loopback, the coordinator and the participants in "
+        + "this JVM, mutual TLS): Fig. 3's total running time of cross-silo training against M, over DCA through "
+        + "one node (no encryption).")
+    boolean network;
+
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "Where the results go (created).")
     Path out;
 
@@ -98,8 +104,11 @@ final class ExperimentCommand extends GroupCommand {
       if (preset != null && preset.trim().equalsIgnoreCase(Presets.SAMPLING)) {
         return samplingFraction();
       }
+      if (network && (preset == null || !preset.trim().equalsIgnoreCase(Presets.NODES))) {
+        throw new IllegalArgumentException("--network applies to --preset " + Presets.NODES + " only");
+      }
       if (preset != null && preset.trim().equalsIgnoreCase(Presets.NODES)) {
-        return computeNodesTiming();
+        return network ? networkNodesTiming() : computeNodesTiming();
       }
       if (preset != null && preset.trim().equalsIgnoreCase(Presets.GROUPS)) {
         return groupMaskTiming();
@@ -241,6 +250,28 @@ final class ExperimentCommand extends GroupCommand {
           + (quick ? " --quick" : "") + (threads != null ? " --threads " + t : "") + " --out " + out, seconds);
       printOutputs(String.format(java.util.Locale.ROOT, "%s: plain and M = %s, %d timed runs each", Presets.NODES,
           g.nodes(), g.repeats()), seconds, csv, report, plots);
+      return Main.OK;
+    }
+
+    /** The crosssilo-nodes preset over the network: Fig. 3's total running time of training against M. */
+    private int networkNodesTiming() throws Exception {
+      if (threads != null) {
+        throw new IllegalArgumentException("--threads does not apply with --network: each compute node sums on one "
+            + "thread and every participant has its own");
+      }
+      var g = NetworkNodesTiming.grid(quick);
+      long start = System.nanoTime();
+      java.nio.file.Files.createDirectories(out);
+      Logging.configure(true);
+      var r = NetworkNodesTiming.run(g, cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(),
+          new ConsoleProgress(System.err, !quiet));
+      List<Path> csv = NetworkNodesReport.writeCsv(r, out);
+      var plots = NetworkNodesReport.plots(r, out);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      Path report = NetworkNodesReport.report(r, plots, out, "helmet experiment run --preset " + Presets.NODES
+          + " --network" + (quick ? " --quick" : "") + " --out " + out, seconds);
+      printOutputs(String.format(java.util.Locale.ROOT, "%s over the network: no encryption and M = %s, %d timed "
+          + "sessions each", Presets.NODES, g.nodes(), g.repeats()), seconds, csv, report, plots);
       return Main.OK;
     }
 

@@ -1,0 +1,365 @@
+package dev.helmet.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.ByteString;
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.partition.Partition;
+import dev.helmet.core.partition.PartitionStrategy;
+import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Progress;
+import dev.helmet.protocols.algorithm.Algorithms;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.transport.Certificates;
+import dev.helmet.transport.Coordinator;
+import dev.helmet.transport.Participant;
+import dev.helmet.transport.ParticipantPolicy;
+import dev.helmet.transport.SessionFile;
+import dev.helmet.transport.SessionPlan;
+import dev.helmet.transport.Tls;
+import dev.helmet.transport.wire.ComputeNodeEntry;
+import dev.helmet.transport.wire.Deadlines;
+import dev.helmet.transport.wire.PrivacySpec;
+import dev.helmet.transport.wire.SessionConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The networked form of the {@code crosssilo-nodes} preset (Heikkilä et al., Fig. 3: fold increase
+ * in total running time against the number M of compute nodes): cross-silo DP-SGD training of the
+ * 784-536-536-536-10 MLP on MNIST, every summation through DCA with each compute node its own
+ * {@code helmet compute-node} process (own JVM, TLS identity and port on loopback), the coordinator
+ * and the P participants in this JVM, each participant with its own mutual-TLS channel.
+ *
+ * <p>The "no encryption" baseline is DCA through a single node: it receives each party's vector
+ * as it is (no secret sharing, no seeds) and sums, the path of the paper's unencrypted runs plus
+ * one network hop. One node sees every message, so the session uses the noise split that protects
+ * each message by itself ({@code noise_split: local}: the same number of noise draws, M = 1 is
+ * admitted for nothing else); the DCA runs use {@code colluders} with T = 0.
+ *
+ * <p>Repeats interleave the configurations (repeat 1 runs every M, then repeat 2, ...), so that a
+ * change in the machine's load falls on all of them alike; one untimed session per configuration
+ * warms the JIT of every process first.
+ */
+final class NetworkNodesTiming {
+  private NetworkNodesTiming() {}
+
+  /**
+   * The settings.
+   *
+   * @param parties P
+   * @param perParty MNIST training records per party
+   * @param hidden the MLP's hidden layers
+   * @param samplingRate q, each party's Poisson rate
+   * @param rounds DP-SGD steps per session
+   * @param nodes the M of the DCA runs (the baseline, M = 1, always runs too)
+   * @param repeats timed sessions per configuration
+   */
+  record Grid(int parties, int perParty, List<Integer> hidden, double samplingRate, int rounds, List<Integer> nodes,
+      int repeats) {
+    Grid {
+      hidden = List.copyOf(hidden);
+      nodes = List.copyOf(nodes);
+      Checks.require(parties >= 2, "parties must be >= 2. Provided value: " + parties);
+      Checks.require(nodes.stream().allMatch(m -> m >= 2), "compute nodes must be >= 2. Provided values: " + nodes);
+      Checks.positive("repeats", repeats);
+      Checks.positive("rounds", rounds);
+    }
+
+    /** The model's parameters (with biases). */
+    int parameters() {
+      int d = 0;
+      int in = 784;
+      for (int h : hidden) {
+        d += (in + 1) * h;
+        in = h;
+      }
+      return d + (in + 1) * 10;
+    }
+
+    /** 1 (the baseline), then the DCA node counts. */
+    List<Integer> configurations() {
+      List<Integer> c = new ArrayList<>();
+      c.add(1);
+      c.addAll(nodes);
+      return c;
+    }
+  }
+
+  /**
+   * The paper's setting (100 parties of 600 MNIST records, the 1,001,794-parameter MLP, M in {2, 4,
+   * 8}, 5 repeats) at 3 steps of q = 0.01 per session, or the CI form (4 parties of 50 records,
+   * hidden [16], M in {2, 3}, 1 repeat, 2 steps).
+   */
+  static Grid grid(boolean quick) {
+    return quick ? new Grid(4, 50, List.of(16), 0.1, 2, List.of(2, 3), 1)
+        : new Grid(100, 600, List.of(536, 536, 536), 0.01, 3, List.of(2, 4, 8), 5);
+  }
+
+  /**
+   * One compute node's totals in one session, as the coordinator counted them.
+   *
+   * @param name its name
+   * @param receives "seeds" or "last shares"
+   * @param bytesIn bytes it received (from parties and the coordinator)
+   * @param bytesOut bytes it sent
+   * @param cpuSeconds its CPU seconds, as it reported them
+   */
+  record Node(String name, String receives, long bytesIn, long bytesOut, double cpuSeconds) {}
+
+  /**
+   * One session.
+   *
+   * @param nodes M
+   * @param repeat 1-based (0: the untimed warm-up)
+   * @param sessionSeconds the coordinator's session time (enrolment to release)
+   * @param completed whether it released the model
+   * @param reason why not
+   * @param bytesPerParty mean bytes a participant sent and received, coordinator and nodes
+   * @param uploadSeconds mean seconds a party spent splitting and uploading, per session
+   * @param perNode what each node received, sent and spent
+   */
+  record Run(int nodes, int repeat, double sessionSeconds, boolean completed, String reason, long bytesPerParty,
+      double uploadSeconds, List<Node> perNode) {
+    Run {
+      perNode = List.copyOf(perNode);
+    }
+  }
+
+  /** Every timed run and the load average before and after. */
+  record Result(Grid grid, List<Run> runs, double loadBefore, double loadAfter, String participantsJvm) {
+    /** The timed runs of one configuration. */
+    List<Run> of(int m) {
+      return runs.stream().filter(r -> r.nodes() == m && r.repeat() > 0).toList();
+    }
+
+    /** The median session seconds of one configuration. */
+    double median(int m) {
+      double[] v = of(m).stream().mapToDouble(Run::sessionSeconds).sorted().toArray();
+      int n = v.length;
+      return n == 0 ? Double.NaN : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+  }
+
+  /** Runs the grid: warm-up sessions, then the repeats, each configuration in turn. */
+  static Result run(Grid g, Path cache, Progress progress) throws Exception {
+    double load = loadAverage();
+    BuiltinDataset.TrainTest mnist = BuiltinDataset.byId("mnist").load(cache);
+    Dataset train = mnist.train();
+    Checks.require((long) g.parties() * g.perParty() <= train.size(), "parties x per party must be at most the "
+        + train.size() + " MNIST training records");
+    Partition partition = new PartitionStrategy.Iid(g.parties(), g.perParty()).split(train, new SplittableRandom(19));
+    List<Dataset> shards = new ArrayList<>();
+    for (int k = 0; k < g.parties(); k++) {
+      shards.add(train.subset(partition.indices(k), "mnist shard " + (k + 1)));
+    }
+    int maxNodes = g.configurations().stream().mapToInt(Integer::intValue).max().orElseThrow();
+    Path tmp = Files.createTempDirectory("helmet-nodes-timing");
+    List<Process> processes = new ArrayList<>();
+    try {
+      Path certs = tmp.resolve("certs");
+      Certificates.create(certs, List.of("localhost", "127.0.0.1"), g.parties(), maxNodes, Duration.ofDays(1));
+      List<ComputeNodeEntry> entries = new ArrayList<>();
+      for (int l = 1; l <= maxNodes; l++) {
+        int port = freePort();
+        String name = "compute-node-" + l;
+        processes.add(startNode(name, port, certs, tmp));
+        entries.add(ComputeNodeEntry.newBuilder().setName(name).setEndpoint("127.0.0.1:" + port)
+            .setCertificateSha256(ByteString.copyFrom(sha256(certs.resolve(name + ".pem")))).build());
+      }
+      for (int l = 0; l < maxNodes; l++) {
+        waitForPort(Integer.parseInt(entries.get(l).getEndpoint().split(":")[1]), processes.get(l));
+      }
+      List<Run> runs = new ArrayList<>();
+      int total = g.configurations().size() * (g.repeats() + 1);
+      progress.start(String.format(java.util.Locale.ROOT, "crosssilo-nodes over the network: %d parties, d = %,d, "
+          + "M = 1 (no encryption) and %s, %d timed sessions each after a warm-up", g.parties(), g.parameters(),
+          g.nodes(), g.repeats()), total);
+      for (int r = 0; r <= g.repeats(); r++) {
+        for (int m : g.configurations()) {
+          Run run = session(g, m, r, entries.subList(0, m), shards, certs, tmp.resolve("db-" + m + "-" + r));
+          if (!run.completed()) {
+            throw new IllegalStateException("the session with M = " + m + " (repeat " + r + ") did not release: "
+                + run.reason());
+          }
+          runs.add(run);
+          progress.advance(1);
+        }
+      }
+      progress.finish();
+      return new Result(g, runs, load, loadAverage(), "-Xmx" + Runtime.getRuntime().maxMemory() / (1 << 20) + "m");
+    } finally {
+      for (Process p : processes) {
+        p.destroy();
+      }
+      for (Process p : processes) {
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      }
+      deleteTree(tmp);
+    }
+  }
+
+  /** The algorithm settings: colluders T = 0 through DCA, local noise through the single node. */
+  static ObjectNode algorithmConfig(Grid g, int nodes) {
+    ObjectNode c = Json.object();
+    ObjectNode learner = c.putObject("learner");
+    learner.put("kind", "mlp");
+    ArrayNode hidden = learner.putArray("hidden");
+    g.hidden().forEach(hidden::add);
+    ObjectNode cs = c.putObject("crosssilo");
+    cs.put("noise_split", nodes == 1 ? "local" : "colluders");
+    if (nodes > 1) {
+      cs.put("colluders", 0);
+    }
+    cs.put("sampling_rate", g.samplingRate());
+    cs.put("rounds", g.rounds());
+    return c;
+  }
+
+  private static Run session(Grid g, int m, int repeat, List<ComputeNodeEntry> nodes, List<Dataset> shards,
+      Path certs, Path db) throws Exception {
+    Dataset first = shards.get(0);
+    SessionConfig.Builder b = SessionConfig.newBuilder()
+        .setAlgorithm("cross-silo")
+        .setName("crosssilo-nodes-m" + m)
+        .setDataset("mnist")
+        .setProtocol("dca")
+        .addAllComputeNodes(nodes)
+        .setParties(g.parties())
+        .setMinContributors(g.parties())
+        .setColludingFraction(0.5)
+        .setMaxPoints(SessionFile.DEFAULT_MAX_POINTS)
+        .setFeatures(first.dimension())
+        .addAllLabels(first.labelSet().names())
+        .setPrivacy(PrivacySpec.newBuilder().setEpsilon(EPSILON).setDelta(1e-5).setHonestFraction(0.5)
+            .setProtection("record").setGroupSize(1))
+        .setDeadlines(Deadlines.newBuilder().setEnrolmentSeconds(600).setRoundSeconds(600))
+        .setSessionId(ByteString.copyFrom(new byte[16]))
+        .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
+    AlgorithmSpec spec = AlgorithmOptions.configure(Algorithms.named("cross-silo"), algorithmConfig(g, m),
+        SessionPlan.common(b.build()));
+    SessionConfig config = b.setAlgorithmConfig(SessionPlan.algorithmConfig(spec)).build();
+    int port = freePort();
+    Coordinator.Settings settings = new Coordinator.Settings(config, "127.0.0.1", port,
+        Tls.Files.in(certs, "coordinator"), "jdbc:h2:file:" + db.toAbsolutePath(), "", "", 1e6, 1, 16);
+    ExecutorService pool = Executors.newFixedThreadPool(g.parties());
+    try (Coordinator c = Coordinator.start(settings)) {
+      List<Future<Participant.Result>> fs = new ArrayList<>();
+      for (int i = 0; i < g.parties(); i++) {
+        Dataset shard = shards.get(i);
+        Tls.Files tls = Tls.Files.in(certs, "participant-" + (i + 1));
+        fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), tls,
+            ParticipantPolicy.upTo(EPSILON), shard, null, 1800))));
+      }
+      Coordinator.Result r = c.await(1800, TimeUnit.SECONDS);
+      long bytes = 0;
+      int answered = 0;
+      for (Future<Participant.Result> f : fs) {
+        Participant.Result pr = f.get(120, TimeUnit.SECONDS);
+        bytes += pr.bytesSent() + pr.bytesReceived();
+        answered++;
+      }
+      return new Run(m, repeat, r.seconds(), r.completed(), r.reason(), answered == 0 ? 0 : bytes / answered,
+          meanUpload(r.parameters()), nodes(r.parameters()));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** The privacy target of the timing sessions (what they cost in time does not depend on it). */
+  static final double EPSILON = 2;
+
+  private static double meanUpload(Map<String, Object> p) {
+    if (!(p.get("per_party") instanceof List<?> l) || l.isEmpty()) {
+      return Double.NaN;
+    }
+    return l.stream().mapToDouble(x -> ((Number) ((Map<?, ?>) x).get("upload_seconds")).doubleValue()).average()
+        .orElse(Double.NaN);
+  }
+
+  private static List<Node> nodes(Map<String, Object> p) {
+    List<Node> out = new ArrayList<>();
+    if (p.get("nodes") instanceof List<?> l) {
+      for (Object x : l) {
+        Map<?, ?> n = (Map<?, ?>) x;
+        out.add(new Node(String.valueOf(n.get("node")), String.valueOf(n.get("receives")),
+            ((Number) n.get("bytes_in")).longValue(), ((Number) n.get("bytes_out")).longValue(),
+            ((Number) n.get("cpu_seconds")).doubleValue()));
+      }
+    }
+    return out;
+  }
+
+  private static Process startNode(String name, int port, Path certs, Path tmp) throws Exception {
+    // This JVM's class path: the shaded jar under ./helmet, the module's classes and dependencies in tests.
+    String jar = System.getProperty("java.class.path");
+    // One thread per node, as a node with a machine of its own would give each party's share one
+    // core here; the heap holds the last node's running sum and the shares in flight.
+    return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+        "-XX:+UseSerialGC", "-cp", jar, Main.class.getName(), "compute-node", "--name", name, "--listen",
+        "127.0.0.1:" + port, "--cert", certs.resolve(name + ".pem").toString(), "--key",
+        certs.resolve(name + "-key.pem").toString(), "--ca", certs.resolve("ca.pem").toString(), "--threads", "1")
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .redirectError(tmp.resolve(name + ".log").toFile()).start();
+  }
+
+  private static byte[] sha256(Path pem) throws Exception {
+    try (InputStream in = Files.newInputStream(pem)) {
+      return MessageDigest.getInstance("SHA-256")
+          .digest(CertificateFactory.getInstance("X.509").generateCertificate(in).getEncoded());
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static void waitForPort(int port, Process p) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      if (!p.isAlive()) {
+        throw new IllegalStateException("a compute node exited with code " + p.exitValue() + " before listening");
+      }
+      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        return;
+      } catch (IOException e) {
+        Thread.sleep(100);
+      }
+    }
+    throw new IllegalStateException("a compute node did not start listening on port " + port + " within 60 s");
+  }
+
+  static double loadAverage() {
+    double l = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    return l < 0 ? Double.NaN : l;
+  }
+
+  private static void deleteTree(Path dir) {
+    try (var s = Files.walk(dir)) {
+      s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // a temporary folder; the OS removes it eventually
+    }
+  }
+}
