@@ -181,6 +181,41 @@ class ExperimentCliTest {
   }
 
   /**
+   * The networked crosssilo-nodes preset (quick: 4 participants on MNIST, the 784-16-10 MLP, 2
+   * steps per session): every compute node its own {@code helmet compute-node} process on loopback,
+   * the baseline through one node with local noise, DCA through M = 2 and 3. Every session
+   * released; a party's bytes grow by one seed message per added node only; the seed nodes receive
+   * seeds and the last node every packed share; the report compares against no encryption.
+   */
+  @Test
+  void quickNetworkedCrossSiloNodesPresetTrainsThroughComputeNodeProcesses(@TempDir Path dir) throws Exception {
+    assertInvalid(Cli.run("experiment", "run", "--preset", "crosssilo-groups", "--network", "--quick", "--out",
+        dir.toString()), "--network applies to --preset crosssilo-nodes only");
+    Cli run = Cli.run("experiment", "run", "--preset", "crosssilo-nodes", "--network", "--quick", "--out",
+        dir.toString(), "--quiet");
+    assertEquals(0, run.exit, run.toString());
+    var rows = csv(dir.resolve("results.csv"));
+    assertEquals(List.of("no-encryption/1/0", "dca/2/0", "dca/3/0", "no-encryption/1/1", "dca/2/1", "dca/3/1"),
+        rows.stream().map(r -> r.get("summation") + "/" + r.get("compute_nodes") + "/" + r.get("repeat")).toList());
+    long[] bytes = new long[4];
+    for (var r : rows) {
+      assertTrue(Double.parseDouble(r.get("session_seconds")) > 0, r.toString());
+      assertEquals(!r.get("repeat").equals("0"), Boolean.parseBoolean(r.get("timed")), r.toString());
+      bytes[Integer.parseInt(r.get("compute_nodes"))] = Long.parseLong(r.get("node_bytes_in_max"));
+    }
+    // d = 12,730 values of the ring per packed share, into the last node: the same for every M
+    assertTrue(bytes[1] > 12_730L * 4 && Math.abs(bytes[3] - bytes[1]) < 0.01 * bytes[1], java.util.Arrays.toString(bytes));
+    var nodes = Files.readAllLines(dir.resolve("nodes.csv"));
+    assertEquals(2 * (1 + 2 + 3), nodes.size() - 1, "one line per session and node");
+    assertTrue(nodes.stream().anyMatch(l -> l.startsWith("3,1,compute-node-1,seeds,")), String.join("\n", nodes));
+    assertTrue(nodes.stream().anyMatch(l -> l.startsWith("3,1,compute-node-3,last shares,")), String.join("\n", nodes));
+    String report = Files.readString(dir.resolve("report.md"));
+    assertTrue(report.contains("fold over no encryption") && report.contains("own `helmet compute-node` process"),
+        report);
+    assertTrue(Files.size(dir.resolve("fold-vs-nodes.png")) > 0);
+  }
+
+  /**
    * The crosssilo-nodes preset (quick: 10 parties x 10,000 values, plain and DCA with M = 2, 3, in
    * process) times Heikkila et al.'s Fig. 3: every sum exact, every time positive, and bytes per
    * party flat in M (DCA sends M - 1 shares as 45-byte seed messages, the last share packed).

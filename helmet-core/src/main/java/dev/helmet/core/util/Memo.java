@@ -2,6 +2,8 @@ package dev.helmet.core.util;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.function.Function;
 
 /**
@@ -13,7 +15,7 @@ import java.util.function.Function;
  * @param <V> the value
  */
 public final class Memo<K, V> {
-  private final Map<K, V> entries;
+  private final Map<K, FutureTask<V>> entries;
   private final Function<K, V> function;
 
   /**
@@ -27,25 +29,49 @@ public final class Memo<K, V> {
       private static final long serialVersionUID = 1L;
 
       @Override
-      protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+      protected boolean removeEldestEntry(Map.Entry<K, FutureTask<V>> eldest) {
         return size() > capacity;
       }
     };
   }
 
-  /** The function's value at {@code key}, computed once per key while it stays in the memo. */
+  /**
+   * The function's value at {@code key}, computed once per key while it stays in the memo. Callers
+   * that ask for a key while it is being computed wait for that computation instead of repeating it
+   * (a hundred parties in one process deriving the same calibration at once compute it once); a
+   * computation that throws is forgotten, and every caller waiting for it gets the exception.
+   */
   public V get(K key) {
+    FutureTask<V> task;
+    boolean mine = false;
     synchronized (entries) {
-      V v = entries.get(key);
-      if (v != null) {
-        return v;
+      task = entries.get(key);
+      if (task == null) {
+        task = new FutureTask<>(() -> function.apply(key));
+        entries.put(key, task);
+        mine = true;
       }
     }
-    // Computed outside the lock: two callers may compute the same value, never a different one.
-    V v = function.apply(key);
-    synchronized (entries) {
-      entries.put(key, v);
+    if (mine) {
+      task.run(); // outside the lock: other keys are computed meanwhile
     }
-    return v;
+    try {
+      return task.get();
+    } catch (ExecutionException e) {
+      synchronized (entries) {
+        entries.remove(key, task);
+      }
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for a memoised computation", e);
+    }
   }
 }

@@ -316,8 +316,9 @@ final class CrossSiloPlan {
     if (s <= 0) {
       return Double.POSITIVE_INFINITY;
     }
-    return Accountants.named(config.accountant()).get()
-        .compose(new SelfComposedDpEvent(roundEvent(s), config.rounds())).epsilon(mechanismDelta);
+    // through PrivacyCharge's memo: every party of a simulation, and the coordinator, ask for the same
+    return new PrivacyCharge(config.accountant(), roundEvent(s), config.rounds(), mechanismDelta, delta,
+        config.neighbours().describe(), "record").epsilon();
   }
 
   /** Whom the released model's guarantee protects against, naming T and the split. */
