@@ -69,14 +69,23 @@ final class NetworkNodesTiming {
    * @param hidden the MLP's hidden layers
    * @param samplingRate q, each party's Poisson rate
    * @param rounds DP-SGD steps per session
-   * @param nodes the M of the DCA runs (the baseline, M = 1, always runs too)
+   * @param nodes the M of the DCA runs (the baseline, M = 1, always runs too); with projections,
+   *     the one M of every session
+   * @param projections empty for the nodes preset; else the projection dimensions k, each against
+   *     the unprojected baseline through the same M nodes
    * @param repeats timed sessions per configuration
+   * @param warmUp whether an untimed session per configuration runs first (where sessions are short
+   *     enough for the JIT's compilation to show)
    */
   record Grid(int parties, int perParty, List<Integer> hidden, double samplingRate, int rounds, List<Integer> nodes,
-      int repeats) {
+      List<Integer> projections, int repeats, boolean warmUp) {
     Grid {
       hidden = List.copyOf(hidden);
       nodes = List.copyOf(nodes);
+      projections = List.copyOf(projections);
+      Checks.require(projections.isEmpty() || nodes.size() == 1, "a projection grid runs through one M");
+      Checks.require(projections.stream().allMatch(k -> k >= 1), "projection dimensions must be >= 1. Provided "
+          + "values: " + projections);
       Checks.require(parties >= 2, "parties must be >= 2. Provided value: " + parties);
       Checks.require(nodes.stream().allMatch(m -> m >= 2), "compute nodes must be >= 2. Provided values: " + nodes);
       Checks.positive("repeats", repeats);
@@ -94,14 +103,35 @@ final class NetworkNodesTiming {
       return d + (in + 1) * 10;
     }
 
-    /** 1 (the baseline), then the DCA node counts. */
-    List<Integer> configurations() {
-      List<Integer> c = new ArrayList<>();
-      c.add(1);
-      c.addAll(nodes);
+    /**
+     * The baseline first: M = 1 (no encryption) then the DCA node counts, or no projection then
+     * each k, through the one M.
+     */
+    List<Setting> configurations() {
+      List<Setting> c = new ArrayList<>();
+      if (projections.isEmpty()) {
+        c.add(new Setting(1, 0));
+        nodes.forEach(m -> c.add(new Setting(m, 0)));
+      } else {
+        c.add(new Setting(nodes.get(0), 0));
+        projections.forEach(k -> c.add(new Setting(nodes.get(0), k)));
+      }
       return c;
     }
+
+    /** Whether this is the projection grid. */
+    boolean projection() {
+      return !projections.isEmpty();
+    }
   }
+
+  /**
+   * One configuration of a session.
+   *
+   * @param nodes M
+   * @param projection k, or 0 for none
+   */
+  record Setting(int nodes, int projection) {}
 
   /**
    * The paper's setting (100 parties of 600 MNIST records, the 1,001,794-parameter MLP, M in {2, 4,
@@ -109,8 +139,20 @@ final class NetworkNodesTiming {
    * hidden [16], M in {2, 3}, 1 repeat, 2 steps).
    */
   static Grid grid(boolean quick) {
-    return quick ? new Grid(4, 50, List.of(16), 0.1, 2, List.of(2, 3), 1)
-        : new Grid(100, 600, List.of(536, 536, 536), 0.01, 3, List.of(2, 4, 8), 5);
+    return quick ? new Grid(4, 50, List.of(16), 0.1, 2, List.of(2, 3), List.of(), 1, true)
+        : new Grid(100, 600, List.of(536, 536, 536), 0.01, 3, List.of(2, 4, 8), List.of(), 5, true);
+  }
+
+  /**
+   * The running-time half of Fig. 4 ({@code crosssilo-projection --network}): the 1m MLP through 8
+   * compute nodes, unprojected and at k in {400, 200, 100, 50}, 10 parties of 6,000 records (the
+   * accuracy preset's silos), q = 0.008, 2 steps per session, 3 repeats and no warm-up (a session
+   * with P takes minutes: generating d x k Gaussians per party and step dwarfs the JIT's start); or
+   * the CI form (4 parties, hidden [16], M = 2, k in {20, 10}, 1 repeat after a warm-up).
+   */
+  static Grid projectionGrid(boolean quick) {
+    return quick ? new Grid(4, 50, List.of(16), 0.1, 2, List.of(2), List.of(20, 10), 1, true)
+        : new Grid(10, 6000, List.of(536, 536, 536), 0.008, 2, List.of(8), List.of(400, 200, 100, 50), 3, false);
   }
 
   /**
@@ -128,6 +170,7 @@ final class NetworkNodesTiming {
    * One session.
    *
    * @param nodes M
+   * @param projection k, 0 for none
    * @param repeat 1-based (0: the untimed warm-up)
    * @param sessionSeconds the coordinator's session time (enrolment to release)
    * @param completed whether it released the model
@@ -136,7 +179,7 @@ final class NetworkNodesTiming {
    * @param uploadSeconds mean seconds a party spent splitting and uploading, per session
    * @param perNode what each node received, sent and spent
    */
-  record Run(int nodes, int repeat, double sessionSeconds, boolean completed, String reason, long bytesPerParty,
+  record Run(int nodes, int projection, int repeat, double sessionSeconds, boolean completed, String reason, long bytesPerParty,
       double uploadSeconds, List<Node> perNode) {
     Run {
       perNode = List.copyOf(perNode);
@@ -146,13 +189,24 @@ final class NetworkNodesTiming {
   /** Every timed run and the load average before and after. */
   record Result(Grid grid, List<Run> runs, double loadBefore, double loadAfter, String participantsJvm) {
     /** The timed runs of one configuration. */
+    List<Run> of(Setting s) {
+      return runs.stream().filter(r -> r.nodes() == s.nodes() && r.projection() == s.projection() && r.repeat() > 0)
+          .toList();
+    }
+
+    /** The timed runs through M nodes without projection. */
     List<Run> of(int m) {
-      return runs.stream().filter(r -> r.nodes() == m && r.repeat() > 0).toList();
+      return of(new Setting(m, 0));
+    }
+
+    /** The median session seconds through M nodes without projection. */
+    double median(int m) {
+      return median(new Setting(m, 0));
     }
 
     /** The median session seconds of one configuration. */
-    double median(int m) {
-      double[] v = of(m).stream().mapToDouble(Run::sessionSeconds).sorted().toArray();
+    double median(Setting s) {
+      double[] v = of(s).stream().mapToDouble(Run::sessionSeconds).sorted().toArray();
       int n = v.length;
       return n == 0 ? Double.NaN : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
@@ -170,7 +224,7 @@ final class NetworkNodesTiming {
     for (int k = 0; k < g.parties(); k++) {
       shards.add(train.subset(partition.indices(k), "mnist shard " + (k + 1)));
     }
-    int maxNodes = g.configurations().stream().mapToInt(Integer::intValue).max().orElseThrow();
+    int maxNodes = g.configurations().stream().mapToInt(Setting::nodes).max().orElseThrow();
     Path tmp = Files.createTempDirectory("helmet-nodes-timing");
     List<Process> processes = new ArrayList<>();
     try {
@@ -188,15 +242,18 @@ final class NetworkNodesTiming {
         waitForPort(Integer.parseInt(entries.get(l).getEndpoint().split(":")[1]), processes.get(l));
       }
       List<Run> runs = new ArrayList<>();
-      int total = g.configurations().size() * (g.repeats() + 1);
-      progress.start(String.format(java.util.Locale.ROOT, "crosssilo-nodes over the network: %d parties, d = %,d, "
-          + "M = 1 (no encryption) and %s, %d timed sessions each after a warm-up", g.parties(), g.parameters(),
-          g.nodes(), g.repeats()), total);
-      for (int r = 0; r <= g.repeats(); r++) {
-        for (int m : g.configurations()) {
-          Run run = session(g, m, r, entries.subList(0, m), shards, certs, tmp.resolve("db-" + m + "-" + r));
+      int first = g.warmUp() ? 0 : 1;
+      int total = g.configurations().size() * (g.repeats() + 1 - first);
+      progress.start(String.format(java.util.Locale.ROOT, "%s over the network: %d parties, d = %,d, %s, %d timed "
+          + "sessions each%s", g.projection() ? "crosssilo-projection" : "crosssilo-nodes", g.parties(),
+          g.parameters(), g.projection() ? "M = " + g.nodes().get(0) + ", no projection and k = " + g.projections()
+              : "M = 1 (no encryption) and " + g.nodes(), g.repeats(), g.warmUp() ? " after a warm-up" : ""), total);
+      for (int r = first; r <= g.repeats(); r++) {
+        for (Setting s : g.configurations()) {
+          Run run = session(g, s, r, entries.subList(0, s.nodes()), shards, certs,
+              tmp.resolve("db-" + s.nodes() + "-" + s.projection() + "-" + r));
           if (!run.completed()) {
-            throw new IllegalStateException("the session with M = " + m + " (repeat " + r + ") did not release: "
+            throw new IllegalStateException("the session with " + s + " (repeat " + r + ") did not release: "
                 + run.reason());
           }
           runs.add(run);
@@ -219,7 +276,8 @@ final class NetworkNodesTiming {
   }
 
   /** The algorithm settings: colluders T = 0 through DCA, local noise through the single node. */
-  static ObjectNode algorithmConfig(Grid g, int nodes) {
+  static ObjectNode algorithmConfig(Grid g, Setting s) {
+    int nodes = s.nodes();
     ObjectNode c = Json.object();
     ObjectNode learner = c.putObject("learner");
     learner.put("kind", "mlp");
@@ -232,15 +290,19 @@ final class NetworkNodesTiming {
     }
     cs.put("sampling_rate", g.samplingRate());
     cs.put("rounds", g.rounds());
+    if (s.projection() > 0) {
+      cs.put("projection", s.projection());
+    }
     return c;
   }
 
-  private static Run session(Grid g, int m, int repeat, List<ComputeNodeEntry> nodes, List<Dataset> shards,
+  private static Run session(Grid g, Setting s, int repeat, List<ComputeNodeEntry> nodes, List<Dataset> shards,
       Path certs, Path db) throws Exception {
     Dataset first = shards.get(0);
+    int m = s.nodes();
     SessionConfig.Builder b = SessionConfig.newBuilder()
         .setAlgorithm("cross-silo")
-        .setName("crosssilo-nodes-m" + m)
+        .setName("crosssilo-timing-m" + m + "-k" + s.projection())
         .setDataset("mnist")
         .setProtocol("dca")
         .addAllComputeNodes(nodes)
@@ -255,7 +317,7 @@ final class NetworkNodesTiming {
         .setDeadlines(Deadlines.newBuilder().setEnrolmentSeconds(600).setRoundSeconds(600))
         .setSessionId(ByteString.copyFrom(new byte[16]))
         .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
-    AlgorithmSpec spec = AlgorithmOptions.configure(Algorithms.named("cross-silo"), algorithmConfig(g, m),
+    AlgorithmSpec spec = AlgorithmOptions.configure(Algorithms.named("cross-silo"), algorithmConfig(g, s),
         SessionPlan.common(b.build()));
     SessionConfig config = b.setAlgorithmConfig(SessionPlan.algorithmConfig(spec)).build();
     int port = freePort();
@@ -278,7 +340,7 @@ final class NetworkNodesTiming {
         bytes += pr.bytesSent() + pr.bytesReceived();
         answered++;
       }
-      return new Run(m, repeat, r.seconds(), r.completed(), r.reason(), answered == 0 ? 0 : bytes / answered,
+      return new Run(m, s.projection(), repeat, r.seconds(), r.completed(), r.reason(), answered == 0 ? 0 : bytes / answered,
           meanUpload(r.parameters()), nodes(r.parameters()));
     } finally {
       pool.shutdownNow();

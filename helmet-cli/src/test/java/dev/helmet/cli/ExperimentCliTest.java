@@ -190,7 +190,7 @@ class ExperimentCliTest {
   @Test
   void quickNetworkedCrossSiloNodesPresetTrainsThroughComputeNodeProcesses(@TempDir Path dir) throws Exception {
     assertInvalid(Cli.run("experiment", "run", "--preset", "crosssilo-groups", "--network", "--quick", "--out",
-        dir.toString()), "--network applies to --preset crosssilo-nodes only");
+        dir.toString()), "--network applies to --preset crosssilo-nodes and crosssilo-projection only");
     Cli run = Cli.run("experiment", "run", "--preset", "crosssilo-nodes", "--network", "--quick", "--out",
         dir.toString(), "--quiet");
     assertEquals(0, run.exit, run.toString());
@@ -207,12 +207,35 @@ class ExperimentCliTest {
     assertTrue(bytes[1] > 12_730L * 4 && Math.abs(bytes[3] - bytes[1]) < 0.01 * bytes[1], java.util.Arrays.toString(bytes));
     var nodes = Files.readAllLines(dir.resolve("nodes.csv"));
     assertEquals(2 * (1 + 2 + 3), nodes.size() - 1, "one line per session and node");
-    assertTrue(nodes.stream().anyMatch(l -> l.startsWith("3,1,compute-node-1,seeds,")), String.join("\n", nodes));
-    assertTrue(nodes.stream().anyMatch(l -> l.startsWith("3,1,compute-node-3,last shares,")), String.join("\n", nodes));
+    assertTrue(nodes.stream().anyMatch(l -> l.startsWith("3,0,1,compute-node-1,seeds,")), String.join("\n", nodes));
+    assertTrue(nodes.stream().anyMatch(l -> l.startsWith("3,0,1,compute-node-3,last shares,")),
+        String.join("\n", nodes));
     String report = Files.readString(dir.resolve("report.md"));
     assertTrue(report.contains("fold over no encryption") && report.contains("own `helmet compute-node` process"),
         report);
     assertTrue(Files.size(dir.resolve("fold-vs-nodes.png")) > 0);
+  }
+
+  /**
+   * The networked crosssilo-projection preset (quick: 4 participants, M = 2 compute-node processes,
+   * no projection and k = 20, 10): every session released, and a party's bytes fall with k (k
+   * packed values instead of d = 12,730).
+   */
+  @Test
+  void quickNetworkedProjectionPresetTimesProjectedSessions(@TempDir Path dir) throws Exception {
+    Cli run = Cli.run("experiment", "run", "--preset", "crosssilo-projection", "--network", "--quick", "--out",
+        dir.toString(), "--quiet");
+    assertEquals(0, run.exit, run.toString());
+    var rows = csv(dir.resolve("results.csv")).stream().filter(r -> r.get("timed").equals("true")).toList();
+    assertEquals(List.of("2/0", "2/20", "2/10"), rows.stream().map(r -> r.get("compute_nodes") + "/"
+        + r.get("projection")).toList());
+    long full = Long.parseLong(rows.get(0).get("node_bytes_in_max"));
+    long k20 = Long.parseLong(rows.get(1).get("node_bytes_in_max"));
+    long k10 = Long.parseLong(rows.get(2).get("node_bytes_in_max"));
+    assertTrue(full > 20 * k20 && k20 > k10, full + " " + k20 + " " + k10);
+    String report = Files.readString(dir.resolve("report.md"));
+    assertTrue(report.contains("fold decrease") && report.contains("Fig. 4"), report);
+    assertTrue(Files.size(dir.resolve("fold-decrease-vs-k.png")) > 0);
   }
 
   /**

@@ -52,6 +52,9 @@ public final class Presets {
    */
   public static final String NODES = "crosssilo-nodes";
 
+  /** crosssilo-projection: their Fig. 4, accuracy against the projection dimension k. */
+  public static final String PROJECTION = CrossSiloPresets.PROJECTION;
+
   /**
    * crosssilo-groups: their Fig. 5, pairwise masking's running time against parties and group size,
    * with the honest noise factor; {@code dev.helmet.experiments.crosssilo.GroupMaskTiming}.
