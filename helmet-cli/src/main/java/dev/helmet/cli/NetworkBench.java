@@ -243,10 +243,15 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
   }
 
   private static void waitForPort(int port, Process p) throws InterruptedException {
+    waitForPort(port, p, "the coordinator");
+  }
+
+  /** Waits up to 60 s until {@code p} (named {@code what} in errors) accepts connections on loopback. */
+  static void waitForPort(int port, Process p, String what) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
       if (!p.isAlive()) {
-        throw new IllegalStateException("the coordinator exited with code " + p.exitValue());
+        throw new IllegalStateException(what + " exited with code " + p.exitValue() + " before listening");
       }
       try (java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
         return;
@@ -254,6 +259,6 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
         Thread.sleep(100);
       }
     }
-    throw new IllegalStateException("the coordinator did not start listening within 60 s");
+    throw new IllegalStateException(what + " did not start listening on port " + port + " within 60 s");
   }
 }

@@ -26,7 +26,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -226,7 +225,13 @@ final class NetworkNodesTiming {
     }
     int maxNodes = g.configurations().stream().mapToInt(Setting::nodes).max().orElseThrow();
     Path tmp = Files.createTempDirectory("helmet-nodes-timing");
-    List<Process> processes = new ArrayList<>();
+    List<Process> processes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    // Ctrl-C or SIGTERM skips the finally below: the node processes and the folder go with this JVM anyway.
+    Thread cleanup = new Thread(() -> {
+      processes.forEach(Process::destroyForcibly);
+      deleteTree(tmp);
+    }, "nodes-timing-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanup);
     try {
       Path certs = tmp.resolve("certs");
       Certificates.create(certs, List.of("localhost", "127.0.0.1"), g.parties(), maxNodes, Duration.ofDays(1));
@@ -239,7 +244,8 @@ final class NetworkNodesTiming {
             .setCertificateSha256(ByteString.copyFrom(sha256(certs.resolve(name + ".pem")))).build());
       }
       for (int l = 0; l < maxNodes; l++) {
-        waitForPort(Integer.parseInt(entries.get(l).getEndpoint().split(":")[1]), processes.get(l));
+        NetworkBench.waitForPort(Integer.parseInt(entries.get(l).getEndpoint().split(":")[1]), processes.get(l),
+            entries.get(l).getName());
       }
       List<Run> runs = new ArrayList<>();
       int first = g.warmUp() ? 0 : 1;
@@ -272,6 +278,7 @@ final class NetworkNodesTiming {
         }
       }
       deleteTree(tmp);
+      Runtime.getRuntime().removeShutdownHook(cleanup);
     }
   }
 
@@ -395,21 +402,6 @@ final class NetworkNodesTiming {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }
-  }
-
-  private static void waitForPort(int port, Process p) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      if (!p.isAlive()) {
-        throw new IllegalStateException("a compute node exited with code " + p.exitValue() + " before listening");
-      }
-      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-        return;
-      } catch (IOException e) {
-        Thread.sleep(100);
-      }
-    }
-    throw new IllegalStateException("a compute node did not start listening on port " + port + " within 60 s");
   }
 
   static double loadAverage() {
