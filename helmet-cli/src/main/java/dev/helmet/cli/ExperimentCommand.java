@@ -277,7 +277,7 @@ final class ExperimentCommand extends GroupCommand {
       long start = System.nanoTime();
       java.nio.file.Files.createDirectories(out);
       Logging.configure(true);
-      var r = NetworkNodesTiming.run(g, cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(),
+      var r = NetworkNodesTiming.run(g, cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), out,
           new ConsoleProgress(System.err, !quiet));
       List<Path> csv = NetworkNodesReport.writeCsv(r, out);
       var plots = NetworkNodesReport.plots(r, out);

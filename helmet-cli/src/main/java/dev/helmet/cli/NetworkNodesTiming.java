@@ -1,5 +1,6 @@
 package dev.helmet.cli;
 
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
@@ -212,8 +213,40 @@ final class NetworkNodesTiming {
   }
 
   /** Runs the grid: warm-up sessions, then the repeats, each configuration in turn. */
-  static Result run(Grid g, Path cache, Progress progress) throws Exception {
+  /**
+   * Runs the grid into {@code out}: warm-up sessions, then the repeats, each configuration in turn.
+   * Resumable: every finished session is appended to {@code sessions.jsonl} and a rerun into the
+   * same folder skips the timed sessions already there (the warm-ups run again in the new process);
+   * a folder holding another grid is refused.
+   */
+  static Result run(Grid g, Path cache, Path out, Progress progress) throws Exception {
     double load = loadAverage();
+    Files.createDirectories(out);
+    Path gridFile = out.resolve("grid.json");
+    String gridJson = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(g);
+    if (Files.exists(gridFile) && !Json.MAPPER.readTree(gridFile.toFile()).equals(Json.MAPPER.readTree(gridJson))) {
+      throw new IllegalArgumentException(out + " holds the sessions of another timing grid (its grid.json differs); "
+          + "use another --out folder, or delete it to start over");
+    }
+    Files.writeString(gridFile, gridJson);
+    Path sessionsFile = out.resolve("sessions.jsonl");
+    List<Run> runs = new ArrayList<>();
+    if (Files.exists(sessionsFile)) {
+      List<String> lines = Files.readAllLines(sessionsFile);
+      for (int i = 0; i < lines.size(); i++) {
+        if (!lines.get(i).isBlank()) {
+          try {
+            runs.add(Json.MAPPER.readValue(lines.get(i), Run.class));
+          } catch (IOException e) {
+            if (i < lines.size() - 1) {
+              throw new IllegalArgumentException(sessionsFile + ": line " + (i + 1) + " is corrupt (" + e.getMessage()
+                  + "); delete the folder to start over");
+            }
+            // the last line cut off by an interruption: its session runs again
+          }
+        }
+      }
+    }
     BuiltinDataset.TrainTest mnist = BuiltinDataset.byId("mnist").load(cache);
     Dataset train = mnist.train();
     Checks.require((long) g.parties() * g.perParty() <= train.size(), "parties x per party must be at most the "
@@ -247,7 +280,6 @@ final class NetworkNodesTiming {
         NetworkBench.waitForPort(Integer.parseInt(entries.get(l).getEndpoint().split(":")[1]), processes.get(l),
             entries.get(l).getName());
       }
-      List<Run> runs = new ArrayList<>();
       int first = g.warmUp() ? 0 : 1;
       int total = g.configurations().size() * (g.repeats() + 1 - first);
       progress.start(String.format(java.util.Locale.ROOT, "%s over the network: %d parties, d = %,d, %s, %d timed "
@@ -256,13 +288,28 @@ final class NetworkNodesTiming {
               : "M = 1 (no encryption) and " + g.nodes(), g.repeats(), g.warmUp() ? " after a warm-up" : ""), total);
       for (int r = first; r <= g.repeats(); r++) {
         for (Setting s : g.configurations()) {
+          int repeat = r;
+          boolean done = runs.stream().anyMatch(x -> x.nodes() == s.nodes() && x.projection() == s.projection()
+              && x.repeat() == repeat);
+          boolean timedLeft = runs.stream().filter(x -> x.repeat() > 0).count()
+              < (long) g.repeats() * g.configurations().size();
+          if (done && (r > 0 || !timedLeft)) {
+            progress.advance(1);
+            continue;
+          }
           Run run = session(g, s, r, entries.subList(0, s.nodes()), shards, certs,
               tmp.resolve("db-" + s.nodes() + "-" + s.projection() + "-" + r));
           if (!run.completed()) {
             throw new IllegalStateException("the session with " + s + " (repeat " + r + ") did not release: "
                 + run.reason());
           }
-          runs.add(run);
+          if (!done) {
+            runs.add(run);
+            // one line per session
+            Files.writeString(sessionsFile, Json.MAPPER.writer().without(SerializationFeature.INDENT_OUTPUT)
+                .writeValueAsString(run) + "\n",
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+          }
           progress.advance(1);
         }
       }

@@ -214,6 +214,15 @@ class ExperimentCliTest {
     assertTrue(report.contains("fold over no encryption") && report.contains("own `helmet compute-node` process"),
         report);
     assertTrue(Files.size(dir.resolve("fold-vs-nodes.png")) > 0);
+    // Resumable: a rerun into the folder keeps every recorded session and runs none again.
+    String before = Files.readString(dir.resolve("results.csv"));
+    Cli again = Cli.run("experiment", "run", "--preset", "crosssilo-nodes", "--network", "--quick", "--out",
+        dir.toString(), "--quiet");
+    assertEquals(0, again.exit, again.toString());
+    assertEquals(before, Files.readString(dir.resolve("results.csv")));
+    assertEquals(6, Files.readAllLines(dir.resolve("sessions.jsonl")).size());
+    assertInvalid(Cli.run("experiment", "run", "--preset", "crosssilo-projection", "--network", "--quick", "--out",
+        dir.toString()), "holds the sessions of another timing grid");
   }
 
   /**
