@@ -177,23 +177,35 @@ final class NetworkNodesReport {
     List<Setting> all = g.configurations();
     Setting none = all.get(0);
     double base = r.median(none);
-    long fullBytes = r.of(none).get(0).bytesPerParty();
+    long fullShares = lastNodeBytes(r.of(none).get(0));
     sb.append("\n## The paper's claims against these sessions\n\n");
     List<String> folds = new ArrayList<>();
-    boolean faster = true;
+    int faster = 0;
     for (Setting c : all.subList(1, all.size())) {
       double f = base / r.median(c);
-      faster &= f > 1;
-      folds.add(String.format(Locale.ROOT, "%.2fx at k = %d (%.0fx fewer bytes per party)", f, c.projection(),
-          (double) fullBytes / r.of(c).get(0).bytesPerParty()));
+      faster += f > 1 ? 1 : 0;
+      folds.add(String.format(Locale.ROOT, "%.2fx at k = %d (%,.0fx fewer share bytes into the last node)", f,
+          c.projection(), (double) fullShares / lastNodeBytes(r.of(c).get(0))));
     }
     sb.append(String.format(Locale.ROOT, "- **Low dimensionality has a marked advantage in total runtime** (Fig. 4): "
-        + "%s. Fold decrease in median session time: %s.%n", faster ? "every projection ran faster than none here"
-            : "**not here**: at least one projection ran slower than none", String.join(", ", folds)));
+        + "%s. Fold decrease in median session time: %s.%n", faster == folds.size()
+            ? "every projection ran faster than none here" : faster == 0
+                ? "**not here**: every projection ran slower than none"
+                : "**only in part**: " + faster + " of " + folds.size() + " projections ran faster than none",
+        String.join(", ", folds)));
+    sb.append(String.format(Locale.ROOT, "- What a party sends and receives in all falls less (%,d bytes per "
+        + "session unprojected, %,d at k = %d): most of it is the model the coordinator broadcasts every step, "
+        + "which a projection does not shrink.%n", r.of(none).get(0).bytesPerParty(),
+        r.of(all.get(all.size() - 1)).get(0).bytesPerParty(), all.get(all.size() - 1).projection()));
     sb.append("- Why it differs from the paper: the paper's parties encrypt every coordinate, so its cost falls "
         + "with k; Helmet's DCA shares cost a seed expansion and one packed vector per party, cheap next to "
         + "generating P (d x k Gaussians per party and per step, and again at the coordinator). The bytes fall as "
         + "the paper says; the time follows P's generation.\n");
+  }
+
+  /** The bytes into the node that receives the packed shares (the last one). */
+  private static long lastNodeBytes(Run run) {
+    return run.perNode().get(run.perNode().size() - 1).bytesIn();
   }
 
   private static void claims(Result r, StringBuilder sb) {
