@@ -275,7 +275,10 @@ public final class SessionPlan {
     }
     plus(c);
     validateComputeNodes(c);
-    spec(c);
+    String local = spec(c).notNetworked();
+    if (local != null) {
+      throw new IllegalArgumentException(local);
+    }
   }
 
   /** SHA-256 of the configuration's encoding: what a participant agrees to when it joins. */

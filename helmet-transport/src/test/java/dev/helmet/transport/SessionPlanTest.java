@@ -50,6 +50,24 @@ class SessionPlanTest {
    * One certificate holder, one roster entry: two entries with distinct certificates but the same
    * subject (a CA that issued a second certificate to one name) are refused by every party.
    */
+  /**
+   * A session whose algorithm has a step that exists only in process (cross-silo's sampling without
+   * replacement: the token mixnet) is refused when validated, which a coordinator does at start and
+   * a participant at joining, naming the fix; with Poisson sampling the same session is accepted.
+   */
+  @Test
+  void aSessionThatRunsInProcessOnlyIsRefusedBeforeEnrolment() {
+    String swor = "{\"learner\": {\"kind\": \"softmax\"}, \"crosssilo\": {\"colluders\": 0, \"sampling\": "
+        + "\"swor\", \"batch\": 20, \"swor_mixnet\": \"ideal\", \"rounds\": 3}}";
+    SessionConfig.Builder b = Loopback.config(TestData.digits(), 4, 4, 1);
+    b.setPrivacy(b.getPrivacy().toBuilder().setHonestFraction(0.5)).setColludingFraction(0.5);
+    var e = assertThrows(IllegalArgumentException.class,
+        () -> SessionPlan.validate(Loopback.algorithm(b.clone(), "cross-silo", swor).build()));
+    assertTrue(e.getMessage().contains("choose sampling poisson"), e.getMessage());
+    SessionPlan.validate(Loopback.algorithm(b.clone(), "cross-silo", swor.replace(", \"sampling\": \"swor\", "
+        + "\"batch\": 20, \"swor_mixnet\": \"ideal\"", ", \"sampling_rate\": 0.5")).build());
+  }
+
   @Test
   void aSubjectListedTwiceIsRefused() {
     Setup s = setup("secagg+");

@@ -37,6 +37,15 @@ public interface AlgorithmSpec {
   Terms terms();
 
   /**
+   * Why these settings cannot run over the network (a step that exists only in process), or null
+   * when they can. A coordinator refuses such a session at start and a participant at joining,
+   * rather than after enrolment.
+   */
+  default String notNetworked() {
+    return null;
+  }
+
+  /**
    * A party's work before the roster, on its own preprocessed rows (Helmet: its local training).
    * It must not depend on the privacy target (eps, delta, t): a party prepares once, and
    * experiments reuse one preparation across privacy levels.

@@ -146,6 +146,12 @@ final class CrossSiloSpec implements AlgorithmSpec {
   }
 
   @Override
+  public String notNetworked() {
+    return config.swor() == null ? null : "sampling without replacement runs in one process only for now (the "
+        + "token mixnet is not carried over the network): choose sampling poisson for a networked session";
+  }
+
+  @Override
   public Terms terms() {
     // The colluders split is the honest split of the other algorithms, sized for T + 1 colluding
     // parties instead of an honest fraction; local noise protects each party by its own share.
