@@ -273,16 +273,16 @@ final class ExperimentCommand extends GroupCommand {
             + "setting); --dataset and --features do not apply");
       }
       String name = projection ? Presets.PROJECTION : Presets.NODES;
-      var g = projection ? NetworkNodesTiming.projectionGrid(quick) : NetworkNodesTiming.grid(quick);
+      var g = projection ? CrossSiloNetworkTiming.projectionGrid(quick) : CrossSiloNetworkTiming.grid(quick);
       long start = System.nanoTime();
       java.nio.file.Files.createDirectories(out);
       Logging.configure(true);
-      var r = NetworkNodesTiming.run(g, cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), out,
+      var r = CrossSiloNetworkTiming.run(g, cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), out,
           new ConsoleProgress(System.err, !quiet));
-      List<Path> csv = NetworkNodesReport.writeCsv(r, out);
-      var plots = NetworkNodesReport.plots(r, out);
+      List<Path> csv = CrossSiloNetworkReport.writeCsv(r, out);
+      var plots = CrossSiloNetworkReport.plots(r, out);
       double seconds = (System.nanoTime() - start) / 1e9;
-      Path report = NetworkNodesReport.report(r, plots, out, "helmet experiment run --preset " + name
+      Path report = CrossSiloNetworkReport.report(r, plots, out, "helmet experiment run --preset " + name
           + " --network" + (quick ? " --quick" : "") + " --out " + out, seconds);
       printOutputs(String.format(java.util.Locale.ROOT, "%s over the network: %s, %d timed sessions each", name,
           projection ? "M = " + g.nodes().get(0) + ", no projection and k = " + g.projections()

@@ -42,8 +42,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The networked form of the {@code crosssilo-nodes} preset (Heikkilä et al., Fig. 3: fold increase
- * in total running time against the number M of compute nodes): cross-silo DP-SGD training of the
+ * The networked forms of the {@code crosssilo-nodes} preset (Heikkilä et al., Fig. 3: fold increase
+ * in total running time against the number M of compute nodes) and of {@code crosssilo-projection}
+ * (Fig. 4's running-time axis: k against no projection): cross-silo DP-SGD training of the
  * 784-536-536-536-10 MLP on MNIST, every summation through DCA with each compute node its own
  * {@code helmet compute-node} process (own JVM, TLS identity and port on loopback), the coordinator
  * and the P participants in this JVM, each participant with its own mutual-TLS channel.
@@ -56,10 +57,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Repeats interleave the configurations (repeat 1 runs every M, then repeat 2, ...), so that a
  * change in the machine's load falls on all of them alike; one untimed session per configuration
- * warms the JIT of every process first.
+ * warms the JIT of every process first (where sessions are short: {@link Grid#warmUp}).
  */
-final class NetworkNodesTiming {
-  private NetworkNodesTiming() {}
+final class CrossSiloNetworkTiming {
+  private CrossSiloNetworkTiming() {}
 
   /**
    * The settings.

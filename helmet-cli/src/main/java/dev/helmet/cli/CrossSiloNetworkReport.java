@@ -1,10 +1,10 @@
 package dev.helmet.cli;
 
-import dev.helmet.cli.NetworkNodesTiming.Grid;
-import dev.helmet.cli.NetworkNodesTiming.Node;
-import dev.helmet.cli.NetworkNodesTiming.Result;
-import dev.helmet.cli.NetworkNodesTiming.Run;
-import dev.helmet.cli.NetworkNodesTiming.Setting;
+import dev.helmet.cli.CrossSiloNetworkTiming.Grid;
+import dev.helmet.cli.CrossSiloNetworkTiming.Node;
+import dev.helmet.cli.CrossSiloNetworkTiming.Result;
+import dev.helmet.cli.CrossSiloNetworkTiming.Run;
+import dev.helmet.cli.CrossSiloNetworkTiming.Setting;
 import dev.helmet.experiments.Chart;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,11 +16,11 @@ import java.util.Locale;
 
 /**
  * results.csv, nodes.csv, the plots and report.md of the networked {@code crosssilo-nodes} preset
- * ({@link NetworkNodesTiming}): the fold increase in total running time against M, the paper's Fig.
+ * ({@link CrossSiloNetworkTiming}): the fold increase in total running time against M, the paper's Fig.
  * 3, with what each node received and spent.
  */
-final class NetworkNodesReport {
-  private NetworkNodesReport() {}
+final class CrossSiloNetworkReport {
+  private CrossSiloNetworkReport() {}
 
   static final String HEADER = "compute_nodes,summation,projection,repeat,timed,session_seconds,bytes_per_party,"
       + "upload_seconds_mean,node_bytes_in_max,node_cpu_seconds_max";
