@@ -10,6 +10,7 @@ import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Progress;
+import dev.helmet.experiments.crosssilo.SummationTiming;
 import dev.helmet.protocols.algorithm.Algorithms;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.transport.Certificates;
@@ -221,7 +222,7 @@ final class CrossSiloNetworkTiming {
    * a folder holding another grid is refused.
    */
   static Result run(Grid g, Path cache, Path out, Progress progress) throws Exception {
-    double load = loadAverage();
+    double load = SummationTiming.loadAverage();
     Files.createDirectories(out);
     Path gridFile = out.resolve("grid.json");
     String gridJson = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(g);
@@ -315,7 +316,7 @@ final class CrossSiloNetworkTiming {
         }
       }
       progress.finish();
-      return new Result(g, runs, load, loadAverage(), "-Xmx" + Runtime.getRuntime().maxMemory() / (1 << 20) + "m");
+      return new Result(g, runs, load, SummationTiming.loadAverage(), "-Xmx" + Runtime.getRuntime().maxMemory() / (1 << 20) + "m");
     } finally {
       for (Process p : processes) {
         p.destroy();
@@ -450,11 +451,6 @@ final class CrossSiloNetworkTiming {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }
-  }
-
-  static double loadAverage() {
-    double l = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-    return l < 0 ? Double.NaN : l;
   }
 
   private static void deleteTree(Path dir) {
