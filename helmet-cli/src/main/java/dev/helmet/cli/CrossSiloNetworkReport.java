@@ -6,6 +6,7 @@ import dev.helmet.cli.CrossSiloNetworkTiming.Result;
 import dev.helmet.cli.CrossSiloNetworkTiming.Run;
 import dev.helmet.cli.CrossSiloNetworkTiming.Setting;
 import dev.helmet.experiments.Chart;
+import dev.helmet.experiments.crosssilo.SummationTiming.Spread;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -68,10 +69,10 @@ final class CrossSiloNetworkReport {
     double[] max = new double[x.length];
     double[] one = new double[x.length];
     for (int i = 0; i < x.length; i++) {
-      double[] v = r.of(rest.get(i)).stream().mapToDouble(Run::sessionSeconds).toArray();
-      double lo = java.util.Arrays.stream(v).min().orElse(Double.NaN);
-      double hi = java.util.Arrays.stream(v).max().orElse(Double.NaN);
-      median[i] = g.projection() ? base / r.median(rest.get(i)) : r.median(rest.get(i)) / base;
+      Spread v = r.spread(rest.get(i));
+      double lo = v.min();
+      double hi = v.max();
+      median[i] = g.projection() ? base / v.median() : v.median() / base;
       min[i] = g.projection() ? base / hi : lo / base;
       max[i] = g.projection() ? base / lo : hi / base;
       one[i] = 1;
@@ -143,15 +144,15 @@ final class CrossSiloNetworkReport {
     for (Setting c : all) {
       List<Run> runs = r.of(c);
       Run first = runs.get(0);
-      double med = r.median(c);
+      Spread t = r.spread(c);
+      double med = t.median();
       sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %,d | %.4f | %,d | %.2f |%n",
-          label(c.nodes()), c.nodes(), c.projection() == 0 ? "-" : Integer.toString(c.projection()), med,
-          runs.stream().mapToDouble(Run::sessionSeconds).min().orElseThrow(),
-          runs.stream().mapToDouble(Run::sessionSeconds).max().orElseThrow(), g.projection() ? base / med : med / base,
-          first.bytesPerParty(), median(runs.stream().mapToDouble(Run::uploadSeconds).toArray()),
+          label(c.nodes()), c.nodes(), c.projection() == 0 ? "-" : Integer.toString(c.projection()), med, t.min(),
+          t.max(), g.projection() ? base / med : med / base, first.bytesPerParty(),
+          Spread.of(runs.stream().mapToDouble(Run::uploadSeconds).toArray()).median(),
           first.perNode().stream().mapToLong(Node::bytesIn).max().orElse(0),
-          median(runs.stream().mapToDouble(x -> x.perNode().stream().mapToDouble(Node::cpuSeconds).max()
-              .orElse(Double.NaN)).toArray())));
+          Spread.of(runs.stream().mapToDouble(x -> x.perNode().stream().mapToDouble(Node::cpuSeconds).max()
+              .orElse(Double.NaN)).toArray()).median()));
     }
     if (g.projection()) {
       projectionClaims(r, sb);
@@ -232,13 +233,6 @@ final class CrossSiloNetworkReport {
         + "node competes with the parties for CPU, so the growth also measures contention; on machines of their "
         + "own the seed nodes would work in parallel with each other.%n", bytesLo, lo, bytesHi, hi,
         r.of(1).get(0).bytesPerParty(), Runtime.getRuntime().availableProcessors()));
-  }
-
-  private static double median(double[] v) {
-    double[] s = v.clone();
-    java.util.Arrays.sort(s);
-    int n = s.length;
-    return n == 0 ? Double.NaN : n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
   }
 
   private static String num(double v) {

@@ -1,18 +1,22 @@
 package dev.helmet.cli;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.Dataset;
+import dev.helmet.core.nn.Mlp;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Progress;
 import dev.helmet.experiments.crosssilo.SummationTiming;
-import dev.helmet.protocols.algorithm.Algorithms;
+import dev.helmet.experiments.crosssilo.SummationTiming.Spread;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.Algorithms;
+import dev.helmet.protocols.algorithm.MlpLayers;
 import dev.helmet.transport.Certificates;
 import dev.helmet.transport.Coordinator;
 import dev.helmet.transport.Participant;
@@ -26,8 +30,6 @@ import dev.helmet.transport.wire.PrivacySpec;
 import dev.helmet.transport.wire.SessionConfig;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -96,13 +98,8 @@ final class CrossSiloNetworkTiming {
 
     /** The model's parameters (with biases). */
     int parameters() {
-      int d = 0;
-      int in = 784;
-      for (int h : hidden) {
-        d += (in + 1) * h;
-        in = h;
-      }
-      return d + (in + 1) * 10;
+      return new Mlp(MlpLayers.widths(784, hidden.stream().mapToInt(Integer::intValue).toArray(), 10))
+          .parameterCount();
     }
 
     /**
@@ -174,15 +171,14 @@ final class CrossSiloNetworkTiming {
    * @param nodes M
    * @param projection k, 0 for none
    * @param repeat 1-based (0: the untimed warm-up)
-   * @param sessionSeconds the coordinator's session time (enrolment to release)
-   * @param completed whether it released the model
-   * @param reason why not
+   * @param sessionSeconds the coordinator's session time (enrolment to release; only sessions that
+   *     released are recorded)
    * @param bytesPerParty mean bytes a participant sent and received, coordinator and nodes
    * @param uploadSeconds mean seconds a party spent splitting and uploading, per session
    * @param perNode what each node received, sent and spent
    */
-  record Run(int nodes, int projection, int repeat, double sessionSeconds, boolean completed, String reason, long bytesPerParty,
-      double uploadSeconds, List<Node> perNode) {
+  record Run(int nodes, int projection, int repeat, double sessionSeconds, long bytesPerParty, double uploadSeconds,
+      List<Node> perNode) {
     Run {
       perNode = List.copyOf(perNode);
     }
@@ -206,15 +202,17 @@ final class CrossSiloNetworkTiming {
       return median(new Setting(m, 0));
     }
 
+    /** Median, min and max session seconds of one configuration's timed runs. */
+    Spread spread(Setting s) {
+      return Spread.of(of(s).stream().mapToDouble(Run::sessionSeconds).toArray());
+    }
+
     /** The median session seconds of one configuration. */
     double median(Setting s) {
-      double[] v = of(s).stream().mapToDouble(Run::sessionSeconds).sorted().toArray();
-      int n = v.length;
-      return n == 0 ? Double.NaN : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+      return spread(s).median();
     }
   }
 
-  /** Runs the grid: warm-up sessions, then the repeats, each configuration in turn. */
   /**
    * Runs the grid into {@code out}: warm-up sessions, then the repeats, each configuration in turn.
    * Resumable: every finished session is appended to {@code sessions.jsonl} and a rerun into the
@@ -238,7 +236,9 @@ final class CrossSiloNetworkTiming {
       for (int i = 0; i < lines.size(); i++) {
         if (!lines.get(i).isBlank()) {
           try {
-            runs.add(Json.MAPPER.readValue(lines.get(i), Run.class));
+            // unknown keys ignored: folders from before a field was dropped still resume
+            runs.add(Json.MAPPER.readerFor(Run.class).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .readValue(lines.get(i)));
           } catch (IOException e) {
             if (i < lines.size() - 1) {
               throw new IllegalArgumentException(sessionsFile + ": line " + (i + 1) + " is corrupt (" + e.getMessage()
@@ -264,7 +264,7 @@ final class CrossSiloNetworkTiming {
     // Ctrl-C or SIGTERM skips the finally below: the node processes and the folder go with this JVM anyway.
     Thread cleanup = new Thread(() -> {
       processes.forEach(Process::destroyForcibly);
-      deleteTree(tmp);
+      LoopbackProcesses.deleteTree(tmp);
     }, "nodes-timing-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);
     try {
@@ -272,14 +272,14 @@ final class CrossSiloNetworkTiming {
       Certificates.create(certs, List.of("localhost", "127.0.0.1"), g.parties(), maxNodes, Duration.ofDays(1));
       List<ComputeNodeEntry> entries = new ArrayList<>();
       for (int l = 1; l <= maxNodes; l++) {
-        int port = freePort();
+        int port = LoopbackProcesses.freePort();
         String name = "compute-node-" + l;
         processes.add(startNode(name, port, certs, tmp));
         entries.add(ComputeNodeEntry.newBuilder().setName(name).setEndpoint("127.0.0.1:" + port)
             .setCertificateSha256(ByteString.copyFrom(sha256(certs.resolve(name + ".pem")))).build());
       }
       for (int l = 0; l < maxNodes; l++) {
-        NetworkBench.waitForPort(Integer.parseInt(entries.get(l).getEndpoint().split(":")[1]), processes.get(l),
+        LoopbackProcesses.waitForPort(Integer.parseInt(entries.get(l).getEndpoint().split(":")[1]), processes.get(l),
             entries.get(l).getName());
       }
       int first = g.warmUp() ? 0 : 1;
@@ -301,10 +301,6 @@ final class CrossSiloNetworkTiming {
           }
           Run run = session(g, s, r, entries.subList(0, s.nodes()), shards, certs,
               tmp.resolve("db-" + s.nodes() + "-" + s.projection() + "-" + r));
-          if (!run.completed()) {
-            throw new IllegalStateException("the session with " + s + " (repeat " + r + ") did not release: "
-                + run.reason());
-          }
           if (!done) {
             runs.add(run);
             // one line per session
@@ -326,7 +322,7 @@ final class CrossSiloNetworkTiming {
           p.destroyForcibly();
         }
       }
-      deleteTree(tmp);
+      LoopbackProcesses.deleteTree(tmp);
       Runtime.getRuntime().removeShutdownHook(cleanup);
     }
   }
@@ -376,7 +372,7 @@ final class CrossSiloNetworkTiming {
     AlgorithmSpec spec = AlgorithmOptions.configure(Algorithms.named("cross-silo"), algorithmConfig(g, s),
         SessionPlan.common(b.build()));
     SessionConfig config = b.setAlgorithmConfig(SessionPlan.algorithmConfig(spec)).build();
-    int port = freePort();
+    int port = LoopbackProcesses.freePort();
     Coordinator.Settings settings = new Coordinator.Settings(config, "127.0.0.1", port,
         Tls.Files.in(certs, "coordinator"), "jdbc:h2:file:" + db.toAbsolutePath(), "", "", 1e6, 1, 16);
     ExecutorService pool = Executors.newFixedThreadPool(g.parties());
@@ -389,6 +385,10 @@ final class CrossSiloNetworkTiming {
             ParticipantPolicy.upTo(EPSILON), shard, null, 1800))));
       }
       Coordinator.Result r = c.await(1800, TimeUnit.SECONDS);
+      if (!r.completed()) {
+        throw new IllegalStateException("the session with " + s + " (repeat " + repeat + ") did not release: "
+            + r.reason());
+      }
       long bytes = 0;
       int answered = 0;
       for (Future<Participant.Result> f : fs) {
@@ -396,7 +396,7 @@ final class CrossSiloNetworkTiming {
         bytes += pr.bytesSent() + pr.bytesReceived();
         answered++;
       }
-      return new Run(m, s.projection(), repeat, r.seconds(), r.completed(), r.reason(), answered == 0 ? 0 : bytes / answered,
+      return new Run(m, s.projection(), repeat, r.seconds(), answered == 0 ? 0 : bytes / answered,
           meanUpload(r.parameters()), nodes(r.parameters()));
     } finally {
       pool.shutdownNow();
@@ -444,20 +444,6 @@ final class CrossSiloNetworkTiming {
     try (InputStream in = Files.newInputStream(pem)) {
       return MessageDigest.getInstance("SHA-256")
           .digest(CertificateFactory.getInstance("X.509").generateCertificate(in).getEncoded());
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
-
-  private static void deleteTree(Path dir) {
-    try (var s = Files.walk(dir)) {
-      s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // a temporary folder; the OS removes it eventually
     }
   }
 }

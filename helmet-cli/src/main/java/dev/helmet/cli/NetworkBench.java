@@ -80,10 +80,7 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
     try {
       Path certs = tmp.resolve("certs");
       Certificates.create(certs, List.of("localhost", "127.0.0.1"), participants, Duration.ofDays(1));
-      int port;
-      try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-        port = s.getLocalPort();
-      }
+      int port = LoopbackProcesses.freePort();
       StringBuilder labels = new StringBuilder();
       for (int k = 0; k < 10; k++) {
         labels.append(k == 0 ? "" : ", ").append(k);
@@ -132,7 +129,7 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
       }, "rss-sampler");
       sampler.setDaemon(true);
       sampler.start();
-      waitForPort(port, coordinator);
+      LoopbackProcesses.waitForPort(port, coordinator, "the coordinator");
       err.printf("coordinator pid %d on port %d (-Xmx%s); starting %d participants%n", pid, port, heap, participants);
       err.flush();
       SplittableRandom rng = new SplittableRandom(1);
@@ -197,9 +194,7 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
       if (coordinator != null) {
         coordinator.destroyForcibly();
       }
-      try (Stream<Path> s = Files.walk(tmp)) {
-        s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+      LoopbackProcesses.deleteTree(tmp);
     }
   }
 
@@ -240,25 +235,5 @@ final class NetworkBench implements java.util.concurrent.Callable<Integer> {
       }
     }
     return new Dataset(name, x, y, features, labels, null);
-  }
-
-  private static void waitForPort(int port, Process p) throws InterruptedException {
-    waitForPort(port, p, "the coordinator");
-  }
-
-  /** Waits up to 60 s until {@code p} (named {@code what} in errors) accepts connections on loopback. */
-  static void waitForPort(int port, Process p, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      if (!p.isAlive()) {
-        throw new IllegalStateException(what + " exited with code " + p.exitValue() + " before listening");
-      }
-      try (java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
-        return;
-      } catch (IOException e) {
-        Thread.sleep(100);
-      }
-    }
-    throw new IllegalStateException(what + " did not start listening on port " + port + " within 60 s");
   }
 }

@@ -234,21 +234,7 @@ final class NetworkDemo {
       out.flush();
       return j;
     } finally {
-      deleteTree(tmp);
-    }
-  }
-
-  private static void deleteTree(Path dir) {
-    try (Stream<Path> s = Files.walk(dir)) {
-      s.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (IOException | UncheckedIOException e) {
-      // a temporary folder; the OS cleans it eventually
+      LoopbackProcesses.deleteTree(tmp);
     }
   }
 }
