@@ -383,6 +383,9 @@ public final class Coordinator implements AutoCloseable {
 
 
   String stage() {
+    if (setupStage != null) {
+      return setupStage;
+    }
     if (dcaStage != null) {
       return stagePrefix + dcaStage;
     }
@@ -419,6 +422,10 @@ public final class Coordinator implements AutoCloseable {
   final BitSet dropRecorded = new BitSet();
   /** A dca session's stage within the current round ("DCA_UPLOAD", "DCA_RELEASE"), else null. Guarded by lock. */
   String dcaStage;
+  /** The setup board's current step ("SETUP_3") while a plan's setup runs, else null. Guarded by lock. */
+  String setupStage;
+  /** The setup board while a plan's setup runs, else null. */
+  volatile BoardRelay board;
   /** A dca session's drops of the current round. Guarded by lock. */
   List<SummationOutcome.Drop> dcaDrops = List.of();
   /** A dca session's rounds (the compute nodes' channels), once opened; closed when the session ends. */

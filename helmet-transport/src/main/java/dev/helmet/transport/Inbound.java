@@ -51,6 +51,14 @@ final class Inbound {
         case CONSISTENCY_SIGNATURE -> deliver(peer, () -> c.codec.decode(m.getConsistencySignature()));
         case UNMASKING_SHARES -> deliver(peer, () -> c.codec.decode(m.getUnmaskingShares()));
         case NONCE_REVEAL -> reveal(peer, m.getNonceReveal());
+        case BOARD_CHUNK -> {
+          BoardRelay board = c.board;
+          if (board == null) {
+            c.events.reject(peer, c.stage(), "WRONG_ROUND", "a board post from " + peer.name() + " when no setup runs");
+          } else {
+            board.chunk(peer, m.getBoardChunk());
+          }
+        }
         case BODY_NOT_SET -> c.events.reject(peer, c.stage(), "MALFORMED", "an empty message from "
             + peer.name());
       }

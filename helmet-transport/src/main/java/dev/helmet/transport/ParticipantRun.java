@@ -73,6 +73,8 @@ final class ParticipantRun {
   /** Its TLS files (null over plaintext), and in a dca session its uploads to the compute nodes. */
   Tls.Files tls;
   DcaUploads dca;
+  /** The plan's setup board (cross-silo SWOR's mixnet), or null when the plan needs none. */
+  BoardClient board;
 
   ParticipantRun(SessionConfig config, AlgorithmSpec spec, String session, StreamObserver<ParticipantMessage> out,
       Signatures.KeyPair identity, byte[] nonce, int points, Local local, long seed, NoiseFactory noise, Participant.Hook hook,
@@ -134,6 +136,13 @@ final class ParticipantRun {
       case CONSISTENCY_CHECK_REQUEST -> step(() -> codec.decode(m.getConsistencyCheckRequest()));
       case UNMASKING_REQUEST -> step(() -> codec.decode(m.getUnmaskingRequest()));
       case ROUND_START -> roundStart(m.getRoundStart());
+      case BOARD_CHUNK -> {
+        if (board == null) {
+          throw new Participant.ParticipantException("a board post in a session whose plan has no setup");
+        }
+        board.chunk(m.getBoardChunk());
+      }
+      case BOARD_TURN -> boardTurn(m.getBoardTurn().getStep());
       case OUTCOME -> {
         return m.getOutcome();
       }
@@ -237,6 +246,12 @@ final class ParticipantRun {
     codec = new WireCodec(roster.getPartiesCount(), params.length(), params.ringBits());
     firstRound = params;
     graphSeed = SessionPlan.graphSeed(config, roster, nonces);
+    byte[] setupSession = Board.setupSession(config, roster, nonces);
+    dev.helmet.protocols.algorithm.Setup setup = plan.setup(setupSession);
+    if (setup != null) {
+      board = new BoardClient(config, roster, setup, party, setupSession, identity.secret(), profile);
+      Participant.LOG.log(Level.INFO, "session {0}: setup before round 0: {1}", session, setup.describe());
+    }
     Participant.LOG.log(Level.INFO, "session {0}: party {1} of {2}; {3}, threshold {4}; {5}, {6} round(s), noise multiplier {7}",
         session, party, roster.getPartiesCount(), params.graph().description(), params.threshold(),
         spec.algorithm().id(), plan.rounds(), String.format(Locale.ROOT, "%.4f", plan.noiseMultiplier()));
@@ -251,6 +266,10 @@ final class ParticipantRun {
   private void roundStart(dev.helmet.transport.wire.RoundStart rs) throws Participant.ParticipantException {
     if (plan == null || firstRound == null) {
       throw new Participant.ParticipantException("a round start before the roster and the graph seed");
+    }
+    if (board != null && !board.done()) {
+      throw new Participant.ParticipantException("the coordinator opened round " + rs.getRound() + " before this party "
+          + "finished the setup");
     }
     int rounds = plan.rounds();
     if (rs.getRound() != nextRound || nextRound >= rounds) {
@@ -279,6 +298,22 @@ final class ParticipantRun {
     nextRound++;
     pendingUpload = null;
     advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), input::join, profile)));
+  }
+
+  /**
+   * Its turn on the setup board: it posts, signed; after its last step the plan's contributor takes
+   * its side of the setup (its tokens and the joint seed).
+   */
+  private void boardTurn(int step) throws Participant.ParticipantException {
+    if (board == null) {
+      throw new Participant.ParticipantException("a setup turn in a session whose plan has no setup");
+    }
+    for (dev.helmet.transport.wire.BoardChunk ch : board.turn(step)) {
+      send(ParticipantMessage.newBuilder().setBoardChunk(ch).build());
+    }
+    if (board.done()) {
+      contributor = plan.contributor(party, local, noise, seed, board.side());
+    }
   }
 
   /**

@@ -167,6 +167,18 @@ final class RoundDriver {
       c.dca = DcaRounds.open(c, built, plan);
     }
 
+    // A plan's setup (cross-silo SWOR's mixnet and joint seed) runs on the board before round 0.
+    dev.helmet.protocols.algorithm.Setup setup = plan.setup(Board.setupSession(c.config, built, nonces));
+    if (setup != null) {
+      BoardRelay relay = new BoardRelay(c, setup, Board.setupSession(c.config, built, nonces), profile);
+      c.board = relay;
+      try {
+        relay.run();
+      } finally {
+        c.board = null;
+      }
+    }
+
     // Every round: the public state, one summation on the same streams, the server's step.
     List<SummationOutcome.Drop> drops = new ArrayList<>();
     ServerRole role = plan.server();

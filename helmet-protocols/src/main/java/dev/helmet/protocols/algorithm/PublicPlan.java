@@ -60,6 +60,24 @@ public interface PublicPlan {
   Contributor contributor(int party, Local local, NoiseFactory noise, long seed);
 
   /**
+   * The exchange the parties run before round 0 over a networked runner's board, or null when the
+   * plan needs none (the default). In process a plan may run its setup itself.
+   *
+   * @param sessionId 16 bytes every party derives alike and fresh for each session
+   */
+  default Setup setup(byte[] sessionId) {
+    return null;
+  }
+
+  /**
+   * Party {@code party}'s side of the run after the {@link #setup} it took part in ({@code setup}
+   * is its side after the last step). By default the setup is not needed.
+   */
+  default Contributor contributor(int party, Local local, NoiseFactory noise, long seed, SetupParty setup) {
+    return contributor(party, local, noise, seed);
+  }
+
+  /**
    * Refuses a summation that shows the server sums of fewer parties than this plan's noise was sized
    * for. By default the noise is sized for the total only, so a summation that reveals partial sums
    * (pairwise masks in disjoint groups) is refused; one that reveals every input (plain) is allowed,

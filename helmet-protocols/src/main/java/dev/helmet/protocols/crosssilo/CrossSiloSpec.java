@@ -24,6 +24,8 @@ import dev.helmet.protocols.algorithm.PartySums;
 import dev.helmet.protocols.algorithm.ModelState;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.ServerRole;
+import dev.helmet.protocols.algorithm.Setup;
+import dev.helmet.protocols.algorithm.SetupParty;
 import dev.helmet.protocols.algorithm.Terms;
 import dev.helmet.protocols.dpfl.DpFlModel;
 import dev.helmet.protocols.helmet.HelmetAlgorithm;
@@ -147,8 +149,9 @@ final class CrossSiloSpec implements AlgorithmSpec {
 
   @Override
   public String notNetworked() {
-    return config.swor() == null ? null : "sampling without replacement runs in one process only for now (the "
-        + "token mixnet is not carried over the network): choose sampling poisson for a networked session";
+    return config.swor() == null || !config.swor().idealMixnet() ? null : "the ideal mixnet (swor_mixnet ideal) "
+        + "draws the batches in one process without the parties' cryptography: choose swor_mixnet real (the "
+        + "default) or sampling poisson for a networked session";
   }
 
   @Override
@@ -184,7 +187,11 @@ final class CrossSiloSpec implements AlgorithmSpec {
   /** The public plan behind the algorithm interface. */
   private static final class Plan implements PublicPlan {
     private final CrossSiloPlan plan;
-    /** Whether an in-process runner holds this plan (SWOR's token list exists only there for now). */
+    /**
+     * Whether an in-process runner holds this plan: it then runs the SWOR setup for all parties
+     * itself; a networked party takes its side of the setup from {@link #contributor(int, Local,
+     * NoiseFactory, long, SetupParty)}.
+     */
     private volatile boolean inProcess;
     private SworBatches batches;
 
@@ -240,9 +247,8 @@ final class CrossSiloSpec implements AlgorithmSpec {
     /** The SWOR batches, set up once (the mixnet runs on first use). */
     private synchronized SworBatches batches() {
       if (!inProcess) {
-        throw new IllegalArgumentException("sampling without replacement runs in one process only for now (the "
-            + "token mixnet is not carried over the network): use --summation simulated, plain or an in-process "
-            + "summation, or sampling poisson");
+        throw new IllegalArgumentException("sampling without replacement needs the token mixnet's setup: a "
+            + "networked party runs it through the coordinator's board before round 0");
       }
       if (batches == null) {
         CrossSiloConfig.Swor w = plan.config().swor();
@@ -252,10 +258,21 @@ final class CrossSiloSpec implements AlgorithmSpec {
       return batches;
     }
 
-    /** Party {@code party}'s sample for {@code round}: its own Poisson draw, or its records in the SWOR batch. */
-    private int[] sample(int party, int round, int size, RandomBits sampling) {
-      return plan.config().swor() == null ? DpFlModel.poissonSample(size, plan.config().samplingRate(), sampling)
-          : batches().records(party, round);
+    /**
+     * Party {@code party}'s sample for {@code round}: its own Poisson draw, or its records in the SWOR
+     * batch (from its own side of the setup when it ran over a board, else from the in-process run).
+     */
+    private int[] sample(int party, int round, int size, RandomBits sampling, MixnetSetup.Party own) {
+      if (plan.config().swor() == null) {
+        return DpFlModel.poissonSample(size, plan.config().samplingRate(), sampling);
+      }
+      return own != null ? own.records(round) : batches().records(party, round);
+    }
+
+    @Override
+    public Setup setup(byte[] sessionId) {
+      CrossSiloConfig.Swor w = plan.config().swor();
+      return w == null || w.idealMixnet() ? null : new MixnetSetup(plan.sizes(), w.batch(), sessionId);
     }
 
     private static RandomBits sampling(NoiseFactory noise, long seed) {
@@ -287,6 +304,15 @@ final class CrossSiloSpec implements AlgorithmSpec {
 
     @Override
     public Contributor contributor(int party, Local local, NoiseFactory noise, long seed) {
+      return contributor(party, local, noise, seed, null);
+    }
+
+    @Override
+    public Contributor contributor(int party, Local local, NoiseFactory noise, long seed, SetupParty setup) {
+      if (setup != null && !(setup instanceof MixnetSetup.Party)) {
+        throw new IllegalArgumentException("party " + party + "'s setup is not cross-silo's token mixnet");
+      }
+      MixnetSetup.Party mixnet = (MixnetSetup.Party) setup;
       if (!(local instanceof DpFlModel.Records rows)) {
         throw new IllegalArgumentException("party " + party + "'s local state is not cross-silo's");
       }
@@ -300,7 +326,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
         return () -> {
           // Its sample (possibly empty) and its noise share: a party always answers with its noise.
           double[] g = new double[theta.length];
-          int[] sample = sample(party, round, rows.size(), sampling);
+          int[] sample = sample(party, round, rows.size(), sampling, mixnet);
           plan.model().addClippedGradients(rows, theta, c.clip(), sample, g);
           GaussianProjection p = plan.projection(round);
           double[] y = p == null ? g : p.project(g);
@@ -371,7 +397,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
         public double[] sum(int round, byte[] state, int threads) {
           double[] snapshot = unpack(state);
           double[] sum = PartySums.sum(threads, w, d, (acc, i) -> plan.model().addClippedGradients(rows[i], snapshot,
-              c.clip(), sample(i, round, rows[i].size(), sampling[i]), acc));
+              c.clip(), sample(i, round, rows[i].size(), sampling[i], null), acc));
           // Projection is linear: P^T of the sum is the sum of the parties' P^T (one P per step).
           GaussianProjection p = plan.projection(round);
           double[] y = p == null ? sum : p.project(sum);

@@ -1,11 +1,8 @@
 package dev.helmet.protocols.crosssilo;
 
 import dev.helmet.core.util.Checks;
-import dev.helmet.secagg.mixnet.JointSeed;
-import dev.helmet.secagg.mixnet.MixnetParty;
-import dev.helmet.secagg.mixnet.MixnetSimulation;
+import dev.helmet.protocols.algorithm.SetupBoard;
 import dev.helmet.secagg.mixnet.Token;
-import dev.helmet.secagg.mixnet.TokenSampler;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,21 +17,21 @@ import java.util.List;
  *
  * <p>The ideal form ({@code idealMixnet}) draws the same distribution of batches without the
  * cryptography: a uniform b-subset of all records from SecureRandom each step, for experiments
- * where the mixnet's cost would dominate (the ledger says which ran). Neither form is carried over
- * the network yet: a plan with SWOR refuses to run outside one process.
+ * where the mixnet's cost would dominate (the ledger says which ran). The real form runs {@link
+ * MixnetSetup}, the same steps a networked session runs through its coordinator; the ideal form
+ * exists only in process.
  */
 final class SworBatches {
   private final int[] offsets;
   private final int batch;
-  private final List<MixnetParty> parties;
-  private final TokenSampler sampler;
+  private final List<MixnetSetup.Party> parties;
   private final SecureRandom random;
   private final double mixnetSeconds;
   private final long mixnetBytesPerParty;
   private long cachedStep = -1;
   private int[][] cached;
 
-  private SworBatches(int[] sizes, int batch, List<MixnetParty> parties, TokenSampler sampler, double seconds,
+  private SworBatches(int[] sizes, int batch, List<MixnetSetup.Party> parties, double seconds,
       long bytes) {
     this.offsets = new int[sizes.length + 1];
     for (int i = 0; i < sizes.length; i++) {
@@ -44,7 +41,6 @@ final class SworBatches {
         + " records of all parties");
     this.batch = batch;
     this.parties = parties;
-    this.sampler = sampler;
     this.random = parties == null ? new SecureRandom() : null;
     this.mixnetSeconds = seconds;
     this.mixnetBytesPerParty = bytes;
@@ -52,31 +48,17 @@ final class SworBatches {
 
   /** The ideal sampler: uniform b-subsets from SecureRandom, no mixnet. */
   static SworBatches ideal(int[] sizes, int batch) {
-    return new SworBatches(sizes, batch, null, null, 0, 0);
+    return new SworBatches(sizes, batch, null, 0, 0);
   }
 
   /** Runs the token mixnet and the joint seed among the parties of {@code sizes}, in process. */
   static SworBatches mixnet(int[] sizes, int batch, int threads) {
-    long start = System.nanoTime();
     byte[] session = new byte[16];
     new SecureRandom().nextBytes(session);
-    MixnetSimulation.Result mix = MixnetSimulation.run(sizes, session, threads);
-    byte[] context = JointSeed.context(session, mix.tokens());
-    List<byte[]> commitments = new ArrayList<>();
-    List<JointSeed.Contribution> contributions = new ArrayList<>();
-    for (int i = 0; i < sizes.length; i++) {
-      JointSeed.Contribution c = JointSeed.Contribution.draw(context, i);
-      contributions.add(c);
-      commitments.add(c.commitment());
-    }
-    // Every commitment is public before any share is revealed.
-    List<byte[]> reveals = new ArrayList<>();
-    for (JointSeed.Contribution c : contributions) {
-      reveals.add(c.reveal());
-    }
-    byte[] seed = JointSeed.combine(context, commitments, reveals);
-    return new SworBatches(sizes, batch, mix.parties(), new TokenSampler(mix.tokens(), seed, batch),
-        (System.nanoTime() - start) / 1e9, mix.bytesPerParty());
+    SetupBoard.Result r = SetupBoard.run(new MixnetSetup(sizes, batch, session), sizes.length, threads);
+    List<MixnetSetup.Party> parties = new ArrayList<>();
+    r.parties().forEach(p -> parties.add((MixnetSetup.Party) p));
+    return new SworBatches(sizes, batch, parties, r.seconds(), r.bytesPerParty());
   }
 
   /** Party {@code party}'s records (indices into its rows, ascending) in step {@code step}'s batch. */
@@ -92,10 +74,9 @@ final class SworBatches {
     int n = offsets.length - 1;
     int[][] out = new int[n][];
     if (parties != null) {
-      List<Token> chosen = sampler.batch(step);
+      List<Token> chosen = parties.get(0).batch(step); // every party derives the same batch from S
       for (int i = 0; i < n; i++) {
         out[i] = parties.get(i).recordsIn(chosen);
-        Arrays.sort(out[i]);
       }
       return out;
     }

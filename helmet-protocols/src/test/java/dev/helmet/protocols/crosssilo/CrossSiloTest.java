@@ -2,6 +2,7 @@ package dev.helmet.protocols.crosssilo;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -316,11 +317,12 @@ class CrossSiloTest {
 
   /**
    * A SWOR run trains through the real mixnet in process (4 parties, the digits; the worst-case
-   * analysis, quicker to calibrate than the exact mixture), and a plan that
-   * no in-process runner holds refuses to sample (the mixnet is not carried over the network).
+   * analysis, quicker to calibrate than the exact mixture), and a plan that no in-process runner
+   * holds refuses to sample until the party brings its side of the setup (a networked party runs it
+   * on the coordinator's board first).
    */
   @Test
-  void aSworRunTrainsInProcessOnly() {
+  void aSworRunTrainsInProcessAndANetworkedPartyNeedsItsSideOfTheSetup() {
     AlgorithmSpec s = spec(8, c -> c.put("sampling", "swor").put("batch", 180).put("rounds", 300)
         .put("learning_rate", 0.01).put("colluders", 1).put("swor_analysis", "worst-case"));
     // The mixnet's tokens and the joint seed come from SecureRandom, so the batches are not seeded:
@@ -332,6 +334,7 @@ class CrossSiloTest {
     var e = assertThrows(IllegalArgumentException.class,
         () -> networked.contributor(0, local, NoiseFactory.seededForTesting(1), 1).open(0,
             networked.server().state(0)).get());
-    assertTrue(e.getMessage().contains("one process"), e.getMessage());
+    assertTrue(e.getMessage().contains("setup"), e.getMessage());
+    assertNotNull(networked.setup(new byte[16]), "a real-mixnet SWOR plan declares its setup");
   }
 }

@@ -130,7 +130,7 @@ public final class OnionLayer {
     return c;
   }
 
-  static void checkSession(byte[] sessionId) {
+  public static void checkSession(byte[] sessionId) {
     if (sessionId == null || sessionId.length != SESSION_ID_BYTES) {
       throw new IllegalArgumentException("a session id is " + SESSION_ID_BYTES + " bytes. Provided: "
           + (sessionId == null ? "null" : sessionId.length + " bytes"));

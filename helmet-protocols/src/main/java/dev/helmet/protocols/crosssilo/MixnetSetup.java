@@ -1,0 +1,244 @@
+package dev.helmet.protocols.crosssilo;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.protocols.algorithm.Setup;
+import dev.helmet.protocols.algorithm.SetupParty;
+import dev.helmet.secagg.mixnet.JointSeed;
+import dev.helmet.secagg.mixnet.MixnetAbortException;
+import dev.helmet.secagg.mixnet.MixnetParty;
+import dev.helmet.secagg.mixnet.OnionLayer;
+import dev.helmet.secagg.mixnet.Token;
+import dev.helmet.secagg.mixnet.TokenList;
+import dev.helmet.secagg.mixnet.TokenSampler;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Algorithm 2 of the cross-silo paper (Sec. 3.4) and the joint seed as a {@link Setup}: the same
+ * steps run in process ({@link dev.helmet.protocols.algorithm.SetupBoard}) and over the network
+ * (the coordinator relays the posts, each signed by its sender's identity key). For N parties
+ * holding n = sum n_i records, N + 5 steps:
+ *
+ * <ul>
+ *   <li>step 0: every party posts its fresh X25519 mixnet key (32 bytes);
+ *   <li>step 1: every party posts its n_i tokens, each wrapped for mixers 0 .. N-1 (it reads every key);
+ *   <li>steps 2 .. N+1: mixer k = step - 2 alone reads the list (mixer 0 the parties'
+ *       wrapped tokens in party order, mixer k the list mixer k-1 posted), opens its layer on every
+ *       element, shuffles, and posts the n elements, one layer thinner; mixer N-1 posts the plain
+ *       tokens, the final list;
+ *   <li>step N+2: every party reads the final list, checks that all its tokens are in it
+ *       (Theorem 1 i) and posts its commitment to a fresh seed share, bound to the list's digest;
+ *   <li>step N+3: every party reads every commitment and posts its share;
+ *   <li>step N+4: every party reads every share, checks each against its commitment,
+ *       and posts the joint seed S; the step is unanimous, so a runner that saw the board differ
+ *       between parties (a coordinator showing two lists) ends the session.
+ * </ul>
+ *
+ * <p>Then step t's batch is {@link TokenSampler}'s b tokens for S and t, and a party trains on its
+ * records among them. A party's n_i is public (the roster carries it); which tokens are its own is
+ * not, as long as one other mixer is honest (Theorem 1 ii). Every failed check throws {@link
+ * MixnetAbortException} and the session must end: tokens and seeds are never reused.
+ */
+final class MixnetSetup implements Setup {
+  private final int[] sizes;
+  private final int total;
+  private final int batch;
+  private final byte[] sessionId;
+
+  /**
+   * @param sizes n_i per party, in roster order (public)
+   * @param batch b, the records per step
+   * @param sessionId 16 bytes bound into every onion layer (fresh per session)
+   */
+  MixnetSetup(int[] sizes, int batch, byte[] sessionId) {
+    Checks.require(sizes.length >= 1, "the mixnet needs at least one party");
+    OnionLayer.checkSession(sessionId);
+    this.sizes = sizes.clone();
+    int t = 0;
+    for (int s : sizes) {
+      t = Math.addExact(t, Checks.nonNegative("records", s));
+    }
+    this.total = t;
+    this.batch = Checks.inRange("batch size b", batch, 1, Math.max(1, t));
+    this.sessionId = sessionId.clone();
+  }
+
+  private int n() {
+    return sizes.length;
+  }
+
+  @Override
+  public int steps() {
+    return n() + 5;
+  }
+
+  private int[] everyone() {
+    int[] all = new int[n()];
+    Arrays.setAll(all, i -> i);
+    return all;
+  }
+
+  private boolean mixing(int step) {
+    return step >= 2 && step < n() + 2;
+  }
+
+  @Override
+  public int[] speakers(int step) {
+    Checks.inRange("setup step", step, 0, steps() - 1);
+    return mixing(step) ? new int[] {step - 2} : everyone();
+  }
+
+  private List<PostId> all(int step) {
+    List<PostId> out = new ArrayList<>(n());
+    for (int i = 0; i < n(); i++) {
+      out.add(new PostId(step, i));
+    }
+    return out;
+  }
+
+  @Override
+  public List<PostId> reads(int step, int party) {
+    Checks.inRange("setup step", step, 0, steps() - 1);
+    if (step == 0) {
+      return List.of();
+    }
+    if (step == 1 || step == 2) {
+      return all(step - 1); // the keys, or (mixer 0) every party's wrapped tokens
+    }
+    if (mixing(step) || step == n() + 2) {
+      return List.of(new PostId(step - 1, step - 3)); // the previous mixer's list
+    }
+    return all(step - 1); // the commitments, then the shares
+  }
+
+  @Override
+  public long bytes(int step, int party) {
+    Checks.inRange("setup step", step, 0, steps() - 1);
+    if (step == 1) {
+      return (long) sizes[party] * OnionLayer.size(n());
+    }
+    if (mixing(step)) {
+      return (long) total * OnionLayer.size(n() - 1 - (step - 2));
+    }
+    return JointSeed.BYTES; // a key, a commitment, a share or the seed
+  }
+
+  @Override
+  public boolean unanimous(int step) {
+    return step == n() + 4;
+  }
+
+  @Override
+  public Party party(int party) {
+    Checks.inRange("party", party, 0, n() - 1);
+    return new Party(new MixnetParty(party, n(), sizes[party], sessionId));
+  }
+
+  @Override
+  public String describe() {
+    return "token mixnet of " + n() + " parties and " + total + " tokens, joint seed by commit-reveal (" + steps()
+        + " board steps)";
+  }
+
+  int total() {
+    return total;
+  }
+
+  /** One party's side: its mixnet secrets, then the final list and the joint seed. */
+  final class Party implements SetupParty {
+    private final MixnetParty mix;
+    private TokenList tokens;
+    private byte[] context;
+    private JointSeed.Contribution share;
+    private List<byte[]> commitments;
+    private TokenSampler sampler;
+
+    private Party(MixnetParty mix) {
+      this.mix = mix;
+    }
+
+    @Override
+    public byte[] post(int step, List<byte[]> read) {
+      int i = mix.index();
+      Checks.require(Arrays.stream(speakers(step)).anyMatch(p -> p == i), "party " + i + " does not post at step "
+          + step);
+      if (step == 0) {
+        return mix.publicKey();
+      }
+      if (step == 1) {
+        return concat(mix.wrapTokens(read), OnionLayer.size(n()));
+      }
+      if (mixing(step)) {
+        List<byte[]> list = new ArrayList<>(total);
+        int size = OnionLayer.size(n() - i);
+        for (int p = 0; p < read.size(); p++) {
+          list.addAll(split(read.get(p), size, i == 0 ? "party " + p + "'s wrapped tokens" : "mixer " + (i - 1)
+              + "'s list"));
+        }
+        return concat(mix.mix(list, total), OnionLayer.size(n() - i - 1));
+      }
+      if (step == n() + 2) {
+        tokens = TokenList.of(split(read.get(0), Token.BYTES, "the final list"), total);
+        mix.verifyFinal(tokens);
+        context = JointSeed.context(sessionId, tokens);
+        share = JointSeed.Contribution.draw(context, i);
+        return share.commitment();
+      }
+      if (step == n() + 3) {
+        commitments = List.copyOf(read);
+        return share.reveal();
+      }
+      byte[] seed = JointSeed.combine(context, commitments, read);
+      sampler = new TokenSampler(tokens, seed, batch);
+      return seed;
+    }
+
+    /** Its records in step {@code step}'s batch, ascending (after the last step). */
+    int[] records(int step) {
+      return recordsIn(batch(step));
+    }
+
+    /** Step {@code step}'s batch of tokens (public once S is). */
+    List<Token> batch(int step) {
+      Checks.require(sampler != null, "the mixnet setup has not finished");
+      return sampler.batch(step);
+    }
+
+    /** Its records among {@code chosen}, ascending. */
+    int[] recordsIn(List<Token> chosen) {
+      int[] r = mix.recordsIn(chosen);
+      Arrays.sort(r);
+      return r;
+    }
+
+    double seconds() {
+      return mix.seconds();
+    }
+
+    @Override
+    public String toString() {
+      return "MixnetSetup.Party[" + mix.index() + "]";
+    }
+  }
+
+  private static byte[] concat(List<byte[]> elements, int size) {
+    byte[] out = new byte[Math.multiplyExact(elements.size(), size)];
+    for (int e = 0; e < elements.size(); e++) {
+      System.arraycopy(elements.get(e), 0, out, e * size, size);
+    }
+    return out;
+  }
+
+  private static List<byte[]> split(byte[] post, int size, String what) {
+    if (post.length % size != 0) {
+      throw new MixnetAbortException(MixnetAbortException.Reason.MALFORMED_ELEMENT, -1, what + " is " + post.length
+          + " bytes, not a whole number of " + size + "-byte elements");
+    }
+    List<byte[]> out = new ArrayList<>(post.length / size);
+    for (int off = 0; off < post.length; off += size) {
+      out.add(Arrays.copyOfRange(post, off, off + size));
+    }
+    return out;
+  }
+}

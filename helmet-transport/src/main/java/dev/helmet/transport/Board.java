@@ -1,0 +1,136 @@
+package dev.helmet.transport;
+
+import com.google.protobuf.ByteString;
+import dev.helmet.secagg.crypto.CryptoProfile;
+import dev.helmet.secagg.crypto.Signatures;
+import dev.helmet.transport.wire.BoardChunk;
+import dev.helmet.transport.wire.Roster;
+import dev.helmet.transport.wire.SessionConfig;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The wire side of a plan's setup board (see {@code BoardChunk} in helmet.proto): the setup's
+ * session id, chunking a post, and the sender's signature over it. The coordinator ({@link
+ * BoardRelay}) and each participant use the same code, so both check a post alike.
+ */
+final class Board {
+  /** The largest chunk of a post on the wire. */
+  static final int CHUNK_BYTES = 1 << 20;
+  private static final byte[] LABEL = "helmet board post v1".getBytes(StandardCharsets.US_ASCII);
+
+  private Board() {}
+
+  /**
+   * The 16 bytes a setup binds its messages to: fresh for every session (the graph seed mixes every
+   * party's revealed nonce and the coordinator's), derived alike by each party and the coordinator.
+   */
+  static byte[] setupSession(SessionConfig c, Roster r, List<byte[]> nonces) {
+    MessageDigest d = SessionPlan.sha256();
+    d.update("helmet setup session v1".getBytes(StandardCharsets.US_ASCII));
+    d.update(SessionPlan.graphSeed(c, r, nonces));
+    return Arrays.copyOf(d.digest(), 16);
+  }
+
+  /** What the sender signs: the session, the setup session, the post's place and its digest. */
+  private static byte[] signed(SessionConfig c, byte[] setupSession, int step, int sender, byte[] post) {
+    MessageDigest d = SessionPlan.sha256();
+    byte[] digest = d.digest(post);
+    byte[] session = c.getSessionId().toByteArray();
+    return ByteBuffer.allocate(LABEL.length + session.length + setupSession.length + 8 + digest.length).put(LABEL)
+        .put(session).put(setupSession).putInt(step).putInt(sender).put(digest).array();
+  }
+
+  /** The sender's chunks of its post, the last one signed with its identity key. */
+  static List<BoardChunk> chunks(SessionConfig c, byte[] setupSession, int step, int sender, byte[] post,
+      byte[] identitySecret, CryptoProfile profile) {
+    byte[] signature = Signatures.sign(identitySecret, signed(c, setupSession, step, sender, post), profile);
+    return chunks(step, sender, post, signature);
+  }
+
+  /** A post (already signed) as chunks, as the coordinator relays it. */
+  static List<BoardChunk> chunks(int step, int sender, byte[] post, byte[] signature) {
+    List<BoardChunk> out = new ArrayList<>();
+    int off = 0;
+    do {
+      int len = Math.min(CHUNK_BYTES, post.length - off);
+      BoardChunk.Builder b = BoardChunk.newBuilder().setStep(step).setSender(sender).setTotalBytes(post.length)
+          .setOffset(off).setData(ByteString.copyFrom(post, off, len));
+      if (off + len == post.length) {
+        b.setSignature(ByteString.copyFrom(signature));
+      }
+      out.add(b.build());
+      off += len;
+    } while (off < post.length);
+    return out;
+  }
+
+  /** Whether {@code signature} is {@code sender}'s identity signature of this post. */
+  static boolean verify(SessionConfig c, byte[] setupSession, int step, int sender, byte[] post, byte[] signature,
+      byte[] identityKey, CryptoProfile profile) {
+    return Signatures.verify(identityKey, signed(c, setupSession, step, sender, post), signature, profile);
+  }
+
+  /**
+   * One post arriving in chunks: in order, each continuing where the last ended, the total the
+   * schedule's length; complete when the last byte and the signature have come.
+   */
+  static final class Assembly {
+    final int step;
+    final int sender;
+    private final byte[] post;
+    private int filled;
+    private byte[] signature;
+
+    Assembly(int step, int sender, long expected) {
+      if (expected < 0 || expected > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException("a post of " + expected + " bytes is beyond what a board carries");
+      }
+      this.step = step;
+      this.sender = sender;
+      this.post = new byte[(int) expected];
+    }
+
+    /**
+     * Adds a chunk; returns null if it fits, else what is wrong with it (the post is then void).
+     */
+    String add(BoardChunk ch) {
+      if (ch.getTotalBytes() != post.length) {
+        return "its post at step " + step + " announces " + ch.getTotalBytes() + " bytes; the schedule says "
+            + post.length;
+      }
+      if (ch.getOffset() != filled || ch.getData().size() > post.length - filled
+          || (ch.getData().isEmpty() && post.length > 0)) {
+        return "a chunk of its post at step " + step + " at offset " + ch.getOffset() + " with " + ch.getData().size()
+            + " bytes does not continue the " + filled + " bytes received";
+      }
+      ch.getData().copyTo(post, filled);
+      filled += ch.getData().size();
+      boolean last = filled == post.length;
+      if (last != !ch.getSignature().isEmpty()) {
+        return last ? "the last chunk of its post at step " + step + " carries no signature"
+            : "a chunk before the end of its post at step " + step + " carries a signature";
+      }
+      if (last) {
+        signature = ch.getSignature().toByteArray();
+      }
+      return null;
+    }
+
+    boolean complete() {
+      return signature != null;
+    }
+
+    byte[] post() {
+      return post;
+    }
+
+    byte[] signature() {
+      return signature.clone();
+    }
+  }
+}
