@@ -51,9 +51,10 @@ class SessionPlanTest {
    * subject (a CA that issued a second certificate to one name) are refused by every party.
    */
   /**
-   * A session whose algorithm has a step that exists only in process (cross-silo's sampling without
-   * replacement: the token mixnet) is refused when validated, which a coordinator does at start and
-   * a participant at joining, naming the fix; with Poisson sampling the same session is accepted.
+   * A session whose algorithm has a step that exists only in process (cross-silo's ideal mixnet,
+   * which draws the batches without the parties' cryptography) is refused when validated, which a
+   * coordinator does at start and a participant at joining, naming the fix; with the real mixnet
+   * (run on the coordinator's board) or Poisson sampling the same session is accepted.
    */
   @Test
   void aSessionThatRunsInProcessOnlyIsRefusedBeforeEnrolment() {
@@ -63,7 +64,8 @@ class SessionPlanTest {
     b.setPrivacy(b.getPrivacy().toBuilder().setHonestFraction(0.5)).setColludingFraction(0.5);
     var e = assertThrows(IllegalArgumentException.class,
         () -> SessionPlan.validate(Loopback.algorithm(b.clone(), "cross-silo", swor).build()));
-    assertTrue(e.getMessage().contains("choose sampling poisson"), e.getMessage());
+    assertTrue(e.getMessage().contains("swor_mixnet real"), e.getMessage());
+    SessionPlan.validate(Loopback.algorithm(b.clone(), "cross-silo", swor.replace("ideal", "real")).build());
     SessionPlan.validate(Loopback.algorithm(b.clone(), "cross-silo", swor.replace(", \"sampling\": \"swor\", "
         + "\"batch\": 20, \"swor_mixnet\": \"ideal\"", ", \"sampling_rate\": 0.5")).build());
   }

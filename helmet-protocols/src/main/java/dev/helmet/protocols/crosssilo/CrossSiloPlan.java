@@ -349,7 +349,8 @@ final class CrossSiloPlan {
     } else {
       details.put("sampling", "without replacement from the global token list (" + (config.swor().idealMixnet()
           ? "ideal: uniform batches drawn without running the mixnet, for experiments"
-          : "onion mixnet of X25519 and AES-GCM layers run in process, joint seed by commit-reveal") + ")");
+          : "onion mixnet of X25519 and AES-GCM layers run by the parties before round 0, joint seed by "
+          + "commit-reveal") + ")");
       details.put("batch", config.swor().batch());
       details.put("swor_analysis", config.swor().analysis());
       details.put("records_known_to_coalition", maliciousRecords);
