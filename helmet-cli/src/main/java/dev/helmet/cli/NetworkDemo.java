@@ -149,7 +149,7 @@ final class NetworkDemo {
       }
       ReleasedModel model = result.model();
       DesignMatrix test = spec.preprocessing().design(testFeatures);
-      LinearModel w = model.weights().linear();
+      dev.helmet.core.learn.Model w = model.weights();
       Evaluation eval = Evaluation.of(w, test, testFeatures, spec.preprocessing());
       CentralizedReference.Outcome reference = null;
       if (run.reference) {

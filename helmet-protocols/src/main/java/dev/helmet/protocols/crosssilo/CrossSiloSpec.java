@@ -138,9 +138,12 @@ final class CrossSiloSpec implements AlgorithmSpec {
 
   @Override
   public String describe() {
-    return String.format(java.util.Locale.ROOT, "%s by cross-silo DP-SGD: %d rounds, Poisson sampling rate %s, "
+    String sampling = config.swor() == null ? "Poisson sampling rate " + CrossSiloPlan.num(config.samplingRate())
+        : "batches of " + config.swor().batch() + " without replacement (" + (config.swor().idealMixnet()
+        ? "ideal mixnet" : "token mixnet") + ", " + config.swor().analysis() + " analysis)";
+    return String.format(java.util.Locale.ROOT, "%s by cross-silo DP-SGD: %d rounds, %s, "
         + "gradient clip %s, %slearning rate %s, noise split %s (T = %d), %s accountant, %s neighbours; %s",
-        model.describe(), config.rounds(), CrossSiloPlan.num(config.samplingRate()),
+        model.describe(), config.rounds(), sampling,
         CrossSiloPlan.num(config.clip()), model.optimizer() == DpFlModel.Optimizer.ADAM ? "Adam " : "",
         CrossSiloPlan.num(config.learningRate()), config.split().id(), config.colluders(), config.accountant(),
         config.neighbours().id(), preprocessing.describe()) + (config.projection() > 0
