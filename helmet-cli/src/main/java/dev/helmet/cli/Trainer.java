@@ -373,6 +373,10 @@ final class Trainer {
           fmt(100 * ((Number) p.get("max_dropout")).doubleValue()),
           fmt(100 * ((Number) p.get("colluding_fraction")).doubleValue())));
     }
+    if (p.containsKey("setup_seconds")) {
+      parts.add(String.format(java.util.Locale.ROOT, "setup before round 0: %s, %.1f s", p.get("setup"),
+          ((Number) p.get("setup_seconds")).doubleValue()));
+    }
     return parts.isEmpty() ? "" : " (" + String.join("; ", parts) + ")";
   }
 

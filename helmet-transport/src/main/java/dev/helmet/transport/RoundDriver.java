@@ -169,14 +169,18 @@ final class RoundDriver {
 
     // A plan's setup (cross-silo SWOR's mixnet and joint seed) runs on the board before round 0.
     dev.helmet.protocols.algorithm.Setup setup = plan.setup(Board.setupSession(c.config, built, nonces));
+    Map<String, Object> setupFigures = new LinkedHashMap<>();
     if (setup != null) {
       BoardRelay relay = new BoardRelay(c, setup, Board.setupSession(c.config, built, nonces), profile);
+      long s0 = System.nanoTime();
       c.board = relay;
       try {
         relay.run();
       } finally {
         c.board = null;
       }
+      setupFigures.put("setup", setup.describe());
+      setupFigures.put("setup_seconds", (System.nanoTime() - s0) / 1e9);
     }
 
     // Every round: the public state, one summation on the same streams, the server's step.
@@ -253,10 +257,12 @@ final class RoundDriver {
     }
     if (c.dca != null) {
       // A participant's traffic is its stream and its uploads to the nodes.
-      parameters = c.dca.parameters();
+      parameters = new LinkedHashMap<>(c.dca.parameters());
+      parameters.putAll(setupFigures);
       return new Coordinator.Result(c.sessionHex, true, "", model, eps, delta, n, released, drops, total,
           (total + c.dca.uploadBytes()) / n, (System.nanoTime() - start) / 1e9, parameters);
     }
+    parameters.putAll(setupFigures);
     return new Coordinator.Result(c.sessionHex, true, "", model, eps, delta, n, released, drops, total, total / n,
         (System.nanoTime() - start) / 1e9, parameters);
   }

@@ -254,20 +254,58 @@ final class X25519Dispatch {
 
   /** {@link #agreeAll} on the vector path (callers check {@link #vectorSupported()} first). */
   static void agreeAllVector(byte[] secret, List<byte[]> publicKeys, byte[][] out, boolean[] ok) {
-    int n = publicKeys.size();
+    pairsVector(i -> secret, publicKeys::get, publicKeys.size(), out, ok);
+  }
+
+  /**
+   * Agreements of each of {@code secrets} with the one {@code publicKey} (32 bytes), in order: many
+   * senders' ephemeral keys with one recipient (an onion layer sealed for many elements), or with
+   * the base point u = 9 for their public keys (RFC 7748: the public key is X25519(k, 9)).
+   */
+  static void agreeEach(List<byte[]> secrets, byte[] publicKey, byte[][] out, boolean[] ok) {
+    if (useVector(secrets.size())) {
+      try {
+        agreeEachVector(secrets, publicKey, out, ok);
+        return;
+      } catch (RuntimeException | LinkageError e) {
+        for (byte[] o : out) {
+          if (o != null) {
+            java.util.Arrays.fill(o, (byte) 0);
+          }
+        }
+        java.util.Arrays.fill(out, null);
+        broken = true;
+        LOG.log(Level.WARNING, "the vector X25519 path failed; using BouncyCastle from now on", e);
+      }
+    }
+    for (int i = 0; i < secrets.size(); i++) {
+      out[i] = new byte[X25519.POINT_SIZE];
+      ok[i] = X25519.calculateAgreement(secrets.get(i), 0, publicKey, 0, out[i], 0);
+    }
+  }
+
+  /** {@link #agreeEach} on the vector path (callers check {@link #vectorSupported()} first). */
+  static void agreeEachVector(List<byte[]> secrets, byte[] publicKey, byte[][] out, boolean[] ok) {
+    pairsVector(secrets::get, i -> publicKey, secrets.size(), out, ok);
+  }
+
+  /**
+   * X25519(k_i, u_i) for i in [0, n), four lanes at a time: the same ladder, with its
+   * secret-independent control flow and memory access, whether the lanes share a scalar or not.
+   */
+  private static void pairsVector(java.util.function.IntFunction<byte[]> secretAt,
+      java.util.function.IntFunction<byte[]> publicAt, int n, byte[][] out, boolean[] ok) {
     int lanes = X25519Vector.LANES;
     byte[] k = new byte[32 * lanes];
     byte[] u = new byte[32 * lanes];
     byte[] r = new byte[32 * lanes];
     try {
-      for (int l = 0; l < lanes; l++) {
-        System.arraycopy(secret, 0, k, 32 * l, 32);
-      }
       for (int base = 0; base < n; base += lanes) {
         int m = Math.min(lanes, n - base);
         for (int l = 0; l < lanes; l++) {
           if (l < m) {
-            System.arraycopy(publicKeys.get(base + l), 0, u, 32 * l, 32);
+            System.arraycopy(secretAt.apply(base + l), 0, k, 32 * l, 32);
+            System.arraycopy(publicAt.apply(base + l), 0, u, 32 * l, 32);
           } else { // padding: the base point (u = 9), a public dummy input; its result is discarded
             java.util.Arrays.fill(u, 32 * l, 32 * l + 32, (byte) 0);
             u[32 * l] = 9;

@@ -112,4 +112,62 @@ public final class X25519Keys {
     }
     return Arrays.asList(out);
   }
+
+  /**
+   * Fresh key pairs for many one-time senders at once (the ephemeral keys of an onion layer sealed
+   * for many elements): secrets from SecureRandom, public keys X25519(k, 9), computed in batches
+   * where that is faster (the same bytes as {@link #generate}).
+   */
+  public static List<KeyPair> generateMany(int count) {
+    List<byte[]> secrets = new java.util.ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      byte[] sk = new byte[X25519.SCALAR_SIZE];
+      X25519.generatePrivateKey(Secrets.random(), sk);
+      secrets.add(sk);
+    }
+    byte[][] pk = new byte[count][];
+    if (X25519Dispatch.useVector(count)) {
+      byte[] base = new byte[SIZE];
+      base[0] = 9;
+      X25519Dispatch.agreeEach(secrets, base, pk, new boolean[count]);
+    } else {
+      for (int i = 0; i < count; i++) {
+        pk[i] = publicKey(secrets.get(i));
+      }
+    }
+    List<KeyPair> out = new java.util.ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      out.add(new KeyPair(secrets.get(i), pk[i]));
+    }
+    return out;
+  }
+
+  /**
+   * The shared secrets of each of {@code secrets} with the one {@code peerPublic}, in order: the
+   * same results and checks as {@link #agree} on each.
+   *
+   * @throws CryptoException if the peer key is malformed or of small order, or a secret is not 32 bytes
+   */
+  public static List<byte[]> agreeEach(List<byte[]> secrets, byte[] peerPublic, CryptoProfile profile) {
+    for (byte[] s : secrets) {
+      checkSecret(s);
+    }
+    if (peerPublic == null || peerPublic.length != SIZE) {
+      throw new CryptoException("an X25519 public key is " + SIZE + " bytes");
+    }
+    byte[][] out = new byte[secrets.size()][];
+    boolean[] ok = new boolean[secrets.size()];
+    long t = profile.start();
+    X25519Dispatch.agreeEach(secrets, peerPublic, out, ok);
+    profile.stop(CryptoProfile.Op.KEY_AGREEMENT, t, secrets.size());
+    for (boolean b : ok) {
+      if (!b) {
+        for (byte[] o : out) {
+          Arrays.fill(o, (byte) 0);
+        }
+        throw new CryptoException("X25519 agreement with a small-order public key");
+      }
+    }
+    return Arrays.asList(out);
+  }
 }

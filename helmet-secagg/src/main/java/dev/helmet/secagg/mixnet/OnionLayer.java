@@ -56,9 +56,39 @@ public final class OnionLayer {
     profile.stop(CryptoProfile.Op.KEY_AGREEMENT, t0);
     byte[] shared = X25519Keys.agree(e.secret(), recipient, profile);
     Arrays.fill(e.secret(), (byte) 0);
-    byte[] okm = derive(shared, e.publicKey(), recipient, sessionId, layer, profile);
+    return sealShared(inner, e.publicKey(), shared, recipient, sessionId, layer, profile);
+  }
+
+  /**
+   * As {@link #seal} on each of {@code inners}, each with its own fresh ephemeral key: the key
+   * pairs and agreements computed in batches where that is faster (the same bytes as one by one
+   * for the same keys). The ephemeral secrets are wiped.
+   */
+  public static List<byte[]> sealAll(List<byte[]> inners, byte[] recipient, byte[] sessionId, int layer,
+      CryptoProfile profile) {
+    checkSession(sessionId);
+    long t0 = profile.start();
+    List<X25519Keys.KeyPair> eph = X25519Keys.generateMany(inners.size());
+    profile.stop(CryptoProfile.Op.KEY_AGREEMENT, t0, inners.size());
+    List<byte[]> secrets = new java.util.ArrayList<>(eph.size());
+    eph.forEach(k -> secrets.add(k.secret()));
+    try {
+      List<byte[]> shared = X25519Keys.agreeEach(secrets, recipient, profile);
+      List<byte[]> out = new java.util.ArrayList<>(inners.size());
+      for (int i = 0; i < inners.size(); i++) {
+        out.add(sealShared(inners.get(i), eph.get(i).publicKey(), shared.get(i), recipient, sessionId, layer, profile));
+      }
+      return out;
+    } finally {
+      secrets.forEach(x -> Arrays.fill(x, (byte) 0));
+    }
+  }
+
+  private static byte[] sealShared(byte[] inner, byte[] epk, byte[] shared, byte[] recipient, byte[] sessionId,
+      int layer, CryptoProfile profile) {
+    byte[] okm = derive(shared, epk, recipient, sessionId, layer, profile);
     byte[] out = new byte[X25519Keys.SIZE + inner.length + 16];
-    System.arraycopy(e.publicKey(), 0, out, 0, X25519Keys.SIZE);
+    System.arraycopy(epk, 0, out, 0, X25519Keys.SIZE);
     try {
       long t = profile.start();
       Cipher c = gcm(Cipher.ENCRYPT_MODE, okm, sessionId, layer);
@@ -82,8 +112,22 @@ public final class OnionLayer {
       throw new CryptoException("an onion layer is at least " + OVERHEAD + " bytes");
     }
     byte[] epk = Arrays.copyOf(sealed, X25519Keys.SIZE);
-    byte[] shared = X25519Keys.agree(own.secret(), epk, profile);
-    byte[] okm = derive(shared, epk, own.publicKey(), sessionId, layer, profile);
+    return openShared(sealed, X25519Keys.agree(own.secret(), epk, profile), own.publicKey(), sessionId, layer,
+        profile);
+  }
+
+  /**
+   * As {@link #open}, with the X25519 secret of the mixer's key and the element's ephemeral key
+   * already computed (a mixer agrees on a whole list at once: {@link X25519Keys#agreeAll}). The
+   * shared secret is wiped.
+   */
+  static byte[] openShared(byte[] sealed, byte[] shared, byte[] ownPublic, byte[] sessionId, int layer,
+      CryptoProfile profile) {
+    if (sealed == null || sealed.length < OVERHEAD) {
+      throw new CryptoException("an onion layer is at least " + OVERHEAD + " bytes");
+    }
+    byte[] epk = Arrays.copyOf(sealed, X25519Keys.SIZE);
+    byte[] okm = derive(shared, epk, ownPublic, sessionId, layer, profile);
     try {
       long t = profile.start();
       try {

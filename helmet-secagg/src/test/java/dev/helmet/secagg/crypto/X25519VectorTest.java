@@ -155,6 +155,61 @@ class X25519VectorTest {
     assertTrue(zeros > 0, "the small-order inputs were exercised");
   }
 
+  /**
+   * Many secrets with one public key (an onion layer's ephemeral keys): on the vector path, 1,000
+   * random secrets in batches of 1..9 against random and special u, and against the base point,
+   * give BouncyCastle's bytes (the base point: its public keys); generateMany's public keys are
+   * publicKey(secret), and agreeEach equals agree on each, throwing the same error for a small-order
+   * key.
+   */
+  @Test
+  void manySecretsWithOnePublicKeyMatchBouncyCastle() {
+    SplittableRandom rnd = new SplittableRandom(20261126);
+    List<byte[]> special = specialUs();
+    byte[] nine = new byte[32];
+    nine[0] = 9;
+    int done = 0;
+    int batch = 0;
+    while (X25519Dispatch.vectorSupported() && done < 1000) {
+      int n = 1 + (batch++ % 9);
+      List<byte[]> secrets = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        byte[] k = new byte[32];
+        rnd.nextBytes(k);
+        secrets.add(k);
+      }
+      for (byte[] u : List.of(randomU(rnd, special, done), nine)) {
+        byte[][] v = new byte[n][];
+        boolean[] vok = new boolean[n];
+        X25519Dispatch.agreeEachVector(secrets, u, v, vok);
+        for (int i = 0; i < n; i++) {
+          byte[] b = new byte[32];
+          boolean bok = X25519.calculateAgreement(secrets.get(i), 0, u, 0, b, 0);
+          assertArrayEquals(b, v[i], "secret " + i + " of " + n + ", u=" + HEX.formatHex(u));
+          assertEquals(bok, vok[i]);
+          if (u == nine) {
+            assertArrayEquals(X25519Keys.publicKey(secrets.get(i)), v[i]);
+          }
+        }
+      }
+      done += n;
+    }
+    for (X25519Keys.KeyPair k : X25519Keys.generateMany(9)) {
+      assertArrayEquals(X25519Keys.publicKey(k.secret()), k.publicKey());
+    }
+    byte[] peer = X25519Keys.generate().publicKey();
+    List<byte[]> secrets = new ArrayList<>();
+    X25519Keys.generateMany(7).forEach(k -> secrets.add(k.secret()));
+    List<byte[]> each = X25519Keys.agreeEach(secrets, peer, CryptoProfile.NONE);
+    for (int i = 0; i < secrets.size(); i++) {
+      assertArrayEquals(X25519Keys.agree(secrets.get(i), peer, CryptoProfile.NONE), each.get(i));
+    }
+    CryptoException small = assertThrows(CryptoException.class,
+        () -> X25519Keys.agreeEach(secrets, new byte[32], CryptoProfile.NONE));
+    assertEquals(assertThrows(CryptoException.class,
+        () -> X25519Keys.agree(secrets.get(0), new byte[32], CryptoProfile.NONE)).getMessage(), small.getMessage());
+  }
+
   /** agreeAll equals agree on each key, and throws what the first failing agree throws. */
   @Test
   void agreeAllEqualsRepeatedAgree() {
