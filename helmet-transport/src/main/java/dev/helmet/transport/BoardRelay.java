@@ -56,6 +56,7 @@ final class BoardRelay {
     long start = System.nanoTime();
     Coordinator.LOG.log(Level.INFO, "session {0}: setup before round 0: {1}", c.sessionHex, setup.describe());
     for (int s = 0; s < setup.steps(); s++) {
+      long stepStart = System.nanoTime();
       int[] speakers = setup.speakers(s);
       c.lock.lock();
       try {
@@ -110,6 +111,9 @@ final class BoardRelay {
       } finally {
         c.lock.unlock();
       }
+      Coordinator.LOG.log(Level.INFO, "session {0}: setup step {1} of {2} ({3} speaker(s)) done in {4} s", c.sessionHex,
+          s + 1, setup.steps(), speakers.length, String.format(java.util.Locale.ROOT, "%.2f",
+              (System.nanoTime() - stepStart) / 1e9));
     }
     c.lock.lock();
     try {
