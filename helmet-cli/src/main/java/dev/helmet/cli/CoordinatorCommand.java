@@ -42,12 +42,24 @@ final class CoordinatorCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object when the session ends.")
   boolean json;
 
+  @Option(names = "--status-listen", paramLabel = "HOST:PORT|none", defaultValue = "127.0.0.1:0",
+      description = "Serve the read-only status page (/), its JSON (/api/status) and Prometheus metrics (/metrics) "
+          + "here while the session runs; the address is printed at start. Off loopback every request needs the "
+          + "access token printed with it (or --status-token). none: no page. Default: ${DEFAULT-VALUE} (any free "
+          + "port).")
+  String statusListen;
+
+  @Option(names = "--status-token", paramLabel = "TOKEN",
+      description = "The status page's access token (default: a fresh random one off loopback, none on loopback).")
+  String statusToken;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
     Logging.configure(json);
     Coordinator.Settings s = SessionFile.read(config, algorithm);
+    StatusPage.Address status = StatusPage.parse(statusListen);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (Coordinator c = Coordinator.start(s)) {
@@ -56,6 +68,14 @@ final class CoordinatorCommand implements Callable<Integer> {
           s.config().getParties());
       err.flush();
       Runtime.getRuntime().addShutdownHook(new Thread(c::close));
+      try (StatusPage page = StatusPage.start(c, status, statusToken, err)) {
+        return run(c, s, out);
+      }
+    }
+  }
+
+  private int run(Coordinator c, Coordinator.Settings s, PrintWriter out) throws Exception {
+    {
       long limit = s.config().getDeadlines().getEnrolmentSeconds() + 10L * s.config().getDeadlines().getRoundSeconds()
           + 60;
       Coordinator.Result r = c.await(limit, TimeUnit.SECONDS);

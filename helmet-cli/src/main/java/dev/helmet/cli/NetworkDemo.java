@@ -74,6 +74,10 @@ final class NetworkDemo {
     Dataset testFeatures = stage.apply(mnist.test(), run.threads(), featureProgress, cache);
     Partition partition = new PartitionStrategy.Iid(parties, perParty).split(train, new SplittableRandom(run.seed));
     Path tmp = Files.createTempDirectory("helmet-network-demo");
+    // The coordinator and its status page stay up until the demo ends, so the page shows the
+    // finished session while the demo evaluates and reports.
+    Coordinator coordinator = null;
+    StatusPage page = null;
     try {
       Certificates.create(tmp.resolve("certs"), List.of("localhost", "127.0.0.1"), parties, Duration.ofDays(1));
       int minContributors = parties - (int) Math.floor(run.dropout * parties + 1e-9);
@@ -111,7 +115,10 @@ final class NetworkDemo {
       ConsoleProgress progress = new ConsoleProgress(System.err, !run.quiet);
       Coordinator.Result result;
       List<Participant.Result> results = new ArrayList<>();
-      try (Coordinator c = Coordinator.start(settings)) {
+      {
+        Coordinator c = Coordinator.start(settings);
+        coordinator = c;
+        page = StatusPage.start(c, new StatusPage.Address("127.0.0.1", 0), null, err);
         progress.start("network: coordinator on 127.0.0.1:" + c.port() + " (mutual TLS), " + parties
             + " participants", parties);
         ExecutorService pool = Executors.newFixedThreadPool(parties);
@@ -234,6 +241,12 @@ final class NetworkDemo {
       out.flush();
       return j;
     } finally {
+      if (page != null) {
+        page.close();
+      }
+      if (coordinator != null) {
+        coordinator.close();
+      }
       LoopbackProcesses.deleteTree(tmp);
     }
   }

@@ -63,11 +63,19 @@ final class BoardRelay {
         step = s;
         arriving.clear();
         c.setupStage = "SETUP_" + s;
+        c.stageExpected = speakers.length;
+        c.stageAnswered = 0;
         stopIfFailed(speakers);
       } finally {
         c.lock.unlock();
       }
       long deadline = c.deadlineAfterRound();
+      c.lock.lock();
+      try {
+        c.stageDeadline = deadline;
+      } finally {
+        c.lock.unlock();
+      }
       for (int p : speakers) {
         Peer peer = c.enrolled.get(p);
         for (Setup.PostId id : setup.reads(s, p)) {
@@ -111,6 +119,7 @@ final class BoardRelay {
       } finally {
         c.lock.unlock();
       }
+      c.listener.stageClosed("SETUP_" + s, (System.nanoTime() - stepStart) / 1e9, speakers.length, speakers.length, 0);
       Coordinator.LOG.log(Level.INFO, "session {0}: setup step {1} of {2} ({3} speaker(s)) done in {4} s", c.sessionHex,
           s + 1, setup.steps(), speakers.length, String.format(java.util.Locale.ROOT, "%.2f",
               (System.nanoTime() - stepStart) / 1e9));
@@ -196,6 +205,7 @@ final class BoardRelay {
     if (a.complete()) {
       arriving.remove(peer.party);
       board.put(new Setup.PostId(step, peer.party), a);
+      c.stageAnswered++;
       c.changed.signalAll();
     }
   }

@@ -422,6 +422,15 @@ public final class Coordinator implements AutoCloseable {
   final BitSet dropRecorded = new BitSet();
   /** A dca session's stage within the current round ("DCA_UPLOAD", "DCA_RELEASE"), else null. Guarded by lock. */
   String dcaStage;
+  /** For the status page, guarded by lock: enrolment's deadline, the round, the stage's deadline and counts. */
+  long enrolmentDeadline = System.nanoTime();
+  int round = -1;
+  int rounds;
+  long stageDeadline;
+  int stageExpected;
+  int stageAnswered;
+  /** Told about stages, events and the end, for metrics. */
+  volatile CoordinatorListener listener = CoordinatorListener.NONE;
   /** The setup board's current step ("SETUP_3") while a plan's setup runs, else null. Guarded by lock. */
   String setupStage;
   /** The setup board while a plan's setup runs, else null. */
@@ -433,6 +442,16 @@ public final class Coordinator implements AutoCloseable {
 
 
 
+
+  /** Reports stages, events and the end of the session to {@code l} (one listener; for metrics). */
+  public void listen(CoordinatorListener l) {
+    listener = l == null ? CoordinatorListener.NONE : l;
+  }
+
+  /** The session as it is now, for a status page. */
+  public CoordinatorStatus.Live live() {
+    return CoordinatorStatus.of(this);
+  }
 
   /** The largest inbound message the configuration allows: a masked input of 64-bit elements, plus slack. */
   static int maxInboundBytes(SessionConfig c) {

@@ -128,6 +128,7 @@ final class DcaRounds implements AutoCloseable {
    */
   Summed round(int r, CoordinatorMessage opening, String prefix) throws RoundDriver.Abort, InterruptedException {
     String stage = prefix + "DCA_UPLOAD";
+    long stageStart = System.nanoTime();
     List<Peer> live = new ArrayList<>();
     BitSet expected = new BitSet();
     c.lock.lock();
@@ -135,12 +136,15 @@ final class DcaRounds implements AutoCloseable {
       c.stagePrefix = prefix;
       c.dcaStage = "DCA_UPLOAD";
       c.dcaDrops = List.of();
+      c.stageDeadline = c.deadlineAfterRound();
+      c.stageAnswered = 0;
       for (Peer p : c.enrolled) {
         if (!c.gone.get(p.party)) {
           live.add(p);
           expected.set(p.party);
         }
       }
+      c.stageExpected = expected.cardinality();
     } finally {
       c.lock.unlock();
     }
@@ -202,6 +206,7 @@ final class DcaRounds implements AutoCloseable {
         c.gone.set(d.party());
         c.dropRecorded.set(d.party());
         c.store.event(c.sessionHex, stage, d.party(), "DROP", d.reason(), d.detail());
+        c.listener.event("DROP", d.reason());
         Coordinator.LOG.log(Level.INFO, "session {0}: dropped party {1} in {2}: {3} ({4})", c.sessionHex, d.party(),
             stage, d.reason(), d.detail());
       }
@@ -209,6 +214,7 @@ final class DcaRounds implements AutoCloseable {
       c.lock.unlock();
     }
     c.store.roundOutcome(c.sessionHex, stage, expected.cardinality(), s.cardinality());
+    c.listener.stageClosed(stage, (System.nanoTime() - stageStart) / 1e9, expected.cardinality(), s.cardinality(), 0);
     if (s.cardinality() < c.config.getMinContributors()) {
       throw new RoundDriver.Abort((prefix.isEmpty() ? "" : "round " + r + ": ") + "dca: the shares of only "
           + s.cardinality() + " parties reached every compute node; min_contributors = " + c.config.getMinContributors());

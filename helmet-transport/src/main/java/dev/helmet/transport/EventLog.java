@@ -29,6 +29,7 @@ final class EventLog {
       }
       c.dropRecorded.set(d.party());
       c.store.event(c.sessionHex, d.round().name(), d.party(), "DROP", d.reason().name(), d.detail());
+      c.listener.event("DROP", d.reason().name());
       Coordinator.LOG.log(Level.INFO, "session {0}: dropped party {1} in {2}: {3} ({4})", c.sessionHex, d.party(), d.round(),
           d.reason(), d.detail());
     }
@@ -52,6 +53,7 @@ final class EventLog {
 
   /** Stores an event of {@code kind} through the capped writer (lock held). */
   void capped(String stage, Integer party, String kind, String reason, String detail) {
+    c.listener.event(kind, reason);
     c.rejections++;
     if (c.rejections <= Coordinator.MAX_STORED_REJECTIONS) {
       String d = detail.length() > 500 ? detail.substring(0, 500) + "..." : detail;

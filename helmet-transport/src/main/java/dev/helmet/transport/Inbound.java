@@ -159,6 +159,7 @@ final class Inbound {
     peer.identityKey = j.getIdentityKey().toByteArray();
     peer.commitment = j.getNonceCommitment().toByteArray();
     c.enrolled.add(peer);
+    c.listener.enrolled(c.enrolled.size(), (int) c.config.getParties());
     Coordinator.LOG.log(Level.INFO, "session {0}: enrolled {1}, {2} points; {3} of {4}", c.sessionHex, peer.subjectOrPlain(),
         peer.points, c.enrolled.size(), c.config.getParties());
     peer.sendSmall(CoordinatorMessage.newBuilder().setEnrolled(Enrolled.newBuilder().setEnrolled(c.enrolled.size())

@@ -81,6 +81,7 @@ final class RoundDriver {
     int n;
     c.lock.lock();
     try {
+      c.enrolmentDeadline = deadline;
       while (c.enrolled.size() < c.config.getParties() && c.waitUntil(deadline)) {
         // woken by a join
       }
@@ -190,6 +191,13 @@ final class RoundDriver {
     int[] contributors = new int[0];
     int fewest = n;
     for (int r = 0; r < rounds; r++) {
+      c.lock.lock();
+      try {
+        c.round = r;
+        c.rounds = rounds;
+      } finally {
+        c.lock.unlock();
+      }
       SecAggParameters pr = r == 0 ? params : SessionPlan.forRound(c.config, params, graphSeed, r);
       CoordinatorMessage opening = CoordinatorMessage.newBuilder().setRoundStart(RoundStart.newBuilder().setRound(r)
           .setSecaggSession(pr.session()).setState(ByteString.copyFrom(role.state(r)))).build();
@@ -239,6 +247,7 @@ final class RoundDriver {
     double delta = ledger.delta();
     // The release and the ledger's charge are one transaction: either both are recorded or neither.
     c.store.release(c.sessionHex, json, released.size(), eps, delta);
+    c.listener.finished(true, eps);
     c.lock.lock();
     try {
       c.phase = Coordinator.Phase.DONE;
@@ -317,6 +326,9 @@ final class RoundDriver {
         c.store.stage(c.sessionHex, Store.Status.RUNNING, c.stagePrefix + current.round().name());
         int expected = current.awaiting().cardinality();
         long roundDeadline = c.deadlineAfterRound();
+        long stageStart = System.nanoTime();
+        c.stageDeadline = roundDeadline;
+        c.stageExpected = expected;
         while (!c.awaitingLive().isEmpty() && c.waitUntil(roundDeadline)) {
           // woken by a message or a departure
         }
@@ -338,6 +350,8 @@ final class RoundDriver {
         }
         c.events.recordEvents(c.stage(current));
         c.store.roundOutcome(c.sessionHex, c.stage(current), expected, answered);
+        c.listener.stageClosed(c.stage(current), (System.nanoTime() - stageStart) / 1e9, expected, answered,
+            c.bytesInThisRound);
         Coordinator.LOG.log(Level.INFO, "session {0}: {1}{2} closed, {3} of {4} answered, {5} B received", c.sessionHex, c.stagePrefix,
             current.round(), answered, expected, c.bytesInThisRound);
         c.bytesInThisRound = 0;
@@ -380,6 +394,7 @@ final class RoundDriver {
     } catch (RuntimeException e) {
       Coordinator.LOG.log(Level.ERROR, "could not record the abort of session " + c.sessionHex, e);
     }
+    c.listener.finished(false, charged);
     reason = why + (released == 0 ? "; nothing was released and the reservation is refunded"
         : String.format(java.util.Locale.ROOT, "; %d of %d rounds were released before it and are charged "
             + "(eps = %.4g; neighbours: %s)", released, SessionPlan.rounds(c.config), charged, c.relation));

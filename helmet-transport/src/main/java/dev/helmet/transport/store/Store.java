@@ -394,6 +394,19 @@ public final class Store implements AutoCloseable {
     return query("SELECT * FROM round_outcomes WHERE session_id = ? ORDER BY closed_at", id);
   }
 
+  /** A session's release without the model (contributors, epsilon, delta, released_at), or null. */
+  public synchronized Map<String, Object> releaseSummary(String id) {
+    List<Map<String, Object>> rows = query("SELECT contributors, epsilon, delta, released_at FROM releases "
+        + "WHERE session_id = ?", id);
+    return rows.isEmpty() ? null : rows.get(0);
+  }
+
+  /** A data set's ledger entries (session, eps, delta, status, released rounds, last change), oldest change first. */
+  public synchronized List<Map<String, Object>> ledger(String dataset) {
+    return query("SELECT session_id, epsilon, delta, status, released_rounds, updated_at FROM ledger "
+        + "WHERE dataset = ? ORDER BY updated_at, session_id", dataset);
+  }
+
   /** A released model's JSON, or null. */
   public synchronized String releasedModel(String id) {
     List<Map<String, Object>> rows = query("SELECT model FROM releases WHERE session_id = ?", id);

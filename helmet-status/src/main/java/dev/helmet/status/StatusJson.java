@@ -1,0 +1,153 @@
+package dev.helmet.status;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.transport.Coordinator;
+import dev.helmet.transport.CoordinatorStatus;
+import dev.helmet.transport.store.Store;
+import dev.helmet.transport.wire.SessionConfig;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The status page's data as JSON (the {@code /api/status} endpoint): the session's public
+ * configuration, live enrolment and stage, recorded stage outcomes and events, the release's
+ * guarantee and the data set's privacy ledger. Only what the coordinator already records or
+ * publishes: no contribution, no model weights, nothing computed from private data beyond the
+ * released guarantee.
+ */
+final class StatusJson {
+  static final ObjectMapper MAPPER = new ObjectMapper();
+  /** The newest events shown (the database keeps them all). */
+  static final int EVENTS = 200;
+
+  private StatusJson() {}
+
+  static ObjectNode of(Coordinator c) {
+    CoordinatorStatus.Live live = c.live();
+    SessionConfig cfg = c.config();
+    Store store = c.store();
+    ObjectNode j = MAPPER.createObjectNode();
+    ObjectNode s = j.putObject("session");
+    s.put("id", live.session());
+    s.put("name", live.name());
+    s.put("dataset", live.dataset());
+    s.put("algorithm", live.algorithm());
+    s.put("summation", cfg.getProtocol());
+    s.put("parties", cfg.getParties());
+    s.put("min_contributors", cfg.getMinContributors());
+    s.put("target_epsilon", cfg.getPrivacy().getEpsilon());
+    s.put("target_delta", cfg.getPrivacy().getDelta());
+    s.put("phase", live.phase());
+    Map<String, Object> row = store.session(live.session());
+    if (row != null) {
+      s.put("status", String.valueOf(row.get("STATUS")));
+      put(s, "reason", row.get("REASON"));
+      put(s, "started_at", row.get("STARTED_AT"));
+      put(s, "finished_at", row.get("FINISHED_AT"));
+    }
+    ObjectNode e = j.putObject("enrolment");
+    e.put("joined", live.enrolled());
+    e.put("expected", live.expectedParties());
+    e.put("seconds_left", live.enrolmentSecondsLeft());
+    ObjectNode st = j.putObject("stage");
+    st.put("name", live.stage());
+    st.put("round", live.round());
+    st.put("rounds", live.rounds());
+    st.put("seconds_left", live.stageSecondsLeft());
+    st.put("expected", live.stageExpected());
+    st.put("answered", live.stageAnswered());
+    st.put("gone", live.gone());
+    ArrayNode outcomes = j.putArray("stages");
+    for (Map<String, Object> r : store.rounds(live.session())) {
+      ObjectNode o = outcomes.addObject();
+      o.put("stage", String.valueOf(r.get("ROUND")));
+      o.put("expected", ((Number) r.get("EXPECTED")).intValue());
+      o.put("answered", ((Number) r.get("ANSWERED")).intValue());
+      put(o, "closed_at", r.get("CLOSED_AT"));
+    }
+    ArrayNode events = j.putArray("events");
+    List<Map<String, Object>> all = store.events(live.session());
+    j.put("events_total", all.size());
+    for (Map<String, Object> ev : all.subList(Math.max(0, all.size() - EVENTS), all.size())) {
+      ObjectNode o = events.addObject();
+      put(o, "at", ev.get("AT"));
+      put(o, "stage", ev.get("STAGE"));
+      put(o, "party", ev.get("PARTY"));
+      put(o, "kind", ev.get("KIND"));
+      put(o, "reason", ev.get("REASON"));
+      put(o, "detail", ev.get("DETAIL"));
+    }
+    Map<String, Object> rel = store.releaseSummary(live.session());
+    if (rel == null) {
+      j.putNull("release");
+    } else {
+      ObjectNode o = j.putObject("release");
+      o.put("contributors", ((Number) rel.get("CONTRIBUTORS")).intValue());
+      o.put("epsilon", ((Number) rel.get("EPSILON")).doubleValue());
+      o.put("delta", ((Number) rel.get("DELTA")).doubleValue());
+      put(o, "released_at", rel.get("RELEASED_AT"));
+    }
+    j.set("ledger", ledger(store, live.dataset()));
+    return j;
+  }
+
+  /** The data set's budget, what is spent, reserved and left (eps; summed in decimal), and every entry. */
+  private static ObjectNode ledger(Store store, String dataset) {
+    ObjectNode l = MAPPER.createObjectNode();
+    l.put("dataset", dataset);
+    double[] budget = store.budget(dataset);
+    BigDecimal spent = BigDecimal.ZERO;
+    BigDecimal reserved = BigDecimal.ZERO;
+    ArrayNode entries = l.putArray("entries");
+    for (Map<String, Object> r : store.ledger(dataset)) {
+      String status = String.valueOf(r.get("STATUS"));
+      BigDecimal eps = BigDecimal.valueOf(((Number) r.get("EPSILON")).doubleValue());
+      if (status.equals("SPENT")) {
+        spent = spent.add(eps);
+      } else if (status.equals("RESERVED")) {
+        reserved = reserved.add(eps);
+      }
+      ObjectNode o = entries.addObject();
+      put(o, "session", r.get("SESSION_ID"));
+      o.put("status", status);
+      o.put("epsilon", eps.doubleValue());
+      o.put("delta", ((Number) r.get("DELTA")).doubleValue());
+      o.put("released_rounds", ((Number) r.get("RELEASED_ROUNDS")).intValue());
+      put(o, "updated_at", r.get("UPDATED_AT"));
+    }
+    if (budget != null) {
+      l.put("budget_epsilon", budget[0]);
+      l.put("budget_delta", budget[1]);
+      l.put("left_epsilon", BigDecimal.valueOf(budget[0]).subtract(spent).subtract(reserved).doubleValue());
+    }
+    l.put("spent_epsilon", spent.doubleValue());
+    l.put("reserved_epsilon", reserved.doubleValue());
+    l.put("note", "epsilon per the data set's neighbouring relation, summed over sessions (basic composition); "
+        + "a reservation becomes spent when a round is released and is refunded when nothing was");
+    return l;
+  }
+
+  private static void put(ObjectNode o, String key, Object v) {
+    if (v == null) {
+      o.putNull(key);
+    } else if (v instanceof Number n && !(v instanceof BigDecimal)) {
+      if (v instanceof Integer || v instanceof Long) {
+        o.put(key, n.longValue());
+      } else {
+        o.put(key, n.doubleValue());
+      }
+    } else {
+      o.put(key, timestamp(v));
+    }
+  }
+
+  private static String timestamp(Object v) {
+    if (v instanceof java.sql.Timestamp t) {
+      return t.toInstant().toString();
+    }
+    return String.valueOf(v);
+  }
+}
