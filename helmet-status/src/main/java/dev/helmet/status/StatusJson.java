@@ -89,9 +89,28 @@ final class StatusJson {
       o.put("epsilon", ((Number) rel.get("EPSILON")).doubleValue());
       o.put("delta", ((Number) rel.get("DELTA")).doubleValue());
       put(o, "released_at", rel.get("RELEASED_AT"));
+      ArrayNode g = o.putArray("guarantees");
+      for (String line : guarantees(store, live.session())) {
+        g.add(line);
+      }
     }
     j.set("ledger", ledger(store, live.dataset()));
     return j;
+  }
+
+  /** The released model's guarantees in words, read once per session (a release never changes). */
+  private static final Map<String, List<String>> GUARANTEES = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static List<String> guarantees(Store store, String session) {
+    return GUARANTEES.computeIfAbsent(session, id -> {
+      try {
+        var model = dev.helmet.protocols.model.ModelFile.fromJson(MAPPER.readTree(store.releasedModel(id)),
+            "the released model of session " + id);
+        return model.privacy().guarantees().stream().map(dev.helmet.privacy.ledger.Guarantee::describe).toList();
+      } catch (java.io.IOException | RuntimeException e) {
+        return List.of("(the released model's guarantee could not be read: " + e.getMessage() + ")");
+      }
+    });
   }
 
   /** The data set's budget, what is spent, reserved and left (eps; summed in decimal), and every entry. */
@@ -125,8 +144,15 @@ final class StatusJson {
     }
     l.put("spent_epsilon", spent.doubleValue());
     l.put("reserved_epsilon", reserved.doubleValue());
-    l.put("note", "epsilon per the data set's neighbouring relation, summed over sessions (basic composition); "
-        + "a reservation becomes spent when a round is released and is refunded when nothing was");
+    String relation = store.relation(dataset);
+    if (relation == null) {
+      l.putNull("relation");
+    } else {
+      l.put("relation", relation);
+    }
+    l.put("note", "eps against anyone holding the released models, per the data set's neighbouring relation, summed "
+        + "over sessions (basic composition); a reservation becomes spent when a round is released and is refunded "
+        + "when nothing was");
     return l;
   }
 

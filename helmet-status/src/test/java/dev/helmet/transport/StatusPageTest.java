@@ -114,6 +114,10 @@ class StatusPageTest {
       assertEquals(r.epsilon(), done.at("/release/epsilon").asDouble(), 1e-12);
       assertEquals(r.epsilon(), done.at("/ledger/spent_epsilon").asDouble(), 1e-9);
       assertEquals(10 - r.epsilon(), done.at("/ledger/left_epsilon").asDouble(), 1e-9);
+      String guarantee = done.at("/release/guarantees/0").asText();
+      assertTrue(guarantee.contains("against anyone holding the released model") && guarantee.contains("neighbours: "),
+          guarantee);
+      assertTrue(done.at("/ledger/relation").asText().contains("replace"), done.at("/ledger").toString());
       assertTrue(done.at("/stages").size() >= 4, done.at("/stages").toString());
       HttpResponse<String> html = get(page.url());
       assertEquals(200, html.statusCode());
