@@ -176,14 +176,16 @@ final class ParticipantCommand implements Callable<Integer> {
           + "covered by no guarantee.")
   String test;
 
-  @Option(names = "--json", description = "Print one JSON object when the session ends.")
+  @Option(names = "--json", description = "Print one JSON object when the session ends (stdout), and each phase as "
+      + "one JSON object per line on stderr instead of a line of text.")
   boolean json;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
-    Logging.configure(json);
+    // Its phases are printed as lines (or JSON lines) by ParticipantProgress; logs only warn.
+    Logging.configure(true);
     Tls.Files tls = tlsFiles();
     Dataset local = loadData();
     ParticipantPolicy policy = new ParticipantPolicy(maxEpsilon, minContributors, lower(learners), honestFraction,
@@ -199,7 +201,8 @@ final class ParticipantCommand implements Callable<Integer> {
       }
     }
     LocalLedger book = ledger == null ? null : new LocalLedger(ledger, budgetEpsilon, budgetDelta);
-    Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book));
+    Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book),
+        new ParticipantProgress(spec.commandLine().getErr(), json));
     if (r.completed() && modelOut != null) {
       Trainer.write(r.model(), modelOut);
     }

@@ -63,6 +63,9 @@ class NetworkCliTest {
     assertEquals(Main.SESSION_FAILED, refusing.exit, refusing.toString());
     assertTrue(refusing.err.contains("refusing to join") && refusing.err.contains("accepts at most 0.5"),
         refusing.err);
+    // Its phases, one line each, up to the refusal.
+    assertTrue(refusing.err.contains("connecting to the coordinator at 127.0.0.1:" + port)
+        && refusing.err.contains("target eps = 1"), refusing.err);
     List<CompletableFuture<Cli>> parts = new ArrayList<>();
     for (int k = 1; k <= 3; k++) {
       String name = "participant-" + k;
@@ -76,6 +79,18 @@ class NetworkCliTest {
       JsonNode j = JSON.readTree(p.out);
       assertEquals("completed", j.get("status").asText());
       assertEquals(3, j.get("contributors").asInt());
+      // With --json each phase is one JSON object per line on stderr, in order.
+      List<String> events = new ArrayList<>();
+      for (String line : p.err.lines().filter(l -> l.startsWith("{")).toList()) {
+        events.add(JSON.readTree(line).get("event").asText());
+      }
+      for (String kind : List.of("connecting", "session", "preparing", "prepared", "joined", "roster", "round", "sent",
+          "outcome")) {
+        assertTrue(events.contains(kind), kind + " missing from " + events);
+      }
+      assertTrue(events.indexOf("joined") < events.indexOf("roster")
+          && events.indexOf("roster") < events.indexOf("round") && events.indexOf("round") < events.indexOf("sent"),
+          events.toString());
     }
     Cli c = coordinator.get(120, TimeUnit.SECONDS);
     assertEquals(0, c.exit, c.toString());

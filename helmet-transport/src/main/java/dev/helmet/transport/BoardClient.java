@@ -120,6 +120,11 @@ final class BoardClient {
     return next == steps.length;
   }
 
+  /** The setup's steps in all. */
+  int steps() {
+    return setup.steps();
+  }
+
   SetupParty side() {
     return side;
   }

@@ -26,6 +26,7 @@ import io.grpc.stub.StreamObserver;
 import java.lang.System.Logger.Level;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -169,7 +170,17 @@ public final class Participant {
     return run(s, Hook.NONE);
   }
 
+  /** As {@link #run(Settings)}, telling {@code listener} each phase as it begins. */
+  public static Result run(Settings s, ParticipantListener listener) throws ParticipantException, InterruptedException {
+    return run(s, Hook.NONE, listener);
+  }
+
   static Result run(Settings s, Hook hook) throws ParticipantException, InterruptedException {
+    return run(s, hook, ParticipantListener.NONE);
+  }
+
+  static Result run(Settings s, Hook hook, ParticipantListener listener) throws ParticipantException,
+      InterruptedException {
     if (s.tls() == null && !isLoopback(s.target())) {
       throw new ParticipantException("plaintext is for loopback tests only; " + s.target() + " is not a loopback "
           + "address (without TLS nothing checks the coordinator or the other parties' identities)");
@@ -179,16 +190,17 @@ public final class Participant {
         .maxInboundMessageSize(MAX_INBOUND_BYTES)
         .build();
     try {
-      return run(s, channel, hook);
+      return run(s, channel, hook, listener);
     } finally {
       channel.shutdownNow();
       channel.awaitTermination(5, TimeUnit.SECONDS);
     }
   }
 
-  private static Result run(Settings s, ManagedChannel channel, Hook hook)
+  private static Result run(Settings s, ManagedChannel channel, Hook hook, ParticipantListener listener)
       throws ParticipantException, InterruptedException {
     long start = System.nanoTime();
+    listener.event("connecting", Map.of("coordinator", s.target()));
     SessionConfig config = null;
     // A coordinator under load (or still starting) may not answer at once: retry for about a
     // minute, then give up saying why.
@@ -203,6 +215,7 @@ public final class Participant {
           throw new ParticipantException("cannot reach the coordinator at " + s.target() + ": " + describe(e), e);
         }
         LOG.log(Level.INFO, "the coordinator at {0} did not answer ({1}); trying again", s.target(), code);
+        listener.event("retrying", Map.of("coordinator", s.target(), "reason", code.toString()));
         Thread.sleep(2_000L * attempt);
       }
     }
@@ -213,6 +226,9 @@ public final class Participant {
       throw new ParticipantException("the published configuration of session " + session + " is invalid: "
           + e.getMessage(), e);
     }
+    listener.event("session", Map.of("session", session, "algorithm", config.getAlgorithm(), "rounds",
+        SessionPlan.rounds(config), "parties", config.getParties(), "epsilon", config.getPrivacy().getEpsilon(),
+        "delta", config.getPrivacy().getDelta()));
     String refusal = s.policy().check(config);
     if (refusal != null) {
       throw new ParticipantException("refusing to join session " + session + ": " + refusal);
@@ -232,6 +248,7 @@ public final class Participant {
       }
       // The published, data-independent transform, applied here to this party's own raw rows.
       LOG.log(Level.INFO, "session {0}: computing {1} features of {2} rows", session, stage.describe(), data.size());
+      listener.event("features", Map.of("stage", stage.describe(), "rows", data.size()));
       data = stage.apply(data, Runtime.getRuntime().availableProcessors(), dev.helmet.core.util.Progress.NONE, null);
     }
     if (data.dimension() != config.getFeatures()) {
@@ -245,7 +262,10 @@ public final class Participant {
     DesignMatrix design = spec.preprocessing().design(data);
     // Its own preparation on its own data (e.g. its local training), before it joins.
     long seed = s.trainingSeed() != null ? s.trainingSeed() : Secrets.random().nextLong();
+    listener.event("preparing", Map.of("algorithm", spec.algorithm().id(), "points", data.size()));
+    long prepStart = System.nanoTime();
     Local local = spec.prepare(design, seed);
+    listener.event("prepared", Map.of("seconds", (System.nanoTime() - prepStart) / 1e9));
     LOG.log(Level.INFO, "session {0}: prepared {1} on {2} points", session, spec.algorithm().id(), data.size());
 
     // Charged before anything about the data leaves this machine (the join and its protocol messages).
@@ -280,6 +300,7 @@ public final class Participant {
       run.ownCertificateSha256 = IdentityBinding.fingerprint(IdentityBinding.certificate(s.tls()));
     }
     run.tls = s.tls();
+    run.listener = listener;
     Result result = null;
     try {
       Join.Builder join = Join.newBuilder().setSessionId(config.getSessionId())
@@ -292,6 +313,7 @@ public final class Participant {
                 identity.publicKey(), run.commitment)));
       }
       run.send(ParticipantMessage.newBuilder().setJoin(join).build());
+      listener.event("joined", Map.of());
       // One round: at most two round deadlines pass between messages to a live party; several: a
       // party dropped from one summation waits for the others' five SecAgg rounds until the next.
       long timeout = s.timeoutSeconds() > 0 ? s.timeoutSeconds()

@@ -73,6 +73,8 @@ final class ParticipantRun {
   /** Its TLS files (null over plaintext), and in a dca session its uploads to the compute nodes. */
   Tls.Files tls;
   DcaUploads dca;
+  /** Told each phase as it begins. */
+  ParticipantListener listener = ParticipantListener.NONE;
   /** The plan's setup board (cross-silo SWOR's mixnet), or null when the plan needs none. */
   BoardClient board;
 
@@ -107,8 +109,12 @@ final class ParticipantRun {
   Outcome handle(CoordinatorMessage m) throws Participant.ParticipantException {
     bytesReceived += m.getSerializedSize();
     switch (m.getBodyCase()) {
-      case ENROLLED -> Participant.LOG.log(Level.INFO, "session {0}: enrolled ({1} of {2} parties)", session,
-          m.getEnrolled().getEnrolled(), m.getEnrolled().getParties());
+      case ENROLLED -> {
+        Participant.LOG.log(Level.INFO, "session {0}: enrolled ({1} of {2} parties)", session,
+            m.getEnrolled().getEnrolled(), m.getEnrolled().getParties());
+        listener.event("enrolled", java.util.Map.of("enrolled", m.getEnrolled().getEnrolled(), "parties",
+            m.getEnrolled().getParties()));
+      }
       case REFUSED -> throw new Participant.ParticipantException("the coordinator refused to enrol this participant: "
           + m.getRefused().getReason());
       case ROSTER -> start(m.getRoster());
@@ -131,6 +137,7 @@ final class ParticipantRun {
           }
           send(ParticipantMessage.newBuilder().setMaskedInput(codec.encode(pendingUpload)).build());
           pendingUpload = null;
+          listener.event("sent", java.util.Map.of("round", roundsSent));
         }
       }
       case CONSISTENCY_CHECK_REQUEST -> step(() -> codec.decode(m.getConsistencyCheckRequest()));
@@ -144,6 +151,8 @@ final class ParticipantRun {
       }
       case BOARD_TURN -> boardTurn(m.getBoardTurn().getStep());
       case OUTCOME -> {
+        listener.event("outcome", java.util.Map.of("status", m.getOutcome().getStatus(), "reason",
+            m.getOutcome().getReason()));
         return m.getOutcome();
       }
       case BODY_NOT_SET -> Participant.LOG.log(Level.WARNING, "session {0}: an empty message from the coordinator; ignored", session);
@@ -199,6 +208,8 @@ final class ParticipantRun {
       throw new Participant.ParticipantException("refusing session " + session + ": " + conflict);
     }
     roster = r;
+    listener.event("roster", java.util.Map.of("party", party, "parties", r.getPartiesCount(), "rounds", plan.rounds(),
+        "epsilon", own, "neighbours", charge.neighbours()));
     contributor = plan.contributor(party, local, noise, seed);
     send(ParticipantMessage.newBuilder().setNonceReveal(NonceReveal.newBuilder().setSender(party)
         .setNonce(ByteString.copyFrom(nonce))).build());
@@ -283,6 +294,7 @@ final class ParticipantRun {
       throw new Participant.ParticipantException("round " + nextRound + "'s SecAgg session id differs from this participant's "
           + "own derivation");
     }
+    listener.event("round", java.util.Map.of("round", nextRound + 1, "rounds", rounds));
     java.util.function.Supplier<long[]> work;
     try {
       work = contributor.open(nextRound, rs.getState().toByteArray());
@@ -308,6 +320,7 @@ final class ParticipantRun {
     if (board == null) {
       throw new Participant.ParticipantException("a setup turn in a session whose plan has no setup");
     }
+    listener.event("setup", java.util.Map.of("step", step + 1, "steps", board.steps()));
     for (dev.helmet.transport.wire.BoardChunk ch : board.turn(step)) {
       send(ParticipantMessage.newBuilder().setBoardChunk(ch).build());
     }
@@ -334,6 +347,7 @@ final class ParticipantRun {
     }
     try {
       dca.upload(round, party, x, bits, profile);
+      listener.event("sent", java.util.Map.of("round", round + 1));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new Participant.ParticipantException("interrupted while uploading round " + round + "'s shares", e);

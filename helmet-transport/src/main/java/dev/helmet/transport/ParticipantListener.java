@@ -1,0 +1,29 @@
+package dev.helmet.transport;
+
+import java.util.Map;
+
+/**
+ * What a participant is doing, phase by phase, for its command line (one line per phase, or one
+ * JSON object per line). Kinds and their fields:
+ *
+ * <ul>
+ *   <li>{@code connecting} (coordinator), {@code retrying} (coordinator, reason);
+ *   <li>{@code session} (session, algorithm, rounds, parties, epsilon, delta): the published settings;
+ *   <li>{@code features} (stage, rows), {@code preparing} (algorithm, points), {@code prepared} (seconds):
+ *       this party's own work on its data before it joins;
+ *   <li>{@code joined}, then {@code enrolled} (enrolled, parties) as the others join;
+ *   <li>{@code roster} (party, parties, rounds, epsilon, neighbours): enrolment closed, with this party's
+ *       own account of what the plan costs its data;
+ *   <li>{@code setup} (step, steps): its turn on the setup board;
+ *   <li>{@code round} (round, rounds): a round opened and it computes its input;
+ *       {@code sent} (round): its input left;
+ *   <li>{@code outcome} (status, reason).
+ * </ul>
+ *
+ * Nothing in an event is computed from the party's data beyond its record count.
+ */
+public interface ParticipantListener {
+  ParticipantListener NONE = (kind, fields) -> {};
+
+  void event(String kind, Map<String, Object> fields);
+}
