@@ -372,43 +372,16 @@ final class ParticipantRun {
     }
   }
 
-  /**
-   * Over TLS, every neighbour whose keys the coordinator relays must come with the identity
-   * binding the roster carries for it. {@link #checkRosterBindings} already verified each roster
-   * entry (its certificate, the binding's signature, distinct holders), so here a byte comparison
-   * suffices: a binding or certificate other than the roster's means the coordinator substituted
-   * keys, and this party stops.
-   */
+  /** Over TLS, the neighbours' keys must come with the roster's bindings ({@link RosterCheck#keyRosterProblem}). */
   private void checkBindings(dev.helmet.transport.wire.KeyRoster kr) throws Participant.ParticipantException {
     if (ca == null || roster == null) {
       return;
     }
-    java.util.Map<Integer, dev.helmet.transport.wire.IdentityBinding> bindings = new java.util.HashMap<>();
-    for (var b : kr.getBindingsList()) {
-      bindings.put(b.getParty(), b);
-    }
-    for (var n : kr.getNeighboursList()) {
-      int v = n.getSender();
-      var b = bindings.get(v);
-      String why = null;
-      if (v < 0 || v >= roster.getPartiesCount()) {
-        why = "it is not in the roster";
-      } else if (v == party) {
-        why = "it is this party itself";
-      } else if (b == null) {
-        why = "no identity binding came with its keys";
-      } else if (!b.getCertificate().equals(roster.getParties(v).getCertificate())) {
-        why = "its binding's certificate is not the one the roster lists for it";
-      } else if (!b.getSignature().equals(roster.getParties(v).getIdentityBinding())) {
-        why = "its binding is not the one the roster carries for it";
-      }
-      if (why != null) {
-        throw new Participant.ParticipantException("neighbour " + v + "'s identity key is not bound to a participant certificate "
-            + "of this deployment (" + why + "); the coordinator may have substituted keys, so this party stops");
-      }
+    String why = RosterCheck.keyRosterProblem(roster, party, kr);
+    if (why != null) {
+      throw new Participant.ParticipantException(why);
     }
   }
-
 
   private interface Decoder {
     Messages.ServerMessage decode();

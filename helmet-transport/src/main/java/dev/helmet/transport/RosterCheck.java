@@ -48,4 +48,40 @@ final class RosterCheck {
     }
     return null;
   }
+
+  /**
+   * Over TLS, every neighbour whose keys the coordinator relays must come with the identity binding
+   * the roster carries for it. {@link #problem} already verified each roster entry (its
+   * certificate, the binding's signature, distinct holders), so a byte comparison suffices here: a
+   * binding or certificate other than the roster's means the coordinator substituted keys.
+   *
+   * @return why party {@code self} must stop, or null
+   */
+  static String keyRosterProblem(Roster roster, int self, dev.helmet.transport.wire.KeyRoster kr) {
+    java.util.Map<Integer, dev.helmet.transport.wire.IdentityBinding> bindings = new java.util.HashMap<>();
+    for (var b : kr.getBindingsList()) {
+      bindings.put(b.getParty(), b);
+    }
+    for (var n : kr.getNeighboursList()) {
+      int v = n.getSender();
+      var b = bindings.get(v);
+      String why = null;
+      if (v < 0 || v >= roster.getPartiesCount()) {
+        why = "it is not in the roster";
+      } else if (v == self) {
+        why = "it is this party itself";
+      } else if (b == null) {
+        why = "no identity binding came with its keys";
+      } else if (!b.getCertificate().equals(roster.getParties(v).getCertificate())) {
+        why = "its binding's certificate is not the one the roster lists for it";
+      } else if (!b.getSignature().equals(roster.getParties(v).getIdentityBinding())) {
+        why = "its binding is not the one the roster carries for it";
+      }
+      if (why != null) {
+        return "neighbour " + v + "'s identity key is not bound to a participant certificate of this deployment ("
+            + why + "); the coordinator may have substituted keys, so this party stops";
+      }
+    }
+    return null;
+  }
 }
