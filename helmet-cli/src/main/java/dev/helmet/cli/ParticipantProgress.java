@@ -50,6 +50,8 @@ final class ParticipantProgress implements ParticipantListener {
       case "features" -> "computing " + f.get("stage") + " features of its " + f.get("rows") + " rows ...";
       case "preparing" -> "preparing " + f.get("algorithm") + " on its " + f.get("points") + " points (local work "
           + "on its own data) ...";
+      case "training" -> String.format(Locale.ROOT, "%s: %s of %s, about %.0f s left", f.get("task"), f.get("done"),
+          f.get("total"), ((Number) f.get("seconds_left")).doubleValue());
       case "prepared" -> String.format(Locale.ROOT, "prepared in %.1f s; joining", ((Number) f.get("seconds"))
           .doubleValue());
       case "joined" -> "joined; waiting for the other parties to enrol";

@@ -84,8 +84,8 @@ class NetworkCliTest {
       for (String line : p.err.lines().filter(l -> l.startsWith("{")).toList()) {
         events.add(JSON.readTree(line).get("event").asText());
       }
-      for (String kind : List.of("connecting", "session", "preparing", "prepared", "joined", "roster", "round", "sent",
-          "outcome")) {
+      for (String kind : List.of("connecting", "session", "preparing", "training", "prepared", "joined", "roster",
+          "round", "sent", "outcome")) {
         assertTrue(events.contains(kind), kind + " missing from " + events);
       }
       assertTrue(events.indexOf("joined") < events.indexOf("roster")

@@ -264,7 +264,7 @@ public final class Participant {
     long seed = s.trainingSeed() != null ? s.trainingSeed() : Secrets.random().nextLong();
     listener.event("preparing", Map.of("algorithm", spec.algorithm().id(), "points", data.size()));
     long prepStart = System.nanoTime();
-    Local local = spec.prepare(design, seed);
+    Local local = spec.prepare(design, seed, new PhaseProgress(listener));
     listener.event("prepared", Map.of("seconds", (System.nanoTime() - prepStart) / 1e9));
     LOG.log(Level.INFO, "session {0}: prepared {1} on {2} points", session, spec.algorithm().id(), data.size());
 
@@ -362,5 +362,45 @@ public final class Participant {
     Status s = Status.fromThrowable(t);
     return s.getCode() + (s.getDescription() == null ? "" : " (" + s.getDescription() + ")")
         + (s.getCause() != null && s.getDescription() == null ? " " + s.getCause().getMessage() : "");
+  }
+
+  /**
+   * Its local work's progress as {@code training} events (task, done, total, seconds_left), at most
+   * one a second and the last one always: a time left that is an estimate from the pace so far.
+   */
+  private static final class PhaseProgress implements dev.helmet.core.util.Progress {
+    private final ParticipantListener listener;
+    private String task = "";
+    private long total;
+    private long done;
+    private long start;
+    private long last;
+
+    PhaseProgress(ParticipantListener listener) {
+      this.listener = listener;
+    }
+
+    @Override
+    public synchronized void start(String task, long total) {
+      this.task = task;
+      this.total = total;
+      this.done = 0;
+      this.start = System.nanoTime();
+      this.last = start;
+    }
+
+    @Override
+    public synchronized void advance(long steps) {
+      done += steps;
+      long now = System.nanoTime();
+      if (now - last >= 1_000_000_000L || done >= total) {
+        last = now;
+        double left = done == 0 ? Double.NaN : (now - start) / 1e9 / done * Math.max(0, total - done);
+        listener.event("training", Map.of("task", task, "done", done, "total", total, "seconds_left", left));
+      }
+    }
+
+    @Override
+    public void finish() {}
   }
 }

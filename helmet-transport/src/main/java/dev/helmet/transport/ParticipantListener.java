@@ -9,8 +9,9 @@ import java.util.Map;
  * <ul>
  *   <li>{@code connecting} (coordinator), {@code retrying} (coordinator, reason);
  *   <li>{@code session} (session, algorithm, rounds, parties, epsilon, delta): the published settings;
- *   <li>{@code features} (stage, rows), {@code preparing} (algorithm, points), {@code prepared} (seconds):
- *       this party's own work on its data before it joins;
+ *   <li>{@code features} (stage, rows), {@code preparing} (algorithm, points), {@code training} (task,
+ *       done, total, seconds_left; at most one a second, Helmet's local epochs), {@code prepared}
+ *       (seconds): this party's own work on its data before it joins;
  *   <li>{@code joined}, then {@code enrolled} (enrolled, parties) as the others join;
  *   <li>{@code roster} (party, parties, rounds, epsilon, neighbours): enrolment closed, with this party's
  *       own account of what the plan costs its data;

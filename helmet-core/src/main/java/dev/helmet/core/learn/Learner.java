@@ -167,13 +167,18 @@ public final class Learner {
     return train(data, rng, true);
   }
 
+  /** As {@link #train(DesignMatrix, SplittableRandom)}, reporting each epoch to {@code progress}. */
+  public LinearModel train(DesignMatrix data, SplittableRandom rng, dev.helmet.core.util.Progress progress) {
+    return fit(data, rng, true, 0, progress).model();
+  }
+
   /**
    * As {@link #train(DesignMatrix, SplittableRandom)}; {@code shuffle = false} keeps the data order
    * in every epoch, so tests can place a point in a chosen batch (the sensitivity bound must hold
    * for every permutation, not only for random ones).
    */
   LinearModel train(DesignMatrix data, SplittableRandom rng, boolean shuffle) {
-    return fit(data, rng, shuffle, 0).model();
+    return fit(data, rng, shuffle, 0, dev.helmet.core.util.Progress.NONE).model();
   }
 
   /** A model and the number of epochs that produced it. */
@@ -191,10 +196,11 @@ public final class Learner {
    */
   public Fit trainUntilSettled(DesignMatrix data, SplittableRandom rng, double tolerance) {
     Checks.require(tolerance > 0 && tolerance < 1, "tolerance must lie in (0, 1). Provided value: " + tolerance);
-    return fit(data, rng, true, tolerance);
+    return fit(data, rng, true, tolerance, dev.helmet.core.util.Progress.NONE);
   }
 
-  private Fit fit(DesignMatrix data, SplittableRandom rng, boolean shuffle, double tolerance) {
+  private Fit fit(DesignMatrix data, SplittableRandom rng, boolean shuffle, double tolerance,
+      dev.helmet.core.util.Progress progress) {
     int n = data.rows();
     int d = data.cols();
     if (d != features + 1) {
@@ -235,6 +241,7 @@ public final class Learner {
     long t = 0;
     double[] previous = tolerance > 0 ? new double[rows * d] : null;
     int epochsRun = 0;
+    progress.start("local training, epochs", config.epochs());
     for (int epoch = 0; epoch < config.epochs(); epoch++) {
       epochsRun++;
       if (shuffle) {
@@ -291,10 +298,12 @@ public final class Learner {
         data.accumulate(perm, start, b, coef, rows, v);
         project(v, scale, d, radius, normBound);
       }
+      progress.advance(1);
       if (previous != null && settled(v, scale, d, previous, tolerance, epoch == 0)) {
         break;
       }
     }
+    progress.finish();
     return new Fit(new LinearModel(rows, d, weights(v, scale, d)), epochsRun);
   }
 

@@ -55,6 +55,14 @@ public interface AlgorithmSpec {
   Local prepare(DesignMatrix data, long seed);
 
   /**
+   * As {@link #prepare(DesignMatrix, long)}, reporting its progress (Helmet: its local training's
+   * epochs) where the algorithm can; by default it reports nothing.
+   */
+  default Local prepare(DesignMatrix data, long seed, dev.helmet.core.util.Progress progress) {
+    return prepare(data, seed);
+  }
+
+  /**
    * The public plan for a roster, for parties drawing secure noise.
    *
    * @param sizes every party's number of records, in roster order (public)

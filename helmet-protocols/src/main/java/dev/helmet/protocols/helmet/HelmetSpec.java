@@ -116,8 +116,13 @@ final class HelmetSpec implements AlgorithmSpec {
 
   @Override
   public Local prepare(DesignMatrix data, long seed) {
+    return prepare(data, seed, dev.helmet.core.util.Progress.NONE);
+  }
+
+  @Override
+  public Local prepare(DesignMatrix data, long seed, dev.helmet.core.util.Progress progress) {
     Checks.require(data.rows() > 0, "a party needs at least one point");
-    return new Trained(learner.train(data, new SplittableRandom(seed)), data.rows());
+    return new Trained(learner.train(data, new SplittableRandom(seed), progress), data.rows());
   }
 
   @Override
