@@ -95,6 +95,18 @@ final class StatusJson {
       }
     }
     j.set("ledger", ledger(store, live.dataset()));
+    ArrayNode sessions = j.putArray("sessions");
+    for (Map<String, Object> r : store.sessions()) {
+      ObjectNode o = sessions.addObject();
+      put(o, "id", r.get("ID"));
+      put(o, "name", r.get("NAME"));
+      put(o, "dataset", r.get("DATASET"));
+      put(o, "status", r.get("STATUS"));
+      put(o, "stage", r.get("STAGE"));
+      put(o, "reason", r.get("REASON"));
+      put(o, "started_at", r.get("STARTED_AT"));
+      put(o, "finished_at", r.get("FINISHED_AT"));
+    }
     return j;
   }
 

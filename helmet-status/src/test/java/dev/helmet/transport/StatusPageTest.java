@@ -119,6 +119,7 @@ class StatusPageTest {
           guarantee);
       assertTrue(done.at("/ledger/relation").asText().contains("replace"), done.at("/ledger").toString());
       assertTrue(done.at("/stages").size() >= 4, done.at("/stages").toString());
+      assertEquals("COMPLETED", done.at("/sessions/0/status").asText(), done.at("/sessions").toString());
       HttpResponse<String> html = get(page.url());
       assertEquals(200, html.statusCode());
       assertTrue(html.body().contains("Privacy ledger") && html.body().contains("api/status"));
