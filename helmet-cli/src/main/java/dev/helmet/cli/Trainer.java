@@ -101,6 +101,16 @@ final class Trainer {
     SplittableRandom root = new SplittableRandom(seed);
     Partition partition = spec.partition().split(train, root.split());
     long partySeed = root.nextLong();
+    // What no party's data can change is checked before anyone trains.
+    String rosterProblem = a.rosterProblem(partition.count(), spec.privacy().minContributors(partition.count(),
+        spec.run().dropout));
+    if (rosterProblem != null) {
+      throw new IllegalArgumentException(rosterProblem);
+    }
+    if (partition.count() < 2 && summation instanceof dev.helmet.secagg.protocol.InProcessSecAgg) {
+      throw new IllegalArgumentException("secure aggregation needs at least 2 parties; with --parties 1 choose "
+          + "--summation plain (one party's model, noised, is released as it is)");
+    }
     long t1 = System.nanoTime();
     Simulation.Prepared prepared = Simulation.prepare(a, train, partition, partySeed, spec.run().threads(), progress);
     long t2 = System.nanoTime();

@@ -382,4 +382,21 @@ class CliTest {
     assertTrue(commands.size() > 10, "commands rendered: " + commands);
     assertFalse(err.contains("picocli WARN"), err);
   }
+
+  /**
+   * What no data can change is refused before any party trains: contributors that guarantee no
+   * honest party (with both fixes), and secure aggregation of one party (with the fix).
+   */
+  @Test
+  void plansThatCannotWorkAreRefusedBeforeTraining() {
+    Cli honest = Cli.run("train", "--dataset", "breast-cancer", "--parties", "4", "--min-contributors", "2",
+        "--honest-fraction", "0.5");
+    assertEquals(Main.INVALID_INPUT, honest.exit, honest.toString());
+    assertTrue(honest.errorLine().contains("raise min_contributors to at least 3"), honest.err);
+    assertFalse(honest.err.contains("preparing"), "it trained first: " + honest.err);
+    Cli one = Cli.run("train", "--dataset", "breast-cancer", "--parties", "1");
+    assertEquals(Main.INVALID_INPUT, one.exit, one.toString());
+    assertTrue(one.errorLine().contains("--summation plain"), one.err);
+    assertFalse(one.err.contains("preparing"), "it trained first: " + one.err);
+  }
 }

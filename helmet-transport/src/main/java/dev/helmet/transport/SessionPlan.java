@@ -279,6 +279,10 @@ public final class SessionPlan {
     if (local != null) {
       throw new IllegalArgumentException(local);
     }
+    String roster = spec(c).rosterProblem((int) c.getParties(), (int) c.getMinContributors());
+    if (roster != null) {
+      throw new IllegalArgumentException(roster);
+    }
   }
 
   /** SHA-256 of the configuration's encoding: what a participant agrees to when it joins. */

@@ -70,6 +70,22 @@ class SessionPlanTest {
         + "\"batch\": 20, \"swor_mixnet\": \"ideal\"", ", \"sampling_rate\": 0.5")).build());
   }
 
+  /**
+   * A session whose minimum contributors guarantee no honest party under its honest fraction (4
+   * parties, half honest: floor(0.5 x 4) = 2 may be dishonest, so 2 contributors guarantee none) is
+   * refused when validated, before anyone trains or enrols, naming both fixes with the numbers; 3
+   * contributors are accepted.
+   */
+  @Test
+  void aSessionGuaranteeingNoHonestContributorIsRefusedAtStartWithTheFix() {
+    SessionConfig.Builder b = Loopback.config(TestData.digits(), 4, 2, 1).setColludingFraction(0.5);
+    b.setPrivacy(b.getPrivacy().toBuilder().setHonestFraction(0.5));
+    var e = assertThrows(IllegalArgumentException.class, () -> SessionPlan.validate(b.build()));
+    assertTrue(e.getMessage().contains("raise min_contributors to at least 3")
+        && e.getMessage().contains("honest_fraction (--honest-fraction) to at least 0.75"), e.getMessage());
+    SessionPlan.validate(b.clone().setMinContributors(3).build());
+  }
+
   @Test
   void aSubjectListedTwiceIsRefused() {
     Setup s = setup("secagg+");

@@ -46,6 +46,16 @@ public interface AlgorithmSpec {
   }
 
   /**
+   * Why no roster of {@code parties} parties with {@code minContributors} contributors per round
+   * admits a plan, whatever the parties' sizes (no honest contributor is guaranteed, say), with the
+   * fix; null if some may. A coordinator refuses such a session at start and {@code train} before it
+   * trains, instead of after everyone trained and enrolled.
+   */
+  default String rosterProblem(int parties, int minContributors) {
+    return null;
+  }
+
+  /**
    * A party's work before the roster, on its own preprocessed rows (Helmet: its local training).
    * It must not depend on the privacy target (eps, delta, t): a party prepares once, and
    * experiments reuse one preparation across privacy levels.

@@ -143,6 +143,12 @@ final class DpFlSpec implements AlgorithmSpec {
 
   /** A party's preprocessed rows (for the MLP also read without the intercept): its gradients every round. */
   @Override
+  public String rosterProblem(int parties, int minContributors) {
+    return config.split() == DpFl.NoiseSplit.HONEST ? dev.helmet.protocols.helmet.HelmetAccounting.honestProblem(
+        minContributors, parties, config.honestFraction()) : null;
+  }
+
+  @Override
   public Local prepare(DesignMatrix data, long seed) {
     Checks.require(data.rows() > 0, "a party needs at least one record");
     return model.records(data);

@@ -84,6 +84,28 @@ public final class HelmetAccounting {
    * above): {@code (1 - t) parties} is computed exactly in decimal from the shortest decimal form of
    * t, so (1 - 0.9) 10 is exactly 1 and floating-point error can never hide a dishonest party.
    */
+  /**
+   * Why {@code minContributors} of {@code parties} contributors guarantee no honest one under
+   * {@code honestFraction} (whose noise the guarantee rests on), with the two fixes in the units a
+   * user sets; null when at least one is guaranteed. Sizes do not matter, so a coordinator says it
+   * at start and {@code train} before it trains.
+   */
+  public static String honestProblem(int minContributors, int parties, double honestFraction) {
+    if (honestContributors(minContributors, parties, honestFraction) > 0) {
+      return null;
+    }
+    int dishonest = minContributors - honestContributors(minContributors, parties, honestFraction);
+    java.math.BigDecimal needed = java.math.BigDecimal.ONE.subtract(java.math.BigDecimal.valueOf(minContributors - 1)
+        .divide(java.math.BigDecimal.valueOf(parties), 6, java.math.RoundingMode.CEILING));
+    String fraction = needed.compareTo(java.math.BigDecimal.ONE) >= 0 ? "1"
+        : needed.setScale(6, java.math.RoundingMode.CEILING).stripTrailingZeros().toPlainString();
+    return String.format(java.util.Locale.ROOT, "with honest fraction %s up to %d of the %d parties may be dishonest, so "
+        + "the %d contributors a round may have (min_contributors, --min-contributors) guarantee no honest party's "
+        + "noise; raise min_contributors to at least %d (at most the %d parties), or honest_fraction "
+        + "(--honest-fraction) to at least %s", java.math.BigDecimal.valueOf(honestFraction).toPlainString(), dishonest,
+        parties, minContributors, dishonest + 1, parties, fraction);
+  }
+
   public static int honestContributors(int contributors, int parties, double honestFraction) {
     Checks.halfOpenUnit("honest fraction", honestFraction);
     java.math.BigDecimal dishonest = java.math.BigDecimal.ONE.subtract(java.math.BigDecimal.valueOf(honestFraction))

@@ -115,6 +115,11 @@ final class HelmetSpec implements AlgorithmSpec {
   record Trained(LinearModel model, int size) implements Local {}
 
   @Override
+  public String rosterProblem(int parties, int minContributors) {
+    return HelmetAccounting.honestProblem(minContributors, parties, common.honestFraction());
+  }
+
+  @Override
   public Local prepare(DesignMatrix data, long seed) {
     return prepare(data, seed, dev.helmet.core.util.Progress.NONE);
   }

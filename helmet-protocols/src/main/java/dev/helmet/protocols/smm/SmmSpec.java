@@ -119,6 +119,12 @@ final class SmmSpec implements AlgorithmSpec {
   }
 
   @Override
+  public String rosterProblem(int parties, int minContributors) {
+    return dev.helmet.protocols.helmet.HelmetAccounting.honestProblem(minContributors, parties,
+        common.honestFraction());
+  }
+
+  @Override
   public Local prepare(DesignMatrix data, long seed) {
     Checks.require(data.rows() > 0, "a party needs at least one record");
     return new SmmRun.Rows(Examples.of(data));
