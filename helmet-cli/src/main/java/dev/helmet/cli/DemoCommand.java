@@ -73,7 +73,8 @@ final class DemoCommand implements Callable<Integer> {
     var a = algorithm.chosen(run.protocol);
     var config = AlgorithmOptions.withFeatureDefaults(AlgorithmOptions.config(spec, a), a, features);
     if (run.modelOut == null) {
-      run.modelOut = Path.of("helmet-demo-model.json");
+      // Separate files, so one demo never overwrites the other's model.
+      run.modelOut = Path.of(network ? "helmet-demo-network-model.json" : "helmet-demo-model.json");
     }
     if (network) {
       NetworkDemo.run(w, m, features, cacheDir, run, a, config, spec.commandLine().getOut(),

@@ -152,7 +152,8 @@ final class NetworkDemo {
         }
       }
       if (!result.completed()) {
-        throw new IllegalStateException("the networked session aborted: " + result.reason() + "; nothing was released");
+        // The reason already says what was released and charged (nothing, here).
+        throw new IllegalStateException("the networked session aborted: " + result.reason());
       }
       ReleasedModel model = result.model();
       DesignMatrix test = spec.preprocessing().design(testFeatures);

@@ -254,8 +254,11 @@ final class RoundDriver {
     } finally {
       c.lock.unlock();
     }
-    Coordinator.LOG.log(Level.INFO, "session {0}: released the model of {1} contributors, eps = {2}, delta = {3}", c.sessionHex,
-        released.size(), eps, delta);
+    // Formatted here, not by MessageFormat (which prints delta = 1e-5 as "0"): the same numbers
+    // as the summary and --json.
+    Coordinator.LOG.log(Level.INFO, String.format(java.util.Locale.ROOT, "session %s: released the model of %d "
+        + "contributors; %s", c.sessionHex, released.size(), ledger.guarantees().isEmpty() ? "eps = " + eps
+        + ", delta = " + delta : ledger.guarantees().get(0).describe()));
     Outcome o = Outcome.newBuilder().setStatus("completed").setModelGzip(ByteString.copyFrom(gzip(json)))
         .addAllContributors(released).setRounds(SessionPlan.rounds(c.config))
         .setEpsilon(eps).setDelta(delta).build();

@@ -143,8 +143,11 @@ final class CsvReader {
           + "' is not a number");
     }
     if (!Float.isFinite(v)) {
+      // A finite double beyond float's range (1e308, say) is a number, just too large to store.
+      boolean finiteDouble = Double.isFinite(Double.parseDouble(t));
       throw new DataFormatException(source + " " + where + " column " + (column + 1) + ": value '" + t
-          + "' is not a finite number");
+          + (finiteDouble ? "' is too large: features are kept as 32-bit floats, at most about 3.4e38 in magnitude; "
+              + "rescale the column" : "' is not a finite number"));
     }
     return v;
   }

@@ -124,7 +124,10 @@ class DataReaderTest {
     Path inf = write("i.csv", "1,Infinity,a\n");
     assertThrows(DataFormatException.class, () -> DataReader.read(inf, ReadOptions.defaults()));
     Path huge = write("h.csv", "1,1e39,a\n"); // finite as a double, overflows float
-    assertThrows(DataFormatException.class, () -> DataReader.read(huge, ReadOptions.defaults()));
+    DataFormatException big = assertThrows(DataFormatException.class, () -> DataReader.read(huge,
+        ReadOptions.defaults()));
+    assertTrue(big.getMessage().contains("'1e39' is too large") && big.getMessage().contains("32-bit floats"),
+        big.getMessage());
   }
 
   @Test
