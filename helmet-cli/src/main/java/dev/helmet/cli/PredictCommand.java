@@ -31,9 +31,13 @@ final class PredictCommand implements Callable<Integer> {
   @Option(names = "--model", paramLabel = "FILE", required = true, description = "A model written by train or demo.")
   Path model;
 
-  @Option(names = "--data", paramLabel = "FILE", required = true,
-      description = "Data file (CSV, TSV, LIBSVM, .npy with --labels, .npz, IDX with --labels).")
+  @Option(names = "--data", paramLabel = "FILE|NAME", required = true,
+      description = "Data file (CSV, TSV, LIBSVM, .npy with --labels, .npz, IDX with --labels), or the name of a "
+          + "built-in data set (`helmet data list`), whose public test split is used.")
   Path data;
+
+  @Option(names = "--cache-dir", paramLabel = "DIR", description = "Where built-in data sets are kept.")
+  Path cacheDir;
 
   @Option(names = "--labels", paramLabel = "FILE", description = "Label file for .npy or IDX data.")
   Path labels;
@@ -107,6 +111,30 @@ final class PredictCommand implements Callable<Integer> {
     return 0;
   }
 
+  /**
+   * The rows to predict: a built-in data set's public test split when {@code --data} names one (and
+   * no such file exists), else the file; a label the model does not know gets a hint when the file
+   * may simply have no label column.
+   */
+  private Dataset read(ReadOptions opts, ReleasedModel m) {
+    dev.helmet.core.data.BuiltinDataset builtin = Files.exists(data) ? null
+        : dev.helmet.core.data.BuiltinDataset.byId(data.toString());
+    if (builtin != null) {
+      Dataset test = builtin.load(cacheDir != null ? cacheDir : dev.helmet.core.data.BuiltinDataset.defaultCache())
+          .test();
+      return "none".equals(labelColumn) ? test : test.withLabelSet(m.labels());
+    }
+    try {
+      return DataReader.read(data, opts);
+    } catch (dev.helmet.core.data.DataFormatException e) {
+      if (labelColumn == null && e.getMessage().contains("unknown label")) {
+        throw new dev.helmet.core.data.DataFormatException(e.getMessage() + " (if " + data.getFileName()
+            + " has no label column, pass --label-column none)");
+      }
+      throw e;
+    }
+  }
+
   @Override
   public Integer call() {
     ReleasedModel m = ModelFile.read(model);
@@ -116,7 +144,7 @@ final class PredictCommand implements Callable<Integer> {
     }
     ReadOptions opts = new ReadOptions(format == null ? null : DataFormat.parse(format), labels, labelColumn, null,
         null, 0, unlabelled ? null : m.labels(), skipRows);
-    Dataset d = DataReader.read(data, opts);
+    Dataset d = read(opts, m);
     int[] pred = m.predict(d);
     PrintWriter out = spec.commandLine().getOut();
     Evaluation eval = unlabelled ? null : Evaluation.of(d.labels(), pred, m.labels().size());

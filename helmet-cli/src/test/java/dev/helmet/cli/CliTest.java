@@ -399,4 +399,26 @@ class CliTest {
     assertTrue(one.errorLine().contains("--summation plain"), one.err);
     assertFalse(one.err.contains("preparing"), "it trained first: " + one.err);
   }
+
+  /**
+   * predict takes what train takes (a built-in data set's name: its public test split), and a file
+   * whose last column is not a label gets pointed to --label-column none.
+   */
+  @Test
+  void predictTakesBuiltinNamesAndHintsAtUnlabelledFiles(@TempDir Path dir) throws IOException {
+    Path model = dir.resolve("bc.json");
+    Cli train = Cli.run("train", "--dataset", "breast-cancer", "--parties", "10", "-o", model.toString());
+    assertEquals(0, train.exit, train.toString());
+    Cli builtin = Cli.run("predict", "--model", model.toString(), "--data", "breast-cancer");
+    assertEquals(0, builtin.exit, builtin.toString());
+    assertTrue(builtin.err.contains("predicted 137 rows; accuracy"), builtin.err);
+    Path unlabelled = dir.resolve("u.csv");
+    Files.writeString(unlabelled, "1,2,3,4,5,6,7,8,9\n2,3,4,5,6,7,8,9,1\n");
+    Cli hint = Cli.run("predict", "--model", model.toString(), "--data", unlabelled.toString());
+    assertEquals(Main.INVALID_INPUT, hint.exit, hint.toString());
+    assertTrue(hint.errorLine().contains("pass --label-column none"), hint.err);
+    Cli none = Cli.run("predict", "--model", model.toString(), "--data", unlabelled.toString(), "--label-column",
+        "none");
+    assertEquals(0, none.exit, none.toString());
+  }
 }
