@@ -53,6 +53,10 @@ final class CertsCommand implements Callable<Integer> {
       description = "Validity in days. Default: ${DEFAULT-VALUE}.")
   int days;
 
+  @Option(names = "--json", description = "Print one JSON object naming the files written (keys: out, ca, "
+      + "coordinator, hosts, participants, compute_nodes, days).")
+  boolean json;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -71,6 +75,21 @@ final class CertsCommand implements Callable<Integer> {
     }
     Certificates.Written w = Certificates.create(out, hosts, participants, computeNodes, Duration.ofDays(days));
     PrintWriter o = spec.commandLine().getOut();
+    if (json) {
+      var j = Json.object();
+      j.put("out", out.toString());
+      j.put("ca", w.ca().toString());
+      j.put("coordinator", w.coordinator().toString());
+      var h = j.putArray("hosts");
+      hosts.forEach(h::add);
+      var ps = j.putArray("participants");
+      w.participants().forEach(x -> ps.add(x.toString()));
+      j.put("compute_nodes", computeNodes);
+      j.put("days", days);
+      o.println(Json.print(j));
+      o.flush();
+      return Main.OK;
+    }
     o.printf("wrote %s (CA), %s (coordinator, hosts %s) and %d participant certificates to %s%n",
         w.ca().getFileName(), w.coordinator().getFileName(), String.join(", ", hosts), w.participants().size(), out);
     if (computeNodes > 0) {

@@ -85,6 +85,10 @@ final class ExperimentCommand extends GroupCommand {
     @Option(names = "--cache-dir", paramLabel = "DIR", description = "Default: $HELMET_CACHE or ~/.cache/helmet.")
     Path cacheDir;
 
+    @Option(names = "--json", description = "Print one JSON object when done (keys: name, cells, ran, kept, seconds, "
+        + "results, report, plots) instead of the summary lines.")
+    boolean json;
+
     @Option(names = {"-q", "--quiet"}, description = "No progress output.")
     boolean quiet;
 
@@ -149,6 +153,21 @@ final class ExperimentCommand extends GroupCommand {
               + (c.features().equals("raw") ? "" : " --features " + c.features())) + " --out " + out;
       Report.Outputs o = Report.write(c, s.rows(), out, command, s.seconds());
       var pw = spec.commandLine().getOut();
+      if (json) {
+        var j = Json.object();
+        j.put("name", c.name());
+        j.put("cells", s.cells());
+        j.put("ran", s.ran());
+        j.put("kept", s.skipped());
+        j.put("seconds", s.seconds());
+        j.put("results", o.csv().toString());
+        j.put("report", o.report().toString());
+        var plots = j.putArray("plots");
+        o.plots().forEach(p -> plots.add(p.toString()));
+        pw.println(Json.print(j));
+        pw.flush();
+        return Main.OK;
+      }
       pw.printf("%s: %d cells (%d run now, %d kept from before) in %.1f s%n", c.name(), s.cells(), s.ran(),
           s.skipped(), s.seconds());
       pw.printf("  results   %s%n  report    %s%n", o.csv(), o.report());

@@ -31,5 +31,7 @@ final class Logging {
     Logger.getLogger("io.grpc").setLevel(Level.WARNING);
     Logger.getLogger("io.netty").setLevel(Level.WARNING);
     Logger.getLogger("org.flywaydb").setLevel(Level.WARNING);
+    Logger.getLogger("org.eclipse.jetty").setLevel(Level.WARNING);
+    Logger.getLogger("io.javalin").setLevel(Level.WARNING);
   }
 }
