@@ -8,6 +8,12 @@ import java.util.logging.Logger;
 
 /** One-line log records on standard error: time, level, message. Never secrets (the code logs none). */
 final class Logging {
+  /**
+   * The libraries' loggers whose level is set here, held strongly: java.util.logging keeps loggers
+   * weakly, and a collected logger would forget its level.
+   */
+  private static final java.util.List<Logger> QUIETED = new java.util.ArrayList<>();
+
   private Logging() {}
 
   static void configure(boolean quiet) {
@@ -28,10 +34,12 @@ final class Logging {
     root.addHandler(h);
     root.setLevel(quiet ? Level.WARNING : Level.INFO);
     // Libraries speak only when something is wrong.
-    Logger.getLogger("io.grpc").setLevel(Level.WARNING);
-    Logger.getLogger("io.netty").setLevel(Level.WARNING);
-    Logger.getLogger("org.flywaydb").setLevel(Level.WARNING);
-    Logger.getLogger("org.eclipse.jetty").setLevel(Level.WARNING);
-    Logger.getLogger("io.javalin").setLevel(Level.WARNING);
+    synchronized (QUIETED) {
+      for (String name : new String[] {"io.grpc", "io.netty", "org.flywaydb", "org.eclipse.jetty", "io.javalin"}) {
+        Logger l = Logger.getLogger(name);
+        l.setLevel(Level.WARNING);
+        QUIETED.add(l);
+      }
+    }
   }
 }
