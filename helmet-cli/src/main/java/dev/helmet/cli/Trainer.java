@@ -107,6 +107,15 @@ final class Trainer {
     if (rosterProblem != null) {
       throw new IllegalArgumentException(rosterProblem);
     }
+    int w = partition.count();
+    int dropping = (int) Math.floor(spec.run().dropout * w + 1e-9);
+    int fewest = spec.privacy().minContributors(w, spec.run().dropout);
+    if (dropping > 0 && w - dropping < fewest) {
+      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "--dropout %s drops %d of the %d parties, "
+          + "leaving %d, fewer than --min-contributors %d: the summation would abort; use --dropout at most %s, or "
+          + "--min-contributors at most %d", Trainer.fmt(spec.run().dropout), dropping, w, w - dropping, fewest,
+          Trainer.fmt(Math.floor(100.0 * (w - fewest) / w) / 100), w - dropping));
+    }
     if (partition.count() < 2 && summation instanceof dev.helmet.secagg.protocol.InProcessSecAgg) {
       throw new IllegalArgumentException("secure aggregation needs at least 2 parties; with --parties 1 choose "
           + "--summation plain (one party's model, noised, is released as it is)");

@@ -60,8 +60,13 @@ final class TrainerReport {
             : "");
     out.printf("  protocol          %s; %d B per party%n", protocol, res.bytesPerParty());
     if (so != null && !so.dropped().isEmpty()) {
-      out.printf("  dropouts          %d parties dropped, %d contributed (noise calibrated for at least %d)%n",
-          so.dropped().size(), so.contributors().size(), res.plan().minContributors());
+      // A party that drops after its masked input is still in the sum: say so, so the counts add up.
+      java.util.Set<Integer> in = new java.util.HashSet<>(so.contributors());
+      long late = so.dropped().stream().filter(x -> in.contains(x.party())).count();
+      int parties = so.contributors().size() + (int) (so.dropped().size() - late);
+      out.printf("  dropouts          %d of %d parties dropped out%s; %d contributed (noise calibrated for at least "
+          + "%d)%n", so.dropped().size(), parties, late == 0 ? "" : " (" + late + " after sending their input, so "
+          + "they are still in the sum)", so.contributors().size(), res.plan().minContributors());
     }
     Object sampler = d.get("noise_sampler");
     if (sampler != null) {

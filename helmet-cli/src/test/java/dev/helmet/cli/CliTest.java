@@ -385,7 +385,8 @@ class CliTest {
 
   /**
    * What no data can change is refused before any party trains: contributors that guarantee no
-   * honest party (with both fixes), and secure aggregation of one party (with the fix).
+   * honest party (with both fixes), a dropout that leaves fewer than the minimum contributors (with
+   * the valid range), and secure aggregation of one party (with the fix).
    */
   @Test
   void plansThatCannotWorkAreRefusedBeforeTraining() {
@@ -394,6 +395,12 @@ class CliTest {
     assertEquals(Main.INVALID_INPUT, honest.exit, honest.toString());
     assertTrue(honest.errorLine().contains("raise min_contributors to at least 3"), honest.err);
     assertFalse(honest.err.contains("preparing"), "it trained first: " + honest.err);
+    Cli dropout = Cli.run("train", "--dataset", "breast-cancer", "--parties", "10", "--dropout", "0.3",
+        "--min-contributors", "9");
+    assertEquals(Main.INVALID_INPUT, dropout.exit, dropout.toString());
+    assertTrue(dropout.errorLine().contains("leaving 7, fewer than --min-contributors 9")
+        && dropout.errorLine().contains("--dropout at most 0.1"), dropout.err);
+    assertFalse(dropout.err.contains("preparing"), "it trained first: " + dropout.err);
     Cli one = Cli.run("train", "--dataset", "breast-cancer", "--parties", "1");
     assertEquals(Main.INVALID_INPUT, one.exit, one.toString());
     assertTrue(one.errorLine().contains("--summation plain"), one.err);
