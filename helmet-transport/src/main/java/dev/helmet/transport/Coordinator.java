@@ -260,7 +260,15 @@ public final class Coordinator implements AutoCloseable {
         store.abort(c.sessionHex, e.getMessage());
         throw e;
       }
-      c.server.start();
+      try {
+        c.server.start();
+      } catch (IOException e) {
+        // Nothing ran: the reservation goes back before the database closes.
+        store.abort(c.sessionHex, "could not listen on " + s.host() + ":" + s.port() + ": " + e.getMessage());
+        throw new IOException("cannot listen on " + s.host() + ":" + s.port() + " (" + e.getMessage()
+            + "); is another coordinator running there? The session was not started and its budget was not "
+            + "charged", e);
+      }
       c.runner.start();
       LOG.log(Level.INFO, "session {0} ({1}): enrolment open on port {2} for {3} parties, {4} s",
           c.sessionHex, c.config.getName(), String.valueOf(c.server.getPort()), c.config.getParties(),

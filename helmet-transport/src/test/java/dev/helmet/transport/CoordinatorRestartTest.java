@@ -102,6 +102,28 @@ class CoordinatorRestartTest {
   }
 
   /**
+   * A coordinator that cannot listen (the port is taken) fails at start saying so, and leaves its
+   * database consistent: the session recorded as aborted and nothing reserved.
+   */
+  @Test
+  void aPortInUseFailsAtStartWithNothingReserved(@TempDir Path dir) throws Exception {
+    var config = Loopback.config(TestData.digits(), 3, 3, 1).build();
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      Coordinator.Settings s = Loopback.settings(config, dir, null, 10);
+      Coordinator.Settings busy = new Coordinator.Settings(s.config(), s.host(), taken.getLocalPort(), s.tls(),
+          s.databaseUrl(), s.databaseUser(), s.databasePassword(), s.budgetEpsilon(), s.budgetDelta(),
+          s.uploadSlots());
+      java.io.IOException e = assertThrows(java.io.IOException.class, () -> Coordinator.start(busy).close());
+      assertTrue(e.getMessage().contains("cannot listen on 127.0.0.1:" + taken.getLocalPort())
+          && e.getMessage().contains("not charged"), e.getMessage());
+    }
+    try (Store s = Store.open("jdbc:h2:file:" + dir.resolve("db").toAbsolutePath(), "", "")) {
+      assertEquals(0, s.used("digits")[0].signum(), "nothing reserved");
+      assertEquals("ABORTED", s.sessions().get(0).get("STATUS"));
+    }
+  }
+
+  /**
    * A DP-FL coordinator is killed (SIGKILL) when round k opens, after k rounds' sums were released.
    * Its successor charges exactly those k rounds (release 0.1 refunded them all), nothing for k = 0.
    */
