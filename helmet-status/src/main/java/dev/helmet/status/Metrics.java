@@ -19,6 +19,7 @@ final class Metrics implements CoordinatorListener {
   final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final AtomicInteger enrolled = new AtomicInteger();
   private final AtomicInteger expected = new AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicLong bytesPerParty = new java.util.concurrent.atomic.AtomicLong();
 
   Metrics(Coordinator c) {
     String dataset = c.config().getDataset();
@@ -30,6 +31,9 @@ final class Metrics implements CoordinatorListener {
         .description("the data set's eps budget").register(registry);
     Gauge.builder("helmet.budget.used.epsilon", c, x -> used(x, dataset))
         .tag("dataset", dataset).description("eps spent or reserved on the data set").register(registry);
+    Gauge.builder("helmet.session.bytes.per.participant", bytesPerParty, java.util.concurrent.atomic.AtomicLong::get)
+        .description("mean bytes a participant exchanged in the finished session").baseUnit("bytes")
+        .register(registry);
     expected.set((int) c.config().getParties());
   }
 
@@ -83,8 +87,9 @@ final class Metrics implements CoordinatorListener {
   }
 
   @Override
-  public void finished(boolean released, double epsilon) {
+  public void finished(boolean released, double epsilon, long bytesPerParticipant) {
     Counter.builder("helmet.sessions.finished").tag("outcome", released ? "released" : "aborted")
         .description("sessions that ended").register(registry).increment();
+    bytesPerParty.set(bytesPerParticipant);
   }
 }

@@ -126,7 +126,8 @@ class StatusPageTest {
       String metrics = get("http://127.0.0.1:" + page.port() + "/metrics").body();
       for (String name : new String[] {"helmet_stage_duration_seconds_count{stage=\"MASKED_INPUT\"}",
           "helmet_enrolled_parties 3.0", "helmet_sessions_finished_total{outcome=\"released\"} 1.0",
-          "helmet_budget_epsilon{dataset=\"digits\"} 10.0", "helmet_stage_answered_total"}) {
+          "helmet_budget_epsilon{dataset=\"digits\"} 10.0", "helmet_stage_answered_total",
+          "helmet_session_bytes_per_participant_bytes " + r.bytesPerParticipant() + ".0"}) {
         assertTrue(metrics.contains(name), name + " missing from:\n" + metrics);
       }
     }

@@ -30,6 +30,8 @@ public interface CoordinatorListener {
    *
    * @param released whether a model was released
    * @param epsilon the eps charged to the data set (the release's, or the released rounds' on an abort)
+   * @param bytesPerParticipant the mean bytes a participant exchanged (with the coordinator, and in a
+   *     dca session with the compute nodes)
    */
-  default void finished(boolean released, double epsilon) {}
+  default void finished(boolean released, double epsilon, long bytesPerParticipant) {}
 }

@@ -62,6 +62,7 @@ final class RoundDriver {
       }
     }) {
       Coordinator.Result r = runRounds(start);
+      c.listener.finished(true, r.epsilon(), r.bytesPerParticipant());
       c.events.flushEvents();
       c.result.complete(r);
     } catch (Abort a) {
@@ -247,7 +248,6 @@ final class RoundDriver {
     double delta = ledger.delta();
     // The release and the ledger's charge are one transaction: either both are recorded or neither.
     c.store.release(c.sessionHex, json, released.size(), eps, delta);
-    c.listener.finished(true, eps);
     c.lock.lock();
     try {
       c.phase = Coordinator.Phase.DONE;
@@ -397,7 +397,6 @@ final class RoundDriver {
     } catch (RuntimeException e) {
       Coordinator.LOG.log(Level.ERROR, "could not record the abort of session " + c.sessionHex, e);
     }
-    c.listener.finished(false, charged);
     reason = why + (released == 0 ? "; nothing was released and the reservation is refunded"
         : String.format(java.util.Locale.ROOT, "; %d of %d rounds were released before it and are charged "
             + "(eps = %.4g; neighbours: %s)", released, SessionPlan.rounds(c.config), charged, c.relation));
@@ -425,6 +424,7 @@ final class RoundDriver {
       c.lock.unlock();
     }
     c.events.flushEvents();
+    c.listener.finished(false, charged, n == 0 ? 0 : bytes / n);
     // An aborted session's epsilon is what its released rounds cost (0: nothing was released).
     c.result.complete(new Coordinator.Result(c.sessionHex, false, reason, null, charged, released == 0 ? 0 : c.config.getPrivacy()
         .getDelta(), n, List.of(), drops, bytes,
