@@ -211,6 +211,11 @@ public final class Participant {
       } catch (StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
         boolean transientFailure = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
+        String tls = tlsProblem(e);
+        if (tls != null) {
+          // A TLS mistake does not heal by waiting: say which check failed, at once.
+          throw new ParticipantException("cannot reach the coordinator at " + s.target() + ": " + tls, e);
+        }
         if (!transientFailure || attempt >= 4) {
           throw new ParticipantException("cannot reach the coordinator at " + s.target() + ": " + describe(e), e);
         }
@@ -357,6 +362,41 @@ public final class Participant {
     }
   }
 
+
+  /**
+   * A failed TLS handshake in words (which side refused what), or null if {@code t} is not one: the
+   * cause chain of a gRPC failure names the check in the JDK's terms (PKIX path building, an
+   * expired certificate, a host name the certificate does not list, a fatal alert from the peer).
+   */
+  static String tlsProblem(Throwable t) {
+    StringBuilder chain = new StringBuilder();
+    boolean ssl = false;
+    for (Throwable c = t; c != null && chain.length() < 20_000; c = c.getCause()) {
+      ssl |= c instanceof javax.net.ssl.SSLException || c instanceof java.security.cert.CertificateException;
+      if (c instanceof java.security.cert.CertificateExpiredException) {
+        return "a certificate has expired (" + c.getMessage() + "); issue a new one (helmet certs sign)";
+      }
+      chain.append(c.getClass().getName()).append(": ").append(c.getMessage()).append('\n');
+    }
+    String m = chain.toString();
+    if (m.contains("PKIX path") || m.contains("unable to find valid certification path")) {
+      return "TLS handshake failed: the coordinator's certificate is not signed by the CA in this participant's TLS "
+          + "files (ca.pem); use the deployment's ca.pem";
+    }
+    if (m.contains("No subject alternative") || m.contains("No name matching")) {
+      return "TLS handshake failed: the coordinator's certificate does not name the host this participant connects "
+          + "to; connect with a name or address its certificate lists (helmet certs --host)";
+    }
+    if (m.contains("bad_certificate") || m.contains("certificate_unknown") || m.contains("unknown_ca")
+        || m.contains("certificate_required")) {
+      return "TLS handshake failed: the coordinator refused this participant's certificate (is it a participant "
+          + "certificate signed by the deployment's CA, with its matching key?)";
+    }
+    if (ssl) {
+      return "TLS handshake failed: " + m.lines().reduce((a, b) -> b).orElse(m);
+    }
+    return null;
+  }
 
   private static String describe(Throwable t) {
     Status s = Status.fromThrowable(t);

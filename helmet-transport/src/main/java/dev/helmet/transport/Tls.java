@@ -53,8 +53,53 @@ public final class Tls {
     }
   }
 
+  /**
+   * Checks that the private key belongs to the certificate (signs a random message with the key and
+   * verifies it with the certificate's public key): a mismatch would otherwise surface only as
+   * refused handshakes, later, on the other side.
+   *
+   * @throws IllegalArgumentException naming both files
+   */
+  static void checkKeyMatchesCertificate(Files f) {
+    try {
+      java.security.cert.X509Certificate cert;
+      try (var in = java.nio.file.Files.newInputStream(f.certificate())) {
+        cert = (java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+            .generateCertificate(in);
+      }
+      String pem = java.nio.file.Files.readString(f.key(), java.nio.charset.StandardCharsets.US_ASCII);
+      byte[] der = java.util.Base64.getDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", ""));
+      String alg = cert.getPublicKey().getAlgorithm();
+      java.security.PrivateKey key = java.security.KeyFactory.getInstance(alg)
+          .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(der));
+      String sigAlg = switch (alg) {
+        case "EC" -> "SHA256withECDSA";
+        case "RSA" -> "SHA256withRSA";
+        default -> alg; // Ed25519, Ed448
+      };
+      byte[] probe = dev.helmet.secagg.crypto.Secrets.bytes(32);
+      java.security.Signature s = java.security.Signature.getInstance(sigAlg);
+      s.initSign(key);
+      s.update(probe);
+      byte[] sig = s.sign();
+      s.initVerify(cert.getPublicKey());
+      s.update(probe);
+      if (!s.verify(sig)) {
+        throw new IllegalArgumentException("the key " + f.key() + " does not belong to the certificate "
+            + f.certificate() + " (the certificate holds another public key); use the key written with it");
+      }
+    } catch (IOException | java.security.GeneralSecurityException | RuntimeException e) {
+      if (e instanceof IllegalArgumentException i && i.getMessage() != null && i.getMessage().startsWith("the key")) {
+        throw i;
+      }
+      throw new IllegalArgumentException("cannot check the key " + f.key() + " against the certificate "
+          + f.certificate() + ": " + e.getMessage(), e);
+    }
+  }
+
   /** Server credentials requiring a client certificate from the CA. */
   public static ServerCredentials server(Files f) {
+    checkKeyMatchesCertificate(f);
     try {
       return TlsServerCredentials.newBuilder()
           .keyManager(f.certificate().toFile(), f.key().toFile())
@@ -69,6 +114,7 @@ public final class Tls {
 
   /** Client credentials presenting the participant's certificate and trusting only the CA. */
   public static ChannelCredentials client(Files f) {
+    checkKeyMatchesCertificate(f);
     try {
       return TlsChannelCredentials.newBuilder()
           .keyManager(f.certificate().toFile(), f.key().toFile())
