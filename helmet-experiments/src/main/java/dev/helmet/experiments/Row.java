@@ -128,7 +128,9 @@ public record Row(
       return "the algorithm's settings (no grid)";
     }
     if (Double.isNaN(lambda)) {
-      return String.format(java.util.Locale.ROOT, "lr %s, C %s, %s ep.", fmt(learningRate), fmt(clip), fmt(epochs));
+      // DP-SGD variants count steps, not epochs: no "NaN ep." then.
+      return String.format(java.util.Locale.ROOT, "lr %s, C %s%s", fmt(learningRate), fmt(clip),
+          Double.isNaN(epochs) ? "" : ", " + fmt(epochs) + " ep.");
     }
     return String.format(java.util.Locale.ROOT, "Lambda %s, R %s, %s ep.", fmt(lambda), fmt(radius), fmt(epochs));
   }
