@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code helmet bench}: throughput measurements (not unit tests: the machines are shared and noisy). */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks.",
-    subcommands = {BenchCommand.Train.class, SecAggBench.class, NetworkBench.class})
+    subcommands = {BenchCommand.Train.class, SecAggBench.class, NetworkBench.class, MixnetBench.class})
 final class BenchCommand extends GroupCommand {
 
   /**

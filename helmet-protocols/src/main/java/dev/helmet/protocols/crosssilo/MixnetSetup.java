@@ -132,6 +132,9 @@ final class MixnetSetup implements Setup {
   @Override
   public Party party(int party) {
     Checks.inRange("party", party, 0, n() - 1);
+    // A party makes 2 N n_i agreements wrapping and n opening: the batched X25519 is warmed up now,
+    // before the parallel work starts (a warm-up that competes with it may not finish in its cap).
+    dev.helmet.secagg.crypto.X25519Keys.prepareForMany(2L * n() * sizes[party] + total);
     return new Party(new MixnetParty(party, n(), sizes[party], sessionId));
   }
 

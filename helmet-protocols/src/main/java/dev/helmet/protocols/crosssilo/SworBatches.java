@@ -21,7 +21,7 @@ import java.util.List;
  * MixnetSetup}, the same steps a networked session runs through its coordinator; the ideal form
  * exists only in process.
  */
-final class SworBatches {
+public final class SworBatches {
   private final int[] offsets;
   private final int batch;
   private final List<MixnetSetup.Party> parties;
@@ -59,6 +59,17 @@ final class SworBatches {
     List<MixnetSetup.Party> parties = new ArrayList<>();
     r.parties().forEach(p -> parties.add((MixnetSetup.Party) p));
     return new SworBatches(sizes, batch, parties, r.seconds(), r.bytesPerParty());
+  }
+
+  /**
+   * Runs the token mixnet and joint seed for parties holding {@code sizes} records in process, as a
+   * benchmark ({@code helmet bench mixnet}): the wall time and the mean payload bytes per party.
+   */
+  public static double[] benchmark(int[] sizes, int batch, int threads) {
+    byte[] session = new byte[16];
+    new SecureRandom().nextBytes(session);
+    SetupBoard.Result r = SetupBoard.run(new MixnetSetup(sizes, batch, session), sizes.length, threads);
+    return new double[] {r.seconds(), r.bytesPerParty()};
   }
 
   /** Party {@code party}'s records (indices into its rows, ascending) in step {@code step}'s batch. */
