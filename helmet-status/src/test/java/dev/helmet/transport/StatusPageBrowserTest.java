@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.core.data.Dataset;
-import dev.helmet.core.partition.Partition;
-import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.testdata.TestData;
 import dev.helmet.status.StatusServer;
-import dev.helmet.transport.wire.CoordinatorMessage;
 import dev.helmet.transport.wire.SessionConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,9 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -82,14 +76,6 @@ class StatusPageBrowserTest {
         .replaceAll("\\s+", " ");
   }
 
-  private static List<Dataset> shards(int w) {
-    Partition p = new PartitionStrategy.Iid(w, 30).split(DIGITS, new SplittableRandom(5));
-    List<Dataset> out = new ArrayList<>();
-    for (int i = 0; i < w; i++) {
-      out.add(DIGITS.subset(p.indices(i), "shard " + i));
-    }
-    return out;
-  }
 
   @Test
   void chromiumShowsTheRunningRoundAndThenTheRelease(@TempDir Path dir) throws Exception {
@@ -98,40 +84,18 @@ class StatusPageBrowserTest {
         StatusServer page = StatusServer.start(c, "127.0.0.1", 0, null)) {
       String waiting = render(page.url(), dir);
       assertTrue(waiting.contains("0 of 3 parties joined") && waiting.contains("waiting for enrolment"), waiting);
-      CountDownLatch inRound = new CountDownLatch(1);
-      CountDownLatch seen = new CountDownLatch(1);
-      Participant.Hook hold = new Participant.Hook() {
-        @Override
-        public void received(CoordinatorMessage m, io.grpc.ManagedChannel ch) {
-          if (m.hasRoundStart()) {
-            inRound.countDown();
-            try {
-              seen.await(60, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
-        }
-      };
-      CompletableFuture<List<Loopback.Outcome>> run = CompletableFuture.supplyAsync(() -> {
-        try {
-          return Loopback.participants(c.port(), shards(3), null, i -> null, ParticipantPolicy.upTo(1e7),
-              i -> i == 0 ? hold : Participant.Hook.NONE);
-        } catch (InterruptedException e) {
-          throw new IllegalStateException(e);
-        }
-      });
-      assertTrue(inRound.await(60, TimeUnit.SECONDS));
+      HeldSession held = HeldSession.start(c, 3);
+      assertTrue(held.awaitRound());
       String running;
       try {
         running = render(page.url(), dir);
       } finally {
-        seen.countDown();
+        held.release();
       }
       assertTrue(running.contains("3 of 3 parties joined") && running.contains("(round 1 of 1)")
           && running.contains("answered, deadline in"), running);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
-      Loopback.assertAllCompleted(r, run.get(60, TimeUnit.SECONDS), 3);
+      Loopback.assertAllCompleted(r, held.outcomes(), 3);
       String done = render(page.url(), dir);
       assertTrue(done.contains("released the model of 3 contributors") && done.contains("against anyone holding"),
           done);

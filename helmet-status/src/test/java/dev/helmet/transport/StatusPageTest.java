@@ -7,21 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.helmet.core.data.Dataset;
-import dev.helmet.core.partition.Partition;
-import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.testdata.TestData;
 import dev.helmet.status.StatusServer;
-import dev.helmet.transport.wire.CoordinatorMessage;
 import dev.helmet.transport.wire.SessionConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,14 +41,6 @@ class StatusPageTest {
     return JSON.readTree(r.body());
   }
 
-  private static List<Dataset> shards(int w) {
-    Partition p = new PartitionStrategy.Iid(w, 30).split(DIGITS, new SplittableRandom(5));
-    List<Dataset> out = new ArrayList<>();
-    for (int i = 0; i < w; i++) {
-      out.add(DIGITS.subset(p.indices(i), "shard " + i));
-    }
-    return out;
-  }
 
   /**
    * Enrolment shows 0 of 3 with a countdown; while one participant holds its first round open the
@@ -72,32 +58,10 @@ class StatusPageTest {
       assertEquals(3, before.at("/enrolment/expected").asInt());
       assertTrue(before.at("/enrolment/seconds_left").asLong() > 0);
       assertTrue(before.at("/release").isNull());
-      java.util.concurrent.CountDownLatch inRound = new java.util.concurrent.CountDownLatch(1);
-      java.util.concurrent.CountDownLatch seen = new java.util.concurrent.CountDownLatch(1);
-      Participant.Hook hold = new Participant.Hook() {
-        @Override
-        public void received(CoordinatorMessage m, io.grpc.ManagedChannel ch) {
-          if (m.hasRoundStart()) {
-            inRound.countDown();
-            try {
-              seen.await(20, TimeUnit.SECONDS); // holds the round open until the test has looked
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
-        }
-      };
-      CompletableFuture<List<Loopback.Outcome>> run = CompletableFuture.supplyAsync(() -> {
-        try {
-          return Loopback.participants(c.port(), shards(3), null, i -> null, ParticipantPolicy.upTo(1e7),
-              i -> i == 0 ? hold : Participant.Hook.NONE);
-        } catch (InterruptedException e) {
-          throw new IllegalStateException(e);
-        }
-      });
-      assertTrue(inRound.await(60, TimeUnit.SECONDS), "the first round opened");
+      HeldSession held = HeldSession.start(c, 3);
+      assertTrue(held.awaitRound(), "the first round opened");
       JsonNode running = status(page);
-      seen.countDown();
+      held.release();
       assertEquals("RUNNING", running.at("/session/phase").asText());
       assertEquals(3, running.at("/enrolment/joined").asInt());
       assertEquals(0, running.at("/stage/round").asInt());
@@ -106,7 +70,7 @@ class StatusPageTest {
       assertTrue(running.at("/stage/seconds_left").asLong() > 0, running.toString());
       assertEquals(3, running.at("/stage/expected").asInt(), running.toString());
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
-      Loopback.assertAllCompleted(r, run.get(60, TimeUnit.SECONDS), 3);
+      Loopback.assertAllCompleted(r, held.outcomes(), 3);
       JsonNode done = status(page);
       assertEquals("DONE", done.at("/session/phase").asText());
       assertEquals("COMPLETED", done.at("/session/status").asText());

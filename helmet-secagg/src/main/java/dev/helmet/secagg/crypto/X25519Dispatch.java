@@ -224,24 +224,34 @@ final class X25519Dispatch {
    * into {@code out[i]}; {@code ok[i]} is false where the result is all zero. No validation here.
    */
   static void agreeAll(byte[] secret, List<byte[]> publicKeys, byte[][] out, boolean[] ok) {
-    if (useVector(publicKeys.size())) {
-      try {
-        agreeAllVector(secret, publicKeys, out, ok);
-        return;
-      } catch (RuntimeException | LinkageError e) {
-        // Never expected; a fault of the vector path must not fail a round: zero what it wrote,
-        // switch it off for this JVM, and redo the batch on BouncyCastle.
-        for (byte[] o : out) {
-          if (o != null) {
-            java.util.Arrays.fill(o, (byte) 0);
-          }
-        }
-        java.util.Arrays.fill(out, null);
-        broken = true;
-        LOG.log(Level.WARNING, "the vector X25519 path failed; using BouncyCastle from now on", e);
-      }
+    if (!onVector(publicKeys.size(), out, () -> agreeAllVector(secret, publicKeys, out, ok))) {
+      agreeAllBc(secret, publicKeys, out, ok);
     }
-    agreeAllBc(secret, publicKeys, out, ok);
+  }
+
+  /**
+   * Runs {@code vector} if the vector path is in use for {@code n} agreements; returns whether it
+   * did. A fault of the vector path (never expected) must not fail a round: what it wrote is
+   * zeroed, the path is switched off for this JVM, and the caller redoes the batch on BouncyCastle.
+   */
+  private static boolean onVector(int n, byte[][] out, Runnable vector) {
+    if (!useVector(n)) {
+      return false;
+    }
+    try {
+      vector.run();
+      return true;
+    } catch (RuntimeException | LinkageError e) {
+      for (byte[] o : out) {
+        if (o != null) {
+          java.util.Arrays.fill(o, (byte) 0);
+        }
+      }
+      java.util.Arrays.fill(out, null);
+      broken = true;
+      LOG.log(Level.WARNING, "the vector X25519 path failed; using BouncyCastle from now on", e);
+      return false;
+    }
   }
 
   /** {@link #agreeAll} on BouncyCastle. */
@@ -263,20 +273,8 @@ final class X25519Dispatch {
    * the base point u = 9 for their public keys (RFC 7748: the public key is X25519(k, 9)).
    */
   static void agreeEach(List<byte[]> secrets, byte[] publicKey, byte[][] out, boolean[] ok) {
-    if (useVector(secrets.size())) {
-      try {
-        agreeEachVector(secrets, publicKey, out, ok);
-        return;
-      } catch (RuntimeException | LinkageError e) {
-        for (byte[] o : out) {
-          if (o != null) {
-            java.util.Arrays.fill(o, (byte) 0);
-          }
-        }
-        java.util.Arrays.fill(out, null);
-        broken = true;
-        LOG.log(Level.WARNING, "the vector X25519 path failed; using BouncyCastle from now on", e);
-      }
+    if (onVector(secrets.size(), out, () -> agreeEachVector(secrets, publicKey, out, ok))) {
+      return;
     }
     for (int i = 0; i < secrets.size(); i++) {
       out[i] = new byte[X25519.POINT_SIZE];
