@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
       ParticipantCommand.class,
       ComputeNodeCommand.class,
       BudgetCommand.class,
+      LedgerCommand.class,
       ExperimentCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class

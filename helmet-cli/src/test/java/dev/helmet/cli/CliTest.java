@@ -428,4 +428,26 @@ class CliTest {
         "none");
     assertEquals(0, none.exit, none.toString());
   }
+
+  /** A participant's own ledger: shown, and a stale reservation settled by the operator with a reason. */
+  @Test
+  void ledgerShowsAndSettlesAParticipantsOwnLedger(@TempDir Path dir) throws IOException {
+    Path ledger = dir.resolve("ledger.json");
+    Files.writeString(ledger, "[{\"session\": \"aa\", \"epsilon\": 0.5, \"delta\": 1e-5, \"status\": \"reserved\", "
+        + "\"rounds\": 0, \"updated\": \"2026-11-26T00:00:00Z\"}]");
+    Cli show = Cli.run("ledger", "show", "--ledger", ledger.toString());
+    assertEquals(0, show.exit, show.toString());
+    assertTrue(show.out.contains("left eps = 0.5") && show.out.contains("helmet ledger settle"), show.out);
+    Cli noReason = Cli.run("ledger", "settle", "--ledger", ledger.toString(), "--session", "aa");
+    assertEquals(Main.INVALID_INPUT, noReason.exit, noReason.toString());
+    Cli settle = Cli.run("ledger", "settle", "--ledger", ledger.toString(), "--session", "aa", "--reason",
+        "coordinator crashed", "--json");
+    assertEquals(0, settle.exit, settle.toString());
+    assertEquals("refunded", JSON.readTree(settle.out).get("status").asText());
+    Cli after = Cli.run("ledger", "show", "--ledger", ledger.toString(), "--json");
+    assertEquals(1.0, JSON.readTree(after.out).get("left_epsilon").asDouble(), 1e-12);
+    Cli missing = Cli.run("ledger", "settle", "--ledger", ledger.toString(), "--session", "zz", "--reason", "x");
+    assertEquals(Main.INVALID_INPUT, missing.exit, missing.toString());
+    assertTrue(missing.errorLine().contains("no open entry"), missing.err);
+  }
 }

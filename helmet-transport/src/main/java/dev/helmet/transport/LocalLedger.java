@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * A participant's own privacy ledger for its data (a JSON file), so that it, the data holder, and
@@ -163,6 +164,42 @@ public final class LocalLedger {
     o.put("updated", Instant.now().toString());
     write(all);
     return eps;
+  }
+
+  /** Every entry as stored (session, epsilon, delta, status, rounds, updated, ...), oldest first. */
+  public synchronized List<JsonNode> entries() {
+    List<JsonNode> out = new java.util.ArrayList<>();
+    read().forEach(out::add);
+    return out;
+  }
+
+  /**
+   * The operator settles an entry a crashed participant left open: as {@link #settle} (spent at
+   * this party's own eps for the rounds it committed, since those inputs may have been released;
+   * refunded only if it committed none, so nothing about its data left), recorded as settled by the
+   * operator with the reason.
+   *
+   * @return the eps charged (0 for a refund)
+   * @throws IllegalStateException if the session has no open entry
+   */
+  public synchronized double settleStale(String session, String reason) {
+    if (reason == null || reason.isBlank()) {
+      throw new IllegalArgumentException("settling an entry needs a reason (it is recorded in the ledger)");
+    }
+    double eps = settle(session);
+    ArrayNode all = read();
+    for (JsonNode n : all) {
+      if (session.equals(n.path("session").asText())) {
+        ((ObjectNode) n).put("settled_by", "operator").put("reason", reason);
+      }
+    }
+    write(all);
+    return eps;
+  }
+
+  /** The budget this ledger was opened with: {eps, delta}. */
+  public double[] budget() {
+    return new double[] {budgetEpsilon, budgetDelta};
   }
 
   private ObjectNode open(ArrayNode all, String session) {

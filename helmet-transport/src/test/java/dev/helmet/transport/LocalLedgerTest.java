@@ -60,6 +60,32 @@ class LocalLedgerTest {
   }
 
   /**
+   * An entry a crashed participant left open is settled by the operator: a reservation with no
+   * committed round is refunded (nothing about the data left), a committed one is spent at the
+   * participant's own eps for the rounds it sent (they may have been released); both recorded as
+   * settled by the operator with the reason, and the refunded share is available again.
+   */
+  @Test
+  void theOperatorSettlesStaleEntriesRecordingWhy(@TempDir Path dir) {
+    LocalLedger l = new LocalLedger(dir.resolve("ledger.json"), 1.0, 1e-4);
+    assertNull(l.reserve("a", 0.6, 1e-5));
+    assertNull(l.reserve("c", 0.3, 1e-5));
+    l.commit("c", CHARGE, 1);
+    assertTrue(l.reserve("d", 0.5, 1e-5) != null, "the stale entries hold the budget");
+    assertThrows(IllegalArgumentException.class, () -> l.settleStale("a", " "), "a reason is required");
+    assertEquals(0, l.settleStale("a", "coordinator crashed in enrolment"));
+    assertEquals(CHARGE.epsilon(1), l.settleStale("c", "coordinator crashed in round 2"), 0);
+    assertThrows(IllegalStateException.class, () -> l.settleStale("a", "again"));
+    var a = l.entries().get(0);
+    assertEquals("refunded", a.path("status").asText());
+    assertEquals("operator", a.path("settled_by").asText());
+    assertEquals("coordinator crashed in enrolment", a.path("reason").asText());
+    assertEquals("spent", l.entries().get(1).path("status").asText());
+    // a's 0.6 is back: what is left after c's spend fits a small session again.
+    assertNull(l.reserve("d", 0.05, 1e-5));
+  }
+
+  /**
    * The ledger takes no amount from outside: a negative or non-finite eps is refused when
    * reserving, and a file edited to hold one is an error, never a credit (release 0.1 settled on the
    * coordinator's reported eps: a reported -5 gave 5 eps of extra budget, NaN broke every later read).

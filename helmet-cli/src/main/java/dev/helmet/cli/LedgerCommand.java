@@ -1,0 +1,138 @@
+package dev.helmet.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.transport.LocalLedger;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code helmet ledger show|settle}: a participant's own privacy ledger ({@code participant --ledger
+ * FILE}). The coordinator's ledger is on its status page while it runs and in {@code helmet budget
+ * show} after.
+ */
+@Command(
+    name = "ledger",
+    mixinStandardHelpOptions = true,
+    description = "Show a participant's own privacy ledger (participant --ledger FILE), or settle an entry a crashed "
+        + "participant left open. The coordinator's side: its status page while it runs, `helmet budget show` after.",
+    subcommands = {LedgerCommand.Show.class, LedgerCommand.Settle.class})
+final class LedgerCommand extends GroupCommand {
+
+  /** The ledger file and the budget it is checked against. */
+  static final class Target {
+    @Option(names = "--ledger", paramLabel = "FILE", required = true, description = "The participant's ledger.")
+    Path file;
+
+    @Option(names = "--budget-epsilon", paramLabel = "E", defaultValue = "1",
+        description = "The data's eps budget, as given to the participant. Default: ${DEFAULT-VALUE}.")
+    double budgetEpsilon;
+
+    @Option(names = "--budget-delta", paramLabel = "D", defaultValue = "1e-4",
+        description = "The data's delta budget. Default: ${DEFAULT-VALUE}.")
+    double budgetDelta;
+
+    LocalLedger open() {
+      if (!Files.exists(file)) {
+        throw new IllegalArgumentException(file + ": no such ledger (a participant creates it with --ledger FILE)");
+      }
+      return new LocalLedger(file, budgetEpsilon, budgetDelta);
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true,
+      description = "Every session in the ledger (reserved, committed, spent or refunded), what is used and what is "
+          + "left.")
+  static final class Show implements Callable<Integer> {
+    @Mixin Target target = new Target();
+
+    @Option(names = "--json", description = "Print one JSON object (keys: ledger, budget, used, left, entries).")
+    boolean json;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      LocalLedger l = target.open();
+      BigDecimal[] used = l.used();
+      double[] budget = l.budget();
+      BigDecimal left = BigDecimal.valueOf(budget[0]).subtract(used[0]);
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        ObjectNode j = Json.object();
+        j.put("ledger", target.file.toString());
+        j.putObject("budget").put("epsilon", budget[0]).put("delta", budget[1]);
+        j.putObject("used").put("epsilon", used[0].doubleValue()).put("delta", used[1].doubleValue());
+        j.put("left_epsilon", left.doubleValue());
+        var a = j.putArray("entries");
+        l.entries().forEach(a::add);
+        out.println(Json.print(j));
+      } else {
+        out.printf(Locale.ROOT, "ledger %s: budget eps = %s, delta = %s; used eps = %s, delta = %s; left eps = %s%n",
+            target.file, budget[0], budget[1], used[0].toPlainString(), used[1].toPlainString(), left.toPlainString());
+        for (JsonNode e : l.entries()) {
+          String st = e.path("status").asText();
+          out.printf(Locale.ROOT, "  %-32s %-9s eps = %s, delta = %s, %d round(s) sent, %s%s%n",
+              e.path("session").asText(), st, e.path("epsilon").asText(), e.path("delta").asText(),
+              e.path("rounds").asInt(), e.path("updated").asText(),
+              st.equals("reserved") || st.equals("committed") ? "  (open: `helmet ledger settle` if its participant "
+                  + "is gone)" : "");
+        }
+      }
+      out.flush();
+      return Main.OK;
+    }
+  }
+
+  @Command(name = "settle", mixinStandardHelpOptions = true,
+      description = "Settle an entry a crashed participant left open: spent at the participant's own eps for the rounds "
+          + "it committed (their inputs may have been released), refunded only if it committed none (nothing "
+          + "about its data left). Recorded as settled by the operator, with the reason.")
+  static final class Settle implements Callable<Integer> {
+    @Mixin Target target = new Target();
+
+    @Option(names = "--session", paramLabel = "ID", required = true, description = "The session (hex id).")
+    String session;
+
+    @Option(names = "--reason", paramLabel = "TEXT", required = true, description = "Why (recorded).")
+    String reason;
+
+    @Option(names = "--json", description = "Print one JSON object (keys: session, epsilon, status).")
+    boolean json;
+
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      LocalLedger l = target.open();
+      double eps;
+      try {
+        eps = l.settleStale(session, reason);
+      } catch (IllegalStateException e) {
+        throw new IllegalArgumentException(e.getMessage() + " (`helmet ledger show` lists the open ones)", e);
+      }
+      String status = eps == 0 ? "refunded" : "spent";
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        ObjectNode j = Json.object();
+        j.put("session", session);
+        j.put("epsilon", eps);
+        j.put("status", status);
+        out.println(Json.print(j));
+      } else {
+        out.printf(Locale.ROOT, "session %s settled: %s%n", session, eps == 0
+            ? "refunded (no input of this party left)" : "spent eps = " + eps + " for the rounds it sent");
+      }
+      out.flush();
+      return Main.OK;
+    }
+  }
+}
