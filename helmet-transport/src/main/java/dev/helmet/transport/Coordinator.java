@@ -163,6 +163,8 @@ public final class Coordinator implements AutoCloseable {
   long bytesInThisRound;
   int reportedRejections;
   volatile boolean closing;
+  /** Set by the first {@link #close}. Guarded by this. */
+  private boolean closed;
   /** Rejected messages this session (stored up to {@link #MAX_STORED_REJECTIONS}). */
   long rejections;
   /** Between the roster and the graph seed: nonce reveals are expected. */
@@ -311,7 +313,13 @@ public final class Coordinator implements AutoCloseable {
 
   /** Stops listening; a session still running is aborted and releases nothing. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    // Once: a shutdown hook and the owner's try-with-resources both close on Ctrl-C; the second
+    // waits for the first and returns (closing the database twice traced an H2 error).
+    if (closed) {
+      return;
+    }
+    closed = true;
     closing = true;
     runner.interrupt();
     try {

@@ -6,7 +6,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A coordinator in its own JVM, for the crash test: runs a session on the digits data with the
- * database at args[0] and prints "PORT n" once it listens. The test kills it with SIGKILL.
+ * database at args[0] and prints "PORT n" once it listens. The tests kill it with SIGKILL, or stop
+ * it with SIGTERM (its shutdown hook closes the coordinator, as the CLI's does).
  */
 public final class CoordinatorProcess {
   private CoordinatorProcess() {}
@@ -26,6 +27,8 @@ public final class CoordinatorProcess {
     var config = args.length > 3 && args[3].equals("dp-fl") ? dpflConfig(parties, min)
         : Loopback.config(TestData.digits(), parties, min, 1e6).build();
     try (Coordinator c = Coordinator.start(Loopback.settings(config, Path.of(args[0]), null, 1.5e6))) {
+      // As `helmet coordinator` does: SIGTERM (or Ctrl-C) closes the coordinator, which records the abort.
+      Runtime.getRuntime().addShutdownHook(new Thread(c::close));
       System.out.println("PORT " + c.port());
       System.out.println("SESSION " + c.sessionId());
       System.out.flush();

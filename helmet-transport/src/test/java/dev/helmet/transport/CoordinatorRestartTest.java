@@ -102,6 +102,33 @@ class CoordinatorRestartTest {
   }
 
   /**
+   * SIGTERM during enrolment (what Ctrl-C does): the coordinator records the abort and returns the
+   * reservation before its database closes (H2's own shutdown hook used to close it first, leaving
+   * the session enrolling with its budget reserved and the failed update's stack trace in a stray
+   * .trace.db).
+   */
+  @Test
+  void aStoppedCoordinatorRecordsTheAbortAndRefundsBeforeItsDatabaseCloses(@TempDir Path dir) throws Exception {
+    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), CoordinatorProcess.class.getName(), dir.toString(),
+        String.valueOf(W), String.valueOf(W - 2))
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    try {
+      BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+      assertTrue(in.readLine().startsWith("PORT "));
+      child.destroy(); // SIGTERM
+      assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the coordinator stopped");
+    } finally {
+      child.destroyForcibly();
+    }
+    try (Store s = Store.open("jdbc:h2:file:" + dir.resolve("db").toAbsolutePath(), "", "")) {
+      assertEquals("ABORTED", s.sessions().get(0).get("STATUS"));
+      assertTrue(String.valueOf(s.sessions().get(0).get("REASON")).contains("stopped"));
+      assertEquals(0, s.used("digits")[0].signum(), "the reservation was returned");
+    }
+  }
+
+  /**
    * A coordinator that cannot listen (the port is taken) fails at start saying so, and leaves its
    * database consistent: the session recorded as aborted and nothing reserved.
    */

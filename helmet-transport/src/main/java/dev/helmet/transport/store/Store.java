@@ -68,6 +68,12 @@ public final class Store implements AutoCloseable {
     }
     Logger.getLogger("org.flywaydb").setLevel(Level.WARNING);
     Path file = PrivateFiles.h2File(jdbcUrl);
+    if (!postgres && !jdbcUrl.toUpperCase(java.util.Locale.ROOT).contains("DB_CLOSE_ON_EXIT")) {
+      // H2 closes a database from its own shutdown hook by default, racing the coordinator's: on
+      // Ctrl-C the abort (and the refund of the reservation) would find the database closed. The
+      // coordinator closes it itself, after recording how the session ended.
+      jdbcUrl = jdbcUrl + ";DB_CLOSE_ON_EXIT=FALSE";
+    }
     try {
       if (file != null && file.getParent() != null && !Files.exists(file.getParent())) {
         // A new data directory is the coordinator's alone: it holds the ledger and who took part.
