@@ -78,6 +78,7 @@ public final class Main extends GroupCommand {
       return DATA_UNAVAILABLE;
     }
     if (e instanceof dev.helmet.transport.Participant.ParticipantException
+        || e instanceof dev.helmet.transport.store.DatabaseInUseException
         || e instanceof dev.helmet.transport.store.BudgetExceededException
         || e instanceof dev.helmet.transport.store.BudgetMismatchException) {
       err.println("helmet: " + oneLine(e.getMessage()));

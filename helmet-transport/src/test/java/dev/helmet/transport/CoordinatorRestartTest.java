@@ -129,6 +129,31 @@ class CoordinatorRestartTest {
   }
 
   /**
+   * A second coordinator on the database another coordinator process holds is refused at once,
+   * saying why and what to do (it used to print H2's raw error and exit 1).
+   */
+  @Test
+  void aSecondCoordinatorOnTheSameDatabaseIsRefusedInWords(@TempDir Path dir) throws Exception {
+    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), CoordinatorProcess.class.getName(), dir.toString(),
+        String.valueOf(W), String.valueOf(W - 2))
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    try {
+      BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+      assertTrue(in.readLine().startsWith("PORT "));
+      var config = Loopback.config(TestData.digits(), 3, 3, 1).build();
+      var e = assertThrows(dev.helmet.transport.store.DatabaseInUseException.class,
+          () -> Coordinator.start(Loopback.settings(config, dir, null, 10)).close());
+      assertTrue(e.getMessage().contains("in use by another process") && e.getMessage().contains("one coordinator "
+          + "per database") && !e.getMessage().contains("DB_CLOSE_ON_EXIT"), e.getMessage());
+      assertTrue(child.isAlive(), "the first coordinator runs on");
+    } finally {
+      child.destroyForcibly();
+      child.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
    * A coordinator that cannot listen (the port is taken) fails at start saying so, and leaves its
    * database consistent: the session recorded as aborted and nothing reserved.
    */

@@ -67,6 +67,7 @@ public final class Store implements AutoCloseable {
           + redact(jdbcUrl));
     }
     Logger.getLogger("org.flywaydb").setLevel(Level.WARNING);
+    String shown = redact(jdbcUrl);
     Path file = PrivateFiles.h2File(jdbcUrl);
     if (!postgres && !jdbcUrl.toUpperCase(java.util.Locale.ROOT).contains("DB_CLOSE_ON_EXIT")) {
       // H2 closes a database from its own shutdown hook by default, racing the coordinator's: on
@@ -102,9 +103,17 @@ public final class Store implements AutoCloseable {
       if (file != null) {
         PrivateFiles.restrictToOwner(file);
       }
-      return new Store(c, jdbcUrl);
+      return new Store(c, shown);
     } catch (SQLException | RuntimeException | IOException e) {
-      throw new StoreException("cannot open the database " + redact(jdbcUrl) + ": " + e.getMessage(), e);
+      for (Throwable c = e; c != null; c = c.getCause()) {
+        // H2's DATABASE_ALREADY_OPEN_1: another process (a coordinator) holds the file.
+        if (c instanceof SQLException q && q.getErrorCode() == 90020) {
+          throw new DatabaseInUseException("the database " + shown + " is in use by another process, most likely "
+              + "another coordinator (one coordinator per database): stop that one first, or give this session "
+              + "its own database (database: url in the session file). Its status page shows what it runs", e);
+        }
+      }
+      throw new StoreException("cannot open the database " + shown + ": " + e.getMessage(), e);
     }
   }
 
