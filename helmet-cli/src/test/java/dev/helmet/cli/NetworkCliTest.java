@@ -73,10 +73,12 @@ class NetworkCliTest {
           "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
           "--min-contributors", "3", "--honest-fraction", "1", "--json")));
     }
+    List<JsonNode> partyGuarantees = new ArrayList<>();
     for (CompletableFuture<Cli> f : parts) {
       Cli p = f.get(120, TimeUnit.SECONDS);
       assertEquals(0, p.exit, p.toString());
       JsonNode j = JSON.readTree(p.out);
+      partyGuarantees.add(j.at("/privacy/guarantees"));
       assertEquals("completed", j.get("status").asText());
       assertEquals(3, j.get("contributors").asInt());
       // With --json each phase is one JSON object per line on stderr, in order.
@@ -97,6 +99,12 @@ class NetworkCliTest {
     JsonNode j = JSON.readTree(c.out);
     assertEquals("completed", j.get("status").asText());
     assertTrue(j.get("epsilon").asDouble() <= 1.0);
+    // One source for every printed guarantee: each participant's own derivation of the released
+    // model's guarantees says exactly what the coordinator's --json says (who, relation, eps, delta).
+    assertTrue(j.at("/privacy/guarantees").size() >= 1, j.toString());
+    for (JsonNode g : partyGuarantees) {
+      assertEquals(j.at("/privacy/guarantees"), g);
+    }
     assertTrue(Files.size(dir.resolve("model.json")) > 0);
     Cli predict = Cli.run("predict", "--model", dir.resolve("model.json").toString(), "--data", iris, "--skip-rows",
         "1", "--json");
