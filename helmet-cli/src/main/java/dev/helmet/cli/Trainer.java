@@ -116,7 +116,7 @@ final class Trainer {
           + "--min-contributors at most %d", Trainer.fmt(spec.run().dropout), dropping, w, w - dropping, fewest,
           Trainer.fmt(Math.floor(100.0 * (w - fewest) / w) / 100), w - dropping));
     }
-    if (partition.count() < 2 && summation instanceof dev.helmet.secagg.protocol.InProcessSecAgg) {
+    if (w < 2 && summation instanceof dev.helmet.secagg.protocol.InProcessSecAgg) {
       throw new IllegalArgumentException("secure aggregation needs at least 2 parties; with --parties 1 choose "
           + "--summation plain (one party's model, noised, is released as it is)");
     }

@@ -170,10 +170,11 @@ final class RoundDriver {
     }
 
     // A plan's setup (cross-silo SWOR's mixnet and joint seed) runs on the board before round 0.
-    dev.helmet.protocols.algorithm.Setup setup = plan.setup(Board.setupSession(c.config, built, nonces));
+    byte[] setupSession = Board.setupSession(c.config, built, nonces);
+    dev.helmet.protocols.algorithm.Setup setup = plan.setup(setupSession);
     Map<String, Object> setupFigures = new LinkedHashMap<>();
     if (setup != null) {
-      BoardRelay relay = new BoardRelay(c, setup, Board.setupSession(c.config, built, nonces), profile);
+      BoardRelay relay = new BoardRelay(c, setup, setupSession, profile);
       long s0 = System.nanoTime();
       c.board = relay;
       try {

@@ -61,6 +61,7 @@ public final class Tls {
    * @throws IllegalArgumentException naming both files
    */
   static void checkKeyMatchesCertificate(Files f) {
+    boolean matches;
     try {
       java.security.cert.X509Certificate cert;
       try (var in = java.nio.file.Files.newInputStream(f.certificate())) {
@@ -84,16 +85,14 @@ public final class Tls {
       byte[] sig = s.sign();
       s.initVerify(cert.getPublicKey());
       s.update(probe);
-      if (!s.verify(sig)) {
-        throw new IllegalArgumentException("the key " + f.key() + " does not belong to the certificate "
-            + f.certificate() + " (the certificate holds another public key); use the key written with it");
-      }
+      matches = s.verify(sig);
     } catch (IOException | java.security.GeneralSecurityException | RuntimeException e) {
-      if (e instanceof IllegalArgumentException i && i.getMessage() != null && i.getMessage().startsWith("the key")) {
-        throw i;
-      }
       throw new IllegalArgumentException("cannot check the key " + f.key() + " against the certificate "
           + f.certificate() + ": " + e.getMessage(), e);
+    }
+    if (!matches) {
+      throw new IllegalArgumentException("the key " + f.key() + " does not belong to the certificate "
+          + f.certificate() + " (the certificate holds another public key); use the key written with it");
     }
   }
 

@@ -36,13 +36,18 @@ class CoordinatorRestartTest {
    * result was released. The session is then run again and completes; the ledger holds exactly one
    * charge (the second run's), and a third run that would exceed the budget is refused.
    */
-  @Test
-  void aKilledCoordinatorReleasesNothingAndTheSessionRunsAgainWithAConsistentLedger(@TempDir Path dir)
-      throws Exception {
-    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+  /** A coordinator in its own JVM on {@code dir}'s database (W parties, W - 2 contributors). */
+  private static Process coordinatorProcess(Path dir) throws java.io.IOException {
+    return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), CoordinatorProcess.class.getName(), dir.toString(),
         String.valueOf(W), String.valueOf(W - 2))
         .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+  }
+
+  @Test
+  void aKilledCoordinatorReleasesNothingAndTheSessionRunsAgainWithAConsistentLedger(@TempDir Path dir)
+      throws Exception {
+    Process child = coordinatorProcess(dir);
     String firstSession;
     try {
       BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
@@ -109,10 +114,7 @@ class CoordinatorRestartTest {
    */
   @Test
   void aStoppedCoordinatorRecordsTheAbortAndRefundsBeforeItsDatabaseCloses(@TempDir Path dir) throws Exception {
-    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), CoordinatorProcess.class.getName(), dir.toString(),
-        String.valueOf(W), String.valueOf(W - 2))
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    Process child = coordinatorProcess(dir);
     try {
       BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
       assertTrue(in.readLine().startsWith("PORT "));
@@ -134,10 +136,7 @@ class CoordinatorRestartTest {
    */
   @Test
   void aSecondCoordinatorOnTheSameDatabaseIsRefusedInWords(@TempDir Path dir) throws Exception {
-    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), CoordinatorProcess.class.getName(), dir.toString(),
-        String.valueOf(W), String.valueOf(W - 2))
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    Process child = coordinatorProcess(dir);
     try {
       BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
       assertTrue(in.readLine().startsWith("PORT "));

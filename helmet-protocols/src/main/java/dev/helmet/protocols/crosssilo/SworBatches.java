@@ -53,9 +53,7 @@ public final class SworBatches {
 
   /** Runs the token mixnet and the joint seed among the parties of {@code sizes}, in process. */
   static SworBatches mixnet(int[] sizes, int batch, int threads) {
-    byte[] session = new byte[16];
-    new SecureRandom().nextBytes(session);
-    SetupBoard.Result r = SetupBoard.run(new MixnetSetup(sizes, batch, session), sizes.length, threads);
+    SetupBoard.Result r = runMixnet(sizes, batch, threads);
     List<MixnetSetup.Party> parties = new ArrayList<>();
     r.parties().forEach(p -> parties.add((MixnetSetup.Party) p));
     return new SworBatches(sizes, batch, parties, r.seconds(), r.bytesPerParty());
@@ -66,10 +64,14 @@ public final class SworBatches {
    * benchmark ({@code helmet bench mixnet}): the wall time and the mean payload bytes per party.
    */
   public static double[] benchmark(int[] sizes, int batch, int threads) {
-    byte[] session = new byte[16];
-    new SecureRandom().nextBytes(session);
-    SetupBoard.Result r = SetupBoard.run(new MixnetSetup(sizes, batch, session), sizes.length, threads);
+    SetupBoard.Result r = runMixnet(sizes, batch, threads);
     return new double[] {r.seconds(), r.bytesPerParty()};
+  }
+
+  /** The mixnet setup among all parties of {@code sizes} on the in-process board, with a fresh session id. */
+  private static SetupBoard.Result runMixnet(int[] sizes, int batch, int threads) {
+    return SetupBoard.run(new MixnetSetup(sizes, batch, dev.helmet.secagg.crypto.Secrets.bytes(16)), sizes.length,
+        threads);
   }
 
   /** Party {@code party}'s records (indices into its rows, ascending) in step {@code step}'s batch. */

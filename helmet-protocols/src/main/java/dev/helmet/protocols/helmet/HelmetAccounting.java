@@ -91,10 +91,11 @@ public final class HelmetAccounting {
    * at start and {@code train} before it trains.
    */
   public static String honestProblem(int minContributors, int parties, double honestFraction) {
-    if (honestContributors(minContributors, parties, honestFraction) > 0) {
+    int honest = honestContributors(minContributors, parties, honestFraction);
+    if (honest > 0) {
       return null;
     }
-    int dishonest = minContributors - honestContributors(minContributors, parties, honestFraction);
+    int dishonest = minContributors - honest;
     java.math.BigDecimal needed = java.math.BigDecimal.ONE.subtract(java.math.BigDecimal.valueOf(minContributors - 1)
         .divide(java.math.BigDecimal.valueOf(parties), 6, java.math.RoundingMode.CEILING));
     String fraction = needed.compareTo(java.math.BigDecimal.ONE) >= 0 ? "1"
