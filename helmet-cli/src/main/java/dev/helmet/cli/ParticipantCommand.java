@@ -163,6 +163,13 @@ final class ParticipantCommand implements Callable<Integer> {
   @Option(names = {"-o", "--model-out"}, paramLabel = "FILE", description = "Write the released model here.")
   Path modelOut;
 
+  @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "300",
+      description = "How long to wait for the coordinator to answer, at start and after losing it. A coordinator "
+          + "restarted within this time opens a new session, which this participant joins by itself if its policy "
+          + "still accepts it (a lost session is charged the rounds this participant sent, as always). 0: do not "
+          + "wait. Default: ${DEFAULT-VALUE}.")
+  long waitSeconds;
+
   @Option(names = "--features", paramLabel = "raw|scatter|hog", split = ",",
       description = "Feature stages this participant takes part with (comma-separated). The session publishes "
           + "one, and the participant computes it itself on its own raw rows (images of the session's shape). "
@@ -186,6 +193,10 @@ final class ParticipantCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     // Its phases are printed as lines (or JSON lines) by ParticipantProgress; logs only warn.
     Logging.configure(true);
+    if (waitSeconds < 0 || waitSeconds > Participant.MAX_WAIT_SECONDS) {
+      throw new IllegalArgumentException("--wait must be 0 to " + Participant.MAX_WAIT_SECONDS + " seconds. Provided "
+          + "value: " + waitSeconds);
+    }
     Tls.Files tls = tlsFiles();
     Dataset local = loadData();
     ParticipantPolicy policy = new ParticipantPolicy(maxEpsilon, minContributors, lower(learners), honestFraction,
@@ -201,8 +212,8 @@ final class ParticipantCommand implements Callable<Integer> {
       }
     }
     LocalLedger book = ledger == null ? null : new LocalLedger(ledger, budgetEpsilon, budgetDelta);
-    Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book),
-        new ParticipantProgress(spec.commandLine().getErr(), json));
+    Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book)
+        .waiting(waitSeconds), new ParticipantProgress(spec.commandLine().getErr(), json));
     if (r.completed() && modelOut != null) {
       Trainer.write(r.model(), modelOut);
     }

@@ -42,8 +42,11 @@ final class ParticipantProgress implements ParticipantListener {
   static String line(String kind, Map<String, Object> f) {
     return switch (kind) {
       case "connecting" -> "connecting to the coordinator at " + f.get("coordinator");
-      case "retrying" -> "the coordinator at " + f.get("coordinator") + " did not answer (" + f.get("reason")
-          + "); trying again";
+      case "waiting" -> String.format(Locale.ROOT, "%s; trying again in %.0f s%s", f.get("reason"),
+          ((Number) f.get("retry_seconds")).doubleValue(), ((Number) f.get("seconds_left")).longValue() > 0
+              ? " (gives up in " + f.get("seconds_left") + " s)" : "");
+      case "lost" -> "session " + f.get("session") + ": " + f.get("reason") + "; waiting up to " + f.get("wait_seconds")
+          + " s for the coordinator to open its next session (--wait)";
       case "session" -> String.format(Locale.ROOT, "session %s: %s, %s round(s), %s parties, target eps = %s, "
           + "delta = %s", f.get("session"), f.get("algorithm"), f.get("rounds"), f.get("parties"), f.get("epsilon"),
           f.get("delta"));
@@ -52,8 +55,9 @@ final class ParticipantProgress implements ParticipantListener {
           + "on its own data) ...";
       case "training" -> String.format(Locale.ROOT, "%s: %s of %s, about %.0f s left", f.get("task"), f.get("done"),
           f.get("total"), ((Number) f.get("seconds_left")).doubleValue());
-      case "prepared" -> String.format(Locale.ROOT, "prepared in %.1f s; joining", ((Number) f.get("seconds"))
-          .doubleValue());
+      case "prepared" -> Boolean.TRUE.equals(f.get("reused")) ? "the same settings as the session it lost: reusing "
+          + "its local work; joining" : String.format(Locale.ROOT, "prepared in %.1f s; joining",
+          ((Number) f.get("seconds")).doubleValue());
       case "joined" -> "joined; waiting for the other parties to enrol";
       case "enrolled" -> "waiting for enrolment: " + f.get("enrolled") + " of " + f.get("parties") + " parties joined";
       case "roster" -> String.format(Locale.ROOT, "enrolment closed: party %s of %s; %s round(s); by its own "

@@ -217,7 +217,7 @@ public final class Coordinator implements AutoCloseable {
       }
       creds = Tls.plaintextServer();
     } else {
-      creds = Tls.server(s.tls());
+      creds = Tls.server(s.tls(), this::handshakeRefused);
     }
     int maxMessage = maxInboundBytes(config);
     this.server = NettyServerBuilder.forAddress(new InetSocketAddress(address, s.port()), creds)
@@ -279,6 +279,20 @@ public final class Coordinator implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       store.close();
       throw e;
+    }
+  }
+
+  /**
+   * A client certificate the CA check refused during a TLS handshake: logged and recorded as a
+   * rejection of the session (capped like every rejection, so a flood of handshakes cannot fill
+   * the database).
+   */
+  private void handshakeRefused(String why) {
+    lock.lock();
+    try {
+      events.capped("HANDSHAKE", null, "REJECT", "TLS_HANDSHAKE", why);
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -90,11 +90,24 @@ public final class Participant {
    * @param ledger its own privacy ledger for this data, or null
    * @param noise its noise: {@link NoiseFactory#secure()} (null means that); tests that compare a
    *     networked run with an in-process one seed it, and the ledger then says so
+   * @param waitSeconds how long it waits for the coordinator to answer, at start and after losing it
+   *     (a restart: it then joins the restarted coordinator's session if its policy accepts it); 0:
+   *     it does not wait (three quick tries at start, and a lost coordinator ends its run)
    */
   public record Settings(String target, Tls.Files tls, ParticipantPolicy policy, Dataset data, Long trainingSeed,
-      long timeoutSeconds, LocalLedger ledger, NoiseFactory noise) {
+      long timeoutSeconds, LocalLedger ledger, NoiseFactory noise, long waitSeconds) {
     public Settings {
       noise = noise == null ? NoiseFactory.secure() : noise;
+      if (waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
+        throw new IllegalArgumentException("the wait for the coordinator must be 0 to " + MAX_WAIT_SECONDS
+            + " seconds. Provided value: " + waitSeconds);
+      }
+    }
+
+    /** Not waiting for the coordinator. */
+    public Settings(String target, Tls.Files tls, ParticipantPolicy policy, Dataset data, Long trainingSeed, long timeoutSeconds,
+        LocalLedger ledger, NoiseFactory noise) {
+      this(target, tls, policy, data, trainingSeed, timeoutSeconds, ledger, noise, 0);
     }
 
     /** With secure noise. */
@@ -107,7 +120,17 @@ public final class Participant {
     public Settings(String target, Tls.Files tls, ParticipantPolicy policy, Dataset data, Long trainingSeed, long timeoutSeconds) {
       this(target, tls, policy, data, trainingSeed, timeoutSeconds, null);
     }
+
+    /** The same, waiting up to {@code seconds} for the coordinator. */
+    public Settings waiting(long seconds) {
+      return new Settings(target, tls, policy, data, trainingSeed, timeoutSeconds, ledger, noise, seconds);
+    }
   }
+
+  /** The default wait for the coordinator on the command line: long enough for an operator's restart. */
+  public static final long DEFAULT_WAIT_SECONDS = 300;
+  /** The longest wait accepted (a day). */
+  public static final long MAX_WAIT_SECONDS = 86_400;
 
   /**
    * How it ended for this participant.
@@ -129,7 +152,7 @@ public final class Participant {
       String neighbours) {}
 
   /** The session was refused (by the participant's policy or by the coordinator), or failed. */
-  public static final class ParticipantException extends Exception {
+  public static class ParticipantException extends Exception {
     private static final long serialVersionUID = 1L;
 
     public ParticipantException(String message) {
@@ -201,30 +224,52 @@ public final class Participant {
       throws ParticipantException, InterruptedException {
     long start = System.nanoTime();
     listener.event("connecting", Map.of("coordinator", s.target()));
-    SessionConfig config = null;
-    // A coordinator under load (or still starting) may not answer at once: retry for about a
-    // minute, then give up saying why.
-    for (int attempt = 1; config == null; attempt++) {
+    Prepared prepared = null;
+    String previous = null;
+    while (true) {
+      SessionConfig config = CoordinatorLink.session(s.target(), channel, s.waitSeconds(), previous, listener);
+      String session = HexFormat.of().formatHex(config.getSessionId().toByteArray());
+      prepared = prepare(s, config, session, prepared, listener);
       try {
-        config = CoordinatorGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
-            .getSession(GetSessionRequest.getDefaultInstance());
-      } catch (StatusRuntimeException e) {
-        Status.Code code = e.getStatus().getCode();
-        boolean transientFailure = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
-        String tls = tlsProblem(e);
-        if (tls != null) {
-          // A TLS mistake does not heal by waiting: say which check failed, at once.
-          throw new ParticipantException("cannot reach the coordinator at " + s.target() + ": " + tls, e);
+        return join(s, channel, hook, listener, config, session, prepared, start);
+      } catch (CoordinatorLink.Lost e) {
+        if (s.waitSeconds() <= 0) {
+          throw e;
         }
-        if (!transientFailure || attempt >= 4) {
-          throw new ParticipantException("cannot reach the coordinator at " + s.target() + ": " + describe(e), e);
+        // Its ledger has settled the lost session (charged the rounds it sent, else refunded). A
+        // restarted coordinator opens a new session, which this party joins if its policy accepts it.
+        LOG.log(Level.WARNING, "session {0}: {1}; waiting up to {2} s for the coordinator''s next session", session,
+            e.getMessage(), s.waitSeconds());
+        listener.event("lost", Map.of("session", session, "reason", e.getMessage(), "wait_seconds", s.waitSeconds()));
+        previous = session;
+      } catch (CoordinatorLink.Refused e) {
+        String now = s.waitSeconds() <= 0 ? null : CoordinatorLink.replacedBy(channel, session);
+        if (now == null) {
+          throw e;
         }
-        LOG.log(Level.INFO, "the coordinator at {0} did not answer ({1}); trying again", s.target(), code);
-        listener.event("retrying", Map.of("coordinator", s.target(), "reason", code.toString()));
-        Thread.sleep(2_000L * attempt);
+        // Restarted between its GetSession and its Join: nothing was sent, and the ledger refunded it.
+        String why = "the coordinator was restarted and runs session " + now + " now";
+        LOG.log(Level.WARNING, "session {0}: {1}", session, why);
+        listener.event("lost", Map.of("session", session, "reason", why, "wait_seconds", s.waitSeconds()));
+        previous = session;
       }
     }
-    String session = HexFormat.of().formatHex(config.getSessionId().toByteArray());
+  }
+
+  /**
+   * What a party computed on its own data for a session's published settings; a later session
+   * with the same settings (a restarted coordinator's) reuses it instead of training again.
+   */
+  private record Prepared(String settingsDigest, Dataset data, AlgorithmSpec spec, Local local, long seed) {}
+
+  /** The published settings without the fields that are fresh in every run of a session. */
+  private static String settingsDigest(SessionConfig config) {
+    return HexFormat.of().formatHex(SessionPlan.digest(config.toBuilder().clearSessionId()
+        .clearGraphNonceCommitment().build()));
+  }
+
+  private static Prepared prepare(Settings s, SessionConfig config, String session, Prepared earlier,
+      ParticipantListener listener) throws ParticipantException {
     try {
       SessionPlan.validate(config);
     } catch (IllegalArgumentException e) {
@@ -237,6 +282,11 @@ public final class Participant {
     String refusal = s.policy().check(config);
     if (refusal != null) {
       throw new ParticipantException("refusing to join session " + session + ": " + refusal);
+    }
+    String digest = settingsDigest(config);
+    if (earlier != null && earlier.settingsDigest().equals(digest)) {
+      listener.event("prepared", Map.of("seconds", 0.0, "reused", true));
+      return earlier;
     }
     Dataset data;
     try {
@@ -272,7 +322,17 @@ public final class Participant {
     Local local = spec.prepare(design, seed, new PhaseProgress(listener));
     listener.event("prepared", Map.of("seconds", (System.nanoTime() - prepStart) / 1e9));
     LOG.log(Level.INFO, "session {0}: prepared {1} on {2} points", session, spec.algorithm().id(), data.size());
+    return new Prepared(digest, data, spec, local, seed);
+  }
 
+  /** Takes part in {@code session} until it ends (or the coordinator is lost: {@link CoordinatorLink.Lost}). */
+  private static Result join(Settings s, ManagedChannel channel, Hook hook, ParticipantListener listener,
+      SessionConfig config, String session, Prepared prepared, long start) throws ParticipantException,
+      InterruptedException {
+    Dataset data = prepared.data();
+    AlgorithmSpec spec = prepared.spec();
+    Local local = prepared.local();
+    long seed = prepared.seed();
     // Charged before anything about the data leaves this machine (the join and its protocol messages).
     if (s.ledger() != null) {
       String why = s.ledger().reserve(session, config.getPrivacy().getEpsilon(), config.getPrivacy().getDelta());
@@ -330,7 +390,12 @@ public final class Participant {
           throw new ParticipantException("no message from the coordinator for " + timeout + " s");
         }
         if (next instanceof Throwable t) {
-          throw new ParticipantException("the coordinator ended the connection: " + describe(t), t);
+          if (CoordinatorLink.lost(t)) {
+            throw new CoordinatorLink.Lost("lost the coordinator (" + CoordinatorLink.describe(t) + ") "
+                + (run.roundsSent == 0 ? "before this party sent any input" : "after this party sent "
+                + run.roundsSent + " round(s) of input"), t);
+          }
+          throw new ParticipantException("the coordinator ended the connection: " + CoordinatorLink.describe(t), t);
         }
         if (next == END) {
           throw new ParticipantException("the coordinator closed the stream before the session ended");
@@ -362,47 +427,6 @@ public final class Participant {
     }
   }
 
-
-  /**
-   * A failed TLS handshake in words (which side refused what), or null if {@code t} is not one: the
-   * cause chain of a gRPC failure names the check in the JDK's terms (PKIX path building, an
-   * expired certificate, a host name the certificate does not list, a fatal alert from the peer).
-   */
-  static String tlsProblem(Throwable t) {
-    StringBuilder chain = new StringBuilder();
-    boolean ssl = false;
-    for (Throwable c = t; c != null && chain.length() < 20_000; c = c.getCause()) {
-      ssl |= c instanceof javax.net.ssl.SSLException || c instanceof java.security.cert.CertificateException;
-      if (c instanceof java.security.cert.CertificateExpiredException) {
-        return "a certificate has expired (" + c.getMessage() + "); issue a new one (helmet certs sign)";
-      }
-      chain.append(c.getClass().getName()).append(": ").append(c.getMessage()).append('\n');
-    }
-    String m = chain.toString();
-    if (m.contains("PKIX path") || m.contains("unable to find valid certification path")) {
-      return "TLS handshake failed: the coordinator's certificate is not signed by the CA in this participant's TLS "
-          + "files (ca.pem); use the deployment's ca.pem";
-    }
-    if (m.contains("No subject alternative") || m.contains("No name matching")) {
-      return "TLS handshake failed: the coordinator's certificate does not name the host this participant connects "
-          + "to; connect with a name or address its certificate lists (helmet certs --host)";
-    }
-    if (m.contains("bad_certificate") || m.contains("certificate_unknown") || m.contains("unknown_ca")
-        || m.contains("certificate_required")) {
-      return "TLS handshake failed: the coordinator refused this participant's certificate (is it a participant "
-          + "certificate signed by the deployment's CA, with its matching key?)";
-    }
-    if (ssl) {
-      return "TLS handshake failed: " + m.lines().reduce((a, b) -> b).orElse(m);
-    }
-    return null;
-  }
-
-  private static String describe(Throwable t) {
-    Status s = Status.fromThrowable(t);
-    return s.getCode() + (s.getDescription() == null ? "" : " (" + s.getDescription() + ")")
-        + (s.getCause() != null && s.getDescription() == null ? " " + s.getCause().getMessage() : "");
-  }
 
   /**
    * Its local work's progress as {@code training} events (task, done, total, seconds_left), at most

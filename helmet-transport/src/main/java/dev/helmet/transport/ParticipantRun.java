@@ -115,7 +115,7 @@ final class ParticipantRun {
         listener.event("enrolled", java.util.Map.of("enrolled", m.getEnrolled().getEnrolled(), "parties",
             m.getEnrolled().getParties()));
       }
-      case REFUSED -> throw new Participant.ParticipantException("the coordinator refused to enrol this participant: "
+      case REFUSED -> throw new CoordinatorLink.Refused("the coordinator refused to enrol this participant: "
           + m.getRefused().getReason());
       case ROSTER -> start(m.getRoster());
       case GRAPH_SEED -> seeded(m.getGraphSeed());

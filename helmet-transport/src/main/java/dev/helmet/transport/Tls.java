@@ -98,17 +98,49 @@ public final class Tls {
 
   /** Server credentials requiring a client certificate from the CA. */
   public static ServerCredentials server(Files f) {
+    return server(f, why -> { });
+  }
+
+  /**
+   * Server credentials requiring a client certificate from the CA; every client certificate the
+   * CA check refuses is told to {@code refused} in words (who, and why) before the handshake fails.
+   */
+  static ServerCredentials server(Files f, java.util.function.Consumer<String> refused) {
     checkKeyMatchesCertificate(f);
     try {
       return TlsServerCredentials.newBuilder()
           .keyManager(f.certificate().toFile(), f.key().toFile())
-          .trustManager(f.ca().toFile())
+          .trustManager(new RefusalReportingTrustManager(caTrustManager(f.ca()), refused))
           .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE)
           .build();
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | java.security.GeneralSecurityException | RuntimeException e) {
       throw new IllegalArgumentException("cannot load the TLS files " + f.certificate() + ", " + f.key() + ", " + f.ca()
           + ": " + e.getMessage(), e);
     }
+  }
+
+  /** The JDK's PKIX trust manager over the CA certificates in {@code caFile} (PEM). */
+  private static javax.net.ssl.X509ExtendedTrustManager caTrustManager(Path caFile)
+      throws IOException, java.security.GeneralSecurityException {
+    java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+    store.load(null, null);
+    try (var in = java.nio.file.Files.newInputStream(caFile)) {
+      int i = 0;
+      for (Certificate c : java.security.cert.CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+        store.setCertificateEntry("ca-" + i++, c);
+      }
+      if (i == 0) {
+        throw new IOException("no certificate in " + caFile);
+      }
+    }
+    javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+    tmf.init(store);
+    for (javax.net.ssl.TrustManager tm : tmf.getTrustManagers()) {
+      if (tm instanceof javax.net.ssl.X509ExtendedTrustManager x) {
+        return x;
+      }
+    }
+    throw new java.security.GeneralSecurityException("no X.509 trust manager for " + caFile);
   }
 
   /** Client credentials presenting the participant's certificate and trusting only the CA. */

@@ -6,7 +6,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A coordinator in its own JVM, for the crash test: runs a session on the digits data with the
- * database at args[0] and prints "PORT n" once it listens. The tests kill it with SIGKILL, or stop
+ * database at args[0] (args[1] parties, args[2] contributors, args[3] "dp-fl" or "helmet", args[4]
+ * the port, optional) and prints "PORT n" once it listens. The tests kill it with SIGKILL, or stop
  * it with SIGTERM (its shutdown hook closes the coordinator, as the CLI's does).
  */
 public final class CoordinatorProcess {
@@ -26,7 +27,11 @@ public final class CoordinatorProcess {
     int min = Integer.parseInt(args[2]);
     var config = args.length > 3 && args[3].equals("dp-fl") ? dpflConfig(parties, min)
         : Loopback.config(TestData.digits(), parties, min, 1e6).build();
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, Path.of(args[0]), null, 1.5e6))) {
+    Coordinator.Settings s = Loopback.settings(config, Path.of(args[0]), null, 1.5e6);
+    if (args.length > 4) {
+      s = Loopback.onPort(s, Integer.parseInt(args[4]));
+    }
+    try (Coordinator c = Coordinator.start(s)) {
       // As `helmet coordinator` does: SIGTERM (or Ctrl-C) closes the coordinator, which records the abort.
       Runtime.getRuntime().addShutdownHook(new Thread(c::close));
       System.out.println("PORT " + c.port());

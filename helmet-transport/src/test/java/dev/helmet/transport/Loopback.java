@@ -124,6 +124,12 @@ final class Loopback {
         "", "", budget, 1e-3, 4);
   }
 
+  /** The same settings on port {@code port}. */
+  static Coordinator.Settings onPort(Coordinator.Settings s, int port) {
+    return new Coordinator.Settings(s.config(), s.host(), port, s.tls(), s.databaseUrl(), s.databaseUser(),
+        s.databasePassword(), s.budgetEpsilon(), s.budgetDelta(), s.uploadSlots());
+  }
+
   /**
    * The session completed with {@code contributors} contributors and every participant completed,
    * charging its data by its own accounting at least the coordinator's eps (the participant counts
@@ -167,6 +173,14 @@ final class Loopback {
       java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy,
       java.util.function.IntFunction<Participant.Hook> hooks, java.util.function.IntFunction<LocalLedger> ledgers)
       throws InterruptedException {
+    return participants(port, shards, seeds, tls, policy, hooks, ledgers, 0);
+  }
+
+  /** As above, each waiting up to {@code waitSeconds} for the coordinator (at start and after losing it). */
+  static List<Outcome> participants(int port, List<Dataset> shards, List<Long> seeds,
+      java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy,
+      java.util.function.IntFunction<Participant.Hook> hooks, java.util.function.IntFunction<LocalLedger> ledgers,
+      long waitSeconds) throws InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(shards.size(), 64));
     try {
       List<Future<Outcome>> fs = new ArrayList<>();
@@ -175,7 +189,8 @@ final class Loopback {
         fs.add(pool.submit(() -> {
           try {
             return new Outcome(Participant.run(new Participant.Settings("127.0.0.1:" + port, tls.apply(k), policy,
-                shards.get(k), seeds == null ? null : seeds.get(k), 120, ledgers.apply(k)), hooks.apply(k)), null);
+                shards.get(k), seeds == null ? null : seeds.get(k), 120, ledgers.apply(k)).waiting(waitSeconds), hooks.apply(k)),
+                null);
           } catch (Exception e) {
             return new Outcome(null, e);
           }

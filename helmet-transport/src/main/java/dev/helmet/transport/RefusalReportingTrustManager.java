@@ -1,0 +1,111 @@
+package dev.helmet.transport;
+
+import java.net.Socket;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.X509ExtendedTrustManager;
+
+/**
+ * The coordinator's check of client certificates (the JDK's PKIX check against the deployment's
+ * CA), reporting every refusal in words: which peer, which certificate, and why (not signed by the
+ * CA, expired, not yet valid; the peer's address where the TLS engine knows it). Without it a refused handshake leaves no trace on the coordinator.
+ * Certificates are public; nothing secret is reported.
+ */
+final class RefusalReportingTrustManager extends X509ExtendedTrustManager {
+  private final X509ExtendedTrustManager ca;
+  private final Consumer<String> refused;
+
+  RefusalReportingTrustManager(X509ExtendedTrustManager ca, Consumer<String> refused) {
+    this.ca = ca;
+    this.refused = refused;
+  }
+
+  /** A refusal in words, naming the peer, the certificate's subject and issuer, and the check. */
+  static String describe(X509Certificate[] chain, CertificateException e, String peer) {
+    String who = chain == null || chain.length == 0 ? "no certificate"
+        : "certificate " + chain[0].getSubjectX500Principal().getName() + " (issued by "
+            + chain[0].getIssuerX500Principal().getName() + ")";
+    String why;
+    Throwable expired = e;
+    while (expired != null && !(expired instanceof java.security.cert.CertificateExpiredException)
+        && !(expired instanceof java.security.cert.CertificateNotYetValidException)) {
+      expired = expired.getCause();
+    }
+    if (expired instanceof java.security.cert.CertificateExpiredException) {
+      why = "it has expired (valid until " + chain[0].getNotAfter().toInstant() + "); the participant needs a new one";
+    } else if (expired != null) {
+      why = "it is not valid yet (from " + chain[0].getNotBefore().toInstant() + ")";
+    } else if (String.valueOf(e.getMessage()).contains("PKIX path")) {
+      why = "it is not signed by this deployment's CA (the participant uses another CA's files)";
+    } else {
+      why = String.valueOf(e.getMessage());
+    }
+    return "refused a TLS handshake" + (peer == null ? "" : " from " + peer) + ": " + who + ": " + why;
+  }
+
+  private CertificateException report(X509Certificate[] chain, CertificateException e, String peer) {
+    try {
+      refused.accept(describe(chain, e, peer));
+    } catch (RuntimeException ignored) {
+      // Reporting never changes the outcome: the handshake is refused either way.
+    }
+    return e;
+  }
+
+  private static String peer(SSLEngine engine) {
+    // gRPC's server engines carry no peer address; the certificate's subject names the peer then.
+    return engine == null || engine.getPeerHost() == null ? null : engine.getPeerHost() + ":" + engine.getPeerPort();
+  }
+
+  @Override
+  public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+      throws CertificateException {
+    try {
+      ca.checkClientTrusted(chain, authType, engine);
+    } catch (CertificateException e) {
+      throw report(chain, e, peer(engine));
+    }
+  }
+
+  @Override
+  public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+    try {
+      ca.checkClientTrusted(chain, authType, socket);
+    } catch (CertificateException e) {
+      throw report(chain, e, socket == null ? null : String.valueOf(socket.getRemoteSocketAddress()));
+    }
+  }
+
+  @Override
+  public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+    try {
+      ca.checkClientTrusted(chain, authType);
+    } catch (CertificateException e) {
+      throw report(chain, e, null);
+    }
+  }
+
+  @Override
+  public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+      throws CertificateException {
+    ca.checkServerTrusted(chain, authType, engine);
+  }
+
+  @Override
+  public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+      throws CertificateException {
+    ca.checkServerTrusted(chain, authType, socket);
+  }
+
+  @Override
+  public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+    ca.checkServerTrusted(chain, authType);
+  }
+
+  @Override
+  public X509Certificate[] getAcceptedIssuers() {
+    return ca.getAcceptedIssuers();
+  }
+}
