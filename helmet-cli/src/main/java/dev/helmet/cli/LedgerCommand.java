@@ -15,30 +15,52 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code helmet ledger show|settle}: a participant's own privacy ledger ({@code participant --ledger
- * FILE}). The coordinator's ledger is on its status page while it runs and in {@code helmet budget
- * show} after.
+ * {@code helmet ledger show|settle}: a participant's own privacy ledger ({@code --ledger FILE}, as
+ * {@code participant --ledger} keeps it) or a coordinator's ({@code --config SESSION.yaml}: the
+ * database it names, read through the running coordinator while one holds it).
  */
 @Command(
     name = "ledger",
     mixinStandardHelpOptions = true,
-    description = "Show a participant's own privacy ledger (participant --ledger FILE), or settle an entry a crashed "
-        + "participant left open. The coordinator's side: its status page while it runs, `helmet budget show` after.",
+    description = "Show a privacy ledger, a participant's own (--ledger FILE) or a coordinator's (--config "
+        + "SESSION.yaml, also while the coordinator runs), or settle an entry a crashed participant or coordinator "
+        + "left open.",
     subcommands = {LedgerCommand.Show.class, LedgerCommand.Settle.class})
 final class LedgerCommand extends GroupCommand {
 
-  /** The ledger file and the budget it is checked against. */
+  /** A participant's ledger file and the budget it is checked against, or a coordinator's session file. */
   static final class Target {
-    @Option(names = "--ledger", paramLabel = "FILE", required = true, description = "The participant's ledger.")
+    @Option(names = "--ledger", paramLabel = "FILE", description = "A participant's ledger (participant --ledger).")
     Path file;
 
+    @Option(names = "--config", paramLabel = "SESSION.yaml",
+        description = "A coordinator's session file: the ledger in the database it names (while a coordinator holds "
+            + "an H2 database, read through that coordinator's status page).")
+    Path config;
+
+    @Option(names = "--dataset", paramLabel = "NAME", description = "With --config: the data set. Default: the "
+        + "session file's.")
+    String dataset;
+
     @Option(names = "--budget-epsilon", paramLabel = "E", defaultValue = "1",
-        description = "The data's eps budget, as given to the participant. Default: ${DEFAULT-VALUE}.")
+        description = "With --ledger: the data's eps budget, as given to the participant. Default: ${DEFAULT-VALUE}.")
     double budgetEpsilon;
 
     @Option(names = "--budget-delta", paramLabel = "D", defaultValue = "1e-4",
-        description = "The data's delta budget. Default: ${DEFAULT-VALUE}.")
+        description = "With --ledger: the data's delta budget. Default: ${DEFAULT-VALUE}.")
     double budgetDelta;
+
+    /** Whether it names a coordinator's ledger (checks that exactly one of --ledger, --config is given). */
+    boolean coordinator() {
+      if ((file == null) == (config == null)) {
+        throw new IllegalArgumentException("give either --ledger FILE (a participant's ledger) or --config "
+            + "SESSION.yaml (a coordinator's)");
+      }
+      if (config == null && dataset != null) {
+        throw new IllegalArgumentException("--dataset goes with --config (a participant's ledger is of its own data)");
+      }
+      return config != null;
+    }
 
     LocalLedger open() {
       if (!Files.exists(file)) {
@@ -60,7 +82,18 @@ final class LedgerCommand extends GroupCommand {
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
+      if (target.coordinator()) {
+        ObjectNode j = CoordinatorLedger.report(target.config, target.dataset);
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+          out.println(Json.print(j));
+        } else {
+          CoordinatorLedger.print(j, out);
+        }
+        out.flush();
+        return Main.OK;
+      }
       LocalLedger l = target.open();
       BigDecimal[] used = l.used();
       double[] budget = l.budget();
@@ -93,9 +126,12 @@ final class LedgerCommand extends GroupCommand {
   }
 
   @Command(name = "settle", mixinStandardHelpOptions = true,
-      description = "Settle an entry a crashed participant left open: spent at the participant's own eps for the rounds "
-          + "it committed (their inputs may have been released), refunded only if it committed none (nothing "
-          + "about its data left). Recorded as settled by the operator, with the reason.")
+      description = "Settle an entry a crashed participant left open (--ledger): spent at the participant's own eps for "
+          + "the rounds it committed (their inputs may have been released), refunded only if it committed none "
+          + "(nothing about its data left). Or a session a crashed coordinator left unfinished (--config; the "
+          + "coordinator's next start does the same): charged exactly the rounds it recorded as released (it records "
+          + "a round before computing its sum), refunded if none. Recorded as settled by the operator, with the "
+          + "reason.")
   static final class Settle implements Callable<Integer> {
     @Mixin Target target = new Target();
 
@@ -112,12 +148,16 @@ final class LedgerCommand extends GroupCommand {
 
     @Override
     public Integer call() {
-      LocalLedger l = target.open();
       double eps;
-      try {
-        eps = l.settleStale(session, reason);
-      } catch (IllegalStateException e) {
-        throw new IllegalArgumentException(e.getMessage() + " (`helmet ledger show` lists the open ones)", e);
+      if (target.coordinator()) {
+        eps = CoordinatorLedger.settle(target.config, session, reason);
+      } else {
+        LocalLedger l = target.open();
+        try {
+          eps = l.settleStale(session, reason);
+        } catch (IllegalStateException e) {
+          throw new IllegalArgumentException(e.getMessage() + " (`helmet ledger show` lists the open ones)", e);
+        }
       }
       String status = eps == 0 ? "refunded" : "spent";
       PrintWriter out = spec.commandLine().getOut();
@@ -128,8 +168,10 @@ final class LedgerCommand extends GroupCommand {
         j.put("status", status);
         out.println(Json.print(j));
       } else {
-        out.printf(Locale.ROOT, "session %s settled: %s%n", session, eps == 0
-            ? "refunded (no input of this party left)" : "spent eps = " + eps + " for the rounds it sent");
+        out.printf(Locale.ROOT, "session %s settled: %s%n", session, target.config != null
+            ? (eps == 0 ? "refunded (the coordinator released nothing)" : "spent eps = " + eps + " for the rounds "
+                + "the coordinator released")
+            : eps == 0 ? "refunded (no input of this party left)" : "spent eps = " + eps + " for the rounds it sent");
       }
       out.flush();
       return Main.OK;

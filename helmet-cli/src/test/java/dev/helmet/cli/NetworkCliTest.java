@@ -24,7 +24,7 @@ class NetworkCliTest {
     return Loopback.freePort();
   }
 
-  private static Path session(Path dir, int port, String extra) throws Exception {
+  static Path session(Path dir, int port, String extra) throws Exception {
     Path yaml = dir.resolve("session.yaml");
     Files.writeString(yaml, String.join("\n",
         "name: iris-test",

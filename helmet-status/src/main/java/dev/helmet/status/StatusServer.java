@@ -51,6 +51,9 @@ public final class StatusServer implements AutoCloseable {
       config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(page));
       config.routes.get("/api/status", ctx -> ctx.contentType("application/json")
           .result(StatusJson.MAPPER.writeValueAsString(StatusJson.of(c))));
+      config.routes.get("/api/ledger", ctx -> ctx.contentType("application/json")
+          .result(StatusJson.MAPPER.writeValueAsString(dev.helmet.transport.store.LedgerReport.of(c.store(),
+              c.config().getDataset()))));
       config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
           .result(metrics.registry.scrape()));
     });

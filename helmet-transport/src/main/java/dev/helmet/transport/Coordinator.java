@@ -296,6 +296,11 @@ public final class Coordinator implements AutoCloseable {
     }
   }
 
+  /** What it was started with. */
+  public Settings settings() {
+    return settings;
+  }
+
   /** The published configuration (with its session id). */
   public SessionConfig config() {
     return config;

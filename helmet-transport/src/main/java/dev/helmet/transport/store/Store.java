@@ -387,6 +387,35 @@ public final class Store implements AutoCloseable {
     return out;
   }
 
+  /**
+   * The operator settles a session a crashed coordinator left unfinished, without starting a new
+   * one: as {@link #recover} does at a coordinator's start, charged exactly the rounds the
+   * coordinator recorded as released (it records a round before computing its sum), refunded if
+   * none; the session's reason records the operator's.
+   *
+   * @return the eps charged (0 for a refund)
+   * @throws IllegalStateException if the session is unknown or already finished
+   */
+  public synchronized double settleStale(String id, String reason) {
+    if (reason == null || reason.isBlank()) {
+      throw new IllegalArgumentException("settling a session needs a reason (it is recorded in the database)");
+    }
+    Map<String, Object> s = session(id);
+    if (s == null) {
+      throw new IllegalStateException("no session " + id + " in " + describe());
+    }
+    String status = String.valueOf(s.get("STATUS"));
+    if (!status.equals(Status.ENROLLING.name()) && !status.equals(Status.RUNNING.name())) {
+      throw new IllegalStateException("session " + id + " is " + status.toLowerCase(java.util.Locale.ROOT)
+          + "; only an unfinished session can be settled");
+    }
+    Map<String, Object> entry = ledgerEntry(id);
+    int k = entry == null ? 0 : ((Number) entry.get("RELEASED_ROUNDS")).intValue();
+    return abort(id, "settled by the operator (" + reason.strip() + ") after the coordinator stopped during "
+        + s.get("STAGE") + "; " + (k == 0 ? "nothing was released; its reservation is refunded"
+            : k + " round(s) were released and are charged"));
+  }
+
   /** One session's row (column names upper case), or null. */
   public synchronized Map<String, Object> session(String id) {
     List<Map<String, Object>> rows = query("SELECT * FROM sessions WHERE id = ?", id);

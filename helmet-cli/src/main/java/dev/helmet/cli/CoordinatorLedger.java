@@ -1,0 +1,122 @@
+package dev.helmet.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.transport.Coordinator;
+import dev.helmet.transport.SessionFile;
+import dev.helmet.transport.store.DatabaseInUseException;
+import dev.helmet.transport.store.LedgerReport;
+import dev.helmet.transport.store.Store;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * {@code helmet ledger show|settle --config SESSION.yaml}: the coordinator's side of the privacy
+ * ledger. It reads the database the session file names; while a coordinator holds an H2 database
+ * (one process per file), it asks that coordinator instead, through the status page whose address
+ * and token the coordinator left next to the database (owner-only file).
+ */
+final class CoordinatorLedger {
+  private CoordinatorLedger() {}
+
+  /** The report, read from the database or from the coordinator that holds it. */
+  static ObjectNode report(Path config, String dataset) throws IOException, InterruptedException {
+    Coordinator.Settings s = SessionFile.read(config);
+    String name = dataset != null ? dataset : s.config().getDataset();
+    try (Store store = Store.open(s.databaseUrl(), s.databaseUser(), s.databasePassword())) {
+      ObjectNode j = LedgerReport.of(store, name);
+      j.put("source", store.describe());
+      return j;
+    } catch (DatabaseInUseException e) {
+      return fromRunningCoordinator(s, name, e);
+    }
+  }
+
+  private static ObjectNode fromRunningCoordinator(Coordinator.Settings s, String dataset, DatabaseInUseException e)
+      throws IOException, InterruptedException {
+    Path discovery = StatusPage.discoveryFile(s.databaseUrl());
+    if (discovery == null || !Files.exists(discovery)) {
+      throw new IllegalStateException(e.getMessage() + ". That coordinator serves no status page (it was started with "
+          + "--status-listen none), so its ledger can be read only once it stops");
+    }
+    JsonNode where = Json.MAPPER.readTree(discovery.toFile());
+    String url = where.path("url").asText();
+    if (!url.startsWith("http://")) {
+      throw new IllegalStateException(discovery + " does not hold a status page address");
+    }
+    HttpRequest.Builder get = HttpRequest.newBuilder(URI.create(url + "api/ledger")).timeout(Duration.ofSeconds(10));
+    if (where.hasNonNull("token")) {
+      get.header("Authorization", "Bearer " + where.get("token").asText());
+    }
+    HttpResponse<String> answer;
+    try {
+      answer = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
+          .send(get.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (java.net.ConnectException ex) {
+      throw new IllegalStateException(e.getMessage() + "; the coordinator's status page at " + url + " (from "
+          + discovery + ") does not answer: has it just stopped? Try again", ex);
+    }
+    if (answer.statusCode() != 200) {
+      throw new IllegalStateException("the running coordinator's status page answered HTTP " + answer.statusCode()
+          + " for its ledger");
+    }
+    ObjectNode j = (ObjectNode) Json.MAPPER.readTree(answer.body());
+    if (!dataset.equals(j.path("dataset").asText())) {
+      throw new IllegalArgumentException("the running coordinator spends data set '" + j.path("dataset").asText()
+          + "' and reports only its ledger; read '" + dataset + "' once it stops");
+    }
+    j.put("source", "the running coordinator (session " + where.path("session").asText() + "), through its status "
+        + "page " + url);
+    return j;
+  }
+
+  /** Prints the report as text. */
+  static void print(ObjectNode j, PrintWriter out) {
+    JsonNode b = j.path("budget");
+    out.printf(Locale.ROOT, "data set '%s' (%s)%n", j.path("dataset").asText(), j.path("source").asText());
+    if (b.isNull() || b.isMissingNode()) {
+      out.println("  no privacy budget yet (a session file's `budget` sets the first one)");
+    } else {
+      out.printf(Locale.ROOT, "  budget eps = %s, delta = %s; spent or reserved eps = %s, delta = %s; left eps = %s%s%n",
+          b.path("epsilon").asText(), b.path("delta").asText(), j.path("used").path("epsilon").asText(),
+          j.path("used").path("delta").asText(), j.path("left_epsilon").asText(),
+          j.path("neighbours").isNull() ? "" : " (neighbours: " + j.path("neighbours").asText() + ")");
+    }
+    for (JsonNode e : j.path("entries")) {
+      boolean open = e.path("status").asText().equals("reserved");
+      boolean stale = open && !e.path("session_status").asText().matches("enrolling|running");
+      out.printf(Locale.ROOT, "  %-32s %-9s eps = %s, delta = %s, %d round(s) released; session %s; %s%s%n",
+          e.path("session").asText(), e.path("status").asText(), e.path("epsilon").asText(),
+          e.path("delta").asText(), e.path("released_rounds").asInt(), e.path("session_status").asText(),
+          e.path("updated").asText(), open && !stale ? "  (reserved while it runs; a coordinator that died leaves it "
+              + "so until its next start or `helmet ledger settle`)" : "");
+    }
+  }
+
+  /**
+   * Settles a session a crashed coordinator left unfinished, charged exactly the rounds it
+   * recorded as released (refunded if none), recorded with the operator's reason.
+   *
+   * @return the eps charged
+   */
+  static double settle(Path config, String session, String reason) {
+    Coordinator.Settings s = SessionFile.read(config);
+    try (Store store = Store.open(s.databaseUrl(), s.databaseUser(), s.databasePassword())) {
+      return store.settleStale(session, reason);
+    } catch (DatabaseInUseException e) {
+      throw new DatabaseInUseException(e.getMessage() + "; the session it runs is not stale (when a coordinator "
+          + "starts it settles what a previous one left)", e);
+    } catch (IllegalStateException e) {
+      throw new IllegalArgumentException(e.getMessage() + " (`helmet ledger show --config " + config + "` lists them)",
+          e);
+    }
+  }
+}
