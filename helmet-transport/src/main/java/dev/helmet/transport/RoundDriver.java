@@ -257,9 +257,13 @@ final class RoundDriver {
     }
     // Formatted here, not by MessageFormat (which prints delta = 1e-5 as "0"): the same numbers
     // as the summary and --json.
-    Coordinator.LOG.log(Level.INFO, String.format(java.util.Locale.ROOT, "session %s: released the model of %d "
-        + "contributors; %s", c.sessionHex, released.size(), ledger.guarantees().isEmpty() ? "eps = " + eps
-        + ", delta = " + delta : ledger.guarantees().get(0).describe()));
+    // One line per guarantee, each the text the summaries print (Guarantee.describe).
+    List<String> guarantees = ledger.guarantees().isEmpty() ? List.of("eps = " + eps + ", delta = " + delta)
+        : ledger.guarantees().stream().map(g -> g.describe()).toList();
+    for (String g : guarantees) {
+      Coordinator.LOG.log(Level.INFO, String.format(java.util.Locale.ROOT, "session %s: released the model of %d "
+          + "contributors; %s", c.sessionHex, released.size(), g));
+    }
     Outcome o = Outcome.newBuilder().setStatus("completed").setModelGzip(ByteString.copyFrom(gzip(json)))
         .addAllContributors(released).setRounds(SessionPlan.rounds(c.config))
         .setEpsilon(eps).setDelta(delta).build();
