@@ -120,6 +120,12 @@ final class Trainer {
       throw new IllegalArgumentException("secure aggregation needs at least 2 parties; with --parties 1 choose "
           + "--summation plain (one party's model, noised, is released as it is)");
     }
+    if (summation instanceof dev.helmet.secagg.protocol.InProcessSecAgg secagg) {
+      String sizing = secagg.sizingProblem(w, fewest);
+      if (sizing != null) {
+        throw new IllegalArgumentException(sizing);
+      }
+    }
     long t1 = System.nanoTime();
     Simulation.Prepared prepared = Simulation.prepare(a, train, partition, partySeed, spec.run().threads(), progress);
     long t2 = System.nanoTime();

@@ -386,7 +386,8 @@ class CliTest {
   /**
    * What no data can change is refused before any party trains: contributors that guarantee no
    * honest party (with both fixes), a dropout that leaves fewer than the minimum contributors (with
-   * the valid range), and secure aggregation of one party (with the fix).
+   * the valid range), secure aggregation that no parameters make safe for the colluders and
+   * dropouts asked for, and secure aggregation of one party (with the fix).
    */
   @Test
   void plansThatCannotWorkAreRefusedBeforeTraining() {
@@ -401,6 +402,13 @@ class CliTest {
     assertTrue(dropout.errorLine().contains("leaving 7, fewer than --min-contributors 9")
         && dropout.errorLine().contains("--dropout at most 0.1"), dropout.err);
     assertFalse(dropout.err.contains("preparing"), "it trained first: " + dropout.err);
+    // Secure aggregation that cannot be sized (20 % of 10 parties may drop while half may collude).
+    Cli sizing = Cli.run("train", "--dataset", "breast-cancer", "--parties", "10", "--dropout", "0.2",
+        "--min-contributors", "8");
+    assertEquals(Main.INVALID_INPUT, sizing.exit, sizing.toString());
+    assertTrue(sizing.errorLine().contains("cannot tolerate 20 % dropouts") && sizing.errorLine().contains(
+        "--honest-fraction"), sizing.err);
+    assertFalse(sizing.err.contains("preparing"), "it trained first: " + sizing.err);
     Cli one = Cli.run("train", "--dataset", "breast-cancer", "--parties", "1");
     assertEquals(Main.INVALID_INPUT, one.exit, one.toString());
     assertTrue(one.errorLine().contains("--summation plain"), one.err);

@@ -283,6 +283,25 @@ public final class SessionPlan {
     if (roster != null) {
       throw new IllegalArgumentException(roster);
     }
+    if (!dca(c) && c.getParties() >= 2) {
+      // The sizing the roster will need, checked before anyone trains: the most enrolled parties
+      // (W) lose the largest fraction to the contributor floor; the fewest (M) lose none.
+      for (int n : new int[] {(int) c.getParties(), (int) c.getMinContributors()}) {
+        int m = (int) c.getMinContributors();
+        if (n < 2) {
+          continue;
+        }
+        try {
+          SecAggSizing.choose(plus(c), n, c.getColludingFraction(), (double) (n - m) / n, m);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("the session admits no secure aggregation with " + n + " enrolled parties "
+              + "and min_contributors " + m + ": " + e.getMessage()
+              .replace("(raise --min-contributors or lower --max-dropout)", "(raise min_contributors closer to parties)")
+              .replace("--honest-fraction", "privacy.honest_fraction").replace("--colluding-fraction",
+                  "colluding_fraction"), e);
+        }
+      }
+    }
   }
 
   /** SHA-256 of the configuration's encoding: what a participant agrees to when it joins. */

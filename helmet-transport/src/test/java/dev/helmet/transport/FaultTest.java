@@ -104,6 +104,33 @@ class FaultTest {
   }
 
   /**
+   * Twelve of 20 leave after sending their masked inputs, when the unmasking round opens: the sum
+   * cannot be unmasked. The abort says so in the user's terms (how many answered, how many shares
+   * a mask needs), and the events list exactly the twelve that left as dropped, none of the live ones.
+   */
+  @Test
+  void tooManyLeavingAtUnmaskingAbortsSayingWhyAndListsOnlyThemAsDropped(@TempDir Path dir) throws Exception {
+    SessionConfig config = Loopback.config(DIGITS, W, M, 1).build();
+    List<Dataset> shards = Loopback.shards(DIGITS, W, 60, 6);
+    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 10))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards, seeds(), i -> null,
+          ParticipantPolicy.upTo(10), i -> i < 12 ? Loopback.killAt(BodyCase.UNMASKING_REQUEST) : Participant.Hook.NONE);
+      Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
+      assertFalse(r.completed());
+      assertTrue(r.reason().contains("8 of the 20 parties that sent their inputs answered the unmasking round")
+          && r.reason().contains("nothing was released"), r.reason());
+      for (int i = 12; i < W; i++) {
+        assertEquals(r.reason(), outs.get(i).result().reason());
+      }
+      c.events.flushEvents();
+      List<Map<String, Object>> drops = c.store().events(c.sessionId()).stream()
+          .filter(e -> "DROP".equals(e.get("KIND"))).toList();
+      assertEquals(12, drops.size(), drops::toString);
+      assertEquals(0, c.store().used(config.getDataset())[0].signum(), "nothing charged");
+    }
+  }
+
+  /**
    * A participant that stops answering without closing its connection is dropped when the round's
    * deadline (4 s; shorter ones are missed by honest parties on a loaded 2-core machine) passes; the
    * coordinator does not wait longer.

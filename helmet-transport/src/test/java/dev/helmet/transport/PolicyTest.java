@@ -19,7 +19,7 @@ class PolicyTest {
   private static final ParticipantPolicy DEFAULT = new ParticipantPolicy(1, 2, Set.of(), 0.5);
 
   private static SessionConfig.Builder base() {
-    SessionConfig.Builder b = Loopback.config(TestData.digits(), 10, 8, 1).setColludingFraction(0.5);
+    SessionConfig.Builder b = Loopback.config(TestData.digits(), 10, 9, 1).setColludingFraction(0.5);
     return b.setPrivacy(b.getPrivacy().toBuilder().setHonestFraction(0.5));
   }
 

@@ -73,8 +73,8 @@ class SessionPlanTest {
   /**
    * A session whose minimum contributors guarantee no honest party under its honest fraction (4
    * parties, half honest: floor(0.5 x 4) = 2 may be dishonest, so 2 contributors guarantee none) is
-   * refused when validated, before anyone trains or enrols, naming both fixes with the numbers; 3
-   * contributors are accepted.
+   * refused when validated, before anyone trains or enrols, naming both fixes with the numbers; so
+   * is a floor that secure aggregation cannot be sized for; 4 of 4 contributors are accepted.
    */
   @Test
   void aSessionGuaranteeingNoHonestContributorIsRefusedAtStartWithTheFix() {
@@ -83,7 +83,14 @@ class SessionPlanTest {
     var e = assertThrows(IllegalArgumentException.class, () -> SessionPlan.validate(b.build()));
     assertTrue(e.getMessage().contains("raise min_contributors to at least 3")
         && e.getMessage().contains("honest_fraction (--honest-fraction) to at least 0.75"), e.getMessage());
-    SessionPlan.validate(b.clone().setMinContributors(3).build());
+    // 3 contributors guarantee an honest one, but then 1 of 4 enrolled parties may drop while half may
+    // collude, which no secure aggregation parameters make safe: refused at start too, saying so.
+    var sizing = assertThrows(IllegalArgumentException.class,
+        () -> SessionPlan.validate(b.clone().setMinContributors(3).build()));
+    assertTrue(sizing.getMessage().contains("the session admits no secure aggregation with 4 enrolled parties and "
+        + "min_contributors 3") && sizing.getMessage().contains("raise min_contributors closer to parties")
+        && sizing.getMessage().contains("privacy.honest_fraction"), sizing.getMessage());
+    SessionPlan.validate(b.clone().setMinContributors(4).build());
   }
 
   @Test

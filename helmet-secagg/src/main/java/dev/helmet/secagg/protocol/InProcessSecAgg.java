@@ -107,6 +107,24 @@ public final class InProcessSecAgg implements SecureSummation {
         c.threshold(), spec.threshold(), identityKeys);
   }
 
+  /**
+   * Why no parameters secure {@code parties} inputs of which at least {@code threshold} must
+   * contribute (the colluders and dropouts this driver is sized for), or null: checkable before
+   * anyone trains.
+   */
+  public String sizingProblem(int parties, int threshold) {
+    if (parties < 2 || threshold < 1 || threshold > parties) {
+      return null; // said elsewhere, in the caller's terms
+    }
+    try {
+      SecAggSizing.choose(variant == Variant.SECAGG_PLUS, parties, colluding, maxDropout == DROPOUTS_FROM_THRESHOLD
+          ? (double) (parties - threshold) / parties : maxDropout, threshold);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    }
+  }
+
   private double sizedDropout(SummationSpec spec) {
     return maxDropout == DROPOUTS_FROM_THRESHOLD
         ? (double) (spec.parties() - spec.threshold()) / spec.parties()

@@ -116,9 +116,12 @@ public final class ServerR4Unmasking extends ServerState {
 
   @Override
   public Transition close() {
-    survivorsOfRound();
+    BitSet answered = survivorsOfRound();
     SecAggParameters p = session.params;
     int t = p.threshold();
+    // In the user's terms first: how many of the parties that sent inputs answered, and what a mask needs.
+    String whoAnswered = answered.cardinality() + " of the " + u3.cardinality() + " parties that sent their inputs "
+        + "answered the unmasking round; each party's mask is rebuilt from " + t + " of its neighbours' shares";
     // Feasibility first: abort before any reconstruction if some secret cannot be recovered.
     int[] survivors = u3.stream().toArray();
     BitSet droppedAfterSharing = (BitSet) u2.clone();
@@ -127,15 +130,15 @@ public final class ServerR4Unmasking extends ServerState {
     for (int u : survivors) {
       int have = selfXs.getOrDefault(u, List.of()).size();
       if (have < t) {
-        return abort(AbortReason.RECONSTRUCTION_FAILED,
-            "only " + have + " self-mask shares of party " + u + " arrived, " + t + " needed");
+        return abort(AbortReason.RECONSTRUCTION_FAILED, whoAnswered + ", and only " + have + " arrived for party " + u
+            + ", so the sum cannot be unmasked");
       }
     }
     for (int u : dropouts) {
       int have = keyXs.getOrDefault(u, List.of()).size();
       if (have < t) {
-        return abort(AbortReason.RECONSTRUCTION_FAILED,
-            "only " + have + " mask-key shares of dropped party " + u + " arrived, " + t + " needed");
+        return abort(AbortReason.RECONSTRUCTION_FAILED, whoAnswered + ", and only " + have + " arrived for the "
+            + "mask key of party " + u + ", which left after sharing its keys, so the sum cannot be unmasked");
       }
     }
     // Recover and check every dropout's mask key before any survivor's self-mask seed is rebuilt, so
