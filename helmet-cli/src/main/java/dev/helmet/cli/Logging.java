@@ -35,7 +35,8 @@ final class Logging {
     root.setLevel(quiet ? Level.WARNING : Level.INFO);
     // Libraries speak only when something is wrong.
     synchronized (QUIETED) {
-      for (String name : new String[] {"io.grpc", "io.netty", "org.flywaydb", "org.eclipse.jetty", "io.javalin"}) {
+      for (String name : new String[] {"io.grpc", "io.netty", "org.flywaydb", "org.eclipse.jetty", "io.javalin",
+          "org.apache.spark", "org.apache.hadoop", "org.sparkproject"}) {
         Logger l = Logger.getLogger(name);
         l.setLevel(Level.WARNING);
         QUIETED.add(l);

@@ -15,8 +15,10 @@ final class PartitionOptions {
   int perParty;
 
   @Option(names = "--partition", paramLabel = "KIND", defaultValue = "iid",
-      description = "iid, one-class (party i holds only class i mod K), dirichlet (label skew), uneven (two "
-          + "groups of sizes N and u*N), natural (from --party-column). Default: ${DEFAULT-VALUE}.")
+      description = "iid, iid-replacement (each party draws --per-party rows of its own, so parties may share rows "
+          + "and there may be more parties than the data has rows for), one-class (party i holds only class i mod "
+          + "K), dirichlet (label skew), uneven (two groups of sizes N and u*N), natural (from --party-column). "
+          + "Default: ${DEFAULT-VALUE}.")
   String partition;
 
   @Option(names = "--dirichlet-alpha", paramLabel = "A", defaultValue = "0.5",
@@ -34,6 +36,13 @@ final class PartitionOptions {
   PartitionStrategy strategy() {
     return switch (partition.toLowerCase(Locale.ROOT)) {
       case "iid" -> new PartitionStrategy.Iid(parties, perParty);
+      case "iid-replacement" -> {
+        if (perParty < 1) {
+          throw new IllegalArgumentException("--partition iid-replacement needs --per-party (the rows each party "
+              + "draws)");
+        }
+        yield new PartitionStrategy.IidWithReplacement(parties, perParty);
+      }
       case "one-class", "one-class-per-party", "label-sorted" -> new PartitionStrategy.OneClassPerParty(parties,
           perParty);
       case "dirichlet" -> new PartitionStrategy.Dirichlet(parties, perParty, alpha);
@@ -41,7 +50,7 @@ final class PartitionOptions {
           largeFraction);
       case "natural" -> new PartitionStrategy.Natural();
       default -> throw new IllegalArgumentException(
-          "partition must be one of iid, one-class, dirichlet, uneven, natural. Provided value: " + partition);
+          "partition must be one of iid, iid-replacement, one-class, dirichlet, uneven, natural. Provided value: " + partition);
     };
   }
 }

@@ -31,6 +31,23 @@ final class RunOptions {
           + "their noise drawn as one; no messages). Default: secagg+.")
   String summation;
 
+  @Option(names = "--engine", paramLabel = "local|spark", defaultValue = "local",
+      description = "Where the simulated parties run: local (this process's threads) or spark (Apache Spark: parties "
+          + "as partitions, rounds as stages, the sum a tree aggregation; the launcher builds module helmet-spark and "
+          + "adds it with Spark to the class path). The Spark engine sums in the clear (--summation plain, its "
+          + "default). Default: ${DEFAULT-VALUE}.")
+  String engine;
+
+  @Option(names = "--master", paramLabel = "URL",
+      description = "With --engine spark: the Spark master, local[*] (default), local[N], spark://host:7077, yarn or "
+          + "k8s://... (under spark-submit, the one it gives).")
+  String master;
+
+  @Option(names = "--engine-tasks", paramLabel = "N", defaultValue = "0",
+      description = "With --engine spark: tasks the parties are split into. Default: 0 (four per core of the "
+          + "cluster).")
+  int engineTasks;
+
   @Option(names = "--protocol", paramLabel = "P",
       description = "The old name of --summation, kept as an alias; it also still accepts an algorithm name "
           + "(--protocol dp-fl is --algorithm dp-fl).")
@@ -96,7 +113,10 @@ final class RunOptions {
     return t;
   }
 
-  /** The summation's name: --summation, else a summation --protocol names, else secagg+. */
+  /**
+   * The summation's name: --summation, else a summation --protocol names, else secagg+ (plain on an
+   * engine other than local, which sums in the clear).
+   */
   String summationName() {
     if (summation != null) {
       if (protocol != null && !AlgorithmOptions.isAlgorithm(protocol)) {
@@ -104,7 +124,25 @@ final class RunOptions {
       }
       return summation;
     }
-    return protocol != null && !AlgorithmOptions.isAlgorithm(protocol) ? protocol : "secagg+";
+    return protocol != null && !AlgorithmOptions.isAlgorithm(protocol) ? protocol : distributed() ? "plain"
+        : "secagg+";
+  }
+
+  /** Whether the parties run on an engine other than this process (--engine). */
+  boolean distributed() {
+    return engine != null && !engine.equalsIgnoreCase("local");
+  }
+
+  /** The engine's options (master, tasks). */
+  java.util.Map<String, String> engineOptions() {
+    java.util.Map<String, String> o = new java.util.LinkedHashMap<>();
+    if (master != null) {
+      o.put("master", master);
+    }
+    if (engineTasks != 0) {
+      o.put("tasks", Integer.toString(engineTasks));
+    }
+    return o;
   }
 
   int ringBits() {

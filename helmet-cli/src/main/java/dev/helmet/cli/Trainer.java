@@ -127,19 +127,27 @@ final class Trainer {
       }
     }
     long t1 = System.nanoTime();
-    Simulation.Prepared prepared = Simulation.prepare(a, train, partition, partySeed, spec.run().threads(), progress);
-    long t2 = System.nanoTime();
     int minContributors = spec.privacy().minContributors(partition.count(), spec.run().dropout);
-    Simulation.Result r = Simulation.run(prepared, minContributors, summation, NoiseFactory.secure(),
-        spec.run().threads(), progress);
+    Simulation.Prepared prepared = null;
+    Simulation.Result r;
+    long t2;
+    if (spec.run().distributed()) {
+      r = onEngine(spec, a, train, partition, partySeed, minContributors, summation, progress);
+      t2 = System.nanoTime();
+    } else {
+      prepared = Simulation.prepare(a, train, partition, partySeed, spec.run().threads(), progress);
+      t2 = System.nanoTime();
+      r = Simulation.run(prepared, minContributors, summation, NoiseFactory.secure(), spec.run().threads(), progress);
+    }
     long t3 = System.nanoTime();
     DesignMatrix testRows = a.preprocessing().design(test);
     Evaluation eval = Evaluation.of(r.model(), testRows, test, a.preprocessing());
     List<Evaluation> draws = new ArrayList<>();
     draws.add(eval);
     for (int d = 1; d < spec.run().noiseDraws; d++) {
-      Simulation.Result other = Simulation.run(prepared, minContributors, summation, NoiseFactory.secure(),
-          spec.run().threads(), progress);
+      Simulation.Result other = prepared == null
+          ? onEngine(spec, a, train, partition, partySeed, minContributors, summation, progress)
+          : Simulation.run(prepared, minContributors, summation, NoiseFactory.secure(), spec.run().threads(), progress);
       draws.add(Evaluation.of(other.model(), testRows, test, a.preprocessing()));
     }
     Map<String, Object> provenance = new LinkedHashMap<>();
@@ -154,6 +162,9 @@ final class Trainer {
     provenance.put("seed", seed);
     provenance.put("protocol", summation == null ? "simulated" : summation.name());
     provenance.put("algorithm", a.algorithm().id());
+    if (spec.run().distributed()) {
+      provenance.put("engine", spec.run().engine.toLowerCase(java.util.Locale.ROOT));
+    }
     provenance.put("rounds", r.rounds());
     provenance.put("algorithm_config", a.toConfig());
     provenance.put("labels", spec.data().labelsSource());
@@ -175,6 +186,26 @@ final class Trainer {
     }
     long t5 = System.nanoTime();
     return new Report(a, model, r, eval, draws, reference, partition, secs(t1, t2), secs(t2, t3), secs(t4, t5));
+  }
+
+  /**
+   * The run on an engine other than this process (--engine): every party prepares and contributes
+   * there, with secure noise, and the sum is plain.
+   */
+  private static Simulation.Result onEngine(Spec spec, AlgorithmSpec a, Dataset train, Partition partition,
+      long partySeed, int minContributors, SecureSummation summation, ConsoleProgress progress) {
+    if (!(summation instanceof dev.helmet.secagg.summation.PlainSummation)) {
+      throw new IllegalArgumentException("--engine " + spec.run().engine + " sums the parties' inputs in the clear; "
+          + "give --summation plain (its default), or --engine local for " + spec.run().summationName());
+    }
+    if (spec.run().dropout > 0) {
+      throw new IllegalArgumentException("--engine " + spec.run().engine + " simulates no dropouts (the plain sum has "
+          + "no rounds to drop out of); leave out --dropout");
+    }
+    dev.helmet.protocols.simulation.Engine engine = dev.helmet.protocols.simulation.Engine.named(
+        spec.run().engine.toLowerCase(java.util.Locale.ROOT), spec.run().engineOptions());
+    return engine.run(new dev.helmet.protocols.simulation.Engine.Job(a, train, partition, partySeed, minContributors,
+        null), progress);
   }
 
   static ObjectNode train(Spec spec, PrintWriter out, PrintWriter err) {
@@ -220,7 +251,8 @@ final class Trainer {
     ObjectNode j = Json.object();
     Simulation.Result res = r.result();
     SummationOutcome so = res.last();
-    String summation = so == null ? "simulated" : String.valueOf(r.model().provenance().get("protocol"));
+    String summation = spec.run().distributed() ? "plain" : so == null ? "simulated"
+        : String.valueOf(r.model().provenance().get("protocol"));
     boolean inTheClear = so == null || Boolean.TRUE.equals(r.model().privacy().details().get("summation_reveals_inputs"));
     j.put("dataset", spec.data().dataset);
     j.put("features", r.model().featureStage().id());
@@ -229,6 +261,7 @@ final class Trainer {
     j.put("learner", r.model().learner().kind().id());
     j.put("protocol", summation);
     j.put("summation", summation);
+    j.put("engine", spec.run().engine.toLowerCase(java.util.Locale.ROOT));
     j.put("in_the_clear", inTheClear);
     j.put("parties", r.partition().count());
     j.put("per_party", spec.perPartyRequested() > 0 ? spec.perPartyRequested()

@@ -16,7 +16,11 @@ final class TrainerReport {
     SummationOutcome so = res.last();
     String name = String.valueOf(r.model().provenance().get("protocol"));
     String protocol;
-    if (so == null) {
+    if (spec.run().distributed()) {
+      protocol = "plain summation on the " + spec.run().engine + " engine, a tree aggregation of the parties' ring "
+          + "vectors (IN THE CLEAR: the server sees the sum of every party's input; the engine's workers see partial "
+          + "sums; for simulations)";
+    } else if (so == null) {
       protocol = "none: " + res.rounds() + " round(s) simulated in aggregate (no messages; for experiments only)";
     } else if (Boolean.TRUE.equals(d.get("summation_reveals_inputs"))) {
       protocol = name + " summation (IN THE CLEAR: the server sees every party's input; for comparison only)";

@@ -416,6 +416,24 @@ class CliTest {
   }
 
   /**
+   * --engine: a summation other than plain is refused before any work (the engines other than local
+   * sum in the clear), and without module helmet-spark on the class path (as in this module's
+   * tests; the launcher adds it) the error says where the engine is.
+   */
+  @Test
+  void anEngineIsCheckedBeforeAnyWork() {
+    Cli secure = Cli.run("train", "--dataset", "breast-cancer", "--parties", "10", "--engine", "spark", "--summation",
+        "secagg+");
+    assertEquals(Main.INVALID_INPUT, secure.exit, secure.toString());
+    assertTrue(secure.errorLine().contains("--engine spark sums the parties' inputs in the clear"), secure.err);
+    assertFalse(secure.err.contains("preparing"), secure.err);
+    Cli missing = Cli.run("train", "--dataset", "breast-cancer", "--parties", "10", "--engine", "spark");
+    assertEquals(Main.INVALID_INPUT, missing.exit, missing.toString());
+    assertTrue(missing.errorLine().contains("no engine 'spark' on the class path")
+        && missing.errorLine().contains("helmet-spark"), missing.err);
+  }
+
+  /**
    * predict takes what train takes (a built-in data set's name: its public test split), and a file
    * whose last column is not a label gets pointed to --label-column none.
    */

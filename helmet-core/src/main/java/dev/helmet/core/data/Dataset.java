@@ -49,7 +49,7 @@ public final class Dataset {
     this(name, features, labels, dimension, labelSet, parties, null, null);
   }
 
-  private Dataset(String name, FeatureStore features, int[] labels, int dimension, LabelSet labelSet,
+  Dataset(String name, FeatureStore features, int[] labels, int dimension, LabelSet labelSet,
       String[] parties, ImageShape imageShape, double[] targets) {
     if (targets != null) {
       if (targets.length != labels.length) {
@@ -103,6 +103,21 @@ public final class Dataset {
     this.size = labels.length;
     this.dimension = dimension;
     this.parties = parties;
+  }
+
+  /** Its feature store (for {@link DatasetImage}). */
+  FeatureStore store() {
+    return features;
+  }
+
+  /** Its targets, or null (for {@link DatasetImage}). */
+  double[] targetsOrNull() {
+    return targets;
+  }
+
+  /** Its party ids, or null (for {@link DatasetImage}). */
+  String[] partiesOrNull() {
+    return parties;
   }
 
   public String name() {

@@ -25,6 +25,16 @@ abstract class FeatureStore {
   /** Bytes of Java heap this store holds. */
   abstract long heapBytes();
 
+  /** The stored bytes when this store keeps unsigned bytes, else null (with {@link #divisor}). */
+  byte[] storedBytes() {
+    return null;
+  }
+
+  /** The divisor of {@link #storedBytes}. */
+  float divisor() {
+    return 1f;
+  }
+
   static FeatureStore of(float[] values) {
     return new Floats(values);
   }
@@ -159,6 +169,16 @@ abstract class FeatureStore {
     @Override
     long heapBytes() {
       return values.length;
+    }
+
+    @Override
+    byte[] storedBytes() {
+      return values;
+    }
+
+    @Override
+    float divisor() {
+      return divisor;
     }
   }
 

@@ -59,6 +59,42 @@ public sealed interface PartitionStrategy {
   }
 
   /**
+   * IID with replacement across parties: each party draws {@code perParty} distinct rows uniformly
+   * from the whole data set, independently of the others, so parties may share rows. It simulates
+   * more parties than the data set has rows for (the Spark scale run: 100,000 parties of 60 MNIST
+   * images); the privacy analysis is per party's own data and unchanged, but a row held by several
+   * parties is contributed several times.
+   */
+  record IidWithReplacement(int parties, int perParty) implements PartitionStrategy {
+    public IidWithReplacement {
+      Checks.positive("parties", parties);
+      Checks.positive("per-party", perParty);
+    }
+
+    @Override
+    public Partition split(Dataset data, SplittableRandom rng) {
+      if (perParty > data.size()) {
+        throw new DataFormatException(perParty + " distinct points per party need " + perParty + " rows but "
+            + data.name() + " has " + data.size());
+      }
+      List<int[]> out = new ArrayList<>(parties);
+      java.util.HashSet<Integer> seen = new java.util.HashSet<>();
+      for (int i = 0; i < parties; i++) {
+        int[] rows = new int[perParty];
+        seen.clear();
+        for (int k = 0; k < perParty; ) {
+          int r = rng.nextInt(data.size());
+          if (seen.add(r)) {
+            rows[k++] = r;
+          }
+        }
+        out.add(rows);
+      }
+      return new Partition(out, "iid with replacement, " + parties + " parties x " + perParty + " points");
+    }
+  }
+
+  /**
    * Strongly non-IID, as in the Helmet paper's Table 2: party {@code i} holds only class
    * {@code i mod K}. With {@code perParty == 0} each class's rows are dealt out evenly over the
    * parties holding that class.

@@ -36,6 +36,34 @@ class PartitionStrategyTest {
     assertDisjoint(p, DIGITS.size());
   }
 
+  /**
+   * With replacement: more parties than the data has rows for, each with distinct rows of its own,
+   * every row drawn about equally often, and the same partition for the same seed.
+   */
+  @Test
+  void iidWithReplacementDrawsDistinctRowsPerPartyAndMayOutnumberTheData() {
+    int parties = 2 * DIGITS.size();
+    Partition p = new PartitionStrategy.IidWithReplacement(parties, 20).split(DIGITS, new SplittableRandom(1));
+    assertEquals(parties, p.count());
+    int[] held = new int[DIGITS.size()];
+    for (int i = 0; i < parties; i++) {
+      assertEquals(20, new HashSet<>(java.util.Arrays.stream(p.indices(i)).boxed().toList()).size());
+      for (int r : p.indices(i)) {
+        held[r]++;
+      }
+    }
+    // Each row is held Binomial(parties, 20 / n) times: mean 40, sd about 6.3.
+    int min = java.util.Arrays.stream(held).min().getAsInt();
+    int max = java.util.Arrays.stream(held).max().getAsInt();
+    assertTrue(min > 10 && max < 80, min + " .. " + max);
+    Partition again = new PartitionStrategy.IidWithReplacement(parties, 20).split(DIGITS, new SplittableRandom(1));
+    for (int i = 0; i < parties; i++) {
+      org.junit.jupiter.api.Assertions.assertArrayEquals(p.indices(i), again.indices(i));
+    }
+    assertThrows(DataFormatException.class, () -> new PartitionStrategy.IidWithReplacement(2, DIGITS.size() + 1)
+        .split(DIGITS, new SplittableRandom(1)));
+  }
+
   @Test
   void iidWithoutPerPartyDealsOutAllRowsEvenly() {
     Partition p = new PartitionStrategy.Iid(100, 0).split(DIGITS, new SplittableRandom(1));

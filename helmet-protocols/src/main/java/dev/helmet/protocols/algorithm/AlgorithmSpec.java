@@ -46,6 +46,15 @@ public interface AlgorithmSpec {
   }
 
   /**
+   * Why these settings cannot run on a distributed simulation engine, whose workers each rebuild the
+   * public plan from the settings and the roster (a plan drawn from fresh randomness, such as an
+   * in-process setup, would differ between workers), or null when they can.
+   */
+  default String notDistributed() {
+    return null;
+  }
+
+  /**
    * Why no roster of {@code parties} parties with {@code minContributors} contributors per round
    * admits a plan, whatever the parties' sizes (no honest contributor is guaranteed, say), with the
    * fix; null if some may. A coordinator refuses such a session at start and {@code train} before it

@@ -158,6 +158,12 @@ final class CrossSiloSpec implements AlgorithmSpec {
   }
 
   @Override
+  public String notDistributed() {
+    return config.swor() == null ? null : "sampling swor draws its batches in a setup of all parties (a mixnet, or "
+        + "the ideal sampler) that the engine's workers cannot each repeat: choose sampling poisson, or the local engine";
+  }
+
+  @Override
   public Terms terms() {
     // The colluders split is the honest split of the other algorithms, sized for T + 1 colluding
     // parties instead of an honest fraction; local noise protects each party by its own share.
