@@ -85,6 +85,16 @@ final class ExperimentCommand extends GroupCommand {
     @Option(names = "--cache-dir", paramLabel = "DIR", description = "Default: $HELMET_CACHE or ~/.cache/helmet.")
     Path cacheDir;
 
+    @Option(names = "--engine", paramLabel = "local|spark", defaultValue = "local",
+        description = "Where the cells run: local (one after another, each on --threads threads) or spark (each cell "
+            + "a Spark task, as many at once as the cluster has cores; the launcher adds module helmet-spark and "
+            + "Spark). The same results.csv, plots and report. Default: ${DEFAULT-VALUE}.")
+    String engine;
+
+    @Option(names = "--master", paramLabel = "URL",
+        description = "With --engine spark: the Spark master, local[*] (default), spark://host:7077, yarn or k8s://...")
+    String master;
+
     @Option(names = "--json", description = "Print one JSON object when done (keys: name, cells, ran, kept, seconds, "
         + "results, report, plots) instead of the summary lines.")
     boolean json;
@@ -146,8 +156,15 @@ final class ExperimentCommand extends GroupCommand {
         err.println("experiment " + c.name() + " -> " + out);
         err.flush();
       }
-      ExperimentRunner.Summary s = ExperimentRunner.run(c, new ExperimentRunner.Settings(out,
-          cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), t, new ConsoleProgress(System.err, !quiet)));
+      ExperimentRunner.Settings settings = new ExperimentRunner.Settings(out,
+          cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), t, new ConsoleProgress(System.err, !quiet));
+      if (!engine.equalsIgnoreCase("local")) {
+        settings = settings.on(dev.helmet.experiments.Grid.named(engine.toLowerCase(java.util.Locale.ROOT),
+            master == null ? java.util.Map.of() : java.util.Map.of("master", master)));
+      } else if (master != null) {
+        throw new IllegalArgumentException("--master goes with --engine spark");
+      }
+      ExperimentRunner.Summary s = ExperimentRunner.run(c, settings);
       String command = "helmet experiment run " + (config != null ? config.toString()
           : "--preset " + preset + " --dataset " + c.dataset() + (quick ? " --quick" : "")
               + (c.features().equals("raw") ? "" : " --features " + c.features())) + " --out " + out;

@@ -74,7 +74,23 @@ public record ExperimentConfig(
     double fixedEpsilon,
     String features,
     ImageShape imageShape,
-    String sweepLabel) {
+    String sweepLabel,
+    Portable portable) {
+
+  /**
+   * The tree a configuration was parsed from, as JSON text, with the folder its relative data paths
+   * resolve against: what an engine ships to its workers, which parse it again ({@link #parse()}).
+   */
+  public record Portable(String json, String source, String base) implements java.io.Serializable {
+    /** The configuration again. */
+    public ExperimentConfig parse() {
+      try {
+        return ExperimentConfig.parse(new ObjectMapper().readTree(json), source, Path.of(base));
+      } catch (JsonProcessingException e) {
+        throw new ConfigException(source + ": " + e.getOriginalMessage());
+      }
+    }
+  }
 
   /** Thrown for a configuration that does not parse or validate; the message names the key. */
   public static final class ConfigException extends RuntimeException {
@@ -205,7 +221,8 @@ public record ExperimentConfig(
         plots.number("fixed_epsilon", epsilons.get(0), 1e-6, 1e6),
         ExperimentFeatures.features(n),
         ExperimentFeatures.imageShape(n),
-        plots.has("sweep") ? plots.string("sweep", null) : null);
+        plots.has("sweep") ? plots.string("sweep", null) : null,
+        new Portable(root.toString(), source, base.toString()));
     if (c.sweepLabel() != null && variants.stream().noneMatch(v -> Report.sweepPoint(v.name()) != null)) {
       throw plots.error("sweep", "names the x axis of variants called SERIES@X (e.g. smm-b8@240); no variant is "
           + "named so");

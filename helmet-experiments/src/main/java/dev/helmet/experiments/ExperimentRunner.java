@@ -72,10 +72,58 @@ public final class ExperimentRunner {
    * @param loader loads the configuration's data set by id (tests substitute a small one)
    */
   public record Settings(Path out, Path cache, int threads, Progress progress,
-      java.util.function.Function<String, BuiltinDataset.TrainTest> loader) {
+      java.util.function.Function<String, BuiltinDataset.TrainTest> loader, Grid grid) {
     /** Built-in data sets from {@code cache}; data files as the configuration says. */
     public Settings(Path out, Path cache, int threads, Progress progress) {
-      this(out, cache, threads, progress, null);
+      this(out, cache, threads, progress, null, null);
+    }
+
+    /** With a loader, on this machine. */
+    public Settings(Path out, Path cache, int threads, Progress progress,
+        java.util.function.Function<String, BuiltinDataset.TrainTest> loader) {
+      this(out, cache, threads, progress, loader, null);
+    }
+
+    /** The same settings, running the cells on {@code grid}. */
+    public Settings on(Grid grid) {
+      return new Settings(out, cache, threads, progress, loader, grid);
+    }
+  }
+
+  /**
+   * Runs the cell named {@code key} of {@code c} on {@code data} (an engine's worker does this):
+   * the same rows the local grid computes for it.
+   *
+   * @throws IllegalArgumentException if {@code c} has no such cell
+   */
+  public static List<Row> runCell(ExperimentConfig c, BuiltinDataset.TrainTest data, String key, int threads) {
+    for (Cell cell : cells(c)) {
+      if (cell.key().equals(key)) {
+        return runCell(c, Group.of(c, data, cell), cell, threads);
+      }
+    }
+    throw new IllegalArgumentException("experiment " + c.name() + " has no cell " + key);
+  }
+
+  /** Rows as one JSON array (how an engine's worker sends them back). */
+  public static String rowsToJson(List<Row> rows) {
+    try {
+      return JSON.writeValueAsString(rows);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The rows of {@link #rowsToJson}. */
+  public static List<Row> rowsFromJson(String json) {
+    try {
+      List<Row> out = new ArrayList<>();
+      for (JsonNode r : JSON.readTree(json)) {
+        out.add(JSON.treeToValue(r, Row.class));
+      }
+      return out;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
@@ -126,33 +174,60 @@ public final class ExperimentRunner {
     checkSameExperiment(c, s.out());
     s.progress().start(c.name() + ": " + (cells.size() - skipped) + " of " + cells.size() + " cells to run"
         + (skipped > 0 ? " (" + skipped + " already done)" : ""), Math.max(1, work));
-    Group group = null;
-    int ran = 0;
+    int[] ran = {0};
+    Map<String, Cell> pending = new java.util.LinkedHashMap<>();
+    for (Cell cell : cells) {
+      if (!done.contains(cell.key())) {
+        pending.put(cell.key(), cell);
+      }
+    }
     try (BufferedWriter w = Files.newBufferedWriter(cellsFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
         StandardOpenOption.APPEND)) {
-      for (Cell cell : cells) {
-        if (done.contains(cell.key())) {
-          continue;
+      // Each finished cell is written and flushed at once: an interrupted run loses only cells under way.
+      java.util.function.BiConsumer<String, List<Row>> record = (key, cellRows) -> {
+        Cell cell = pending.get(key);
+        if (cell == null || done.contains(key)) {
+          throw new IllegalStateException("the grid returned cell " + key + ", which was not asked for or is done");
         }
-        if (group == null || !group.matches(cell)) {
-          group = Group.of(c, data, cell);
+        try {
+          ObjectNode line = JSON.createObjectNode();
+          line.put("key", key);
+          line.set("rows", JSON.valueToTree(cellRows));
+          w.write(JSON.writeValueAsString(line));
+          w.newLine();
+          w.flush();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
         }
-        List<Row> cellRows = runCell(c, group, cell, s.threads());
-        ObjectNode line = JSON.createObjectNode();
-        line.put("key", cell.key());
-        line.set("rows", JSON.valueToTree(cellRows));
-        w.write(JSON.writeValueAsString(line));
-        w.newLine();
-        w.flush();
         rows.addAll(cellRows);
-        done.add(cell.key());
-        ran++;
+        done.add(key);
+        ran[0]++;
         s.progress().advance(cell.parties());
+      };
+      if (!pending.isEmpty()) {
+        Grid grid = s.grid() != null ? s.grid() : local(pending);
+        grid.run(c, data, List.copyOf(pending.keySet()), s.threads(), record);
       }
+    } catch (java.io.UncheckedIOException e) {
+      throw e.getCause();
     }
     s.progress().finish();
     // Only the rows of this configuration's cells (the file holds nothing else: see checkSameExperiment).
-    return new Summary(cells.size(), skipped, ran, rows, (System.nanoTime() - start) / 1e9);
+    return new Summary(cells.size(), skipped, ran[0], rows, (System.nanoTime() - start) / 1e9);
+  }
+
+  /** The local grid: the cells one after another, reusing each group's data and partition. */
+  private static Grid local(Map<String, Cell> pending) {
+    return (c, data, keys, threads, done) -> {
+      Group group = null;
+      for (String key : keys) {
+        Cell cell = pending.get(key);
+        if (group == null || !group.matches(cell)) {
+          group = Group.of(c, data, cell);
+        }
+        done.accept(key, runCell(c, group, cell, threads));
+      }
+    };
   }
 
   /** Refuses an output folder that holds another experiment; records this one's configuration. */

@@ -65,22 +65,71 @@ public final class SparkEngine implements Engine {
     if (problem != null) {
       throw new IllegalArgumentException("the Spark engine cannot run " + job.spec().algorithm().id() + ": " + problem);
     }
-    // The process's context, made here if there is none yet; it stays up for later runs (the
-    // experiment harness runs many) and Spark stops it when the JVM exits.
-    SparkConf conf = new SparkConf().setAppName("helmet " + job.spec().algorithm().id());
-    if (master != null) {
-      conf.setMaster(master);
-    } else {
-      conf.setIfMissing("spark.master", "local[*]");
-    }
-    conf.setIfMissing("spark.ui.enabled", "false");
-    JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkContext.getOrCreate(conf));
+    JavaSparkContext sc = context(master, "helmet " + job.spec().algorithm().id());
     String id = UUID.randomUUID().toString();
     try {
       return run(sc, id, job, progress);
     } finally {
       Workers.forget(id);
     }
+  }
+
+  /**
+   * The process's Spark context, made if there is none yet (master {@code master}, else the one
+   * spark-submit gives, else {@code local[*]}). It stays up for later runs (an experiment runs
+   * many) and Spark stops it when the JVM exits.
+   */
+  static JavaSparkContext context(String master, String name) {
+    SparkConf conf = new SparkConf().setAppName(name);
+    if (master != null) {
+      conf.setMaster(master);
+    } else {
+      conf.setIfMissing("spark.master", "local[*]");
+    }
+    conf.setIfMissing("spark.ui.enabled", "false");
+    return JavaSparkContext.fromSparkContext(SparkContext.getOrCreate(conf));
+  }
+
+  /**
+   * One round in one pass (Helmet's blind averaging): the plan is made from the roster's sizes
+   * (each party's number of rows, public), and every task prepares, contributes and lets go of its
+   * parties one at a time; nothing is cached, so a task holds one party's model at a time.
+   */
+  private static Simulation.Result oneRound(JavaSparkContext sc, Job job, Broadcast<Recipe> recipe,
+      Broadcast<DatasetImage> image, Broadcast<int[][]> rows, Broadcast<long[]> seeds, int slices, Progress progress) {
+    int w = job.partition().count();
+    int[] sizes = new int[w];
+    for (int i = 0; i < w; i++) {
+      sizes[i] = job.partition().size(i);
+    }
+    PublicPlan plan = job.spec().plan(sizes, job.minContributors(), job.testNoiseSeed() == null);
+    ServerRole server = plan.server();
+    Broadcast<int[]> sizesB = sc.broadcast(sizes);
+    Broadcast<byte[]> state = sc.broadcast(server.state(0));
+    long mask = plan.encoding().mask();
+    int length = plan.length();
+    int depth = Math.max(2, (int) Math.ceil(Math.log(slices) / Math.log(8)));
+    List<Integer> ids = IntStream.range(0, w).boxed().toList();
+    progress.start(job.spec().algorithm().id() + ": " + w + " parties prepare and contribute on Spark, " + slices
+        + " tasks", 1);
+    long t0 = System.nanoTime();
+    long[] sum;
+    try {
+      sum = sc.parallelize(ids, slices)
+          .mapPartitions(it -> Workers.prepareAndContribute(it, recipe, image, rows, seeds, sizesB, state))
+          .treeAggregate(new long[length], (a, b) -> Workers.add(a, b, mask), (a, b) -> Workers.add(a, b, mask), depth);
+    } finally {
+      progress.advance(1);
+      progress.finish();
+      for (Broadcast<?> b : List.of(recipe, image, rows, seeds, sizesB, state)) {
+        b.destroy();
+      }
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    server.step(0, plan.encoding().decode(sum), IntStream.range(0, w).toArray());
+    long message = new SummationSpec(w, length, plan.encoding(), plan.minContributors()).packedBytes();
+    return new Simulation.Result(server.model(), plan.ledger(w, "plain", true), plan, 1, w, null, message,
+        message * w, seconds);
   }
 
   private Simulation.Result run(JavaSparkContext sc, String id, Job job, Progress progress) {
@@ -96,6 +145,9 @@ public final class SparkEngine implements Engine {
     int slices = tasks > 0 ? tasks : Math.max(1, Math.min(w, 4 * sc.defaultParallelism()));
     List<Integer> ids = IntStream.range(0, w).boxed().toList();
 
+    if (job.spec().rounds() == 1) {
+      return oneRound(sc, job, recipe, image, rowsB, seeds, slices, progress);
+    }
     progress.start("preparing " + w + " parties (" + job.spec().algorithm().id() + ") on Spark, " + slices
         + " tasks", 1);
     JavaRDD<Workers.Party> parties = sc.parallelize(ids, slices)

@@ -48,7 +48,7 @@ final class Workers {
   };
 
   @SuppressWarnings("unchecked")
-  private static <T> T cached(String key, Function<String, T> make) {
+  static <T> T cached(String key, Function<String, T> make) {
     synchronized (CACHE) {
       Object v = CACHE.get(key);
       if (v == null) {
@@ -106,20 +106,51 @@ final class Workers {
       if (p.contributor == null) {
         p.contributor = plan.contributor(p.index, p.local, noise, seeds.value()[p.index]);
       }
-      long[] in = p.contributor.open(round, state.value()).get();
-      if (in.length != sum.length) {
-        throw new IllegalStateException("party " + p.index + " gave a vector of " + in.length + " values, the plan "
-            + "has " + sum.length);
-      }
-      for (long v : in) {
-        if (!encoding.inRing(v)) {
-          throw new IllegalStateException("party " + p.index + " gave a value outside the " + encoding.ringBits()
-              + "-bit ring");
-        }
-      }
-      encoding.addInto(sum, in);
+      add(sum, p.contributor.open(round, state.value()).get(), encoding, p.index);
     }
     return List.of(sum).iterator();
+  }
+
+  /**
+   * A one-round run in one pass: each party of the task prepares on its rows, contributes its
+   * noised input and is let go, so a task holds one party at a time and nothing is cached. The
+   * plan was made from the roster's sizes before anyone prepared; a party whose preparation holds
+   * another number of records stops the run.
+   */
+  static Iterator<long[]> prepareAndContribute(Iterator<Integer> ids, Broadcast<Recipe> recipe,
+      Broadcast<DatasetImage> image, Broadcast<int[][]> rows, Broadcast<long[]> seeds, Broadcast<int[]> sizes,
+      Broadcast<byte[]> state) {
+    Recipe r = recipe.value();
+    AlgorithmSpec spec = spec(r);
+    Dataset data = cached(r.job() + "/data", k -> image.value().toDataset());
+    PublicPlan plan = plan(r, sizes.value());
+    NoiseFactory noise = r.testNoiseSeed() == null ? NoiseFactory.secure()
+        : NoiseFactory.seededForTesting(r.testNoiseSeed());
+    long[] sum = new long[plan.length()];
+    while (ids.hasNext()) {
+      int i = ids.next();
+      Local local = spec.prepare(spec.preprocessing().design(data, rows.value()[i]), seeds.value()[i]);
+      if (local.size() != sizes.value()[i]) {
+        throw new IllegalStateException("party " + i + " prepared " + local.size() + " records; the plan was made for "
+            + sizes.value()[i]);
+      }
+      add(sum, plan.contributor(i, local, noise, seeds.value()[i]).open(0, state.value()).get(), plan.encoding(), i);
+    }
+    return List.of(sum).iterator();
+  }
+
+  /** {@code sum += in} in the plan's ring, after checking {@code in} (party {@code i}'s input). */
+  static void add(long[] sum, long[] in, FixedPointEncoding encoding, int i) {
+    if (in.length != sum.length) {
+      throw new IllegalStateException("party " + i + " gave a vector of " + in.length + " values, the plan has "
+          + sum.length);
+    }
+    for (long v : in) {
+      if (!encoding.inRing(v)) {
+        throw new IllegalStateException("party " + i + " gave a value outside the " + encoding.ringBits() + "-bit ring");
+      }
+    }
+    encoding.addInto(sum, in);
   }
 
   /** {@code a += b} in the ring of {@code mask}; returns {@code a}. */

@@ -1,0 +1,110 @@
+package dev.helmet.spark;
+
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.data.DatasetImage;
+import dev.helmet.experiments.ExperimentConfig;
+import dev.helmet.experiments.ExperimentRunner;
+import dev.helmet.experiments.Grid;
+import dev.helmet.experiments.Row;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BiConsumer;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+
+/**
+ * An experiment's cells as Spark tasks: the configuration and the data (train and test) are
+ * broadcast once; each cell is one task of its own job (its parties prepared and its releases run
+ * inside one executor core), at most as many at once as the cluster has cores; each cell's rows
+ * come back as soon as it finishes and are recorded by the harness, so an interrupted run resumes.
+ */
+final class SparkGrid implements Grid {
+  private final String master;
+
+  SparkGrid(String master) {
+    this.master = master;
+  }
+
+  @Override
+  public void run(ExperimentConfig c, BuiltinDataset.TrainTest data, List<String> keys, int threads,
+      BiConsumer<String, List<Row>> done) {
+    JavaSparkContext sc = SparkEngine.context(master, "helmet experiment " + c.name());
+    String id = UUID.randomUUID().toString();
+    Broadcast<ExperimentConfig.Portable> config = sc.broadcast(c.portable());
+    Broadcast<DatasetImage> train = sc.broadcast(DatasetImage.of(data.train()));
+    Broadcast<DatasetImage> test = sc.broadcast(DatasetImage.of(data.test()));
+    int parallel = Math.max(1, Math.min(keys.size(), sc.defaultParallelism()));
+    // Finished cells, handed to `done` on this thread only: [key, rows JSON] or [key, failure].
+    BlockingQueue<Object[]> finished = new ArrayBlockingQueue<>(keys.size());
+    ExecutorService submitters = Executors.newFixedThreadPool(parallel, r -> {
+      Thread t = new Thread(r, "helmet-grid-submit");
+      t.setDaemon(true);
+      return t;
+    });
+    sc.setJobGroup(id, "helmet experiment " + c.name(), true);
+    try {
+      for (String key : keys) {
+        submitters.execute(() -> {
+          try {
+            sc.setJobGroup(id, "helmet experiment " + c.name(), true);
+            List<String> rows = sc.parallelize(List.of(key), 1)
+                .map(k -> run(id, config, train, test, k)).collect();
+            finished.add(new Object[] {key, rows.get(0)});
+          } catch (Throwable e) {
+            // Spark throws its own checked exceptions too; every failure reaches the waiting thread.
+            finished.add(new Object[] {key, e});
+          }
+        });
+      }
+      for (int n = 0; n < keys.size(); n++) {
+        Object[] f = finished.take();
+        if (f[1] instanceof Throwable t) {
+          throw new IllegalStateException("cell " + f[0] + " failed on Spark: " + t.getMessage(), t);
+        }
+        done.accept((String) f[0], ExperimentRunner.rowsFromJson((String) f[1]));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted; the cells finished so far are recorded", e);
+    } finally {
+      // On a failure the cells still running are cancelled; those recorded stay (the run resumes).
+      sc.cancelJobGroup(id);
+      submitters.shutdownNow();
+      Workers.forget(id);
+      for (Broadcast<?> b : List.of(config, train, test)) {
+        b.destroy();
+      }
+    }
+  }
+
+  /** In an executor: one cell's rows as JSON, on one core. */
+  private static String run(String id, Broadcast<ExperimentConfig.Portable> config, Broadcast<DatasetImage> train,
+      Broadcast<DatasetImage> test, String key) {
+    ExperimentConfig c = Workers.cached(id + "/config", k -> config.value().parse());
+    BuiltinDataset.TrainTest data = Workers.cached(id + "/data",
+        k -> new BuiltinDataset.TrainTest(train.value().toDataset(), test.value().toDataset()));
+    return ExperimentRunner.rowsToJson(ExperimentRunner.runCell(c, data, key, 1));
+  }
+
+  /** {@code experiment run --engine spark}: option {@code master}. */
+  public static final class Provider implements Grid.Provider {
+    @Override
+    public String id() {
+      return "spark";
+    }
+
+    @Override
+    public Grid create(java.util.Map<String, String> options) {
+      for (String k : options.keySet()) {
+        if (!k.equals("master")) {
+          throw new IllegalArgumentException("the Spark experiment engine has option master. Provided: " + k);
+        }
+      }
+      return new SparkGrid(options.get("master"));
+    }
+  }
+}
