@@ -57,6 +57,10 @@ public final class SparkEngine implements Engine {
       }
       QUIET.add(l);
     }
+    // Hadoop's pure-Java code paths serve Helmet (it reads no HDFS); its notice says nothing to do.
+    java.util.logging.Logger hadoop = java.util.logging.Logger.getLogger("org.apache.hadoop.util.NativeCodeLoader");
+    hadoop.setLevel(java.util.logging.Level.SEVERE);
+    QUIET.add(hadoop);
   }
 
   @Override
@@ -87,6 +91,11 @@ public final class SparkEngine implements Engine {
       conf.setIfMissing("spark.master", "local[*]");
     }
     conf.setIfMissing("spark.ui.enabled", "false");
+    if (conf.get("spark.master").startsWith("local")) {
+      // One process: the driver listens on loopback only (and Spark stops warning about the host name).
+      conf.setIfMissing("spark.driver.host", "127.0.0.1");
+      conf.setIfMissing("spark.driver.bindAddress", "127.0.0.1");
+    }
     return JavaSparkContext.fromSparkContext(SparkContext.getOrCreate(conf));
   }
 
@@ -111,7 +120,20 @@ public final class SparkEngine implements Engine {
     int depth = Math.max(2, (int) Math.ceil(Math.log(slices) / Math.log(8)));
     List<Integer> ids = IntStream.range(0, w).boxed().toList();
     progress.start(job.spec().algorithm().id() + ": " + w + " parties prepare and contribute on Spark, " + slices
-        + " tasks", 1);
+        + " tasks", slices);
+    // Progress by finished task (each holds about w / slices parties).
+    java.util.concurrent.atomic.AtomicInteger partiesStage = new java.util.concurrent.atomic.AtomicInteger(-1);
+    org.apache.spark.scheduler.SparkListener tasks = new org.apache.spark.scheduler.SparkListener() {
+      @Override
+      public void onTaskEnd(org.apache.spark.scheduler.SparkListenerTaskEnd end) {
+        // The job's first stage holds the parties; the tree aggregation's stages follow it.
+        partiesStage.compareAndSet(-1, end.stageId());
+        if (end.stageId() == partiesStage.get()) {
+          progress.advance(1);
+        }
+      }
+    };
+    sc.sc().addSparkListener(tasks);
     long t0 = System.nanoTime();
     long[] sum;
     try {
@@ -119,7 +141,7 @@ public final class SparkEngine implements Engine {
           .mapPartitions(it -> Workers.prepareAndContribute(it, recipe, image, rows, seeds, sizesB, state))
           .treeAggregate(new long[length], (a, b) -> Workers.add(a, b, mask), (a, b) -> Workers.add(a, b, mask), depth);
     } finally {
-      progress.advance(1);
+      sc.sc().removeSparkListener(tasks);
       progress.finish();
       for (Broadcast<?> b : List.of(recipe, image, rows, seeds, sizesB, state)) {
         b.destroy();
