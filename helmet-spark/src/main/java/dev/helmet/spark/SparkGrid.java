@@ -45,7 +45,7 @@ final class SparkGrid implements Grid {
       t.setDaemon(true);
       return t;
     });
-    sc.setJobGroup(id, "helmet experiment " + c.name(), true);
+    int recorded = 0;
     try {
       for (String key : keys) {
         submitters.execute(() -> {
@@ -66,13 +66,16 @@ final class SparkGrid implements Grid {
           throw new IllegalStateException("cell " + f[0] + " failed on Spark: " + t.getMessage(), t);
         }
         done.accept((String) f[0], ExperimentRunner.rowsFromJson((String) f[1]));
+        recorded++;
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted; the cells finished so far are recorded", e);
     } finally {
       // On a failure the cells still running are cancelled; those recorded stay (the run resumes).
-      sc.cancelJobGroup(id);
+      if (recorded < keys.size()) {
+        sc.cancelJobGroup(id);
+      }
       submitters.shutdownNow();
       Workers.forget(id);
       for (Broadcast<?> b : List.of(config, train, test)) {
