@@ -63,6 +63,10 @@ final class SparkGrid implements Grid {
       for (int n = 0; n < keys.size(); n++) {
         Object[] f = finished.take();
         if (f[1] instanceof Throwable t) {
+          if (sc.sc().isStopped()) {
+            throw new IllegalStateException("Spark stopped (interrupted, or the cluster ended the application); the "
+                + recorded + " cells finished so far are recorded, and the same command resumes the run", t);
+          }
           throw new IllegalStateException("cell " + f[0] + " failed on Spark: " + t.getMessage(), t);
         }
         done.accept((String) f[0], ExperimentRunner.rowsFromJson((String) f[1]));
