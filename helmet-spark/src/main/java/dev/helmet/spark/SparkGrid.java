@@ -77,13 +77,15 @@ final class SparkGrid implements Grid {
       throw new IllegalStateException("interrupted; the cells finished so far are recorded", e);
     } finally {
       // On a failure the cells still running are cancelled; those recorded stay (the run resumes).
-      if (recorded < keys.size()) {
-        sc.cancelJobGroup(id);
-      }
       submitters.shutdownNow();
       Workers.forget(id);
-      for (Broadcast<?> b : List.of(config, train, test)) {
-        b.destroy();
+      if (!sc.sc().isStopped()) {
+        if (recorded < keys.size()) {
+          sc.cancelJobGroup(id);
+        }
+        for (Broadcast<?> b : List.of(config, train, test)) {
+          b.destroy();
+        }
       }
     }
   }
