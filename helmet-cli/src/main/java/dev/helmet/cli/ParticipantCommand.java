@@ -163,7 +163,7 @@ final class ParticipantCommand implements Callable<Integer> {
   @Option(names = {"-o", "--model-out"}, paramLabel = "FILE", description = "Write the released model here.")
   Path modelOut;
 
-  @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "300",
+  @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "" + Participant.DEFAULT_WAIT_SECONDS,
       description = "How long to wait for the coordinator to answer, at start and after losing it. A coordinator "
           + "restarted within this time opens a new session, which this participant joins by itself if its policy "
           + "still accepts it (a lost session is charged the rounds this participant sent, as always). 0: do not "
