@@ -108,6 +108,33 @@ public final class Blas {
   }
 
   /**
+   * Levels h and 2h of the unnormalised Walsh-Hadamard transform of {@code a} (length a power of
+   * two, at least 4h), in place: for every block of 4h values and every j in its first quarter, the
+   * four values at j, j + h, j + 2h and j + 3h become {@code (a0 + a1) + (a2 + a3)}, {@code (a0 -
+   * a1) + (a2 - a3)}, {@code (a0 + a1) - (a2 + a3)} and {@code (a0 - a1) - (a2 - a3)}. Each output
+   * is its own fixed sum, so both paths give the same bits.
+   */
+  public static void hadamardRadix4(double[] a, int h) {
+    if (VECTOR && h >= VectorBlas.LANES) {
+      VectorBlas.hadamardRadix4(a, h);
+    } else {
+      ScalarBlas.hadamardRadix4(a, h);
+    }
+  }
+
+  /**
+   * Level h of the unnormalised Walsh-Hadamard transform of {@code a} (length 2h), in place:
+   * {@code a[j], a[j + h]} become {@code a[j] + a[j + h], a[j] - a[j + h]} for j < h.
+   */
+  public static void hadamardRadix2(double[] a, int h) {
+    if (VECTOR && h >= VectorBlas.LANES) {
+      VectorBlas.hadamardRadix2(a, h);
+    } else {
+      ScalarBlas.hadamardRadix2(a, h);
+    }
+  }
+
+  /**
    * The squared norm of every row of a product {@code g_j = d_j x_j^T}, the per-example gradient
    * of a dense layer: {@code ||d_j||^2 ||x_j||^2}, without forming it. {@code out[j]} for
    * {@code j < m}; {@code d} holds m rows of length kk ({@code ldd} apart), {@code x} m rows of

@@ -22,6 +22,36 @@ final class ScalarBlas {
     return (((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7]))) + tail;
   }
 
+  static void hadamardRadix4(double[] a, int h) {
+    int n = a.length;
+    for (int i = 0; i < n; i += 4 * h) {
+      int e = i + h;
+      for (int j = i; j < e; j++) {
+        double a0 = a[j];
+        double a1 = a[j + h];
+        double a2 = a[j + 2 * h];
+        double a3 = a[j + 3 * h];
+        double s01 = a0 + a1;
+        double d01 = a0 - a1;
+        double s23 = a2 + a3;
+        double d23 = a2 - a3;
+        a[j] = s01 + s23;
+        a[j + h] = d01 + d23;
+        a[j + 2 * h] = s01 - s23;
+        a[j + 3 * h] = d01 - d23;
+      }
+    }
+  }
+
+  static void hadamardRadix2(double[] a, int h) {
+    for (int j = 0; j < h; j++) {
+      double u = a[j];
+      double v = a[j + h];
+      a[j] = u + v;
+      a[j + h] = u - v;
+    }
+  }
+
   static void axpy(double alpha, double[] x, int xo, double[] y, int yo, int n) {
     for (int i = 0; i < n; i++) {
       y[yo + i] = Math.fma(alpha, x[xo + i], y[yo + i]);

@@ -27,6 +27,39 @@ final class VectorBlas {
     return S.vectorBitSize();
   }
 
+  /** Lanes of a vector: the Hadamard kernels need h to be a multiple of it. */
+  static final int LANES = 4;
+
+  static void hadamardRadix4(double[] a, int h) {
+    int n = a.length;
+    for (int i = 0; i < n; i += 4 * h) {
+      int e = i + h;
+      for (int j = i; j < e; j += LANES) {
+        DoubleVector a0 = DoubleVector.fromArray(S, a, j);
+        DoubleVector a1 = DoubleVector.fromArray(S, a, j + h);
+        DoubleVector a2 = DoubleVector.fromArray(S, a, j + 2 * h);
+        DoubleVector a3 = DoubleVector.fromArray(S, a, j + 3 * h);
+        DoubleVector s01 = a0.add(a1);
+        DoubleVector d01 = a0.sub(a1);
+        DoubleVector s23 = a2.add(a3);
+        DoubleVector d23 = a2.sub(a3);
+        s01.add(s23).intoArray(a, j);
+        d01.add(d23).intoArray(a, j + h);
+        s01.sub(s23).intoArray(a, j + 2 * h);
+        d01.sub(d23).intoArray(a, j + 3 * h);
+      }
+    }
+  }
+
+  static void hadamardRadix2(double[] a, int h) {
+    for (int j = 0; j < h; j += LANES) {
+      DoubleVector u = DoubleVector.fromArray(S, a, j);
+      DoubleVector v = DoubleVector.fromArray(S, a, j + h);
+      u.add(v).intoArray(a, j);
+      u.sub(v).intoArray(a, j + h);
+    }
+  }
+
   static double dot(double[] a, int ao, double[] b, int bo, int n) {
     DoubleVector lo = DoubleVector.zero(S);
     DoubleVector hi = DoubleVector.zero(S);

@@ -65,6 +65,41 @@ class BlasTest {
   }
 
   @Test
+  void hadamardButterfliesMatchThePlainKernelsBitForBit() {
+    SplittableRandom r = new SplittableRandom(4);
+    for (int log = 2; log <= 12; log++) {
+      int n = 1 << log;
+      for (int h = VectorBlas.LANES; 4 * h <= n; h *= 4) {
+        double[] v = random(r, n);
+        double[] s = v.clone();
+        VectorBlas.hadamardRadix4(v, h);
+        ScalarBlas.hadamardRadix4(s, h);
+        assertArrayEquals(s, v, "n=" + n + " h=" + h);
+      }
+      if (n / 2 >= VectorBlas.LANES) {
+        double[] v = random(r, n);
+        double[] s = v.clone();
+        VectorBlas.hadamardRadix2(v, n / 2);
+        ScalarBlas.hadamardRadix2(s, n / 2);
+        assertArrayEquals(s, v, "n=" + n);
+      }
+    }
+    // the radix-4 pass is two radix-2 levels: a small case against its definition
+    double[] a = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    ScalarBlas.hadamardRadix4(a, 4);
+    for (int j = 0; j < 4; j++) {
+      double a0 = j + 1;
+      double a1 = j + 5;
+      double a2 = j + 9;
+      double a3 = j + 13;
+      assertEquals(a0 + a1 + a2 + a3, a[j]);
+      assertEquals(a0 - a1 + a2 - a3, a[j + 4]);
+      assertEquals(a0 + a1 - a2 - a3, a[j + 8]);
+      assertEquals(a0 - a1 - a2 + a3, a[j + 12]);
+    }
+  }
+
+  @Test
   void productNtMatchesThePlainKernelsBitForBit() {
     SplittableRandom r = new SplittableRandom(2);
     for (int m = 1; m <= 9; m++) {

@@ -167,8 +167,37 @@ public final class ConditionalRounding {
     return true;
   }
 
-  /** ||x||_2, scaled to avoid overflow and underflow. */
+  /**
+   * ||x||_2. One pass over the squares in four independent sums (a single running sum waits on
+   * every addition); if that sum overflows or is small enough for squares to have underflowed, a
+   * second computation scales x by a power of two near 1 / max |x_j| first (exact, so only the
+   * final rounding differs).
+   */
   static double l2Norm(double[] x) {
+    int n = x.length;
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    int j = 0;
+    for (; j + 3 < n; j += 4) {
+      s0 += x[j] * x[j];
+      s1 += x[j + 1] * x[j + 1];
+      s2 += x[j + 2] * x[j + 2];
+      s3 += x[j + 3] * x[j + 3];
+    }
+    for (; j < n; j++) {
+      s0 += x[j] * x[j];
+    }
+    double s = (s0 + s1) + (s2 + s3);
+    if (s >= 0x1p-900 && s < Double.POSITIVE_INFINITY) {
+      // squares lost to underflow are each below 2^-1022, with at most 2^31 of them below 2^-91 of s
+      return Math.sqrt(s);
+    }
+    return scaledNorm(x);
+  }
+
+  private static double scaledNorm(double[] x) {
     double max = 0;
     for (double v : x) {
       max = Math.max(max, Math.abs(v));
@@ -176,12 +205,13 @@ public final class ConditionalRounding {
     if (max == 0 || !Double.isFinite(max)) {
       return max;
     }
+    double scale = Math.scalb(1.0, -Math.getExponent(max));
     double s = 0;
     for (double v : x) {
-      double t = v / max;
+      double t = v * scale;
       s += t * t;
     }
-    return max * Math.sqrt(s);
+    return Math.sqrt(s) / scale;
   }
 
   /**

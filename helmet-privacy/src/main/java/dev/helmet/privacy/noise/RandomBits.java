@@ -39,6 +39,23 @@ public abstract class RandomBits {
     return b;
   }
 
+  private long byteCache;
+  private int bytesCached;
+
+  /**
+   * Eight uniform bits (0 to 255), taken from a cached 64-bit value, high byte first: the exact
+   * Bernoulli trial of stochastic rounding is decided by its first eight bits in all but 1 case in
+   * 256, so it reads a byte, not a 64-bit value.
+   */
+  public final int nextByte() {
+    if (bytesCached == 0) {
+      byteCache = nextLong();
+      bytesCached = 8;
+    }
+    bytesCached--;
+    return (int) (byteCache >>> (8 * bytesCached)) & 0xff;
+  }
+
   /** Whether these bits come from a cryptographically secure generator. */
   public abstract boolean isSecure();
 

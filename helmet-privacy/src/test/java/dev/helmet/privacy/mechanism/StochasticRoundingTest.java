@@ -11,7 +11,6 @@ import java.math.BigInteger;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.SplittableRandom;
-import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,25 +19,42 @@ import org.junit.jupiter.api.Test;
  * SmmStatisticalTest}.
  */
 class StochasticRoundingTest {
-  /** A uniform U given by its words; running out of words fails the test. */
-  private static final class Words implements LongSupplier {
-    final Deque<Long> words = new ArrayDeque<>();
-    int read;
+  /**
+   * A uniform U = 0.w0 w1 ... given by its 64-bit words, served in the pieces the trial asks for;
+   * reading past the last word fails the test.
+   */
+  private static final class Words implements StochasticRounding.Uniform {
+    final long[] words;
+    int read; // bits
 
     Words(long... w) {
-      for (long x : w) {
-        words.add(x);
+      this.words = w.clone();
+    }
+
+    private long take(int k) {
+      long v = 0;
+      for (int i = 0; i < k; i++, read++) {
+        if (read / 64 >= words.length) {
+          throw new AssertionError("more bits read than the comparison needs");
+        }
+        v = (v << 1) | ((words[read / 64] >>> (63 - read % 64)) & 1);
       }
+      return v;
     }
 
     @Override
-    public long getAsLong() {
-      read++;
-      Long w = words.poll();
-      if (w == null) {
-        throw new AssertionError("more words read than the comparison needs");
-      }
-      return w;
+    public int next8() {
+      return (int) take(8);
+    }
+
+    @Override
+    public long next56() {
+      return take(56);
+    }
+
+    @Override
+    public long next64() {
+      return take(64);
     }
   }
 
@@ -59,7 +75,7 @@ class StochasticRoundingTest {
     assertTrue(StochasticRounding.bernoulli(0.5, new Words(0x7fffffffffffffffL)));
     Words w = new Words(0x8000000000000000L, 0);
     assertFalse(StochasticRounding.bernoulli(0.5, w)); // U >= 1/2 whatever follows
-    assertEquals(1, w.read);
+    assertEquals(64, w.read); // the first word holds all of p
     assertFalse(StochasticRounding.bernoulli(0.5, new Words(-1L)));
   }
 
@@ -73,7 +89,7 @@ class StochasticRoundingTest {
     // p * 2^64 is an integer here, so U = p exactly when the word equals it: U >= p
     Words w = new Words(w0, 0);
     assertFalse(StochasticRounding.bernoulli(p, w));
-    assertEquals(1, w.read);
+    assertEquals(64, w.read);
   }
 
   @Test
@@ -121,16 +137,45 @@ class StochasticRoundingTest {
   }
 
   @Test
-  void zeroAndOneAreCertainAndReadOneWordLikeAnyTrial() {
+  void zeroAndOneAreCertainAndReadOneByteLikeMostTrials() {
     Words w0 = new Words(5);
     assertFalse(StochasticRounding.bernoulli(0, w0));
-    assertEquals(1, w0.read);
+    assertEquals(8, w0.read);
     Words w1 = new Words(-1L);
     assertTrue(StochasticRounding.bernoulli(1, w1));
-    assertEquals(1, w1.read);
+    assertEquals(8, w1.read);
     assertThrows(IllegalArgumentException.class, () -> StochasticRounding.bernoulli(1.5, new Words(0)));
     assertThrows(IllegalArgumentException.class,
         () -> StochasticRounding.bernoulli(Double.NaN, new Words(0)));
+  }
+
+  @Test
+  void theVectorLoopsReadAndDecideAsTheTrialDoes() {
+    // roundAll and addRounded compare the first byte inline: they must read the same bits and
+    // return the same values as round(x, U) does, including the 1 in 256 trials that read on.
+    SplittableRandom r = new SplittableRandom(11);
+    int n = 200_000;
+    double[] x = new double[n];
+    for (int j = 0; j < n; j++) {
+      x[j] = switch (j % 5) {
+        case 0 -> (r.nextDouble() - 0.5) * 64;
+        case 1 -> r.nextInt(-8, 8) + r.nextInt(256) / 256.0; // p is a whole byte: ties read on
+        case 2 -> Math.scalb(r.nextDouble(), -r.nextInt(1, 80)) * (r.nextBoolean() ? 1 : -1);
+        case 3 -> r.nextInt(-1000, 1000);
+        default -> r.nextInt(-3, 3) + 1 - Math.scalb(r.nextDouble(), -r.nextInt(1, 50));
+      };
+    }
+    long[] fast = new long[n];
+    StochasticRounding.roundAll(x, fast, RandomBits.insecureForTesting(12));
+    long[] acc = new long[n];
+    java.util.Arrays.fill(acc, 7);
+    StochasticRounding.addRounded(x, acc, RandomBits.insecureForTesting(12));
+    StochasticRounding.Uniform u = StochasticRounding.uniform(RandomBits.insecureForTesting(12));
+    for (int j = 0; j < n; j++) {
+      long expected = StochasticRounding.round(x[j], u);
+      assertEquals(expected, fast[j], "x = " + x[j]);
+      assertEquals(expected + 7, acc[j], "x = " + x[j]);
+    }
   }
 
   @Test

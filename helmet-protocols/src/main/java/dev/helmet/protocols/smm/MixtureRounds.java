@@ -47,9 +47,7 @@ final class MixtureRounds implements RoundMechanism {
       y[k] *= gamma;
     }
     double[] clipped = MixtureClip.clip(y, party.c(), party.deltaInf());
-    for (int k = 0; k < clipped.length; k++) {
-      acc[k] += StochasticRounding.round(clipped[k], bits);
-    }
+    StochasticRounding.addRounded(clipped, acc, bits);
   }
 
   @Override
