@@ -70,23 +70,31 @@ public final class ExperimentRunner {
    * @param threads worker threads (the parties' work is parallel over parties)
    * @param progress progress over all cells (ETA)
    * @param loader loads the configuration's data set by id (tests substitute a small one)
+   * @param grid where the cells run (null: one after another in this process)
+   * @param testNoiseSeed null, or a seed for noise from a predictable generator: NOT private, only
+   *     for tests that compare two runs (a local and a Spark grid) row for row
    */
   public record Settings(Path out, Path cache, int threads, Progress progress,
-      java.util.function.Function<String, BuiltinDataset.TrainTest> loader, Grid grid) {
+      java.util.function.Function<String, BuiltinDataset.TrainTest> loader, Grid grid, Long testNoiseSeed) {
     /** Built-in data sets from {@code cache}; data files as the configuration says. */
     public Settings(Path out, Path cache, int threads, Progress progress) {
-      this(out, cache, threads, progress, null, null);
+      this(out, cache, threads, progress, null, null, null);
     }
 
     /** With a loader, on this machine. */
     public Settings(Path out, Path cache, int threads, Progress progress,
         java.util.function.Function<String, BuiltinDataset.TrainTest> loader) {
-      this(out, cache, threads, progress, loader, null);
+      this(out, cache, threads, progress, loader, null, null);
     }
 
     /** The same settings, running the cells on {@code grid}. */
     public Settings on(Grid grid) {
-      return new Settings(out, cache, threads, progress, loader, grid);
+      return new Settings(out, cache, threads, progress, loader, grid, testNoiseSeed);
+    }
+
+    /** The same settings with predictable noise from {@code seed}: NOT private, for tests only. */
+    public Settings withTestNoiseSeed(long seed) {
+      return new Settings(out, cache, threads, progress, loader, grid, seed);
     }
   }
 
@@ -97,9 +105,18 @@ public final class ExperimentRunner {
    * @throws IllegalArgumentException if {@code c} has no such cell
    */
   public static List<Row> runCell(ExperimentConfig c, BuiltinDataset.TrainTest data, String key, int threads) {
+    return runCell(c, data, key, threads, null);
+  }
+
+  /**
+   * {@link #runCell(ExperimentConfig, BuiltinDataset.TrainTest, String, int)} with the noise of
+   * {@link Settings#testNoiseSeed()} (null: secure noise).
+   */
+  public static List<Row> runCell(ExperimentConfig c, BuiltinDataset.TrainTest data, String key, int threads,
+      Long testNoiseSeed) {
     for (Cell cell : cells(c)) {
       if (cell.key().equals(key)) {
-        return runCell(c, Group.of(c, data, cell), cell, threads);
+        return runCell(c, Group.of(c, data, cell), cell, threads, testNoiseSeed);
       }
     }
     throw new IllegalArgumentException("experiment " + c.name() + " has no cell " + key);
@@ -206,7 +223,7 @@ public final class ExperimentRunner {
       };
       if (!pending.isEmpty()) {
         Grid grid = s.grid() != null ? s.grid() : local(pending);
-        grid.run(c, data, List.copyOf(pending.keySet()), s.threads(), record);
+        grid.run(c, data, List.copyOf(pending.keySet()), s.threads(), s.testNoiseSeed(), record);
       }
     } catch (java.io.UncheckedIOException e) {
       throw e.getCause();
@@ -218,14 +235,14 @@ public final class ExperimentRunner {
 
   /** The local grid: the cells one after another, reusing each group's data and partition. */
   private static Grid local(Map<String, Cell> pending) {
-    return (c, data, keys, threads, done) -> {
+    return (c, data, keys, threads, testNoiseSeed, done) -> {
       Group group = null;
       for (String key : keys) {
         Cell cell = pending.get(key);
         if (group == null || !group.matches(cell)) {
           group = Group.of(c, data, cell);
         }
-        done.accept(key, runCell(c, group, cell, threads));
+        done.accept(key, runCell(c, group, cell, threads, testNoiseSeed));
       }
     };
   }
@@ -385,7 +402,7 @@ public final class ExperimentRunner {
    * then one release per eps. Sums are taken in the clear or in the algorithm's aggregate
    * simulation: a secure summation sums exactly, so the released model has the same distribution.
    */
-  static List<Row> runCell(ExperimentConfig c, Group g, Cell cell, int threads) {
+  static List<Row> runCell(ExperimentConfig c, Group g, Cell cell, int threads, Long testNoiseSeed) {
     List<Row> rows = new ArrayList<>();
     ExperimentConfig.Variant v = cell.variant();
     long records = 0;
@@ -416,13 +433,17 @@ public final class ExperimentRunner {
       nonPrivate = e.isRegression() ? e.regression().mse() : e.accuracy();
     }
     SecureSummation summation = v.summation().equals("plain") ? new PlainSummation() : null;
-    for (double eps : c.epsilons()) {
+    for (int k = 0; k < c.epsilons().size(); k++) {
+      double eps = c.epsilons().get(k);
       AlgorithmSpec spec = configure(v, settings, common.withEpsilon(eps));
+      // A test's predictable noise differs by cell and eps, and is the same wherever the cell runs.
+      NoiseFactory noise = testNoiseSeed == null ? NoiseFactory.secure()
+          : NoiseFactory.seededForTesting(testNoiseSeed * 1_000_000_007L + cell.key().hashCode() * 31L + k);
       Simulation.Prepared p = new Simulation.Prepared(spec, prepared.locals(), prepared.sizes(), prepared.seeds(),
           prepared.partition());
       Simulation.Result r;
       try {
-        r = Simulation.run(p, split.count(), summation, NoiseFactory.secure(), threads, Progress.NONE);
+        r = Simulation.run(p, split.count(), summation, noise, threads, Progress.NONE);
       } catch (UnsupportedOperationException e) {
         throw new ExperimentConfig.ConfigException("variant " + v.name() + ": " + e.getMessage());
       }

@@ -14,9 +14,10 @@ import java.util.Map;
 public interface Grid {
   /**
    * Runs the cells named by {@code keys}, in any order and as concurrently as it can, handing each
-   * cell's rows to {@code done} (from one thread at a time) as it finishes.
+   * cell's rows to {@code done} (from one thread at a time) as it finishes; {@code testNoiseSeed}
+   * is null outside tests (see {@link ExperimentRunner.Settings#testNoiseSeed()}).
    */
-  void run(ExperimentConfig c, BuiltinDataset.TrainTest data, List<String> keys, int threads,
+  void run(ExperimentConfig c, BuiltinDataset.TrainTest data, List<String> keys, int threads, Long testNoiseSeed,
       java.util.function.BiConsumer<String, List<Row>> done);
 
   /** Makes a grid from its options (e.g. {@code master=local[*]}). */

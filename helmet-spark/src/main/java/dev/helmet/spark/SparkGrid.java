@@ -31,7 +31,7 @@ final class SparkGrid implements Grid {
 
   @Override
   public void run(ExperimentConfig c, BuiltinDataset.TrainTest data, List<String> keys, int threads,
-      BiConsumer<String, List<Row>> done) {
+      Long testNoiseSeed, BiConsumer<String, List<Row>> done) {
     JavaSparkContext sc = SparkEngine.context(master, "helmet experiment " + c.name());
     String id = UUID.randomUUID().toString();
     Broadcast<ExperimentConfig.Portable> config = sc.broadcast(c.portable());
@@ -52,7 +52,7 @@ final class SparkGrid implements Grid {
           try {
             sc.setJobGroup(id, "helmet experiment " + c.name(), true);
             List<String> rows = sc.parallelize(List.of(key), 1)
-                .map(k -> run(id, config, train, test, k)).collect();
+                .map(k -> run(id, config, train, test, k, testNoiseSeed)).collect();
             finished.add(new Object[] {key, rows.get(0)});
           } catch (Throwable e) {
             // Spark throws its own checked exceptions too; every failure reaches the waiting thread.
@@ -92,11 +92,11 @@ final class SparkGrid implements Grid {
 
   /** In an executor: one cell's rows as JSON, on one core. */
   private static String run(String id, Broadcast<ExperimentConfig.Portable> config, Broadcast<DatasetImage> train,
-      Broadcast<DatasetImage> test, String key) {
+      Broadcast<DatasetImage> test, String key, Long testNoiseSeed) {
     ExperimentConfig c = Workers.cached(id + "/config", k -> config.value().parse());
     BuiltinDataset.TrainTest data = Workers.cached(id + "/data",
         k -> new BuiltinDataset.TrainTest(train.value().toDataset(), test.value().toDataset()));
-    return ExperimentRunner.rowsToJson(ExperimentRunner.runCell(c, data, key, 1));
+    return ExperimentRunner.rowsToJson(ExperimentRunner.runCell(c, data, key, 1, testNoiseSeed));
   }
 
   /** {@code experiment run --engine spark}: option {@code master}. */

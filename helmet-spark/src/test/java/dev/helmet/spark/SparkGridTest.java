@@ -30,9 +30,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An experiment's cells as Spark tasks on {@code local[2]}: the same cells and rows (every column
- * but the noisy accuracies) as the local harness, in the same results file, report and plots, and a
- * second run keeps every cell.
+ * An experiment's cells as Spark tasks on {@code local[2]}: the same cells and rows as the local
+ * harness, in the same results file, report and plots, and a second run keeps every cell. With
+ * secure noise the accuracies differ from run to run, so the rows are compared without them; with a
+ * test's predictable noise the rows are the same in every column.
  */
 class SparkGridTest {
   private static JavaSparkContext sc;
@@ -70,6 +71,33 @@ class SparkGridTest {
       "    summation: simulated",
       "    settings: {dpfl: {learning_rate: 2, grad_clip: 1, epochs: 1, sampling_rate: 'min(1, 30 / records)'}}",
       "");
+
+  /** Every column of a row (doubles by their bits). */
+  private static String all(Row r) {
+    return r.variant() + "/" + r.parties() + "/" + r.seed() + "/" + r.fold() + "/" + r.lambda() + "/" + r.targetEps()
+        + "/" + Double.doubleToLongBits(r.dpEps()) + "/" + r.rounds() + "/" + r.neighbours() + "/"
+        + Double.doubleToLongBits(r.valAcc()) + "/" + Double.doubleToLongBits(r.testAcc()) + "/"
+        + Double.doubleToLongBits(r.testF1());
+  }
+
+  @Test
+  void withPredictableNoiseTheSparkGridGivesTheLocalHarnesssRowsInEveryColumn(@TempDir Path dir) throws Exception {
+    ExperimentConfig c = ExperimentConfig.parse(new ObjectMapper(new YAMLFactory()).readTree(SMALL), "small.yaml");
+    ExperimentRunner.Summary a = ExperimentRunner.run(c, new ExperimentRunner.Settings(dir.resolve("local"), dir, 2,
+        Progress.NONE, id -> DIGITS).withTestNoiseSeed(5));
+    ExperimentRunner.Summary b = ExperimentRunner.run(c, new ExperimentRunner.Settings(dir.resolve("spark"), dir, 2,
+        Progress.NONE, id -> DIGITS).on(Grid.named("spark", Map.of())).withTestNoiseSeed(5));
+    TreeSet<String> fromLocal = a.rows().stream().map(SparkGridTest::all).collect(Collectors.toCollection(TreeSet::new));
+    TreeSet<String> fromSpark = b.rows().stream().map(SparkGridTest::all).collect(Collectors.toCollection(TreeSet::new));
+    assertEquals(a.rows().size(), fromLocal.size(), "every row differs from the others");
+    assertEquals(fromLocal, fromSpark);
+    // and the seed matters: another one gives other accuracies
+    ExperimentRunner.Summary other = ExperimentRunner.run(c, new ExperimentRunner.Settings(dir.resolve("other"), dir,
+        2, Progress.NONE, id -> DIGITS).withTestNoiseSeed(6));
+    TreeSet<String> fromOther = other.rows().stream().map(SparkGridTest::all)
+        .collect(Collectors.toCollection(TreeSet::new));
+    assertTrue(!fromOther.equals(fromLocal), "a different noise seed changes the rows");
+  }
 
   /** A row without its noisy outcomes (accuracies, errors), to compare runs. */
   private static String shape(Row r) {
