@@ -95,6 +95,12 @@ final class ExperimentCommand extends GroupCommand {
         description = "With --engine spark: the Spark master, local[*] (default), spark://host:7077, yarn or k8s://...")
     String master;
 
+    @Option(names = "--engine-conf", paramLabel = "KEY=VALUE",
+        description = "With --engine spark: a Spark setting (spark.*, e.g. spark.executor.memory=4g); repeatable. On "
+            + "a cluster the launcher ships helmet.jar and helmet-spark.jar to the executors unless spark.jars is "
+            + "given.")
+    java.util.Map<String, String> engineConf;
+
     @Option(names = "--json", description = "Print one JSON object when done (keys: name, cells, ran, kept, seconds, "
         + "results, report, plots) instead of the summary lines.")
     boolean json;
@@ -159,10 +165,16 @@ final class ExperimentCommand extends GroupCommand {
       ExperimentRunner.Settings settings = new ExperimentRunner.Settings(out,
           cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), t, new ConsoleProgress(System.err, !quiet));
       if (!engine.equalsIgnoreCase("local")) {
-        settings = settings.on(dev.helmet.experiments.Grid.named(engine.toLowerCase(java.util.Locale.ROOT),
-            master == null ? java.util.Map.of() : java.util.Map.of("master", master)));
-      } else if (master != null) {
-        throw new IllegalArgumentException("--master goes with --engine spark");
+        java.util.Map<String, String> options = new java.util.LinkedHashMap<>();
+        if (master != null) {
+          options.put("master", master);
+        }
+        if (engineConf != null) {
+          engineConf.forEach((k, v) -> options.put("conf." + k, v));
+        }
+        settings = settings.on(dev.helmet.experiments.Grid.named(engine.toLowerCase(java.util.Locale.ROOT), options));
+      } else if (master != null || engineConf != null) {
+        throw new IllegalArgumentException((master != null ? "--master" : "--engine-conf") + " goes with --engine spark");
       }
       ExperimentRunner.Summary s = ExperimentRunner.run(c, settings);
       String command = "helmet experiment run " + (config != null ? config.toString()

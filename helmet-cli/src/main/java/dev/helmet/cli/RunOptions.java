@@ -43,6 +43,12 @@ final class RunOptions {
           + "k8s://... (under spark-submit, the one it gives).")
   String master;
 
+  @Option(names = "--engine-conf", paramLabel = "KEY=VALUE",
+      description = "With --engine spark: a Spark setting (spark.*, e.g. spark.executor.memory=4g); repeatable. "
+          + "On a cluster the launcher ships helmet.jar and helmet-spark.jar to the executors unless spark.jars is "
+          + "given.")
+  java.util.Map<String, String> engineConf;
+
   @Option(names = "--engine-tasks", paramLabel = "N", defaultValue = "0",
       description = "With --engine spark: tasks the parties are split into. Default: 0 (four per core of the "
           + "cluster).")
@@ -133,7 +139,18 @@ final class RunOptions {
     return engine != null && !engine.equalsIgnoreCase("local");
   }
 
-  /** The engine's options (master, tasks). */
+  /** Refuses engine options given without an engine to take them. */
+  void checkEngineOptions() {
+    if (!distributed()) {
+      String stray = master != null ? "--master" : engineConf != null ? "--engine-conf"
+          : engineTasks != 0 ? "--engine-tasks" : null;
+      if (stray != null) {
+        throw new IllegalArgumentException(stray + " goes with --engine spark");
+      }
+    }
+  }
+
+  /** The engine's options (master, tasks, conf.KEY). */
   java.util.Map<String, String> engineOptions() {
     java.util.Map<String, String> o = new java.util.LinkedHashMap<>();
     if (master != null) {
@@ -141,6 +158,9 @@ final class RunOptions {
     }
     if (engineTasks != 0) {
       o.put("tasks", Integer.toString(engineTasks));
+    }
+    if (engineConf != null) {
+      engineConf.forEach((k, v) -> o.put("conf." + k, v));
     }
     return o;
   }

@@ -209,6 +209,7 @@ final class Trainer {
   }
 
   static ObjectNode train(Spec spec, PrintWriter out, PrintWriter err) {
+    spec.run().checkEngineOptions();
     long start = System.nanoTime();
     ConsoleProgress progress = new ConsoleProgress(System.err, !spec.run().quiet);
     if (!spec.run().quiet) {

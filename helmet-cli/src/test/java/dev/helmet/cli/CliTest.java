@@ -431,6 +431,15 @@ class CliTest {
     assertEquals(Main.INVALID_INPUT, missing.exit, missing.toString());
     assertTrue(missing.errorLine().contains("no engine 'spark' on the class path")
         && missing.errorLine().contains("helmet-spark"), missing.err);
+    Cli stray = Cli.run("train", "--dataset", "breast-cancer", "--parties", "10", "--engine-conf",
+        "spark.executor.memory=2g");
+    assertEquals(Main.INVALID_INPUT, stray.exit, stray.toString());
+    assertTrue(stray.errorLine().contains("--engine-conf goes with --engine spark"), stray.err);
+    assertFalse(stray.err.contains("loading"), stray.err);
+    Cli strayGrid = Cli.run("experiment", "run", "--preset", "fig6", "--quick", "--master", "local[2]", "--out",
+        System.getProperty("java.io.tmpdir") + "/helmet-stray-master");
+    assertEquals(Main.INVALID_INPUT, strayGrid.exit, strayGrid.toString());
+    assertTrue(strayGrid.errorLine().contains("--master goes with --engine spark"), strayGrid.err);
   }
 
   /**

@@ -9,10 +9,9 @@ import dev.helmet.protocols.simulation.Engine;
 import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.summation.SummationSpec;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.stream.IntStream;
-import org.apache.spark.SparkConf;
-import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -30,7 +29,7 @@ import org.apache.spark.storage.StorageLevel;
  * cost is measured by the local engine and {@code helmet bench secagg}.
  */
 public final class SparkEngine implements Engine {
-  private final String master;
+  private final SparkSettings settings;
   private final int tasks;
 
   /**
@@ -39,8 +38,12 @@ public final class SparkEngine implements Engine {
    * @param tasks tasks the parties are split into, or 0 for four per core of the cluster
    */
   public SparkEngine(String master, int tasks) {
+    this(tasks, new SparkSettings(master, Map.of()));
+  }
+
+  SparkEngine(int tasks, SparkSettings settings) {
     Checks.require(tasks >= 0, "tasks must be 0 (automatic) or positive. Provided value: " + tasks);
-    this.master = master;
+    this.settings = settings;
     this.tasks = tasks;
   }
 
@@ -69,7 +72,7 @@ public final class SparkEngine implements Engine {
     if (problem != null) {
       throw new IllegalArgumentException("the Spark engine cannot run " + job.spec().algorithm().id() + ": " + problem);
     }
-    JavaSparkContext sc = context(master, "helmet " + job.spec().algorithm().id());
+    JavaSparkContext sc = settings.context("helmet " + job.spec().algorithm().id());
     String id = UUID.randomUUID().toString();
     try {
       return run(sc, id, job, progress);
@@ -78,26 +81,6 @@ public final class SparkEngine implements Engine {
     }
   }
 
-  /**
-   * The process's Spark context, made if there is none yet (master {@code master}, else the one
-   * spark-submit gives, else {@code local[*]}). It stays up for later runs (an experiment runs
-   * many) and Spark stops it when the JVM exits.
-   */
-  static JavaSparkContext context(String master, String name) {
-    SparkConf conf = new SparkConf().setAppName(name);
-    if (master != null) {
-      conf.setMaster(master);
-    } else {
-      conf.setIfMissing("spark.master", "local[*]");
-    }
-    conf.setIfMissing("spark.ui.enabled", "false");
-    if (conf.get("spark.master").startsWith("local")) {
-      // One process: the driver listens on loopback only (and Spark stops warning about the host name).
-      conf.setIfMissing("spark.driver.host", "127.0.0.1");
-      conf.setIfMissing("spark.driver.bindAddress", "127.0.0.1");
-    }
-    return JavaSparkContext.fromSparkContext(SparkContext.getOrCreate(conf));
-  }
 
   /**
    * One round in one pass (Helmet's blind averaging): the plan is made from the roster's sizes

@@ -13,16 +13,12 @@ public final class SparkEngineProvider implements Engine.Provider {
 
   @Override
   public String describe() {
-    return "Apache Spark: parties as partitions, rounds as stages, the sum a tree aggregation (options: master, tasks)";
+    return "Apache Spark: parties as partitions, rounds as stages, the sum a tree aggregation (options: master, tasks, conf.spark.*)";
   }
 
   @Override
   public Engine create(Map<String, String> options) {
-    for (String k : options.keySet()) {
-      if (!Set.of("master", "tasks").contains(k)) {
-        throw new IllegalArgumentException("the Spark engine has options master and tasks. Provided: " + k);
-      }
-    }
+    SparkSettings settings = SparkSettings.of(options, Set.of("tasks"), "the Spark engine");
     int tasks;
     try {
       tasks = Integer.parseInt(options.getOrDefault("tasks", "0"));
@@ -30,6 +26,6 @@ public final class SparkEngineProvider implements Engine.Provider {
       throw new IllegalArgumentException("the Spark engine's tasks must be a number. Provided value: "
           + options.get("tasks"), e);
     }
-    return new SparkEngine(options.get("master"), tasks);
+    return new SparkEngine(tasks, settings);
   }
 }

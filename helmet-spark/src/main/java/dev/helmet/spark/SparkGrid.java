@@ -23,16 +23,16 @@ import org.apache.spark.broadcast.Broadcast;
  * come back as soon as it finishes and are recorded by the harness, so an interrupted run resumes.
  */
 final class SparkGrid implements Grid {
-  private final String master;
+  private final SparkSettings settings;
 
-  SparkGrid(String master) {
-    this.master = master;
+  SparkGrid(SparkSettings settings) {
+    this.settings = settings;
   }
 
   @Override
   public void run(ExperimentConfig c, BuiltinDataset.TrainTest data, List<String> keys, int threads,
       Long testNoiseSeed, BiConsumer<String, List<Row>> done) {
-    JavaSparkContext sc = SparkEngine.context(master, "helmet experiment " + c.name());
+    JavaSparkContext sc = settings.context("helmet experiment " + c.name());
     String id = UUID.randomUUID().toString();
     Broadcast<ExperimentConfig.Portable> config = sc.broadcast(c.portable());
     Broadcast<DatasetImage> train = sc.broadcast(DatasetImage.of(data.train()));
@@ -108,12 +108,7 @@ final class SparkGrid implements Grid {
 
     @Override
     public Grid create(java.util.Map<String, String> options) {
-      for (String k : options.keySet()) {
-        if (!k.equals("master")) {
-          throw new IllegalArgumentException("the Spark experiment engine has option master. Provided: " + k);
-        }
-      }
-      return new SparkGrid(options.get("master"));
+      return new SparkGrid(SparkSettings.of(options, java.util.Set.of(), "the Spark experiment engine"));
     }
   }
 }
