@@ -50,8 +50,8 @@ final class RunOptions {
   java.util.Map<String, String> engineConf;
 
   @Option(names = "--engine-tasks", paramLabel = "N", defaultValue = "0",
-      description = "With --engine spark: tasks the parties are split into. Default: 0 (four per core of the "
-          + "cluster).")
+      description = "With --engine spark: tasks the parties are split into. Default: 0 (four times Spark's "
+          + "default parallelism: the cluster's cores, at least 2).")
   int engineTasks;
 
   @Option(names = "--protocol", paramLabel = "P",
