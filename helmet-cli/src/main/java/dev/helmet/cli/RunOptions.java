@@ -139,7 +139,10 @@ final class RunOptions {
     return engine != null && !engine.equalsIgnoreCase("local");
   }
 
-  /** Refuses engine options given without an engine to take them. */
+  /**
+   * Refuses engine options given without an engine to take them, and with one, makes the engine
+   * now, so that a missing engine or an option it refuses is named before any data is loaded.
+   */
   void checkEngineOptions() {
     if (!distributed()) {
       String stray = master != null ? "--master" : engineConf != null ? "--engine-conf"
@@ -147,7 +150,17 @@ final class RunOptions {
       if (stray != null) {
         throw new IllegalArgumentException(stray + " goes with --engine spark");
       }
+      return;
     }
+    if (!summationName().equalsIgnoreCase("plain")) {
+      throw new IllegalArgumentException("--engine " + engine + " sums the parties' inputs in the clear; give "
+          + "--summation plain (its default), or --engine local for " + summationName());
+    }
+    if (dropout > 0) {
+      throw new IllegalArgumentException("--engine " + engine + " simulates no dropouts (the plain sum has no rounds "
+          + "to drop out of); leave out --dropout");
+    }
+    dev.helmet.protocols.simulation.Engine.named(engine.toLowerCase(java.util.Locale.ROOT), engineOptions());
   }
 
   /** The engine's options (master, tasks, conf.KEY). */

@@ -190,17 +190,13 @@ final class Trainer {
 
   /**
    * The run on an engine other than this process (--engine): every party prepares and contributes
-   * there, with secure noise, and the sum is plain.
+   * there, with secure noise, and the sum is plain (checked with the engine's options before any
+   * work, {@link RunOptions#checkEngineOptions}).
    */
   private static Simulation.Result onEngine(Spec spec, AlgorithmSpec a, Dataset train, Partition partition,
       long partySeed, int minContributors, SecureSummation summation, ConsoleProgress progress) {
     if (!(summation instanceof dev.helmet.secagg.summation.PlainSummation)) {
-      throw new IllegalArgumentException("--engine " + spec.run().engine + " sums the parties' inputs in the clear; "
-          + "give --summation plain (its default), or --engine local for " + spec.run().summationName());
-    }
-    if (spec.run().dropout > 0) {
-      throw new IllegalArgumentException("--engine " + spec.run().engine + " simulates no dropouts (the plain sum has "
-          + "no rounds to drop out of); leave out --dropout");
+      throw new IllegalStateException("an engine run needs the plain summation");
     }
     dev.helmet.protocols.simulation.Engine engine = dev.helmet.protocols.simulation.Engine.named(
         spec.run().engine.toLowerCase(java.util.Locale.ROOT), spec.run().engineOptions());

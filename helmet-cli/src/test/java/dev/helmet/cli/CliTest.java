@@ -426,11 +426,12 @@ class CliTest {
         "secagg+");
     assertEquals(Main.INVALID_INPUT, secure.exit, secure.toString());
     assertTrue(secure.errorLine().contains("--engine spark sums the parties' inputs in the clear"), secure.err);
-    assertFalse(secure.err.contains("preparing"), secure.err);
+    assertFalse(secure.err.contains("loading"), secure.err);
     Cli missing = Cli.run("train", "--dataset", "breast-cancer", "--parties", "10", "--engine", "spark");
     assertEquals(Main.INVALID_INPUT, missing.exit, missing.toString());
     assertTrue(missing.errorLine().contains("no engine 'spark' on the class path")
         && missing.errorLine().contains("helmet-spark"), missing.err);
+    assertFalse(missing.err.contains("loading"), missing.err);
     Cli stray = Cli.run("train", "--dataset", "breast-cancer", "--parties", "10", "--engine-conf",
         "spark.executor.memory=2g");
     assertEquals(Main.INVALID_INPUT, stray.exit, stray.toString());

@@ -47,25 +47,6 @@ public final class SparkEngine implements Engine {
     this.tasks = tasks;
   }
 
-  /** Spark's loggers, held strongly (java.util.logging keeps loggers weakly and would forget the level). */
-  private static final List<java.util.logging.Logger> QUIET = new java.util.ArrayList<>();
-
-  static {
-    // Spark logs through SLF4J to java.util.logging here: it speaks when something is wrong, unless
-    // the user's logging configuration names its own levels.
-    for (String name : new String[] {"org.apache.spark", "org.apache.hadoop", "org.sparkproject", "io.netty"}) {
-      java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
-      if (l.getLevel() == null) {
-        l.setLevel(java.util.logging.Level.WARNING);
-      }
-      QUIET.add(l);
-    }
-    // Hadoop's pure-Java code paths serve Helmet (it reads no HDFS); its notice says nothing to do.
-    java.util.logging.Logger hadoop = java.util.logging.Logger.getLogger("org.apache.hadoop.util.NativeCodeLoader");
-    hadoop.setLevel(java.util.logging.Level.SEVERE);
-    QUIET.add(hadoop);
-  }
-
   @Override
   public Simulation.Result run(Job job, Progress progress) {
     String problem = problem(job.spec());

@@ -28,6 +28,25 @@ record SparkSettings(String master, Map<String, String> conf) {
   /** Prefix of the engine options that carry Spark configuration. */
   static final String CONF = "conf.";
 
+  /** Spark's loggers, held strongly (java.util.logging keeps loggers weakly and would forget the level). */
+  static final List<java.util.logging.Logger> QUIET = new java.util.ArrayList<>();
+
+  static {
+    // Spark logs through SLF4J to java.util.logging here: it speaks when something is wrong, unless
+    // the user's logging configuration names its own levels.
+    for (String name : new String[] {"org.apache.spark", "org.apache.hadoop", "org.sparkproject", "io.netty"}) {
+      java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
+      if (l.getLevel() == null) {
+        l.setLevel(java.util.logging.Level.WARNING);
+      }
+      QUIET.add(l);
+    }
+    // Hadoop's pure-Java code paths serve Helmet (it reads no HDFS); its notice says nothing to do.
+    java.util.logging.Logger hadoop = java.util.logging.Logger.getLogger("org.apache.hadoop.util.NativeCodeLoader");
+    hadoop.setLevel(java.util.logging.Level.SEVERE);
+    QUIET.add(hadoop);
+  }
+
   SparkSettings {
     conf = Map.copyOf(conf);
   }
