@@ -1,6 +1,7 @@
 package dev.helmet.bench;
 
 import dev.helmet.privacy.mechanism.ConditionalRounding;
+import dev.helmet.privacy.mechanism.MixtureClip;
 import dev.helmet.privacy.mechanism.RandomizedHadamard;
 import dev.helmet.privacy.mechanism.StochasticRounding;
 import dev.helmet.privacy.noise.RandomBits;
@@ -21,8 +22,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * The per-record work of the SMM family's encoders at the paper's shape (the 784-80-10 MLP's
  * 63,610 parameters padded to D = 65,536, b = 8, gamma = 64, clip 1), in microseconds per record:
  * the exact stochastic rounding of D values, the randomized Hadamard rotation (Vector API, and the
- * plain-Java path in a JVM with {@code -Dhelmet.scalarKernels=true}), and the distributed discrete
- * Gaussian's conditional rounding (repeated until the norm bound holds). Baseline in the same run:
+ * plain-Java path in a JVM with {@code -Dhelmet.scalarKernels=true}), SMM's mixture clip, and the
+ * distributed discrete Gaussian's conditional rounding (repeated until the norm bound holds). Baseline in the same run:
  * D words from the generator, the bits the rounding read per value before it read a byte.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -88,6 +89,12 @@ public class SmmBenchmarks {
   @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Dhelmet.scalarKernels=true"})
   public double[] rotatePlainJava(Record s) {
     return s.rotation.rotate(s.gradient);
+  }
+
+  /** SMM's mixture clip of one rotated, scaled gradient (c = gamma^2, Delta_inf = 2^b / 4). */
+  @Benchmark
+  public double[] mixtureClip(Record s) {
+    return MixtureClip.clip(s.scaled, GAMMA * GAMMA, 64);
   }
 
   /** The distributed discrete Gaussian's conditional rounding of one rotated, scaled gradient. */

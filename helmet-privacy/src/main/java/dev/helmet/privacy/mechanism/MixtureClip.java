@@ -94,42 +94,94 @@ public final class MixtureClip {
     Checks.require(deltaInf >= 1 && deltaInf <= MAX_DELTA_INF,
         "Delta_inf must be in [1, 2^50]. Provided value: " + deltaInf);
     int n = g.length;
-    double[] t = new double[n];
-    for (int j = 0; j < n; j++) {
-      if (!Double.isFinite(g[j])) {
-        throw new IllegalArgumentException(
-            "gradient coordinate " + j + " must be finite. Provided value: " + g[j]);
-      }
-      t[j] = Math.abs(g[j]);
-    }
+    // v_j = phi(|g_j| scale), their sum (four running sums, as phiSumUpperBound adds) and whether
+    // every |g_j| scale is at most 2^50, in one pass; scale = 1 unless the sum overflows.
     double[] v = new double[n];
-    double norm = phiAll(t, v);
-    while (!Double.isFinite(norm)) {
-      for (int j = 0; j < n; j++) {
-        t[j] *= 0.5; // never grows a value (exact outside the subnormal range)
+    double scale = 1;
+    boolean inRange;
+    double norm;
+    while (true) {
+      double s0 = 0;
+      double s1 = 0;
+      double s2 = 0;
+      double s3 = 0;
+      inRange = true;
+      int j = 0;
+      for (; j + 3 < n; j += 4) {
+        double t0 = Math.abs(g[j]) * scale; // scale is a power of two: exact outside the subnormals
+        double t1 = Math.abs(g[j + 1]) * scale;
+        double t2 = Math.abs(g[j + 2]) * scale;
+        double t3 = Math.abs(g[j + 3]) * scale;
+        inRange &= t0 <= MAX_DELTA_INF & t1 <= MAX_DELTA_INF & t2 <= MAX_DELTA_INF & t3 <= MAX_DELTA_INF; // NaN: false
+        v[j] = term(t0);
+        v[j + 1] = term(t1);
+        v[j + 2] = term(t2);
+        v[j + 3] = term(t3);
+        s0 += v[j];
+        s1 += v[j + 1];
+        s2 += v[j + 2];
+        s3 += v[j + 3];
       }
-      norm = phiAll(t, v);
+      for (; j < n; j++) {
+        double t = Math.abs(g[j]) * scale;
+        inRange &= t <= MAX_DELTA_INF;
+        v[j] = term(t);
+        s0 += v[j];
+      }
+      if (!inRange) { // large values, or a coordinate that is not finite
+        for (int k = 0; k < n; k++) {
+          if (!Double.isFinite(g[k])) {
+            throw new IllegalArgumentException(
+                "gradient coordinate " + k + " must be finite. Provided value: " + g[k]);
+          }
+        }
+      }
+      norm = (s0 + s1) + (s2 + s3);
+      if (Double.isFinite(norm)) {
+        break;
+      }
+      scale *= 0.5; // never grows a value
     }
     double[] out = new double[n];
     double cap = deltaInf;
-    // phiAll summed exactly as phiSumUpperBound does (the same operations in the same order), so its
-    // sum gives the same upper bound without another pass.
-    if (max(t) <= MAX_DELTA_INF && upperBound(norm, n) <= c) {
+    // The sum is one of the same terms as phiSumUpperBound's, added as there: the proof of that
+    // bound holds for it, so it bounds sum_j phi(|g_j| scale) without another pass.
+    if (inRange && upperBound(norm, n) <= c) {
       for (int j = 0; j < n; j++) {
-        out[j] = Math.copySign(Math.min(t[j], cap), g[j]);
+        out[j] = Math.copySign(Math.min(Math.abs(g[j]) * scale, cap), g[j]);
       }
       return out;
     }
     double eta = 8 * (n + 16.0) * U;
     for (int attempt = 0; attempt < MAX_RETRIES && eta < 1; attempt++, eta *= 2) {
       double s = Math.min(1 - eta, c / norm * (1 - eta));
-      for (int j = 0; j < n; j++) {
-        out[j] = Math.min(phiInv(s * v[j]), cap);
+      // out_j with g_j's sign, and the bound of sum_j phi(|out_j|), in one pass (|out_j| <= cap <=
+      // 2^50: every term is one phiSumUpperBound would add, in the same four sums)
+      double s0 = 0;
+      double s1 = 0;
+      double s2 = 0;
+      double s3 = 0;
+      int j = 0;
+      for (; j + 3 < n; j += 4) {
+        double o0 = Math.min(phiInv(s * v[j]), cap);
+        double o1 = Math.min(phiInv(s * v[j + 1]), cap);
+        double o2 = Math.min(phiInv(s * v[j + 2]), cap);
+        double o3 = Math.min(phiInv(s * v[j + 3]), cap);
+        out[j] = Math.copySign(o0, g[j]);
+        out[j + 1] = Math.copySign(o1, g[j + 1]);
+        out[j + 2] = Math.copySign(o2, g[j + 2]);
+        out[j + 3] = Math.copySign(o3, g[j + 3]);
+        s0 += term(o0);
+        s1 += term(o1);
+        s2 += term(o2);
+        s3 += term(o3);
       }
-      if (phiSumUpperBound(out) <= c) {
-        for (int j = 0; j < n; j++) {
-          out[j] = Math.copySign(out[j], g[j]);
-        }
+      for (; j < n; j++) {
+        double o = Math.min(phiInv(s * v[j]), cap);
+        out[j] = Math.copySign(o, g[j]);
+        s0 += term(o);
+      }
+      if (upperBound((s0 + s1) + (s2 + s3), n) <= c) {
         return out;
       }
     }
@@ -138,15 +190,10 @@ public final class MixtureClip {
     return new double[n];
   }
 
-  /** v_j = phi(t_j) for t_j >= 0 and their sum, in double. */
-  private static double phiAll(double[] t, double[] v) {
-    double sum = 0;
-    for (int j = 0; j < t.length; j++) {
-      double k = Math.floor(t[j]);
-      v[j] = k * k + (2 * k + 1) * (t[j] - k);
-      sum += v[j];
-    }
-    return sum;
+  /** k^2 + (2k + 1)(t - k), k = floor(t): phi(t) for 0 <= t <= 2^50, as every sum here computes it. */
+  private static double term(double t) {
+    double k = Math.floor(t);
+    return k * k + (2 * k + 1) * (t - k);
   }
 
   /**
@@ -157,41 +204,49 @@ public final class MixtureClip {
    * exact, and so is p = t - k (for t >= 1, k lies in [t/2, t], so Sterbenz's lemma applies; for t
    * < 1, p = t). Each term T_j = fl(fl(k^2) + fl((2k + 1) p)) adds two nonnegative values computed
    * with relative error at most u each and rounds once more, so T_j >= phi(t_j) (1 - u)^2 - 2^-1075
-   * (the last for a product that underflows). Recursive summation of nonnegative terms loses at
-   * most a factor (1 - u) per addition (additions in the subnormal range are exact), so the
-   * computed sum S satisfies sum_j phi(t_j) <= (S + n 2^-1075) / (1 - u)^(n + 1) <= S (1 + 2 (n +
-   * 1) u) + n 2^-1074, as (1 - u)^(n + 1) >= 1 - (n + 1) u >= 1/2. With m = (n + 2) 2^-51 (so 1 + m
-   * is exact), a = fl(S (1 + m)) >= S (1 + m) (1 - u) - 2^-1075 >= S (1 + 2 (n + 1) u) - 2^-1075.
-   * The value returned, nextUp(fl(a + 2^-1000)), exceeds a + 2^-1000 (rounding to nearest moves
-   * by at most half the spacing, nextUp by a whole one), and 2^-1000 > n 2^-1074 + 2^-1075. Hence
-   * the returned value is at least the exact sum, whatever the rounding.
+   * (the last for a product that underflows). The terms are added in four running sums (term j to
+   * sum j mod 4, the tail to the first), which are then added as (s0 + s1) + (s2 + s3). Every
+   * addition of nonnegative values loses at most a factor (1 - u) (additions in the subnormal range
+   * are exact), and each term passes through at most n + 1 roundings on its way to the total (at
+   * most n/4 + 5 when n >= 4; when n < 4 the other sums are zero and adding them is exact), as in
+   * one running sum, so the computed sum S satisfies sum_j phi(t_j) <= (S + n 2^-1075) / (1 - u)^(n + 1) <=
+   * S (1 + 2 (n + 1) u) + n 2^-1074, as (1 - u)^(n + 1) >= 1 - (n + 1) u >= 1/2. With m = (n + 2)
+   * 2^-51 (so 1 + m is exact), a = fl(S (1 + m)) >= S (1 + m) (1 - u) - 2^-1075 >= S (1 + 2 (n +
+   * 1) u) - 2^-1075. The value returned, nextUp(fl(a + 2^-1000)), exceeds a + 2^-1000 (rounding to
+   * nearest moves by at most half the spacing, nextUp by a whole one), and 2^-1000 > n 2^-1074 +
+   * 2^-1075. Hence the returned value is at least the exact sum, whatever the rounding.
    */
   public static double phiSumUpperBound(double[] x) {
     int n = x.length;
     Checks.require(n < (1 << 30) + 1, "length must be at most 2^30. Provided value: " + n);
-    double sum = 0;
-    for (int j = 0; j < n; j++) {
-      double t = Math.abs(x[j]);
-      if (!(t <= MAX_DELTA_INF)) { // also catches NaN
-        return Double.POSITIVE_INFINITY;
-      }
-      double k = Math.floor(t);
-      sum += k * k + (2 * k + 1) * (t - k);
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    boolean inRange = true;
+    int j = 0;
+    for (; j + 3 < n; j += 4) {
+      double t0 = Math.abs(x[j]);
+      double t1 = Math.abs(x[j + 1]);
+      double t2 = Math.abs(x[j + 2]);
+      double t3 = Math.abs(x[j + 3]);
+      inRange &= t0 <= MAX_DELTA_INF & t1 <= MAX_DELTA_INF & t2 <= MAX_DELTA_INF & t3 <= MAX_DELTA_INF; // NaN: false
+      s0 += term(t0);
+      s1 += term(t1);
+      s2 += term(t2);
+      s3 += term(t3);
     }
-    return upperBound(sum, n);
+    for (; j < n; j++) {
+      double t = Math.abs(x[j]);
+      inRange &= t <= MAX_DELTA_INF;
+      s0 += term(t);
+    }
+    return inRange ? upperBound((s0 + s1) + (s2 + s3), n) : Double.POSITIVE_INFINITY;
   }
 
   /** The bound of {@link #phiSumUpperBound} from the computed sum S of n terms (see the proof there). */
   private static double upperBound(double sum, int n) {
     double m = (n + 2) * 0x1p-51;
     return Math.nextUp(sum * (1 + m) + 0x1p-1000);
-  }
-
-  private static double max(double[] t) {
-    double m = 0;
-    for (double v : t) {
-      m = Math.max(m, v);
-    }
-    return m;
   }
 }
