@@ -170,8 +170,9 @@ public final class ConditionalRounding {
   /**
    * ||x||_2. One pass over the squares in four independent sums (a single running sum waits on
    * every addition); if that sum overflows or is small enough for squares to have underflowed, a
-   * second computation scales x by a power of two near 1 / max |x_j| first (exact, so only the
-   * final rounding differs).
+   * second computation scales x by a power of two near 1 / max |x_j| first (exact unless a scaled
+   * value is subnormal; the norm only gates an argument check, privacy rests on {@link
+   * #withinBound}).
    */
   static double l2Norm(double[] x) {
     int n = x.length;

@@ -207,10 +207,12 @@ public final class MixtureClip {
    * (the last for a product that underflows). The terms are added in four running sums (term j to
    * sum j mod 4, the tail to the first), which are then added as (s0 + s1) + (s2 + s3). Every
    * addition of nonnegative values loses at most a factor (1 - u) (additions in the subnormal range
-   * are exact), and each term passes through at most n + 1 roundings on its way to the total (at
-   * most n/4 + 5 when n >= 4; when n < 4 the other sums are zero and adding them is exact), as in
-   * one running sum, so the computed sum S satisfies sum_j phi(t_j) <= (S + n 2^-1075) / (1 - u)^(n + 1) <=
-   * S (1 + 2 (n + 1) u) + n 2^-1074, as (1 - u)^(n + 1) >= 1 - (n + 1) u >= 1/2. With m = (n + 2)
+   * are exact), and each term passes through at most n + 1 roundings on its way to the total (its
+   * own two, at most floor(n/4) + (n mod 4) - 1 in its running sum and 2 in adding the four, which
+   * is at most n + 1 for n >= 4; when n < 4 the other sums are zero and adding them is exact), as
+   * in one running sum, so the computed sum S satisfies sum_j phi(t_j) <= (S + n 2^-1075) / (1 -
+   * u)^(n + 1) <= S (1 + 2 (n + 1) u) + n 2^-1074, as (1 - u)^(n + 1) >= 1 - (n + 1) u >= 1/2.
+   * With m = (n + 2)
    * 2^-51 (so 1 + m is exact), a = fl(S (1 + m)) >= S (1 + m) (1 - u) - 2^-1075 >= S (1 + 2 (n +
    * 1) u) - 2^-1075. The value returned, nextUp(fl(a + 2^-1000)), exceeds a + 2^-1000 (rounding to
    * nearest moves by at most half the spacing, nextUp by a whole one), and 2^-1000 > n 2^-1074 +

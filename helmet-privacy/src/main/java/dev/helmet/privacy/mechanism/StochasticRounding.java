@@ -16,9 +16,11 @@ import dev.helmet.privacy.noise.RandomBits;
  * with the same bits of p's expansion; the first piece that differs decides U < p, and if every
  * bit of p is matched, U >= p. So the answer is exactly [U < p], with probability exactly p, and
  * nothing is compared in floating point (a test like {@code nextDouble() < p} is biased for p that
- * is not a multiple of 2^-53). A trial reads 8 bits, and more with probability 2^-8 (then 56, and
- * another 64 with probability 2^-56 and 2^-64 per word matched): about 8.2 bits where a trial
- * used to read 64, which made the random bits, not the comparison, the cost of rounding.
+ * is not a multiple of 2^-53). A trial reads 8 bits, and 56 more with probability exactly 2^-8
+ * for every p (0 and 1 included, so that the bits read say nothing of p), then 64 more with
+ * probability 2^-56 and 2^-64 per further word matched (only for p whose expansion is longer than
+ * 64 bits): about 8.2 bits where a trial used to read 64, which made the random bits, not the
+ * comparison, the cost of rounding.
  *
  * <p><b>Sign.</b> Rounding x < 0 as {@code -round(|x|)} has the same distribution as rounding x
  * itself (floor(x) = -floor(|x|) - 1 is taken with probability frac(|x|)), and frac(|x|) = |x| -
@@ -141,21 +143,24 @@ public final class StochasticRounding {
     }
     int top = (int) (p * 256); // bits 1-8 of p's expansion; 256 for p = 1, above every byte
     int b = u.next8();
-    if (b != top) {
+    if (b != top && !(top == 256 && b == 255)) {
       return b < top;
     }
+    // A tie: reads on. For p = 1 a first byte of 255 counts as one, so that every trial reads on
+    // with probability exactly 2^-8, whatever p is.
     return afterFirstByte(p, u);
   }
 
   /**
-   * [U < p] given that U's first 8 bits equal p's (p < 1). Word i of p's expansion (bits 64i + 1 to
+   * [U < p] given that U's first 8 bits equal p's (or p = 1 and they are all ones). Word i of p's expansion (bits 64i + 1 to
    * 64i + 64 after the binary point) is floor(M 2^(64(i + 1) - s)) mod 2^64, a shift of the
    * significand M (made odd, so that its last bit is p's last 1 bit); bits past that bit are zero,
    * and matching them could not make U < p, so the comparison stops there.
    */
   private static boolean afterFirstByte(double p, Uniform u) {
-    if (p == 0) {
-      return false;
+    long rest = u.next56(); // read whatever p is: how many bits a trial reads does not depend on p
+    if (p == 0 || p == 1) {
+      return p == 1;
     }
     long raw = Double.doubleToRawLongBits(p);
     int exponent = Math.getExponent(p);
@@ -171,7 +176,6 @@ public final class StochasticRounding {
     int zeros = Long.numberOfTrailingZeros(significand);
     significand >>>= zeros;
     s -= zeros;
-    long rest = u.next56();
     long w0 = word(significand, s, 0) & LOW56;
     if (rest != w0) {
       return rest < w0; // both below 2^56

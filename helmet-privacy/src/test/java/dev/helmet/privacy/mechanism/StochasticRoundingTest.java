@@ -137,13 +137,24 @@ class StochasticRoundingTest {
   }
 
   @Test
-  void zeroAndOneAreCertainAndReadOneByteLikeMostTrials() {
-    Words w0 = new Words(5);
+  void zeroAndOneAreCertainAndReadAsManyBitsAsAnyTrial() {
+    // A first byte that is not a tie decides in 8 bits; a tie (1 case in 256 for every p, a byte of
+    // 255 for p = 1) reads 56 more, so the bits read do not depend on p.
+    Words w0 = new Words(0x0100000000000000L);
     assertFalse(StochasticRounding.bernoulli(0, w0));
     assertEquals(8, w0.read);
-    Words w1 = new Words(-1L);
+    Words tie0 = new Words(5);
+    assertFalse(StochasticRounding.bernoulli(0, tie0));
+    assertEquals(64, tie0.read);
+    Words w1 = new Words(0xfe00000000000000L);
     assertTrue(StochasticRounding.bernoulli(1, w1));
     assertEquals(8, w1.read);
+    Words tie1 = new Words(-1L);
+    assertTrue(StochasticRounding.bernoulli(1, tie1));
+    assertEquals(64, tie1.read);
+    Words half = new Words(0x80ffffffffffffffL);
+    assertFalse(StochasticRounding.bernoulli(0.5, half));
+    assertEquals(64, half.read);
     assertThrows(IllegalArgumentException.class, () -> StochasticRounding.bernoulli(1.5, new Words(0)));
     assertThrows(IllegalArgumentException.class,
         () -> StochasticRounding.bernoulli(Double.NaN, new Words(0)));
