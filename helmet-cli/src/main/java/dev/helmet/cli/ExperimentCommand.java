@@ -60,6 +60,12 @@ final class ExperimentCommand extends GroupCommand {
     @Option(names = "--quick", description = "With --preset: a small grid that finishes in about two minutes.")
     boolean quick;
 
+    @Option(names = "--report-only",
+        description = "Write results.csv, the plots and report.md from the cells finished so far in --out (for "
+            + "example while the grid still runs there, or after it was stopped), without running any cell. Give the "
+            + "same CONFIG or --preset as the run.")
+    boolean reportOnly;
+
     @Option(names = "--features", paramLabel = "raw|scatter|hog",
         description = "With --preset: the feature stage, applied to every image before anything else (raw pixels, "
             + "the 2-D scattering transform or histograms of oriented gradients; computed once and cached under "
@@ -158,6 +164,17 @@ final class ExperimentCommand extends GroupCommand {
         throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
       }
       var err = spec.commandLine().getErr();
+      if (reportOnly) {
+        if (engine != null && !engine.equalsIgnoreCase("local") || master != null || engineConf != null) {
+          throw new IllegalArgumentException("--report-only runs nothing: leave out --engine, --master and "
+              + "--engine-conf");
+        }
+        ExperimentRunner.Summary s = ExperimentRunner.recorded(c, out);
+        if (s.skipped() == 0) {
+          throw new IllegalArgumentException(out + " holds no finished cell of " + c.name() + " yet");
+        }
+        return report(c, s, commandLine(c) + " --report-only (" + s.skipped() + " of " + s.cells() + " cells)");
+      }
       if (!quiet) {
         err.println("experiment " + c.name() + " -> " + out);
         err.flush();
@@ -177,9 +194,18 @@ final class ExperimentCommand extends GroupCommand {
         throw new IllegalArgumentException((master != null ? "--master" : "--engine-conf") + " goes with --engine spark");
       }
       ExperimentRunner.Summary s = ExperimentRunner.run(c, settings);
-      String command = "helmet experiment run " + (config != null ? config.toString()
+      return report(c, s, commandLine(c));
+    }
+
+    /** The command that makes this experiment, for the report. */
+    private String commandLine(ExperimentConfig c) {
+      return "helmet experiment run " + (config != null ? config.toString()
           : "--preset " + preset + " --dataset " + c.dataset() + (quick ? " --quick" : "")
               + (c.features().equals("raw") ? "" : " --features " + c.features())) + " --out " + out;
+    }
+
+    /** Writes results.csv, the plots and report.md for {@code s}'s rows, and says so. */
+    private int report(ExperimentConfig c, ExperimentRunner.Summary s, String command) throws java.io.IOException {
       Report.Outputs o = Report.write(c, s.rows(), out, command, s.seconds());
       var pw = spec.commandLine().getOut();
       if (json) {
@@ -188,7 +214,11 @@ final class ExperimentCommand extends GroupCommand {
         j.put("cells", s.cells());
         j.put("ran", s.ran());
         j.put("kept", s.skipped());
-        j.put("seconds", s.seconds());
+        if (Double.isNaN(s.seconds())) {
+          j.putNull("seconds"); // --report-only: nothing was run
+        } else {
+          j.put("seconds", s.seconds());
+        }
         j.put("results", o.csv().toString());
         j.put("report", o.report().toString());
         var plots = j.putArray("plots");
@@ -197,8 +227,12 @@ final class ExperimentCommand extends GroupCommand {
         pw.flush();
         return Main.OK;
       }
-      pw.printf("%s: %d cells (%d run now, %d kept from before) in %.1f s%n", c.name(), s.cells(), s.ran(),
-          s.skipped(), s.seconds());
+      if (Double.isNaN(s.seconds())) {
+        pw.printf("%s: %d of %d cells finished so far (nothing run)%n", c.name(), s.skipped(), s.cells());
+      } else {
+        pw.printf("%s: %d cells (%d run now, %d kept from before) in %.1f s%n", c.name(), s.cells(), s.ran(),
+            s.skipped(), s.seconds());
+      }
       pw.printf("  results   %s%n  report    %s%n", o.csv(), o.report());
       for (Path p : o.plots()) {
         pw.printf("  plot      %s.png, .svg%n", p);

@@ -55,6 +55,45 @@ class ExperimentCliTest {
     assertTrue(Files.readString(dir.resolve("report.md")).contains("| smm | 14 | 128 |"));
   }
 
+  /**
+   * --report-only writes results.csv, plots and report.md from the cells finished so far, runs
+   * none, and leaves cells.jsonl as it is (a grid may be appending to it, mid-line).
+   */
+  @Test
+  void reportOnlyReportsTheFinishedCellsAndTouchesNothingElse(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("grid");
+    String[] preset = {"experiment", "run", "--preset", "wd-dp-eps", "--quick", "--dataset", "breast-cancer", "--out",
+        out.toString(), "--quiet"};
+    Cli none = Cli.run(append(preset, "--report-only"));
+    assertEquals(Main.INVALID_INPUT, none.exit, none.toString());
+    assertTrue(none.errorLine().contains("holds no experiment yet"), none.err);
+    assertEquals(0, Cli.run(preset).exit);
+    Path cells = out.resolve("cells.jsonl");
+    List<String> all = Files.readAllLines(cells);
+    assertEquals(18, all.size());
+    // five finished cells, and a sixth being written
+    String partial = String.join("\n", all.subList(0, 5)) + "\n" + all.get(5).substring(0, 40);
+    Files.writeString(cells, partial);
+    Files.delete(out.resolve("results.csv"));
+    Cli report = Cli.run(append(preset, "--report-only"));
+    assertEquals(0, report.exit, report.toString());
+    assertTrue(report.out.contains("5 of 18 cells finished so far (nothing run)"), report.out);
+    assertEquals(partial, Files.readString(cells), "cells.jsonl untouched, its partial line included");
+    List<String> csv = Files.readAllLines(out.resolve("results.csv"));
+    assertTrue(csv.size() > 1, csv.toString());
+    String md = Files.readString(out.resolve("report.md"));
+    assertTrue(md.contains("--report-only (5 of 18 cells)") && md.contains("from the cells finished so far"), md);
+    Cli spark = Cli.run(append(preset, "--report-only", "--engine", "spark"));
+    assertEquals(Main.INVALID_INPUT, spark.exit, spark.toString());
+    assertTrue(spark.errorLine().contains("--report-only runs nothing"), spark.err);
+  }
+
+  private static String[] append(String[] a, String... more) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + more.length);
+    System.arraycopy(more, 0, out, a.length, more.length);
+    return out;
+  }
+
   /** The smm-fl preset's quick form runs the MLP through the mechanism, accounted within each target eps. */
   @Test
   void quickSmmFlPresetRunsWithinItsTargets(@TempDir Path dir) throws Exception {

@@ -162,6 +162,26 @@ public final class ExperimentRunner {
   /** What a run did. */
   public record Summary(int cells, int skipped, int ran, List<Row> rows, double seconds) {}
 
+  /**
+   * The rows of the cells of {@code c} finished so far in {@code out}, without running any and
+   * without changing a file (a grid may still be writing there): {@link Summary#skipped()} counts
+   * the finished cells, and {@link Summary#seconds()} is NaN.
+   *
+   * @throws IllegalArgumentException if {@code out} holds no experiment, or another one
+   */
+  public static Summary recorded(ExperimentConfig c, Path out) throws IOException {
+    if (!Files.exists(out.resolve(CONFIG))) {
+      throw new IllegalArgumentException(out + " holds no experiment yet (no " + CONFIG + "); run it first");
+    }
+    refuseAnotherExperiment(c, out);
+    List<Row> rows = new ArrayList<>();
+    Set<String> done = new HashSet<>();
+    readCells(out.resolve(CELLS), done, rows, false);
+    List<Cell> cells = cells(c);
+    int finished = (int) cells.stream().filter(cell -> done.contains(cell.key())).count();
+    return new Summary(cells.size(), finished, 0, rows, Double.NaN);
+  }
+
   /** Runs every cell not already in the output folder, and returns all the experiment's rows. */
   public static Summary run(ExperimentConfig c, Settings s) throws IOException {
     long start = System.nanoTime();
@@ -170,7 +190,7 @@ public final class ExperimentRunner {
     Path cellsFile = s.out().resolve(CELLS);
     List<Row> rows = new ArrayList<>();
     Set<String> done = new HashSet<>();
-    readCells(cellsFile, done, rows);
+    readCells(cellsFile, done, rows, true);
     List<Cell> cells = cells(c);
     long work = 0;
     int skipped = 0;
@@ -294,7 +314,7 @@ public final class ExperimentRunner {
   }
 
   /** Reads the finished cells; a truncated last line (an interrupted write) is ignored and rerun. */
-  static void readCells(Path file, Set<String> done, List<Row> rows) throws IOException {
+  static void readCells(Path file, Set<String> done, List<Row> rows, boolean repair) throws IOException {
     if (!Files.exists(file)) {
       return;
     }
@@ -309,9 +329,12 @@ public final class ExperimentRunner {
         j = JSON.readTree(l);
       } catch (IOException e) {
         if (i == lines.size() - 1) {
-          // The run was interrupted while writing it: drop the partial line (so the next append
-          // starts on a clean line) and run the cell again.
-          Files.write(file, lines.subList(0, i), StandardCharsets.UTF_8);
+          // The run was interrupted while writing it (or, for a reader, is writing it now): a run
+          // drops the partial line (so the next append starts on a clean line) and runs the cell
+          // again; a reader skips it.
+          if (repair) {
+            Files.write(file, lines.subList(0, i), StandardCharsets.UTF_8);
+          }
           continue;
         }
         throw new IllegalArgumentException(file + " line " + (i + 1) + " is corrupt: " + e.getMessage());

@@ -25,6 +25,10 @@ public final class Report {
 
   private static final String[] SELECTIONS = {"validation", "test"};
 
+  /**
+   * Writes results.csv, the plots and report.md for {@code rows} into {@code out}; {@code seconds}
+   * is the run's time, or NaN for a report of the cells finished so far.
+   */
   public static Outputs write(ExperimentConfig c, List<Row> rows, Path out, String command, double seconds)
       throws IOException {
     List<Row> grid = rows.stream().filter(r -> r.selection().equals("grid")).toList();
@@ -35,9 +39,10 @@ public final class Report {
     List<Path> plots = new ArrayList<>();
     StringBuilder md = new StringBuilder();
     md.append("# ").append(c.name()).append("\n\n");
-    md.append("Made by `").append(command).append("`; this invocation took ")
-        .append(String.format(Locale.ROOT, "%.0f", seconds))
-        .append(" s (cells finished by earlier invocations were kept, not rerun). Data set ").append(c.dataset())
+    md.append("Made by `").append(command).append(Double.isNaN(seconds)
+        ? "` from the cells finished so far (nothing was run). Data set "
+        : "`; this invocation took " + String.format(Locale.ROOT, "%.0f", seconds)
+            + " s (cells finished by earlier invocations were kept, not rerun). Data set ").append(c.dataset())
         .append(" (").append(c.features()).append(" features").append(c.imageShape() == null ? ""
             : ", images " + c.imageShape()).append("), ")
         .append(c.perParty()).append(" records per party, delta = ").append(c.delta()).append(", honest fraction ")
