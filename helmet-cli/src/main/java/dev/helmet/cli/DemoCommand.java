@@ -77,6 +77,10 @@ final class DemoCommand implements Callable<Integer> {
       run.modelOut = Path.of(network ? "helmet-demo-network-model.json" : "helmet-demo-model.json");
     }
     if (network) {
+      if (run.distributed() || run.engineOptions().size() > 0) {
+        throw new IllegalArgumentException("demo --network runs every party in its own participant over gRPC; "
+            + "--engine, --master, --engine-tasks and --engine-conf apply to simulations");
+      }
       NetworkDemo.run(w, m, features, cacheDir, run, a, config, spec.commandLine().getOut(),
           spec.commandLine().getErr());
       return Main.OK;

@@ -61,9 +61,10 @@ final class ExperimentCommand extends GroupCommand {
     boolean quick;
 
     @Option(names = "--report-only",
-        description = "Write results.csv, the plots and report.md from the cells finished so far in --out (for "
-            + "example while the grid still runs there, or after it was stopped), without running any cell. Give the "
-            + "same CONFIG or --preset as the run.")
+        description = "Write results.csv, the plots and report.md of the cells finished so far in --out into "
+            + "--out/partial (for example while the grid still runs, or after it was stopped), without running any "
+            + "cell: the run's command with this flag added (its --threads, --engine, --master and --engine-conf "
+            + "are ignored). With --json, seconds is null and report_only true.")
     boolean reportOnly;
 
     @Option(names = "--features", paramLabel = "raw|scatter|hog",
@@ -108,7 +109,7 @@ final class ExperimentCommand extends GroupCommand {
     java.util.Map<String, String> engineConf;
 
     @Option(names = "--json", description = "Print one JSON object when done (keys: name, cells, ran, kept, seconds, "
-        + "results, report, plots) instead of the summary lines.")
+        + "results, report, plots, report_only) instead of the summary lines.")
     boolean json;
 
     @Option(names = {"-q", "--quiet"}, description = "No progress output.")
@@ -124,6 +125,11 @@ final class ExperimentCommand extends GroupCommand {
       }
       if (config != null && quick) {
         throw new IllegalArgumentException("--quick applies to presets only; make the file's grid smaller instead");
+      }
+      if (reportOnly && (network || preset != null && java.util.List.of(Presets.SUM, Presets.SAMPLING, Presets.NODES,
+          Presets.GROUPS).contains(preset.trim().toLowerCase(java.util.Locale.ROOT)))) {
+        throw new IllegalArgumentException("--report-only applies to experiments that keep their cells in "
+            + "cells.jsonl; " + (network ? "--network timings" : "--preset " + preset) + " do not");
       }
       if (preset != null && preset.trim().equalsIgnoreCase(Presets.SUM)) {
         return sumEstimation();
@@ -164,11 +170,7 @@ final class ExperimentCommand extends GroupCommand {
         throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
       }
       var err = spec.commandLine().getErr();
-      if (reportOnly) {
-        if (engine != null && !engine.equalsIgnoreCase("local") || master != null || engineConf != null) {
-          throw new IllegalArgumentException("--report-only runs nothing: leave out --engine, --master and "
-              + "--engine-conf");
-        }
+      if (reportOnly) { // the run's own flags (--threads, --engine, --master, --engine-conf) do not apply
         ExperimentRunner.Summary s = ExperimentRunner.recorded(c, out);
         if (s.skipped() == 0) {
           throw new IllegalArgumentException(out + " holds no finished cell of " + c.name() + " yet");
@@ -204,9 +206,17 @@ final class ExperimentCommand extends GroupCommand {
               + (c.features().equals("raw") ? "" : " --features " + c.features())) + " --out " + out;
     }
 
-    /** Writes results.csv, the plots and report.md for {@code s}'s rows, and says so. */
+    /**
+     * Writes results.csv, the plots and report.md for {@code s}'s rows (a report of the cells
+     * finished so far into OUT/partial, apart from what the run writes at its end), and says so.
+     */
     private int report(ExperimentConfig c, ExperimentRunner.Summary s, String command) throws java.io.IOException {
-      Report.Outputs o = Report.write(c, s.rows(), out, command, s.seconds());
+      Path dir = out;
+      if (Double.isNaN(s.seconds())) {
+        dir = out.resolve("partial");
+        java.nio.file.Files.createDirectories(dir);
+      }
+      Report.Outputs o = Report.write(c, s.rows(), dir, command, s.seconds());
       var pw = spec.commandLine().getOut();
       if (json) {
         var j = Json.object();
@@ -219,6 +229,7 @@ final class ExperimentCommand extends GroupCommand {
         } else {
           j.put("seconds", s.seconds());
         }
+        j.put("report_only", Double.isNaN(s.seconds()));
         j.put("results", o.csv().toString());
         j.put("report", o.report().toString());
         var plots = j.putArray("plots");

@@ -51,7 +51,7 @@ final class RunOptions {
 
   @Option(names = "--engine-tasks", paramLabel = "N", defaultValue = "0",
       description = "With --engine spark: tasks the parties are split into. Default: 0 (four times Spark's "
-          + "default parallelism: the cluster's cores, at least 2).")
+          + "default parallelism: N for local[N], else the cluster's cores, at least 2).")
   int engineTasks;
 
   @Option(names = "--protocol", paramLabel = "P",

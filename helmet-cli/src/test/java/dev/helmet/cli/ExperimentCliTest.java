@@ -74,18 +74,27 @@ class ExperimentCliTest {
     // five finished cells, and a sixth being written
     String partial = String.join("\n", all.subList(0, 5)) + "\n" + all.get(5).substring(0, 40);
     Files.writeString(cells, partial);
-    Files.delete(out.resolve("results.csv"));
-    Cli report = Cli.run(append(preset, "--report-only"));
+    String finalCsv = Files.readString(out.resolve("results.csv"));
+    // the run's own flags are ignored: a Spark run's command reports too (no Spark needed)
+    Cli report = Cli.run(append(preset, "--report-only", "--engine", "spark", "--threads", "1"));
     assertEquals(0, report.exit, report.toString());
     assertTrue(report.out.contains("5 of 18 cells finished so far (nothing run)"), report.out);
     assertEquals(partial, Files.readString(cells), "cells.jsonl untouched, its partial line included");
-    List<String> csv = Files.readAllLines(out.resolve("results.csv"));
-    assertTrue(csv.size() > 1, csv.toString());
-    String md = Files.readString(out.resolve("report.md"));
+    assertEquals(finalCsv, Files.readString(out.resolve("results.csv")), "the run's own results untouched");
+    List<String> csv = Files.readAllLines(out.resolve("partial").resolve("results.csv"));
+    assertTrue(csv.size() > 1 && csv.size() < finalCsv.split("\n").length, csv.toString());
+    String md = Files.readString(out.resolve("partial").resolve("report.md"));
     assertTrue(md.contains("--report-only (5 of 18 cells)") && md.contains("from the cells finished so far"), md);
-    Cli spark = Cli.run(append(preset, "--report-only", "--engine", "spark"));
-    assertEquals(Main.INVALID_INPUT, spark.exit, spark.toString());
-    assertTrue(spark.errorLine().contains("--report-only runs nothing"), spark.err);
+    Cli other = Cli.run("experiment", "run", "--preset", "wd-dp-eps", "--dataset", "breast-cancer", "--out",
+        out.toString(), "--report-only");
+    assertEquals(Main.INVALID_INPUT, other.exit, other.toString());
+    assertTrue(other.errorLine().contains("holds another experiment than this command describes")
+        && !other.errorLine().contains("delete"), other.err);
+    Cli timing = Cli.run("experiment", "run", "--preset", "crosssilo-sampling", "--quick", "--out",
+        dir.resolve("s").toString(), "--report-only");
+    assertEquals(Main.INVALID_INPUT, timing.exit, timing.toString());
+    assertTrue(timing.errorLine().contains("--report-only applies to experiments that keep their cells"), timing.err);
+    assertFalse(Files.exists(dir.resolve("s")), "nothing run, nothing written");
   }
 
   private static String[] append(String[] a, String... more) {

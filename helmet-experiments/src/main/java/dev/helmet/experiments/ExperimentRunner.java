@@ -3,7 +3,6 @@ package dev.helmet.experiments;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.Dataset;
@@ -32,7 +31,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.Map;
@@ -57,8 +55,8 @@ import java.util.Map;
  */
 public final class ExperimentRunner {
   private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
-  static final String CELLS = "cells.jsonl";
-  static final String CONFIG = "config.json";
+  static final String CELLS = ExperimentFolder.CELLS;
+  static final String CONFIG = ExperimentFolder.CONFIG;
 
   private ExperimentRunner() {}
 
@@ -170,13 +168,9 @@ public final class ExperimentRunner {
    * @throws IllegalArgumentException if {@code out} holds no experiment, or another one
    */
   public static Summary recorded(ExperimentConfig c, Path out) throws IOException {
-    if (!Files.exists(out.resolve(CONFIG))) {
-      throw new IllegalArgumentException(out + " holds no experiment yet (no " + CONFIG + "); run it first");
-    }
-    refuseAnotherExperiment(c, out);
     List<Row> rows = new ArrayList<>();
     Set<String> done = new HashSet<>();
-    readCells(out.resolve(CELLS), done, rows, false);
+    ExperimentFolder.readFinished(c, out, done, rows);
     List<Cell> cells = cells(c);
     int finished = (int) cells.stream().filter(cell -> done.contains(cell.key())).count();
     return new Summary(cells.size(), finished, 0, rows, Double.NaN);
@@ -186,11 +180,11 @@ public final class ExperimentRunner {
   public static Summary run(ExperimentConfig c, Settings s) throws IOException {
     long start = System.nanoTime();
     Files.createDirectories(s.out());
-    refuseAnotherExperiment(c, s.out());
+    ExperimentFolder.refuseAnotherExperiment(c, s.out());
     Path cellsFile = s.out().resolve(CELLS);
     List<Row> rows = new ArrayList<>();
     Set<String> done = new HashSet<>();
-    readCells(cellsFile, done, rows, true);
+    ExperimentFolder.readCells(cellsFile, done, rows, true);
     List<Cell> cells = cells(c);
     long work = 0;
     int skipped = 0;
@@ -208,7 +202,7 @@ public final class ExperimentRunner {
     if (skipped < cells.size()) {
       data = ExperimentFeatures.apply(c, s.loader() != null ? s.loader().apply(c.dataset()) : load(c, s.cache()), s);
     }
-    checkSameExperiment(c, s.out());
+    ExperimentFolder.checkSameExperiment(c, s.out());
     s.progress().start(c.name() + ": " + (cells.size() - skipped) + " of " + cells.size() + " cells to run"
         + (skipped > 0 ? " (" + skipped + " already done)" : ""), Math.max(1, work));
     int[] ran = {0};
@@ -265,85 +259,6 @@ public final class ExperimentRunner {
         done.accept(key, runCell(c, group, cell, threads, testNoiseSeed));
       }
     };
-  }
-
-  /** Refuses an output folder that holds another experiment; records this one's configuration. */
-  static void checkSameExperiment(ExperimentConfig c, Path out) throws IOException {
-    Path file = out.resolve(CONFIG);
-    if (!refuseAnotherExperiment(c, out) || JSON.readTree(file.toFile()).path("repeats").asInt() < c.repeats()) {
-      // new, or the same experiment with more repeats: record the configuration that now describes it
-      Files.writeString(out.resolve(CONFIG), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(c.toJson()));
-    }
-  }
-
-  /**
-   * Refuses an output folder that holds another experiment; true when it holds this one. A
-   * configuration recorded before the feature stage has no {@code features} key and compares as raw.
-   */
-  static boolean refuseAnotherExperiment(ExperimentConfig c, Path out) throws IOException {
-    Path file = out.resolve(CONFIG);
-    JsonNode mine = c.toJson();
-    if (Files.exists(file)) {
-      JsonNode theirs;
-      try {
-        theirs = JSON.readTree(file.toFile());
-      } catch (IOException e) {
-        throw new IllegalArgumentException(file + " is not the configuration of an experiment (" + e.getMessage()
-            + "); use another --out folder");
-      }
-      JsonNode recorded = ExperimentFeatures.withLegacyDefaults(theirs);
-      if (!recorded.equals(mine) && !moreRepeats(recorded, mine)) {
-        throw new IllegalArgumentException(out + " holds the results of a different experiment (its config.json "
-            + "differs from this configuration other than by more repeats); use another --out folder, or delete "
-            + "it to start over");
-      }
-      return true;
-    }
-    return false;
-  }
-
-  /** Whether {@code mine} is {@code recorded} with more repeats and nothing else changed. */
-  private static boolean moreRepeats(JsonNode recorded, JsonNode mine) {
-    if (!(recorded instanceof ObjectNode r) || !(mine instanceof ObjectNode m)
-        || r.path("repeats").asInt(0) >= m.path("repeats").asInt(0)) {
-      return false;
-    }
-    ObjectNode same = r.deepCopy();
-    same.set("repeats", m.get("repeats"));
-    return same.equals(m);
-  }
-
-  /** Reads the finished cells; a truncated last line (an interrupted write) is ignored and rerun. */
-  static void readCells(Path file, Set<String> done, List<Row> rows, boolean repair) throws IOException {
-    if (!Files.exists(file)) {
-      return;
-    }
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    for (int i = 0; i < lines.size(); i++) {
-      String l = lines.get(i);
-      if (l.isBlank()) {
-        continue;
-      }
-      JsonNode j;
-      try {
-        j = JSON.readTree(l);
-      } catch (IOException e) {
-        if (i == lines.size() - 1) {
-          // The run was interrupted while writing it (or, for a reader, is writing it now): a run
-          // drops the partial line (so the next append starts on a clean line) and runs the cell
-          // again; a reader skips it.
-          if (repair) {
-            Files.write(file, lines.subList(0, i), StandardCharsets.UTF_8);
-          }
-          continue;
-        }
-        throw new IllegalArgumentException(file + " line " + (i + 1) + " is corrupt: " + e.getMessage());
-      }
-      done.add(j.get("key").asText());
-      for (JsonNode r : (ArrayNode) j.get("rows")) {
-        rows.add(JSON.treeToValue(r, Row.class));
-      }
-    }
   }
 
   /** One cell of the sweep: a variant's grid point on one (partition, parties, repeat, fold). */

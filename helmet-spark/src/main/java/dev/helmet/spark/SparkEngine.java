@@ -35,7 +35,7 @@ public final class SparkEngine implements Engine {
   /**
    * @param master the Spark master ({@code local[*]}, {@code spark://host:7077}, {@code yarn},
    *     {@code k8s://...}), or null to take the one the context (or spark-submit) has
-   * @param tasks tasks the parties are split into, or 0 for four per core of the cluster
+   * @param tasks tasks the parties are split into, or 0 for four times Spark's default parallelism
    */
   public SparkEngine(String master, int tasks) {
     this(tasks, new SparkSettings(master, Map.of()));

@@ -22,7 +22,8 @@ import org.apache.spark.api.java.JavaSparkContext;
  * <p>On a cluster the executors need Helmet's classes. spark-submit ships its application jar; when
  * the launcher runs the driver instead ({@code ./helmet ... --engine spark --master spark://...}),
  * nothing would, so unless {@code spark.jars} is set the jars this driver loaded Helmet from
- * (helmet.jar and helmet-spark.jar) are shipped, as spark-submit ships its own.
+ * (helmet.jar and helmet-spark.jar) are shipped, as spark-submit ships its own. A {@code
+ * spark.jars} of the user's replaces them (it must then list Helmet's jars too).
  */
 record SparkSettings(String master, Map<String, String> conf) {
   /** Prefix of the engine options that carry Spark configuration. */
@@ -61,8 +62,13 @@ record SparkSettings(String master, Map<String, String> conf) {
       String k = e.getKey();
       if (k.startsWith(CONF)) {
         String key = k.substring(CONF.length());
+        String given = key + "=" + e.getValue();
         if (!key.startsWith("spark.") || key.length() == "spark.".length()) {
-          throw new IllegalArgumentException("--engine-conf takes Spark settings, spark.KEY=VALUE. Provided: " + key);
+          throw new IllegalArgumentException("--engine-conf takes Spark settings, spark.KEY=VALUE. Provided: " + given);
+        }
+        if (e.getValue() == null || e.getValue().isBlank()) {
+          throw new IllegalArgumentException("--engine-conf " + key + " needs a value (spark.KEY=VALUE). Provided: "
+              + given);
         }
         if (key.equals("spark.master")) {
           throw new IllegalArgumentException("--engine-conf spark.master: give the master with --master");
@@ -88,18 +94,33 @@ record SparkSettings(String master, Map<String, String> conf) {
       c.setIfMissing("spark.master", "local[*]");
     }
     c.setIfMissing("spark.ui.enabled", "false");
-    if (c.get("spark.master").startsWith("local")) {
+    if (local(c.get("spark.master"))) {
       // One process: the driver listens on loopback only (and Spark stops warning about the host name).
       c.setIfMissing("spark.driver.host", "127.0.0.1");
       c.setIfMissing("spark.driver.bindAddress", "127.0.0.1");
     } else if (!c.contains("spark.jars")) {
-      List<String> jars = jarFiles(List.of(codeSource(SparkEngine.class),
-          codeSource(dev.helmet.protocols.simulation.Engine.class), codeSource(dev.helmet.core.data.Dataset.class)));
+      List<Path> sources = java.util.Arrays.asList(codeSource(SparkEngine.class),
+          codeSource(dev.helmet.protocols.simulation.Engine.class), codeSource(dev.helmet.core.data.Dataset.class));
+      List<String> jars = jarFiles(sources);
       if (!jars.isEmpty()) {
         c.set("spark.jars", String.join(",", jars));
       }
+      if (!c.contains("spark.executor.extraClassPath")) {
+        for (Path p : sources) {
+          if (p != null && Files.isDirectory(p)) {
+            java.util.logging.Logger.getLogger(SparkSettings.class.getName()).warning("Helmet's classes in " + p
+                + " are a folder, which is not shipped to the executors: run from the jars (the launcher, "
+                + "spark-submit), or put the folder on spark.executor.extraClassPath");
+          }
+        }
+      }
     }
     return c;
+  }
+
+  /** Whether {@code master} runs the executors in this JVM: local, local[N], local[N,F] (not local-cluster). */
+  static boolean local(String master) {
+    return master.equals("local") || master.startsWith("local[");
   }
 
   /**

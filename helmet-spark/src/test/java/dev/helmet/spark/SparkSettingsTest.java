@@ -31,6 +31,12 @@ class SparkSettingsTest {
         () -> SparkSettings.of(Map.of("conf.executor.memory", "3g"), Set.of(), "the Spark engine"));
     assertTrue(notSpark.getMessage().contains("spark.KEY=VALUE") && notSpark.getMessage().contains("executor.memory"),
         notSpark.getMessage());
+    IllegalArgumentException empty = assertThrows(IllegalArgumentException.class,
+        () -> SparkSettings.of(Map.of("conf.spark.executor.memory", ""), Set.of(), "the Spark engine"));
+    assertTrue(empty.getMessage().contains("spark.executor.memory needs a value"), empty.getMessage());
+    IllegalArgumentException noKey = assertThrows(IllegalArgumentException.class,
+        () -> SparkSettings.of(Map.of("conf.", "4g"), Set.of(), "the Spark engine"));
+    assertTrue(noKey.getMessage().endsWith("Provided: =4g"), noKey.getMessage());
     IllegalArgumentException master = assertThrows(IllegalArgumentException.class,
         () -> SparkSettings.of(Map.of("conf.spark.master", "yarn"), Set.of(), "the Spark engine"));
     assertTrue(master.getMessage().contains("--master"), master.getMessage());
@@ -57,15 +63,19 @@ class SparkSettingsTest {
     Path classes = Files.createDirectory(dir.resolve("classes"));
     assertEquals(List.of(a.toString(), b.toString()),
         SparkSettings.jarFiles(Arrays.asList(a, b, a, classes, dir.resolve("missing.jar"), null)));
-    // Under the test runner this module's classes come from a folder (not shipped) and the other
-    // modules' from their jars (shipped).
+    // Under the test runner this module's classes come from a folder (never shipped); the other
+    // modules' from their jars (shipped) or, in a reactor build, from folders too.
     SparkConf cluster = new SparkSettings("spark://127.0.0.1:7077", Map.of()).sparkConf("t");
     Path core = Path.of(dev.helmet.core.data.Dataset.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     Path own = Path.of(SparkSettings.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    assertTrue(Files.isRegularFile(core) && Files.isDirectory(own), core + " " + own);
+    assertTrue(Files.isDirectory(own), own.toString());
     List<String> shipped = List.of(cluster.get("spark.jars", "").split(","));
-    assertTrue(shipped.contains(core.toAbsolutePath().normalize().toString()), shipped.toString());
+    assertEquals(Files.isRegularFile(core), shipped.contains(core.toAbsolutePath().normalize().toString()),
+        core + " against " + shipped);
     assertFalse(shipped.contains(own.toAbsolutePath().normalize().toString()), shipped.toString());
+    // local-cluster runs its executors in other JVMs: it is a cluster here
+    assertFalse(SparkSettings.local("local-cluster[2,1,1024]"));
+    assertTrue(SparkSettings.local("local") && SparkSettings.local("local[*]") && SparkSettings.local("local[2,3]"));
     assertFalse(cluster.contains("spark.driver.host"), "a cluster's driver is reachable as Spark decides");
     SparkConf given = new SparkSettings("spark://127.0.0.1:7077", Map.of("spark.jars", "/opt/x.jar")).sparkConf("t");
     assertEquals("/opt/x.jar", given.get("spark.jars"));

@@ -1,0 +1,128 @@
+package dev.helmet.experiments;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * An experiment's output folder as a store: {@code config.json} names the experiment it holds
+ * (another one is refused, so two never mix), and {@code cells.jsonl} holds one line per finished
+ * cell, appended and flushed as each finishes, so a run resumes and a reader can look at a grid
+ * that is still running.
+ */
+final class ExperimentFolder {
+  static final String CELLS = "cells.jsonl";
+  static final String CONFIG = "config.json";
+
+  private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
+
+  private ExperimentFolder() {}
+
+  /**
+   * The finished cells of {@code c} in {@code out} for a reader: nothing is changed (a partial last
+   * line, which a running grid may be writing, is skipped).
+   *
+   * @throws IllegalArgumentException if {@code out} holds no experiment, or another one
+   */
+  static void readFinished(ExperimentConfig c, Path out, Set<String> done, List<Row> rows) throws IOException {
+    if (!Files.exists(out.resolve(CONFIG))) {
+      throw new IllegalArgumentException(out + " holds no experiment yet (no " + CONFIG + "); run it first");
+    }
+    try {
+      refuseAnotherExperiment(c, out);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(out + " holds another experiment than this command describes (its "
+          + CONFIG + " differs): give the run's own CONFIG, or --preset with the same --dataset, --quick and "
+          + "--features", e);
+    }
+    readCells(out.resolve(CELLS), done, rows, false);
+  }
+
+  /** Refuses an output folder that holds another experiment; records this one's configuration. */
+  static void checkSameExperiment(ExperimentConfig c, Path out) throws IOException {
+    Path file = out.resolve(CONFIG);
+    if (!refuseAnotherExperiment(c, out) || JSON.readTree(file.toFile()).path("repeats").asInt() < c.repeats()) {
+      // new, or the same experiment with more repeats: record the configuration that now describes it
+      Files.writeString(out.resolve(CONFIG), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(c.toJson()));
+    }
+  }
+
+  /**
+   * Refuses an output folder that holds another experiment; true when it holds this one. A
+   * configuration recorded before the feature stage has no {@code features} key and compares as raw.
+   */
+  static boolean refuseAnotherExperiment(ExperimentConfig c, Path out) throws IOException {
+    Path file = out.resolve(CONFIG);
+    JsonNode mine = c.toJson();
+    if (Files.exists(file)) {
+      JsonNode theirs;
+      try {
+        theirs = JSON.readTree(file.toFile());
+      } catch (IOException e) {
+        throw new IllegalArgumentException(file + " is not the configuration of an experiment (" + e.getMessage()
+            + "); use another --out folder");
+      }
+      JsonNode recorded = ExperimentFeatures.withLegacyDefaults(theirs);
+      if (!recorded.equals(mine) && !moreRepeats(recorded, mine)) {
+        throw new IllegalArgumentException(out + " holds the results of a different experiment (its config.json "
+            + "differs from this configuration other than by more repeats); use another --out folder, or delete "
+            + "it to start over");
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /** Whether {@code mine} is {@code recorded} with more repeats and nothing else changed. */
+  private static boolean moreRepeats(JsonNode recorded, JsonNode mine) {
+    if (!(recorded instanceof ObjectNode r) || !(mine instanceof ObjectNode m)
+        || r.path("repeats").asInt(0) >= m.path("repeats").asInt(0)) {
+      return false;
+    }
+    ObjectNode same = r.deepCopy();
+    same.set("repeats", m.get("repeats"));
+    return same.equals(m);
+  }
+
+  /** Reads the finished cells; a truncated last line (an interrupted write) is ignored and rerun. */
+  static void readCells(Path file, Set<String> done, List<Row> rows, boolean repair) throws IOException {
+    if (!Files.exists(file)) {
+      return;
+    }
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    for (int i = 0; i < lines.size(); i++) {
+      String l = lines.get(i);
+      if (l.isBlank()) {
+        continue;
+      }
+      JsonNode j;
+      try {
+        j = JSON.readTree(l);
+      } catch (IOException e) {
+        if (i == lines.size() - 1) {
+          // The run was interrupted while writing it (or, for a reader, is writing it now): a run
+          // drops the partial line (so the next append starts on a clean line) and runs the cell
+          // again; a reader skips it.
+          if (repair) {
+            Files.write(file, lines.subList(0, i), StandardCharsets.UTF_8);
+          }
+          continue;
+        }
+        throw new IllegalArgumentException(file + " line " + (i + 1) + " is corrupt: " + e.getMessage());
+      }
+      done.add(j.get("key").asText());
+      for (JsonNode r : (ArrayNode) j.get("rows")) {
+        rows.add(JSON.treeToValue(r, Row.class));
+      }
+    }
+  }
+
+}
