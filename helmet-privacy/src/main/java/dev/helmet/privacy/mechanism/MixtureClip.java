@@ -113,10 +113,17 @@ public final class MixtureClip {
         double t2 = Math.abs(g[j + 2]) * scale;
         double t3 = Math.abs(g[j + 3]) * scale;
         inRange &= t0 <= MAX_DELTA_INF & t1 <= MAX_DELTA_INF & t2 <= MAX_DELTA_INF & t3 <= MAX_DELTA_INF; // NaN: false
-        v[j] = term(t0);
-        v[j + 1] = term(t1);
-        v[j + 2] = term(t2);
-        v[j + 3] = term(t3);
+        if (t0 < 1 & t1 < 1 & t2 < 1 & t3 < 1) { // most rotated coordinates: term(t) = t, bit for bit
+          v[j] = t0;
+          v[j + 1] = t1;
+          v[j + 2] = t2;
+          v[j + 3] = t3;
+        } else {
+          v[j] = term(t0);
+          v[j + 1] = term(t1);
+          v[j + 2] = term(t2);
+          v[j + 3] = term(t3);
+        }
         s0 += v[j];
         s1 += v[j + 1];
         s2 += v[j + 2];
@@ -163,18 +170,31 @@ public final class MixtureClip {
       double s3 = 0;
       int j = 0;
       for (; j + 3 < n; j += 4) {
-        double o0 = Math.min(phiInv(s * v[j]), cap);
-        double o1 = Math.min(phiInv(s * v[j + 1]), cap);
-        double o2 = Math.min(phiInv(s * v[j + 2]), cap);
-        double o3 = Math.min(phiInv(s * v[j + 3]), cap);
+        double o0 = s * v[j];
+        double o1 = s * v[j + 1];
+        double o2 = s * v[j + 2];
+        double o3 = s * v[j + 3];
+        // Below 1 (most coordinates), phiInv(o) = o, min(o, cap) = o (cap >= 1) and term(o) = o, bit
+        // for bit: only the others take the general path.
+        if (o0 < 1 & o1 < 1 & o2 < 1 & o3 < 1) {
+          s0 += o0;
+          s1 += o1;
+          s2 += o2;
+          s3 += o3;
+        } else {
+          o0 = Math.min(phiInv(o0), cap);
+          o1 = Math.min(phiInv(o1), cap);
+          o2 = Math.min(phiInv(o2), cap);
+          o3 = Math.min(phiInv(o3), cap);
+          s0 += term(o0);
+          s1 += term(o1);
+          s2 += term(o2);
+          s3 += term(o3);
+        }
         out[j] = Math.copySign(o0, g[j]);
         out[j + 1] = Math.copySign(o1, g[j + 1]);
         out[j + 2] = Math.copySign(o2, g[j + 2]);
         out[j + 3] = Math.copySign(o3, g[j + 3]);
-        s0 += term(o0);
-        s1 += term(o1);
-        s2 += term(o2);
-        s3 += term(o3);
       }
       for (; j < n; j++) {
         double o = Math.min(phiInv(s * v[j]), cap);

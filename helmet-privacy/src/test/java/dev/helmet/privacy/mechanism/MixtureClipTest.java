@@ -212,6 +212,72 @@ class MixtureClipTest {
     return x;
   }
 
+  /**
+   * The clip written out the plain way (every coordinate through phi and phiInv, the sums in the
+   * four running sums the class documents, the bound by phiSumUpperBound), for inputs whose sum of
+   * phi does not overflow.
+   */
+  private static double[] plainClip(double[] g, double c, long deltaInf) {
+    int n = g.length;
+    double[] v = new double[n];
+    double[] sums = new double[4];
+    boolean inRange = true;
+    for (int j = 0; j < n; j++) {
+      double t = Math.abs(g[j]);
+      inRange &= t <= MixtureClip.MAX_DELTA_INF;
+      v[j] = MixtureClip.phi(t);
+      sums[j < n - n % 4 ? j % 4 : 0] += v[j];
+    }
+    double norm = (sums[0] + sums[1]) + (sums[2] + sums[3]);
+    double cap = deltaInf;
+    double[] out = new double[n];
+    if (inRange && Math.nextUp(norm * (1 + (n + 2) * 0x1p-51) + 0x1p-1000) <= c) {
+      for (int j = 0; j < n; j++) {
+        out[j] = Math.copySign(Math.min(Math.abs(g[j]), cap), g[j]);
+      }
+      return out;
+    }
+    for (double eta = 8 * (n + 16.0) * 0x1p-53; eta < 1; eta *= 2) {
+      double s = Math.min(1 - eta, c / norm * (1 - eta));
+      for (int j = 0; j < n; j++) {
+        out[j] = Math.copySign(Math.min(MixtureClip.phiInv(s * v[j]), cap), g[j]);
+      }
+      if (MixtureClip.phiSumUpperBound(out) <= c) {
+        return out;
+      }
+    }
+    return new double[n];
+  }
+
+  @Test
+  void theFastPathsGiveThePlainClipBitForBit() {
+    // Blocks of four coordinates below 1 skip phi and phiInv (both are the identity there): the
+    // result must not change by a bit, whatever mixes of small and large values the blocks hold.
+    SplittableRandom r = new SplittableRandom(21);
+    for (int i = 0; i < 3000; i++) {
+      int n = r.nextInt(1, 300);
+      double[] g = new double[n];
+      double big = r.nextInt(4) == 0 ? 0.01 : Math.scalb(1.0, r.nextInt(0, 12));
+      for (int j = 0; j < n; j++) {
+        g[j] = r.nextGaussian() * (r.nextInt(5) == 0 ? big : 0.3);
+        if (r.nextInt(50) == 0) {
+          g[j] = r.nextBoolean() ? 0.0 : -0.0;
+        }
+        if (r.nextInt(200) == 0) {
+          g[j] = Math.scalb(1.0, 51) * (r.nextBoolean() ? 1 : -1);
+        }
+      }
+      double c = Math.scalb(1.0, r.nextInt(-4, 20)) * r.nextDouble(0.5, 1);
+      long deltaInf = r.nextInt(3) == 0 ? r.nextLong(1, 4) : r.nextLong(1, 1L << 20);
+      double[] fast = MixtureClip.clip(g, c, deltaInf);
+      double[] plain = plainClip(g, c, deltaInf);
+      for (int j = 0; j < n; j++) {
+        assertEquals(Double.doubleToRawLongBits(plain[j]), Double.doubleToRawLongBits(fast[j]),
+            "case " + i + ", coordinate " + j + " of " + n + ": " + g[j]);
+      }
+    }
+  }
+
   private static double[] alternating(int n, double v) {
     double[] x = new double[n];
     for (int i = 0; i < n; i++) {
