@@ -1,5 +1,6 @@
 package dev.helmet.privacy.mechanism;
 
+import dev.helmet.core.linalg.Blas;
 import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.noise.RandomBits;
 
@@ -168,29 +169,13 @@ public final class ConditionalRounding {
   }
 
   /**
-   * ||x||_2. One pass over the squares in four independent sums (a single running sum waits on
-   * every addition); if that sum overflows or is small enough for squares to have underflowed, a
-   * second computation scales x by a power of two near 1 / max |x_j| first (exact unless a scaled
-   * value is subnormal; the norm only gates an argument check, privacy rests on {@link
-   * #withinBound}).
+   * ||x||_2: the square root of the kernels' dot product of x with itself ({@link Blas#dot}); if
+   * that overflows or is small enough for squares to have underflowed, a second computation scales
+   * x by a power of two near 1 / max |x_j| first (exact unless a scaled value is subnormal; the
+   * norm only gates an argument check, privacy rests on {@link #withinBound}).
    */
   static double l2Norm(double[] x) {
-    int n = x.length;
-    double s0 = 0;
-    double s1 = 0;
-    double s2 = 0;
-    double s3 = 0;
-    int j = 0;
-    for (; j + 3 < n; j += 4) {
-      s0 += x[j] * x[j];
-      s1 += x[j + 1] * x[j + 1];
-      s2 += x[j + 2] * x[j + 2];
-      s3 += x[j + 3] * x[j + 3];
-    }
-    for (; j < n; j++) {
-      s0 += x[j] * x[j];
-    }
-    double s = (s0 + s1) + (s2 + s3);
+    double s = Blas.dot(x, 0, x, 0, x.length);
     if (s >= 0x1p-900 && s < Double.POSITIVE_INFINITY) {
       // squares lost to underflow are each below 2^-1022, with at most 2^31 of them below 2^-91 of s
       return Math.sqrt(s);

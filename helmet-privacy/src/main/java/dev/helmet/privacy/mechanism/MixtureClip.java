@@ -135,7 +135,7 @@ public final class MixtureClip {
         v[j] = term(t);
         s0 += v[j];
       }
-      if (!inRange) { // large values, or a coordinate that is not finite
+      if (!inRange && scale == 1) { // large values, or a coordinate that is not finite (checked once)
         for (int k = 0; k < n; k++) {
           if (!Double.isFinite(g[k])) {
             throw new IllegalArgumentException(

@@ -152,10 +152,10 @@ public final class StochasticRounding {
   }
 
   /**
-   * [U < p] given that U's first 8 bits equal p's (or p = 1 and they are all ones). Word i of p's expansion (bits 64i + 1 to
-   * 64i + 64 after the binary point) is floor(M 2^(64(i + 1) - s)) mod 2^64, a shift of the
-   * significand M (made odd, so that its last bit is p's last 1 bit); bits past that bit are zero,
-   * and matching them could not make U < p, so the comparison stops there.
+   * [U < p] given that U's first 8 bits equal p's (or p = 1 and they are all ones). Word i of p's
+   * expansion (bits 64i + 1 to 64i + 64 after the binary point) is floor(M 2^(64(i + 1) - s)) mod
+   * 2^64, a shift of the significand M (made odd, so that its last bit is p's last 1 bit); bits
+   * past that bit are zero, and matching them could not make U < p, so the comparison stops there.
    */
   private static boolean afterFirstByte(double p, Uniform u) {
     long rest = u.next56(); // read whatever p is: how many bits a trial reads does not depend on p
@@ -173,7 +173,7 @@ public final class StochasticRounding {
       significand = raw & 0xfffffffffffffL; // subnormal
       s = 1074;
     }
-    int zeros = Long.numberOfTrailingZeros(significand);
+    int zeros = Long.numberOfTrailingZeros(significand); // p = M 2^-s with M odd: the last 1 bit
     significand >>>= zeros;
     s -= zeros;
     long w0 = word(significand, s, 0) & LOW56;
