@@ -77,7 +77,7 @@ final class DemoCommand implements Callable<Integer> {
       run.modelOut = Path.of(network ? "helmet-demo-network-model.json" : "helmet-demo-model.json");
     }
     if (network) {
-      if (run.distributed() || run.engineOptions().size() > 0) {
+      if (run.distributed() || run.engineOptionsGiven()) {
         throw new IllegalArgumentException("demo --network runs every party in its own participant over gRPC; "
             + "--engine, --master, --engine-tasks and --engine-conf apply to simulations");
       }

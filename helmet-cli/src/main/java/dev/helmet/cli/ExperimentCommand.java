@@ -184,16 +184,10 @@ final class ExperimentCommand extends GroupCommand {
       ExperimentRunner.Settings settings = new ExperimentRunner.Settings(out,
           cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), t, new ConsoleProgress(System.err, !quiet));
       if (!engine.equalsIgnoreCase("local")) {
-        java.util.Map<String, String> options = new java.util.LinkedHashMap<>();
-        if (master != null) {
-          options.put("master", master);
-        }
-        if (engineConf != null) {
-          engineConf.forEach((k, v) -> options.put("conf." + k, v));
-        }
-        settings = settings.on(dev.helmet.experiments.Grid.named(engine.toLowerCase(java.util.Locale.ROOT), options));
-      } else if (master != null || engineConf != null) {
-        throw new IllegalArgumentException((master != null ? "--master" : "--engine-conf") + " goes with --engine spark");
+        settings = settings.on(dev.helmet.experiments.Grid.named(engine.toLowerCase(java.util.Locale.ROOT),
+            RunOptions.engineOptions(master, 0, engineConf)));
+      } else {
+        RunOptions.refuseStrayEngineOptions(master, engineConf, 0);
       }
       ExperimentRunner.Summary s = ExperimentRunner.run(c, settings);
       return report(c, s, commandLine(c));
@@ -212,7 +206,7 @@ final class ExperimentCommand extends GroupCommand {
      */
     private int report(ExperimentConfig c, ExperimentRunner.Summary s, String command) throws java.io.IOException {
       Path dir = out;
-      if (Double.isNaN(s.seconds())) {
+      if (s.reportOnly()) {
         dir = out.resolve("partial");
         java.nio.file.Files.createDirectories(dir);
       }
@@ -224,12 +218,12 @@ final class ExperimentCommand extends GroupCommand {
         j.put("cells", s.cells());
         j.put("ran", s.ran());
         j.put("kept", s.skipped());
-        if (Double.isNaN(s.seconds())) {
-          j.putNull("seconds"); // --report-only: nothing was run
+        if (s.reportOnly()) {
+          j.putNull("seconds"); // nothing was run
         } else {
           j.put("seconds", s.seconds());
         }
-        j.put("report_only", Double.isNaN(s.seconds()));
+        j.put("report_only", s.reportOnly());
         j.put("results", o.csv().toString());
         j.put("report", o.report().toString());
         var plots = j.putArray("plots");
@@ -238,7 +232,7 @@ final class ExperimentCommand extends GroupCommand {
         pw.flush();
         return Main.OK;
       }
-      if (Double.isNaN(s.seconds())) {
+      if (s.reportOnly()) {
         pw.printf("%s: %d of %d cells finished so far (nothing run)%n", c.name(), s.skipped(), s.cells());
       } else {
         pw.printf("%s: %d cells (%d run now, %d kept from before) in %.1f s%n", c.name(), s.cells(), s.ran(),

@@ -145,11 +145,7 @@ final class RunOptions {
    */
   void checkEngineOptions() {
     if (!distributed()) {
-      String stray = master != null ? "--master" : engineConf != null ? "--engine-conf"
-          : engineTasks != 0 ? "--engine-tasks" : null;
-      if (stray != null) {
-        throw new IllegalArgumentException(stray + " goes with --engine spark");
-      }
+      refuseStrayEngineOptions(master, engineConf, engineTasks);
       return;
     }
     if (!summationName().equalsIgnoreCase("plain")) {
@@ -160,20 +156,39 @@ final class RunOptions {
       throw new IllegalArgumentException("--engine " + engine + " simulates no dropouts (the plain sum has no rounds "
           + "to drop out of); leave out --dropout");
     }
-    dev.helmet.protocols.simulation.Engine.named(engine.toLowerCase(java.util.Locale.ROOT), engineOptions());
+    engine();
   }
 
-  /** The engine's options (master, tasks, conf.KEY). */
-  java.util.Map<String, String> engineOptions() {
+  /** The engine --engine names, made from its options; null for the local one. */
+  dev.helmet.protocols.simulation.Engine engine() {
+    return distributed() ? dev.helmet.protocols.simulation.Engine.named(engine.toLowerCase(java.util.Locale.ROOT),
+        engineOptions(master, engineTasks, engineConf)) : null;
+  }
+
+  /** Whether any engine option (--master, --engine-conf, --engine-tasks) was given. */
+  boolean engineOptionsGiven() {
+    return master != null || engineConf != null || engineTasks != 0;
+  }
+
+  /** Refuses --master, --engine-conf or --engine-tasks (0: not given) for the local engine. */
+  static void refuseStrayEngineOptions(String master, java.util.Map<String, String> conf, int tasks) {
+    String stray = master != null ? "--master" : conf != null ? "--engine-conf" : tasks != 0 ? "--engine-tasks" : null;
+    if (stray != null) {
+      throw new IllegalArgumentException(stray + " goes with --engine spark");
+    }
+  }
+
+  /** An engine's options: master, tasks (0: not given) and every --engine-conf KEY as conf.KEY. */
+  static java.util.Map<String, String> engineOptions(String master, int tasks, java.util.Map<String, String> conf) {
     java.util.Map<String, String> o = new java.util.LinkedHashMap<>();
     if (master != null) {
       o.put("master", master);
     }
-    if (engineTasks != 0) {
-      o.put("tasks", Integer.toString(engineTasks));
+    if (tasks != 0) {
+      o.put("tasks", Integer.toString(tasks));
     }
-    if (engineConf != null) {
-      engineConf.forEach((k, v) -> o.put("conf." + k, v));
+    if (conf != null) {
+      conf.forEach((k, v) -> o.put("conf." + k, v));
     }
     return o;
   }

@@ -131,8 +131,9 @@ final class Trainer {
     Simulation.Prepared prepared = null;
     Simulation.Result r;
     long t2;
-    if (spec.run().distributed()) {
-      r = onEngine(spec, a, train, partition, partySeed, minContributors, summation, progress);
+    dev.helmet.protocols.simulation.Engine engine = spec.run().engine();
+    if (engine != null) {
+      r = onEngine(engine, a, train, partition, partySeed, minContributors, progress);
       t2 = System.nanoTime();
     } else {
       prepared = Simulation.prepare(a, train, partition, partySeed, spec.run().threads(), progress);
@@ -146,7 +147,7 @@ final class Trainer {
     draws.add(eval);
     for (int d = 1; d < spec.run().noiseDraws; d++) {
       Simulation.Result other = prepared == null
-          ? onEngine(spec, a, train, partition, partySeed, minContributors, summation, progress)
+          ? onEngine(engine, a, train, partition, partySeed, minContributors, progress)
           : Simulation.run(prepared, minContributors, summation, NoiseFactory.secure(), spec.run().threads(), progress);
       draws.add(Evaluation.of(other.model(), testRows, test, a.preprocessing()));
     }
@@ -193,13 +194,8 @@ final class Trainer {
    * there, with secure noise, and the sum is plain (checked with the engine's options before any
    * work, {@link RunOptions#checkEngineOptions}).
    */
-  private static Simulation.Result onEngine(Spec spec, AlgorithmSpec a, Dataset train, Partition partition,
-      long partySeed, int minContributors, SecureSummation summation, ConsoleProgress progress) {
-    if (!(summation instanceof dev.helmet.secagg.summation.PlainSummation)) {
-      throw new IllegalStateException("an engine run needs the plain summation");
-    }
-    dev.helmet.protocols.simulation.Engine engine = dev.helmet.protocols.simulation.Engine.named(
-        spec.run().engine.toLowerCase(java.util.Locale.ROOT), spec.run().engineOptions());
+  private static Simulation.Result onEngine(dev.helmet.protocols.simulation.Engine engine, AlgorithmSpec a,
+      Dataset train, Partition partition, long partySeed, int minContributors, ConsoleProgress progress) {
     return engine.run(new dev.helmet.protocols.simulation.Engine.Job(a, train, partition, partySeed, minContributors,
         null), progress);
   }
@@ -359,6 +355,7 @@ final class Trainer {
 
   /** Cross-validation: repeats x folds runs on the training data; reports mean and spread. */
   static ObjectNode crossValidate(Spec spec, int folds, int repeats, PrintWriter out, PrintWriter err) {
+    spec.run().checkEngineOptions();
     long start = System.nanoTime();
     ConsoleProgress progress = new ConsoleProgress(System.err, !spec.run().quiet);
     DataOptions.Loaded loaded = spec.data().load(spec.run().seed, spec.run().threads(), progress);

@@ -24,6 +24,13 @@ final class ExperimentFolder {
 
   private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
 
+  /** Why a run refuses another experiment's folder, and what to do (after the folder's name). */
+  static final String RUN_REFUSAL = " holds the results of a different experiment (its " + CONFIG + " differs from "
+      + "this configuration other than by more repeats); use another --out folder, or delete it to start over";
+  /** The same for a reader, who must not be told to delete a folder a grid may still be writing. */
+  static final String READ_REFUSAL = " holds another experiment than this command describes (its " + CONFIG
+      + " differs): give the run's own CONFIG, or --preset with the same --dataset, --quick and --features";
+
   private ExperimentFolder() {}
 
   /**
@@ -36,30 +43,26 @@ final class ExperimentFolder {
     if (!Files.exists(out.resolve(CONFIG))) {
       throw new IllegalArgumentException(out + " holds no experiment yet (no " + CONFIG + "); run it first");
     }
-    try {
-      refuseAnotherExperiment(c, out);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(out + " holds another experiment than this command describes (its "
-          + CONFIG + " differs): give the run's own CONFIG, or --preset with the same --dataset, --quick and "
-          + "--features", e);
-    }
+    refuseAnotherExperiment(c, out, READ_REFUSAL);
     readCells(out.resolve(CELLS), done, rows, false);
   }
 
   /** Refuses an output folder that holds another experiment; records this one's configuration. */
   static void checkSameExperiment(ExperimentConfig c, Path out) throws IOException {
     Path file = out.resolve(CONFIG);
-    if (!refuseAnotherExperiment(c, out) || JSON.readTree(file.toFile()).path("repeats").asInt() < c.repeats()) {
+    if (!refuseAnotherExperiment(c, out, RUN_REFUSAL)
+        || JSON.readTree(file.toFile()).path("repeats").asInt() < c.repeats()) {
       // new, or the same experiment with more repeats: record the configuration that now describes it
       Files.writeString(out.resolve(CONFIG), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(c.toJson()));
     }
   }
 
   /**
-   * Refuses an output folder that holds another experiment; true when it holds this one. A
-   * configuration recorded before the feature stage has no {@code features} key and compares as raw.
+   * Refuses an output folder that holds another experiment (the message: the folder, then {@code
+   * refusal}); true when it holds this one. A configuration recorded before the feature stage has
+   * no {@code features} key and compares as raw.
    */
-  static boolean refuseAnotherExperiment(ExperimentConfig c, Path out) throws IOException {
+  static boolean refuseAnotherExperiment(ExperimentConfig c, Path out, String refusal) throws IOException {
     Path file = out.resolve(CONFIG);
     JsonNode mine = c.toJson();
     if (Files.exists(file)) {
@@ -72,9 +75,7 @@ final class ExperimentFolder {
       }
       JsonNode recorded = ExperimentFeatures.withLegacyDefaults(theirs);
       if (!recorded.equals(mine) && !moreRepeats(recorded, mine)) {
-        throw new IllegalArgumentException(out + " holds the results of a different experiment (its config.json "
-            + "differs from this configuration other than by more repeats); use another --out folder, or delete "
-            + "it to start over");
+        throw new IllegalArgumentException(out + refusal);
       }
       return true;
     }
@@ -124,5 +125,4 @@ final class ExperimentFolder {
       }
     }
   }
-
 }

@@ -55,8 +55,6 @@ import java.util.Map;
  */
 public final class ExperimentRunner {
   private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
-  static final String CELLS = ExperimentFolder.CELLS;
-  static final String CONFIG = ExperimentFolder.CONFIG;
 
   private ExperimentRunner() {}
 
@@ -157,8 +155,13 @@ public final class ExperimentRunner {
         new SplittableRandom(1));
   }
 
-  /** What a run did. */
-  public record Summary(int cells, int skipped, int ran, List<Row> rows, double seconds) {}
+  /** What a run did; {@code seconds} is NaN for {@link #recorded}, which runs nothing. */
+  public record Summary(int cells, int skipped, int ran, List<Row> rows, double seconds) {
+    /** Whether this is {@link #recorded}'s report of the cells finished so far. */
+    public boolean reportOnly() {
+      return Double.isNaN(seconds);
+    }
+  }
 
   /**
    * The rows of the cells of {@code c} finished so far in {@code out}, without running any and
@@ -180,8 +183,8 @@ public final class ExperimentRunner {
   public static Summary run(ExperimentConfig c, Settings s) throws IOException {
     long start = System.nanoTime();
     Files.createDirectories(s.out());
-    ExperimentFolder.refuseAnotherExperiment(c, s.out());
-    Path cellsFile = s.out().resolve(CELLS);
+    ExperimentFolder.refuseAnotherExperiment(c, s.out(), ExperimentFolder.RUN_REFUSAL);
+    Path cellsFile = s.out().resolve(ExperimentFolder.CELLS);
     List<Row> rows = new ArrayList<>();
     Set<String> done = new HashSet<>();
     ExperimentFolder.readCells(cellsFile, done, rows, true);

@@ -181,11 +181,11 @@ class ExperimentTest {
     assertEquals(1, first.ran());
     // Make the folder what the previous version wrote: no features anywhere.
     ObjectMapper json = new ObjectMapper();
-    Path config = out.resolve(ExperimentRunner.CONFIG);
+    Path config = out.resolve(ExperimentFolder.CONFIG);
     ObjectNode recorded = (ObjectNode) json.readTree(config.toFile());
     assertEquals("raw", recorded.remove("features").asText());
     Files.writeString(config, json.writerWithDefaultPrettyPrinter().writeValueAsString(recorded));
-    Path cells = out.resolve(ExperimentRunner.CELLS);
+    Path cells = out.resolve(ExperimentFolder.CELLS);
     List<String> old = new ArrayList<>();
     for (String line : Files.readAllLines(cells)) {
       ObjectNode l = (ObjectNode) json.readTree(line);
@@ -243,7 +243,7 @@ class ExperimentTest {
       assertEquals(p.getHeaderNames().indexOf("neighbours") + 1, p.getHeaderNames().indexOf("features"));
       assertTrue(p.getRecords().stream().allMatch(rec -> rec.get("features").equals("hog")));
     }
-    assertEquals("hog", new ObjectMapper().readTree(out.resolve(ExperimentRunner.CONFIG).toFile()).get("features")
+    assertEquals("hog", new ObjectMapper().readTree(out.resolve(ExperimentFolder.CONFIG).toFile()).get("features")
         .asText());
     assertTrue(Files.readString(o.report()).contains("(hog features, images 8x8)"), Files.readString(o.report()));
     try (var files = Files.list(cache.resolve("features"))) {
@@ -257,7 +257,7 @@ class ExperimentTest {
         new ExperimentRunner.Settings(fresh, cache, 2, Progress.NONE)));
     assertTrue(e.getMessage().contains("features: hog needs images of a known shape")
         && e.getMessage().contains("image_shape: HxW"), e.getMessage());
-    assertFalse(Files.exists(fresh.resolve(ExperimentRunner.CONFIG)), "nothing recorded for a run that did not start");
+    assertFalse(Files.exists(fresh.resolve(ExperimentFolder.CONFIG)), "nothing recorded for a run that did not start");
     Files.writeString(yaml, text.replace("image_shape: 8x8", "image_shape: 28x28"));
     e = assertThrows(ExperimentConfig.ConfigException.class, () -> ExperimentRunner.run(ExperimentConfig.read(yaml),
         new ExperimentRunner.Settings(fresh, cache, 2, Progress.NONE)));
@@ -411,7 +411,7 @@ class ExperimentTest {
     assertEquals(first.cells(), again.skipped());
     assertEquals(first.rows(), again.rows());
     // Interrupted while writing the last cell: its line is cut in half.
-    Path cells = out.resolve(ExperimentRunner.CELLS);
+    Path cells = out.resolve(ExperimentFolder.CELLS);
     List<String> lines = Files.readAllLines(cells);
     String last = lines.get(lines.size() - 1);
     lines.set(lines.size() - 1, last.substring(0, last.length() / 2));
@@ -443,7 +443,7 @@ class ExperimentTest {
     assertEquals(first.cells(), more.skipped());
     assertEquals(first.cells() / 2, more.ran());
     assertEquals(first.rows(), more.rows().subList(0, first.rows().size()));
-    assertEquals(3, new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve(ExperimentRunner.CONFIG)
+    assertEquals(3, new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve(ExperimentFolder.CONFIG)
         .toFile()).path("repeats").asInt());
     for (String other : List.of(SMALL, SMALL.replace("repeats: 2", "repeats: 4").replace("epsilons: [0.5, 5]",
         "epsilons: [0.5, 3]"))) {

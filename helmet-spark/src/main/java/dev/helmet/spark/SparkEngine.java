@@ -62,7 +62,6 @@ public final class SparkEngine implements Engine {
     }
   }
 
-
   /**
    * One round in one pass (Helmet's blind averaging): the plan is made from the roster's sizes
    * (each party's number of rows, public), and every task prepares, contributes and lets go of its

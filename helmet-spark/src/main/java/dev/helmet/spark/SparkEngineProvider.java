@@ -13,7 +13,8 @@ public final class SparkEngineProvider implements Engine.Provider {
 
   @Override
   public String describe() {
-    return "Apache Spark: parties as partitions, rounds as stages, the sum a tree aggregation (options: master, tasks, conf.spark.*)";
+    return "Apache Spark: parties as partitions, rounds as stages, the sum a tree aggregation (options: master, "
+        + "tasks, conf.spark.*)";
   }
 
   @Override

@@ -99,7 +99,7 @@ final class SparkGrid implements Grid {
     return ExperimentRunner.rowsToJson(ExperimentRunner.runCell(c, data, key, 1, testNoiseSeed));
   }
 
-  /** {@code experiment run --engine spark}: option {@code master}. */
+  /** {@code experiment run --engine spark}: options {@code master} and {@code conf.spark.*}. */
   public static final class Provider implements Grid.Provider {
     @Override
     public String id() {
