@@ -139,15 +139,22 @@ public final class ConditionalRounding {
    *     beta^10000 for a valid x)
    */
   public long[] round(double[] x, RandomBits bits) {
+    long[] y = new long[dimension];
+    roundInto(x, y, bits);
+    return y;
+  }
+
+  /** {@link #round} into {@code y} (length D, overwritten), for callers that keep one buffer. */
+  public void roundInto(double[] x, long[] y, RandomBits bits) {
     Checks.require(x.length == dimension, "vector length must be " + dimension + ". Provided value: " + x.length);
+    Checks.require(y.length == dimension, "output length must be " + dimension + ". Provided value: " + y.length);
     double norm = l2Norm(x);
     Checks.require(norm <= radius * NORM_SLACK,
         "vector L2 norm must be at most the radius " + radius + ". Provided value: " + norm);
-    long[] y = new long[dimension];
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       StochasticRounding.roundAll(x, y, bits);
       if (withinBound(y)) {
-        return y;
+        return;
       }
     }
     throw new IllegalStateException("conditional rounding failed " + MAX_ATTEMPTS + " times (beta " + beta + ")");
@@ -223,10 +230,28 @@ public final class ConditionalRounding {
    * sqrt(D), of length D and L2 norm c gamma (up to rounding). Shared by both encoders.
    */
   public static double[] clipRotateScale(RandomizedHadamard rotation, double[] x, double c, double gamma) {
-    double[] g = rotation.rotate(clipL2(x, c));
-    for (int j = 0; j < g.length; j++) {
-      g[j] *= gamma;
-    }
+    double[] g = new double[rotation.paddedDimension()];
+    clipRotateScaleInto(rotation, x, c, gamma, new double[x.length], g);
     return g;
+  }
+
+  /**
+   * {@link #clipRotateScale} into {@code out} (length D), with {@code clipped} (x's length) for the
+   * clipped x: the same values, bit for bit, for callers that keep the buffers.
+   */
+  public static void clipRotateScaleInto(RandomizedHadamard rotation, double[] x, double c, double gamma,
+      double[] clipped, double[] out) {
+    Checks.require(c > 0 && Double.isFinite(c), "clip norm must be positive. Provided value: " + c);
+    Checks.require(clipped.length == x.length, "the clip buffer must have the vector's length " + x.length);
+    double norm = l2Norm(x);
+    Checks.require(Double.isFinite(norm), "vector must be finite");
+    double f = norm > c ? c / norm : 1;
+    for (int j = 0; j < x.length; j++) {
+      clipped[j] = norm > c ? x[j] * f : x[j];
+    }
+    rotation.rotateInto(clipped, out);
+    for (int j = 0; j < out.length; j++) {
+      out[j] *= gamma;
+    }
   }
 }

@@ -89,14 +89,27 @@ public final class MixtureClip {
    * @param deltaInf the bound Delta_inf on ceil|g_j|, an integer in [1, 2^50]
    */
   public static double[] clip(double[] g, double c, long deltaInf) {
+    double[] out = new double[g.length];
+    clipInto(g, c, deltaInf, new double[g.length], out);
+    return out;
+  }
+
+  /**
+   * {@link #clip} into {@code out}, with {@code scratch} for the phi values (both of g's length,
+   * overwritten; neither may be g): for callers that clip many vectors and keep the buffers. The
+   * same values, bit for bit.
+   */
+  public static void clipInto(double[] g, double c, long deltaInf, double[] scratch, double[] out) {
     Checks.require(c >= MIN_C && c <= MAX_C,
         "c must be in [2^-900, 2^90]. Provided value: " + c);
     Checks.require(deltaInf >= 1 && deltaInf <= MAX_DELTA_INF,
         "Delta_inf must be in [1, 2^50]. Provided value: " + deltaInf);
     int n = g.length;
+    Checks.require(scratch.length == n && out.length == n && scratch != g && out != g && scratch != out,
+        "the scratch and output buffers must be distinct from g and of its length " + n);
     // v_j = phi(|g_j| scale), their sum (four running sums, as phiSumUpperBound adds) and whether
     // every |g_j| scale is at most 2^50, in one pass; scale = 1 unless the sum overflows.
-    double[] v = new double[n];
+    double[] v = scratch;
     double scale = 1;
     boolean inRange;
     double norm;
@@ -149,7 +162,6 @@ public final class MixtureClip {
       }
       scale *= 0.5; // never grows a value
     }
-    double[] out = new double[n];
     double cap = deltaInf;
     // The sum is one of the same terms as phiSumUpperBound's, added as there: the proof of that
     // bound holds for it, so it bounds sum_j phi(|g_j| scale) without another pass.
@@ -157,7 +169,7 @@ public final class MixtureClip {
       for (int j = 0; j < n; j++) {
         out[j] = Math.copySign(Math.min(Math.abs(g[j]) * scale, cap), g[j]);
       }
-      return out;
+      return;
     }
     double eta = 8 * (n + 16.0) * U;
     for (int attempt = 0; attempt < MAX_RETRIES && eta < 1; attempt++, eta *= 2) {
@@ -202,12 +214,12 @@ public final class MixtureClip {
         s0 += term(o);
       }
       if (upperBound((s0 + s1) + (s2 + s3), n) <= c) {
-        return out;
+        return;
       }
     }
     // Unreachable in practice (the first attempt already leaves a margin of about 5 D 2^-53 c);
     // the zero vector satisfies both conditions whatever happened.
-    return new double[n];
+    java.util.Arrays.fill(out, 0);
   }
 
   /** k^2 + (2k + 1)(t - k), k = floor(t): phi(t) for 0 <= t <= 2^50, as every sum here computes it. */

@@ -100,17 +100,45 @@ public final class RandomizedHadamard {
 
   /** {@code H D_xi x / sqrt(D)}: x of length d, padded with zeros; a new array of length D. */
   public double[] rotate(double[] x) {
-    Checks.require(x.length == dimension,
-        "vector length must be " + dimension + ". Provided value: " + x.length);
     double[] y = new double[padded];
-    for (int j = 0; j < dimension; j++) {
-      y[j] = x[j] * scaledSigns[j];
-    }
-    walshHadamard(y);
+    rotateInto(x, y);
     return y;
   }
 
   /**
+   * {@link #rotate} into {@code y} (length D, overwritten), for callers that rotate many vectors
+   * and keep one buffer: the same values, bit for bit. The signs and the first two butterfly levels
+   * are applied in one pass (the same operations in the same order as {@link #walshHadamard}).
+   */
+  public void rotateInto(double[] x, double[] y) {
+    Checks.require(x.length == dimension,
+        "vector length must be " + dimension + ". Provided value: " + x.length);
+    Checks.require(y.length == padded,
+        "output length must be " + padded + ". Provided value: " + y.length);
+    if (padded < 4) {
+      java.util.Arrays.fill(y, 0);
+      for (int j = 0; j < dimension; j++) {
+        y[j] = x[j] * scaledSigns[j];
+      }
+      walshHadamard(y);
+      return;
+    }
+    int full = dimension & ~3;
+    for (int i = 0; i < full; i += 4) {
+      firstLevels(y, i, x[i] * scaledSigns[i], x[i + 1] * scaledSigns[i + 1], x[i + 2] * scaledSigns[i + 2],
+          x[i + 3] * scaledSigns[i + 3]);
+    }
+    if (full < dimension) { // the block of four that the padding starts in
+      double[] t = new double[4];
+      for (int j = full; j < dimension; j++) {
+        t[j - full] = x[j] * scaledSigns[j];
+      }
+      firstLevels(y, full, t[0], t[1], t[2], t[3]);
+      full += 4;
+    }
+    java.util.Arrays.fill(y, full, padded, 0); // H of a block of zeros is zeros
+    higherLevels(y);
+  }  /**
    * {@code D_xi H y / sqrt(D)} truncated to the first d coordinates: the inverse of {@link #rotate}
    * on its image, and the adjoint of {@link #rotate} in general. {@code y} (length D) is not
    * modified.
@@ -138,24 +166,34 @@ public final class RandomizedHadamard {
     int n = a.length;
     Checks.require(n > 0 && (n & (n - 1)) == 0,
         "length must be a power of two. Provided value: " + n);
-    int h = 1;
-    if (n >= 4) {
-      for (int i = 0; i < n; i += 4) {
-        double a0 = a[i];
-        double a1 = a[i + 1];
-        double a2 = a[i + 2];
-        double a3 = a[i + 3];
-        double s01 = a0 + a1;
-        double d01 = a0 - a1;
-        double s23 = a2 + a3;
-        double d23 = a2 - a3;
-        a[i] = s01 + s23;
-        a[i + 1] = d01 + d23;
-        a[i + 2] = s01 - s23;
-        a[i + 3] = d01 - d23;
+    if (n < 4) {
+      if (n == 2) {
+        Blas.hadamardRadix2(a, 1);
       }
-      h = 4;
+      return;
     }
+    for (int i = 0; i < n; i += 4) {
+      firstLevels(a, i, a[i], a[i + 1], a[i + 2], a[i + 3]);
+    }
+    higherLevels(a);
+  }
+
+  /** Butterfly levels 1 and 2 of the block a0..a3, written to a[i..i+4). */
+  private static void firstLevels(double[] a, int i, double a0, double a1, double a2, double a3) {
+    double s01 = a0 + a1;
+    double d01 = a0 - a1;
+    double s23 = a2 + a3;
+    double d23 = a2 - a3;
+    a[i] = s01 + s23;
+    a[i + 1] = d01 + d23;
+    a[i + 2] = s01 - s23;
+    a[i + 3] = d01 - d23;
+  }
+
+  /** Levels h = 4, 16, ... two at a time, then the last single level if log2 n is odd (n >= 4). */
+  private static void higherLevels(double[] a) {
+    int n = a.length;
+    int h = 4;
     for (; 4 * h <= n; h *= 4) {
       Blas.hadamardRadix4(a, h);
     }

@@ -1,5 +1,6 @@
 package dev.helmet.privacy.mechanism;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -146,6 +147,34 @@ class ConditionalRoundingTest {
     assertEquals(3, ConditionalRounding.clipL2(x, 5)[0]);
     assertEquals(3, x[0], "input untouched");
     assertEquals(5e300 * Math.sqrt(2), ConditionalRounding.l2Norm(new double[] {5e300, 5e300}), 1e288);
+  }
+
+  @Test
+  void theBufferedFormsGiveTheSameValuesAndDraws() {
+    int d = 1000;
+    RandomizedHadamard rotation = new RandomizedHadamard(d, 3);
+    ConditionalRounding rounding = new ConditionalRounding(16, rotation.paddedDimension(),
+        ConditionalRounding.DEFAULT_BETA);
+    double[] clipped = new double[d];
+    double[] rotated = new double[rotation.paddedDimension()];
+    long[] rounded = new long[rotation.paddedDimension()];
+    Arrays.fill(clipped, Double.NaN);
+    Arrays.fill(rotated, Double.NaN);
+    SplittableRandom r = new SplittableRandom(8);
+    for (int i = 0; i < 4; i++) {
+      double[] x = r.doubles(d, -1, 1).toArray(); // norm about 18: clipped to 1 when i is even
+      double c = i % 2 == 0 ? 1 : 100;
+      double[] plain = ConditionalRounding.clipRotateScale(rotation, x, c, 16);
+      ConditionalRounding.clipRotateScaleInto(rotation, x, c, 16, clipped, rotated);
+      for (int j = 0; j < plain.length; j++) {
+        assertEquals(Double.doubleToRawLongBits(plain[j]), Double.doubleToRawLongBits(rotated[j]));
+      }
+      if (c == 1) {
+        long[] expected = rounding.round(plain, RandomBits.insecureForTesting(i));
+        rounding.roundInto(rotated, rounded, RandomBits.insecureForTesting(i));
+        assertArrayEquals(expected, rounded);
+      }
+    }
   }
 
   private static double[][] adversarialInputs(int d, double radius) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -142,6 +143,38 @@ class RandomizedHadamardTest {
     }
     // Binomial(65536, 1/2): within 6 standard deviations (128) fails a fair coin with p < 1e-8.
     assertTrue(Math.abs(minus - 32_768) < 6 * 128, "minus signs: " + minus);
+  }
+
+  @Test
+  void rotateIntoIsTheSignedPaddedTransformBitForBitWhateverTheBufferHeld() {
+    // rotateInto applies the signs and the first two butterfly levels in one pass; the result must
+    // be the transform of the signed, zero-padded vector exactly, for every d mod 4.
+    SplittableRandom r = new SplittableRandom(5);
+    int[] dims = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 17, 63, 64, 65, 127, 1000, 4097, 63_610};
+    for (int d : dims) {
+      RandomizedHadamard h = new RandomizedHadamard(d, d);
+      int padded = h.paddedDimension();
+      double[] buffer = new double[padded];
+      Arrays.fill(buffer, Double.NaN); // a previous record's values must not leak into the next
+      for (int rep = 0; rep < 2; rep++) {
+        double[] x = r.doubles(d, -3, 3).toArray();
+        double[] expected = new double[padded];
+        double scale = 1.0 / Math.sqrt(padded);
+        for (int j = 0; j < d; j++) {
+          expected[j] = x[j] * (h.sign(j) * scale);
+        }
+        RandomizedHadamard.walshHadamard(expected);
+        h.rotateInto(x, buffer);
+        double[] fresh = h.rotate(x);
+        for (int j = 0; j < padded; j++) {
+          assertEquals(Double.doubleToRawLongBits(expected[j]), Double.doubleToRawLongBits(buffer[j]),
+              "d = " + d + ", coordinate " + j);
+          assertEquals(Double.doubleToRawLongBits(expected[j]), Double.doubleToRawLongBits(fresh[j]));
+        }
+      }
+    }
+    RandomizedHadamard h = new RandomizedHadamard(10, 1);
+    assertThrows(IllegalArgumentException.class, () -> h.rotateInto(new double[10], new double[10]));
   }
 
   @Test

@@ -176,16 +176,33 @@ class StochasticRoundingTest {
         default -> r.nextInt(-3, 3) + 1 - Math.scalb(r.nextDouble(), -r.nextInt(1, 50));
       };
     }
-    long[] fast = new long[n];
-    StochasticRounding.roundAll(x, fast, RandomBits.insecureForTesting(12));
-    long[] acc = new long[n];
-    java.util.Arrays.fill(acc, 7);
-    StochasticRounding.addRounded(x, acc, RandomBits.insecureForTesting(12));
-    StochasticRounding.Uniform u = StochasticRounding.uniform(RandomBits.insecureForTesting(12));
-    for (int j = 0; j < n; j++) {
-      long expected = StochasticRounding.round(x[j], u);
-      assertEquals(expected, fast[j], "x = " + x[j]);
-      assertEquals(expected + 7, acc[j], "x = " + x[j]);
+    // 0 to 7 bytes already taken from the generator's last value: the loops read the rest first.
+    for (int used = 0; used < 8; used++) {
+      RandomBits a = RandomBits.insecureForTesting(12);
+      RandomBits b = RandomBits.insecureForTesting(12);
+      RandomBits c = RandomBits.insecureForTesting(12);
+      for (int k = 0; k < used; k++) {
+        a.nextByte();
+        b.nextByte();
+        c.nextByte();
+      }
+      int len = n - used; // every length mod 8
+      double[] xs = java.util.Arrays.copyOf(x, len);
+      long[] fast = new long[len];
+      StochasticRounding.roundAll(xs, fast, a);
+      long[] acc = new long[len];
+      java.util.Arrays.fill(acc, 7);
+      StochasticRounding.addRounded(xs, acc, b);
+      StochasticRounding.Uniform u = StochasticRounding.uniform(c);
+      for (int j = 0; j < len; j++) {
+        long expected = StochasticRounding.round(xs[j], u);
+        assertEquals(expected, fast[j], "x = " + xs[j]);
+        assertEquals(expected + 7, acc[j], "x = " + xs[j]);
+      }
+      // all three read the same bits: their next values agree
+      long next = c.nextLong();
+      assertEquals(next, a.nextLong());
+      assertEquals(next, b.nextLong());
     }
   }
 

@@ -1,6 +1,5 @@
 package dev.helmet.protocols.algorithm;
 
-import dev.helmet.core.util.Checks;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -29,14 +28,18 @@ public final class ModelState {
    * non-finite value (which would void the clipping), naming {@code algorithm} in the error.
    */
   public static double[] unpack(byte[] state, int length, String algorithm) {
-    Checks.require(state.length == 1 + 8L * length && state[0] == V1, "a " + algorithm + " round state must be "
-        + "version " + V1 + " with " + length + " doubles (" + (1 + 8L * length) + " bytes); " + state.length
-        + " bytes came" + (state.length > 0 ? " of version " + state[0] : ""));
+    if (state.length != 1 + 8L * length || state[0] != V1) { // messages built only on failure: read every round
+      throw new IllegalArgumentException("a " + algorithm + " round state must be version " + V1 + " with " + length
+          + " doubles (" + (1 + 8L * length) + " bytes); " + state.length + " bytes came"
+          + (state.length > 0 ? " of version " + state[0] : ""));
+    }
     ByteBuffer b = ByteBuffer.wrap(state, 1, state.length - 1).order(ByteOrder.LITTLE_ENDIAN);
     double[] params = new double[length];
     for (int j = 0; j < length; j++) {
       params[j] = b.getDouble();
-      Checks.require(Double.isFinite(params[j]), "model value " + j + " of the round state is not finite");
+      if (!Double.isFinite(params[j])) {
+        throw new IllegalArgumentException("model value " + j + " of the round state is not finite");
+      }
     }
     return params;
   }

@@ -76,12 +76,28 @@ final class ConditionalRounds implements RoundMechanism {
     return gaussian ? "ddg" : "skellam";
   }
 
+  /** Keeps its buffers (the clipped gradient, its rotation, the rounding) from record to record. */
   @Override
-  public void addRecord(double[] gradient, RandomizedHadamard rotation, RandomBits bits, long[] acc) {
-    long[] r = rounding.round(ConditionalRounding.clipRotateScale(rotation, gradient, clip, gamma), bits);
-    for (int k = 0; k < r.length; k++) {
-      acc[k] += r[k];
-    }
+  public RecordEncoder encoder() {
+    return new RecordEncoder() {
+      private double[] clipped = new double[0];
+      private double[] rotated = new double[0];
+      private long[] rounded;
+
+      @Override
+      public void addRecord(double[] gradient, RandomizedHadamard rotation, RandomBits bits, long[] acc) {
+        if (clipped.length != gradient.length || rotated.length != rotation.paddedDimension()) {
+          clipped = new double[gradient.length];
+          rotated = new double[rotation.paddedDimension()];
+          rounded = new long[rotation.paddedDimension()];
+        }
+        ConditionalRounding.clipRotateScaleInto(rotation, gradient, clip, gamma, clipped, rotated);
+        rounding.roundInto(rotated, rounded, bits);
+        for (int k = 0; k < rounded.length; k++) {
+          acc[k] += rounded[k];
+        }
+      }
+    };
   }
 
   @Override

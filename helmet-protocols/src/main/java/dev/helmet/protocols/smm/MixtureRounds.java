@@ -39,15 +39,35 @@ final class MixtureRounds implements RoundMechanism {
     return "smm";
   }
 
+  /**
+   * Keeps three buffers of D values (rotated, phi, clipped) from record to record: a record used to
+   * allocate and zero 1.5 MB at the paper's shape. Each record overwrites them; nothing else reads
+   * them, and they go with the encoder at the end of the party's batch.
+   */
   @Override
-  public void addRecord(double[] gradient, RandomizedHadamard rotation, RandomBits bits, long[] acc) {
-    double[] y = rotation.rotate(gradient);
-    double gamma = config.gamma();
-    for (int k = 0; k < y.length; k++) {
-      y[k] *= gamma;
-    }
-    double[] clipped = MixtureClip.clip(y, party.c(), party.deltaInf());
-    StochasticRounding.addRounded(clipped, acc, bits);
+  public RecordEncoder encoder() {
+    return new RecordEncoder() {
+      private double[] y = new double[0];
+      private double[] phi;
+      private double[] clipped;
+
+      @Override
+      public void addRecord(double[] gradient, RandomizedHadamard rotation, RandomBits bits, long[] acc) {
+        int d = rotation.paddedDimension();
+        if (y.length != d) {
+          y = new double[d];
+          phi = new double[d];
+          clipped = new double[d];
+        }
+        rotation.rotateInto(gradient, y);
+        double gamma = config.gamma();
+        for (int k = 0; k < d; k++) {
+          y[k] *= gamma;
+        }
+        MixtureClip.clipInto(y, party.c(), party.deltaInf(), phi, clipped);
+        StochasticRounding.addRounded(clipped, acc, bits);
+      }
+    };
   }
 
   @Override

@@ -16,8 +16,14 @@ interface RoundMechanism {
   /** smm, ddg or skellam. */
   String id();
 
-  /** Adds one record's rounded vector (length D) into {@code acc}, from the party's secret bits. */
-  void addRecord(double[] gradient, RandomizedHadamard rotation, RandomBits bits, long[] acc);
+  /** An encoder of records for one thread and one batch (it may keep buffers between records). */
+  RecordEncoder encoder();
+
+  /** Encodes records; not thread-safe. */
+  interface RecordEncoder {
+    /** Adds one record's rounded vector (length D) into {@code acc}, from the party's secret bits. */
+    void addRecord(double[] gradient, RandomizedHadamard rotation, RandomBits bits, long[] acc);
+  }
 
   /**
    * Writes one party's noise share into {@code out} (length D), overwriting it: drawn first, before

@@ -155,7 +155,8 @@ final class SmmPlan {
   /** Adds the encoded (rounded) records of a Poisson sample of {@code rows} into {@code acc}. */
   void addRecords(Examples rows, double[] params, RandomizedHadamard rotation, RandomBits bits, long[] acc) {
     int[] batch = sample(rows.size(), bits);
-    net.clippedGradients(params, rows, batch, config.clip(), (j, g) -> mechanism.addRecord(g, rotation, bits, acc));
+    RoundMechanism.RecordEncoder encoder = mechanism.encoder();
+    net.clippedGradients(params, rows, batch, config.clip(), (j, g) -> encoder.addRecord(g, rotation, bits, acc));
   }
 
   /** A Poisson sample: each record independently with probability q, from the party's secret bits. */
