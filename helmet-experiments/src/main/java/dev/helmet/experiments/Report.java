@@ -158,6 +158,9 @@ public final class Report {
           })));
       md.append("\n");
     }
+    if (classes && SmmClaims.applies(summary)) {
+      SmmClaims.write(c, summary, md);
+    }
     if (ObjectiveReport.applies(grid)) {
       ObjectiveReport.write(c, selected, out, md, plots);
     }
