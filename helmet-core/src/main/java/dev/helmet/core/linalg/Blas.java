@@ -115,10 +115,23 @@ public final class Blas {
    * is its own fixed sum, so both paths give the same bits.
    */
   public static void hadamardRadix4(double[] a, int h) {
+    hadamardRadix4(a, 0, a.length, h);
+  }
+
+  /**
+   * {@link #hadamardRadix4(double[], int)} on the blocks of 4h values in {@code a[from..to)} only
+   * ({@code from} and {@code to - from} multiples of 4h): a transform can take its low levels one
+   * cache-sized block at a time. The same operations on the same values as the whole-array form.
+   */
+  public static void hadamardRadix4(double[] a, int from, int to, int h) {
+    if (from < 0 || to > a.length || from % (4 * h) != 0 || (to - from) % (4 * h) != 0) {
+      throw new IllegalArgumentException("blocks of " + 4 * h + " values: [" + from + ", " + to + ") of "
+          + a.length);
+    }
     if (VECTOR && h >= VectorBlas.LANES) {
-      VectorBlas.hadamardRadix4(a, h);
+      VectorBlas.hadamardRadix4(a, from, to, h);
     } else {
-      ScalarBlas.hadamardRadix4(a, h);
+      ScalarBlas.hadamardRadix4(a, from, to, h);
     }
   }
 

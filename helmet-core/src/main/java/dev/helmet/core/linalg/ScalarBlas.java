@@ -22,9 +22,8 @@ final class ScalarBlas {
     return (((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7]))) + tail;
   }
 
-  static void hadamardRadix4(double[] a, int h) {
-    int n = a.length;
-    for (int i = 0; i < n; i += 4 * h) {
+  static void hadamardRadix4(double[] a, int from, int to, int h) {
+    for (int i = from; i < to; i += 4 * h) {
       int e = i + h;
       for (int j = i; j < e; j++) {
         double a0 = a[j];

@@ -30,9 +30,8 @@ final class VectorBlas {
   /** Lanes of a vector: the Hadamard kernels need h to be a multiple of it. */
   static final int LANES = 4;
 
-  static void hadamardRadix4(double[] a, int h) {
-    int n = a.length;
-    for (int i = 0; i < n; i += 4 * h) {
+  static void hadamardRadix4(double[] a, int from, int to, int h) {
+    for (int i = from; i < to; i += 4 * h) {
       int e = i + h;
       for (int j = i; j < e; j += LANES) {
         DoubleVector a0 = DoubleVector.fromArray(S, a, j);

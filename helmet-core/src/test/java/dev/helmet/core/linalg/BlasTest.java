@@ -2,6 +2,7 @@ package dev.helmet.core.linalg;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
@@ -72,8 +73,8 @@ class BlasTest {
       for (int h = VectorBlas.LANES; 4 * h <= n; h *= 4) {
         double[] v = random(r, n);
         double[] s = v.clone();
-        VectorBlas.hadamardRadix4(v, h);
-        ScalarBlas.hadamardRadix4(s, h);
+        VectorBlas.hadamardRadix4(v, 0, n, h);
+        ScalarBlas.hadamardRadix4(s, 0, n, h);
         assertArrayEquals(s, v, "n=" + n + " h=" + h);
       }
       if (n / 2 >= VectorBlas.LANES) {
@@ -84,9 +85,27 @@ class BlasTest {
         assertArrayEquals(s, v, "n=" + n);
       }
     }
+    // on a range: block by block gives the whole-array pass; values outside the range are untouched
+    for (int h : new int[] {1, 4, 16}) {
+      double[] whole = random(r, 1024);
+      double[] blocks = whole.clone();
+      Blas.hadamardRadix4(whole, h);
+      for (int i = 0; i < 1024; i += 256) {
+        double[] before = blocks.clone();
+        Blas.hadamardRadix4(blocks, i, i + 256, h);
+        for (int j = 0; j < 1024; j++) {
+          if (j < i || j >= i + 256) {
+            assertEquals(before[j], blocks[j]);
+          }
+        }
+      }
+      assertArrayEquals(whole, blocks, "h=" + h);
+    }
+    assertThrows(IllegalArgumentException.class, () -> Blas.hadamardRadix4(new double[64], 4, 36, 2));
+    assertThrows(IllegalArgumentException.class, () -> Blas.hadamardRadix4(new double[64], 0, 72, 2));
     // the radix-4 pass is two radix-2 levels: a small case against its definition
     double[] a = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-    ScalarBlas.hadamardRadix4(a, 4);
+    ScalarBlas.hadamardRadix4(a, 0, 16, 4);
     for (int j = 0; j < 4; j++) {
       double a0 = j + 1;
       double a1 = j + 5;

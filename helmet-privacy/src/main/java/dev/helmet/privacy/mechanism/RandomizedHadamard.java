@@ -123,22 +123,31 @@ public final class RandomizedHadamard {
       walshHadamard(y);
       return;
     }
-    int full = dimension & ~3;
-    for (int i = 0; i < full; i += 4) {
-      firstLevels(y, i, x[i] * scaledSigns[i], x[i + 1] * scaledSigns[i + 1], x[i + 2] * scaledSigns[i + 2],
-          x[i + 3] * scaledSigns[i + 3]);
-    }
-    if (full < dimension) { // the block of four that the padding starts in
-      double[] t = new double[4];
-      for (int j = full; j < dimension; j++) {
-        t[j - full] = x[j] * scaledSigns[j];
+    // Block by block (BLOCK values, which stay in the core's first-level cache): the signs and
+    // levels 1-2, then the levels that stay inside the block; the rest over the whole array.
+    int block = Math.min(BLOCK, padded);
+    for (int start = 0; start < padded; start += block) {
+      int end = start + block;
+      int full = Math.max(start, Math.min(end, dimension & ~3));
+      for (int i = start; i < full; i += 4) {
+        firstLevels(y, i, x[i] * scaledSigns[i], x[i + 1] * scaledSigns[i + 1], x[i + 2] * scaledSigns[i + 2],
+            x[i + 3] * scaledSigns[i + 3]);
       }
-      firstLevels(y, full, t[0], t[1], t[2], t[3]);
-      full += 4;
+      if (full < end && full < dimension) { // the block of four that the padding starts in
+        double[] t = new double[4];
+        for (int j = full; j < dimension; j++) {
+          t[j - full] = x[j] * scaledSigns[j];
+        }
+        firstLevels(y, full, t[0], t[1], t[2], t[3]);
+        full += 4;
+      }
+      java.util.Arrays.fill(y, full, end, 0); // H of a block of zeros is zeros
+      blockLevels(y, start, end);
     }
-    java.util.Arrays.fill(y, full, padded, 0); // H of a block of zeros is zeros
-    higherLevels(y);
-  }  /**
+    wholeLevels(y, block);
+  }
+
+  /**
    * {@code D_xi H y / sqrt(D)} truncated to the first d coordinates: the inverse of {@link #rotate}
    * on its image, and the adjoint of {@link #rotate} in general. {@code y} (length D) is not
    * modified.
@@ -190,10 +199,37 @@ public final class RandomizedHadamard {
     a[i + 3] = d01 - d23;
   }
 
+  /**
+   * Values per block of the transform's low levels: 4096 doubles (32 KiB) fit a core's first-level
+   * cache, so levels 3 to 12 take one pass over memory instead of five. A power of four, so the
+   * levels pair up (h = 4, 16, ...) as they do over the whole array: every value goes through the
+   * same operations in the same order either way.
+   */
+  static final int BLOCK = 4096;
+
   /** Levels h = 4, 16, ... two at a time, then the last single level if log2 n is odd (n >= 4). */
   private static void higherLevels(double[] a) {
+    int block = Math.min(BLOCK, a.length);
+    for (int start = 0; start < a.length; start += block) {
+      blockLevels(a, start, start + block);
+    }
+    wholeLevels(a, block);
+  }
+
+  /** The radix-4 levels h = 4, 16, ... with 4h at most the block's length, on a[start..end). */
+  private static void blockLevels(double[] a, int start, int end) {
+    for (int h = 4; 4 * h <= end - start; h *= 4) {
+      Blas.hadamardRadix4(a, start, end, h);
+    }
+  }
+
+  /** The levels above those of blocks of {@code block} values (a power of two, at least 4). */
+  private static void wholeLevels(double[] a, int block) {
     int n = a.length;
     int h = 4;
+    while (4 * h <= block) {
+      h *= 4; // done block by block
+    }
     for (; 4 * h <= n; h *= 4) {
       Blas.hadamardRadix4(a, h);
     }

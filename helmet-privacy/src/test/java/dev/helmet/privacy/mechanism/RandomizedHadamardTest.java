@@ -150,7 +150,8 @@ class RandomizedHadamardTest {
     // rotateInto applies the signs and the first two butterfly levels in one pass; the result must
     // be the transform of the signed, zero-padded vector exactly, for every d mod 4.
     SplittableRandom r = new SplittableRandom(5);
-    int[] dims = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 17, 63, 64, 65, 127, 1000, 4097, 63_610};
+    int[] dims = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 17, 63, 64, 65, 127, 1000, 4095, 4096, 4097, 8191, 63_610, 65_536,
+        100_001};
     for (int d : dims) {
       RandomizedHadamard h = new RandomizedHadamard(d, d);
       int padded = h.paddedDimension();
@@ -163,7 +164,7 @@ class RandomizedHadamardTest {
         for (int j = 0; j < d; j++) {
           expected[j] = x[j] * (h.sign(j) * scale);
         }
-        RandomizedHadamard.walshHadamard(expected);
+        textbookTransform(expected);
         h.rotateInto(x, buffer);
         double[] fresh = h.rotate(x);
         for (int j = 0; j < padded; j++) {
@@ -175,6 +176,40 @@ class RandomizedHadamardTest {
     }
     RandomizedHadamard h = new RandomizedHadamard(10, 1);
     assertThrows(IllegalArgumentException.class, () -> h.rotateInto(new double[10], new double[10]));
+  }
+
+  /**
+   * The fast Walsh-Hadamard transform as textbooks write it, one radix-2 level at a time over the
+   * whole array. The project's transform pairs the levels (a radix-4 step computes (a0 + a1) + (a2 +
+   * a3) and so on, the same sums) and takes the low levels a cache-sized block at a time: neither
+   * changes an operation, so the two agree bit for bit.
+   */
+  static void textbookTransform(double[] a) {
+    for (int h = 1; h < a.length; h *= 2) {
+      for (int i = 0; i < a.length; i += 2 * h) {
+        for (int j = i; j < i + h; j++) {
+          double u = a[j];
+          double v = a[j + h];
+          a[j] = u + v;
+          a[j + h] = u - v;
+        }
+      }
+    }
+  }
+
+  @Test
+  void theTransformIsTheTextbookOneBitForBitAtEveryLength() {
+    SplittableRandom r = new SplittableRandom(6);
+    for (int log = 0; log <= 18; log++) {
+      double[] a = r.doubles(1 << log, -1, 1).toArray();
+      double[] expected = a.clone();
+      textbookTransform(expected);
+      RandomizedHadamard.walshHadamard(a);
+      for (int j = 0; j < a.length; j++) {
+        assertEquals(Double.doubleToRawLongBits(expected[j]), Double.doubleToRawLongBits(a[j]),
+            "n = 2^" + log + ", coordinate " + j);
+      }
+    }
   }
 
   @Test
