@@ -23,7 +23,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * 63,610 parameters padded to D = 65,536, b = 8, gamma = 64, clip 1), in microseconds per record:
  * the exact stochastic rounding of D values, the randomized Hadamard rotation (Vector API, and the
  * plain-Java path in a JVM with {@code -Dhelmet.scalarKernels=true}), SMM's mixture clip, and the
- * distributed discrete Gaussian's conditional rounding (repeated until the norm bound holds). Baseline in the same run:
+ * distributed discrete Gaussian's conditional rounding (repeated until the norm bound holds), and a
+ * whole record through SMM's encoder. Baseline in the same run:
  * D words from the generator, the bits the rounding read per value before it read a byte.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -44,6 +45,10 @@ public class SmmBenchmarks {
     long[] out;
     RandomBits bits;
     ConditionalRounding conditional;
+    double[] rotated;
+    double[] phi;
+    double[] clipped;
+    long[] acc;
 
     @Setup
     public void setUp() {
@@ -58,6 +63,10 @@ public class SmmBenchmarks {
       out = new long[scaled.length];
       bits = RandomBits.secure();
       conditional = new ConditionalRounding(GAMMA, scaled.length, ConditionalRounding.DEFAULT_BETA);
+      rotated = new double[scaled.length];
+      phi = new double[scaled.length];
+      clipped = new double[scaled.length];
+      acc = new long[scaled.length];
     }
   }
 
@@ -95,6 +104,21 @@ public class SmmBenchmarks {
   @Benchmark
   public double[] mixtureClip(Record s) {
     return MixtureClip.clip(s.scaled, GAMMA * GAMMA, 64);
+  }
+
+  /**
+   * One record through SMM's whole encoder, as a party's batch runs it (buffers kept between
+   * records): rotate, scale by gamma, mixture clip, exact stochastic rounding added to the sum.
+   */
+  @Benchmark
+  public long[] smmRecord(Record s) {
+    s.rotation.rotateInto(s.gradient, s.rotated);
+    for (int k = 0; k < s.rotated.length; k++) {
+      s.rotated[k] *= GAMMA;
+    }
+    MixtureClip.clipInto(s.rotated, GAMMA * GAMMA, 64, s.phi, s.clipped);
+    StochasticRounding.addRounded(s.clipped, s.acc, s.bits);
+    return s.acc;
   }
 
   /** The distributed discrete Gaussian's conditional rounding of one rotated, scaled gradient. */
