@@ -146,11 +146,17 @@ public final class ConditionalRounding {
 
   /** {@link #round} into {@code y} (length D, overwritten), for callers that keep one buffer. */
   public void roundInto(double[] x, long[] y, RandomBits bits) {
-    Checks.require(x.length == dimension, "vector length must be " + dimension + ". Provided value: " + x.length);
-    Checks.require(y.length == dimension, "output length must be " + dimension + ". Provided value: " + y.length);
+    if (x.length != dimension) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("vector length must be " + dimension + ". Provided value: " + x.length);
+    }
+    if (y.length != dimension) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("output length must be " + dimension + ". Provided value: " + y.length);
+    }
     double norm = l2Norm(x);
-    Checks.require(norm <= radius * NORM_SLACK,
-        "vector L2 norm must be at most the radius " + radius + ". Provided value: " + norm);
+    if (!(norm <= radius * NORM_SLACK)) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("vector L2 norm must be at most the radius " + radius
+          + ". Provided value: " + norm);
+    }
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       StochasticRounding.roundAll(x, y, bits);
       if (withinBound(y)) {
@@ -212,9 +218,13 @@ public final class ConditionalRounding {
    * step of both encoders. A new array.
    */
   public static double[] clipL2(double[] x, double c) {
-    Checks.require(c > 0 && Double.isFinite(c), "clip norm must be positive. Provided value: " + c);
+    if (!(c > 0 && Double.isFinite(c))) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("clip norm must be positive. Provided value: " + c);
+    }
     double norm = l2Norm(x);
-    Checks.require(Double.isFinite(norm), "vector must be finite");
+    if (!Double.isFinite(norm)) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("vector must be finite");
+    }
     double[] out = x.clone();
     if (norm > c) {
       double f = c / norm;
@@ -241,10 +251,16 @@ public final class ConditionalRounding {
    */
   public static void clipRotateScaleInto(RandomizedHadamard rotation, double[] x, double c, double gamma,
       double[] clipped, double[] out) {
-    Checks.require(c > 0 && Double.isFinite(c), "clip norm must be positive. Provided value: " + c);
-    Checks.require(clipped.length == x.length, "the clip buffer must have the vector's length " + x.length);
+    if (!(c > 0 && Double.isFinite(c))) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("clip norm must be positive. Provided value: " + c);
+    }
+    if (clipped.length != x.length) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("the clip buffer must have the vector's length " + x.length);
+    }
     double norm = l2Norm(x);
-    Checks.require(Double.isFinite(norm), "vector must be finite");
+    if (!Double.isFinite(norm)) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("vector must be finite");
+    }
     double f = norm > c ? c / norm : 1;
     for (int j = 0; j < x.length; j++) {
       clipped[j] = norm > c ? x[j] * f : x[j];

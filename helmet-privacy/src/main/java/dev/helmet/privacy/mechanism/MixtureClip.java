@@ -100,13 +100,17 @@ public final class MixtureClip {
    * same values, bit for bit.
    */
   public static void clipInto(double[] g, double c, long deltaInf, double[] scratch, double[] out) {
-    Checks.require(c >= MIN_C && c <= MAX_C,
-        "c must be in [2^-900, 2^90]. Provided value: " + c);
-    Checks.require(deltaInf >= 1 && deltaInf <= MAX_DELTA_INF,
-        "Delta_inf must be in [1, 2^50]. Provided value: " + deltaInf);
+    if (!(c >= MIN_C && c <= MAX_C)) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("c must be in [2^-900, 2^90]. Provided value: " + c);
+    }
+    if (!(deltaInf >= 1 && deltaInf <= MAX_DELTA_INF)) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("Delta_inf must be in [1, 2^50]. Provided value: " + deltaInf);
+    }
     int n = g.length;
-    Checks.require(scratch.length == n && out.length == n && scratch != g && out != g && scratch != out,
-        "the scratch and output buffers must be distinct from g and of its length " + n);
+    if (!(scratch.length == n && out.length == n && scratch != g && out != g && scratch != out)) { // hot path
+      throw new IllegalArgumentException("the scratch and output buffers must be distinct from g and of its length "
+          + n);
+    }
     // v_j = phi(|g_j| scale), their sum (four running sums, as phiSumUpperBound adds) and whether
     // every |g_j| scale is at most 2^50, in one pass; scale = 1 unless the sum overflows.
     double[] v = scratch;

@@ -111,10 +111,12 @@ public final class RandomizedHadamard {
    * are applied in one pass (the same operations in the same order as {@link #walshHadamard}).
    */
   public void rotateInto(double[] x, double[] y) {
-    Checks.require(x.length == dimension,
-        "vector length must be " + dimension + ". Provided value: " + x.length);
-    Checks.require(y.length == padded,
-        "output length must be " + padded + ". Provided value: " + y.length);
+    if (x.length != dimension) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("vector length must be " + dimension + ". Provided value: " + x.length);
+    }
+    if (y.length != padded) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("output length must be " + padded + ". Provided value: " + y.length);
+    }
     if (padded < 4) {
       java.util.Arrays.fill(y, 0);
       for (int j = 0; j < dimension; j++) {
@@ -153,8 +155,9 @@ public final class RandomizedHadamard {
    * modified.
    */
   public double[] inverse(double[] y) {
-    Checks.require(y.length == padded,
-        "vector length must be " + padded + ". Provided value: " + y.length);
+    if (y.length != padded) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("vector length must be " + padded + ". Provided value: " + y.length);
+    }
     double[] z = y.clone();
     walshHadamard(z);
     double[] x = new double[dimension];
@@ -173,8 +176,9 @@ public final class RandomizedHadamard {
    */
   public static void walshHadamard(double[] a) {
     int n = a.length;
-    Checks.require(n > 0 && (n & (n - 1)) == 0,
-        "length must be a power of two. Provided value: " + n);
+    if (!(n > 0 && (n & (n - 1)) == 0)) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("length must be a power of two. Provided value: " + n);
+    }
     if (n < 4) {
       if (n == 2) {
         Blas.hadamardRadix2(a, 1);

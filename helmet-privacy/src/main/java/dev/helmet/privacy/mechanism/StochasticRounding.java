@@ -1,6 +1,5 @@
 package dev.helmet.privacy.mechanism;
 
-import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.noise.RandomBits;
 
 /**
@@ -83,8 +82,9 @@ public final class StochasticRounding {
 
   /** Rounds every x_j independently into {@code out} (same length). */
   public static void roundAll(double[] x, long[] out, RandomBits bits) {
-    Checks.require(out.length == x.length,
-        "output length must be " + x.length + ". Provided value: " + out.length);
+    if (out.length != x.length) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("output length must be " + x.length + ". Provided value: " + out.length);
+    }
     Source source = new Source(bits);
     for (int j = 0; j < x.length; j++) {
       out[j] = roundFast(x[j], bits, source);
@@ -93,8 +93,9 @@ public final class StochasticRounding {
 
   /** Adds the rounding of every x_j, drawn independently, to {@code acc[j]} (same length). */
   public static void addRounded(double[] x, long[] acc, RandomBits bits) {
-    Checks.require(acc.length == x.length,
-        "accumulator length must be " + x.length + ". Provided value: " + acc.length);
+    if (acc.length != x.length) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("accumulator length must be " + x.length + ". Provided value: " + acc.length);
+    }
     Source source = new Source(bits);
     for (int j = 0; j < x.length; j++) {
       acc[j] += roundFast(x[j], bits, source);
