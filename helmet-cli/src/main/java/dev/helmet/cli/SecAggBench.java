@@ -31,8 +31,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "secagg", mixinStandardHelpOptions = true, sortOptions = false,
     description = "One full secure-aggregation run in-process (all parties and the server), checked against the "
-        + "exact sum. JSON keys include server_seconds, party_seconds (mean per party), bytes_per_party, "
-        + "server_bytes.")
+        + "exact sum; --rounds repeats it. JSON keys include server_seconds, party_seconds (mean per party), "
+        + "bytes_per_party, server_bytes, exact_sum (every round), rounds.")
 final class SecAggBench implements Callable<Integer> {
   @Option(names = "--parties", paramLabel = "P", defaultValue = "1000", description = "Default: ${DEFAULT-VALUE}.")
   int parties;
@@ -82,6 +82,13 @@ final class SecAggBench implements Callable<Integer> {
   @Option(names = "--ring-bits", paramLabel = "B", defaultValue = "32", description = "Default: ${DEFAULT-VALUE}.")
   int ringBits;
 
+  @Option(names = "--rounds", paramLabel = "R", defaultValue = "1",
+      description = "Full runs back to back in this JVM, each with fresh keys and masks; the summary is the last "
+          + "round's (after the first, the JIT has compiled the hot code: the steady state of a long-running "
+          + "coordinator or participant). JSON adds party_seconds_by_round and server_seconds_by_round. "
+          + "Default: ${DEFAULT-VALUE}.")
+  int rounds;
+
   @Option(names = "--threads", paramLabel = "N", description = "Default: the number of processors.")
   Integer threads;
 
@@ -96,6 +103,9 @@ final class SecAggBench implements Callable<Integer> {
     if (parties < 2 || params < 1) {
       throw new IllegalArgumentException("parties must be >= 2 and params >= 1. Provided values: " + parties + ", "
           + params);
+    }
+    if (rounds < 1 || rounds > 1000) {
+      throw new IllegalArgumentException("--rounds must be in [1, 1000]. Provided value: " + rounds);
     }
     if (!(dropout >= 0 && dropout < 0.5)) {
       throw new IllegalArgumentException("dropout must be in [0, 0.5). Provided value: " + dropout);
@@ -140,13 +150,28 @@ final class SecAggBench implements Callable<Integer> {
           + "parties ...%n", s.name(), parties, params, 100 * dropout, dropoutRound, ringBits, 100 * colluding);
       out.flush();
     }
-    SummationOutcome o = s.run(new SummationSpec(parties, params, enc, m), inputs);
-    // Check against the exact sum of the contributors' inputs, and time the same sum in the clear.
-    long p0 = System.nanoTime();
-    SummationOutcome plain = new PlainSummation().run(new SummationSpec(o.contributors().size() == 0 ? 1
-        : o.contributors().size(), params, enc, 1), k -> inputs.apply(o.contributors().get(k)));
-    double plainSeconds = (System.nanoTime() - p0) / 1e9;
-    boolean exact = o.sum() != null && Arrays.equals(plain.sum(), o.sum());
+    SummationOutcome o = null;
+    double plainSeconds = 0;
+    boolean exact = true;
+    double[] partyByRound = new double[rounds];
+    double[] serverByRound = new double[rounds];
+    for (int r = 0; r < rounds; r++) {
+      o = s.run(new SummationSpec(parties, params, enc, m), inputs);
+      // Check against the exact sum of the contributors' inputs, and time the same sum in the clear.
+      SummationOutcome done = o;
+      long p0 = System.nanoTime();
+      SummationOutcome plain = new PlainSummation().run(new SummationSpec(done.contributors().size() == 0 ? 1
+          : done.contributors().size(), params, enc, 1), k -> inputs.apply(done.contributors().get(k)));
+      plainSeconds = (System.nanoTime() - p0) / 1e9;
+      exact &= o.sum() != null && Arrays.equals(plain.sum(), o.sum());
+      partyByRound[r] = o.partySeconds();
+      serverByRound[r] = o.serverSeconds();
+      if (!json && rounds > 1) {
+        out.printf("  round %-3d         party %.4f s (mean), server %.2f s, sum %s%n", r + 1, o.partySeconds(),
+            o.serverSeconds(), o.sum() != null && Arrays.equals(plain.sum(), o.sum()) ? "exact" : "NOT EXACT");
+        out.flush();
+      }
+    }
     double prgMbps = prgRate();
     ObjectNode j = Json.object();
     j.put("protocol", s.name());
@@ -172,11 +197,14 @@ final class SecAggBench implements Callable<Integer> {
     j.put("baseline_plain_sum_seconds", plainSeconds);
     j.put("baseline_aes_ctr_mb_per_s", prgMbps);
     j.put("server_vs_plain_sum", o.serverSeconds() / plainSeconds);
+    j.put("rounds", rounds);
+    j.set("party_seconds_by_round", Json.MAPPER.valueToTree(partyByRound));
+    j.set("server_seconds_by_round", Json.MAPPER.valueToTree(serverByRound));
     if (json) {
       out.println(Json.print(j));
     } else {
-      out.printf("  status            %s%s; sum %s%n", o.status(), o.abortReason() == null ? "" : " (" + o.abortReason()
-          + ")", exact ? "exact" : "NOT EXACT");
+      out.printf("  status            %s%s; sum %s%s%n", o.status(), o.abortReason() == null ? "" : " (" + o.abortReason()
+          + ")", exact ? "exact" : "NOT EXACT", rounds > 1 ? " in every round; the rest is the last round's" : "");
       out.printf("  parameters       %s; %d contributors%n", Trainer.describe(o.parameters()), o.contributors().size());
       out.printf("  server            %.2f s (%.1f x the %.2f s of summing the same vectors in the clear)%n",
           o.serverSeconds(), o.serverSeconds() / plainSeconds, plainSeconds);
