@@ -83,9 +83,10 @@ final class SecAggBench implements Callable<Integer> {
   int ringBits;
 
   @Option(names = "--rounds", paramLabel = "R", defaultValue = "1",
-      description = "Full runs back to back in this JVM, each with fresh keys and masks; the summary is the last "
-          + "round's (after the first, the JIT has compiled the hot code: the steady state of a long-running "
-          + "coordinator or participant). JSON adds party_seconds_by_round and server_seconds_by_round. "
+      description = "Full runs back to back in this JVM, each with fresh keys and masks (the same inputs and, "
+          + "with --dropout, the same parties dropping); the summary is the last round's (after the first, the JIT "
+          + "has compiled the hot code: the steady state of a long-running coordinator or participant). JSON adds "
+          + "party_seconds_by_round, server_seconds_by_round, status_by_round and exact_by_round. "
           + "Default: ${DEFAULT-VALUE}.")
   int rounds;
 
@@ -155,6 +156,8 @@ final class SecAggBench implements Callable<Integer> {
     boolean exact = true;
     double[] partyByRound = new double[rounds];
     double[] serverByRound = new double[rounds];
+    String[] statusByRound = new String[rounds];
+    boolean[] exactByRound = new boolean[rounds];
     for (int r = 0; r < rounds; r++) {
       o = s.run(new SummationSpec(parties, params, enc, m), inputs);
       // Check against the exact sum of the contributors' inputs, and time the same sum in the clear.
@@ -163,12 +166,14 @@ final class SecAggBench implements Callable<Integer> {
       SummationOutcome plain = new PlainSummation().run(new SummationSpec(done.contributors().size() == 0 ? 1
           : done.contributors().size(), params, enc, 1), k -> inputs.apply(done.contributors().get(k)));
       plainSeconds = (System.nanoTime() - p0) / 1e9;
-      exact &= o.sum() != null && Arrays.equals(plain.sum(), o.sum());
+      exactByRound[r] = o.sum() != null && Arrays.equals(plain.sum(), o.sum());
+      exact &= exactByRound[r];
       partyByRound[r] = o.partySeconds();
       serverByRound[r] = o.serverSeconds();
+      statusByRound[r] = o.status().name();
       if (!json && rounds > 1) {
-        out.printf("  round %-3d         party %.4f s (mean), server %.2f s, sum %s%n", r + 1, o.partySeconds(),
-            o.serverSeconds(), o.sum() != null && Arrays.equals(plain.sum(), o.sum()) ? "exact" : "NOT EXACT");
+        out.printf("  round %-3d         %s, party %.4f s (mean), server %.2f s, sum %s%n", r + 1, o.status(),
+            o.partySeconds(), o.serverSeconds(), exactByRound[r] ? "exact" : "NOT EXACT");
         out.flush();
       }
     }
@@ -200,11 +205,14 @@ final class SecAggBench implements Callable<Integer> {
     j.put("rounds", rounds);
     j.set("party_seconds_by_round", Json.MAPPER.valueToTree(partyByRound));
     j.set("server_seconds_by_round", Json.MAPPER.valueToTree(serverByRound));
+    j.set("status_by_round", Json.MAPPER.valueToTree(statusByRound));
+    j.set("exact_by_round", Json.MAPPER.valueToTree(exactByRound));
     if (json) {
       out.println(Json.print(j));
     } else {
       out.printf("  status            %s%s; sum %s%s%n", o.status(), o.abortReason() == null ? "" : " (" + o.abortReason()
-          + ")", exact ? "exact" : "NOT EXACT", rounds > 1 ? " in every round; the rest is the last round's" : "");
+          + ")", rounds == 1 ? (exact ? "exact" : "NOT EXACT") : exact ? "exact in every round" : "NOT EXACT in some round",
+          rounds > 1 ? "; the rest is the last round's" : "");
       out.printf("  parameters       %s; %d contributors%n", Trainer.describe(o.parameters()), o.contributors().size());
       out.printf("  server            %.2f s (%.1f x the %.2f s of summing the same vectors in the clear)%n",
           o.serverSeconds(), o.serverSeconds() / plainSeconds, plainSeconds);

@@ -22,6 +22,10 @@ class BenchCliTest {
     assertEquals(3, j.get("rounds").asInt());
     assertEquals(3, j.get("party_seconds_by_round").size());
     assertEquals(3, j.get("server_seconds_by_round").size());
+    for (int r = 0; r < 3; r++) {
+      assertTrue(j.get("exact_by_round").get(r).asBoolean(), j.toString());
+      assertEquals("COMPLETED", j.get("status_by_round").get(r).asText(), j.toString());
+    }
     // the summary keys are the last round's
     assertEquals(j.get("party_seconds").asDouble(), j.get("party_seconds_by_round").get(2).asDouble());
     assertEquals(j.get("server_seconds").asDouble(), j.get("server_seconds_by_round").get(2).asDouble());

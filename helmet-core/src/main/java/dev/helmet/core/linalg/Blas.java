@@ -124,7 +124,7 @@ public final class Blas {
    * cache-sized block at a time. The same operations on the same values as the whole-array form.
    */
   public static void hadamardRadix4(double[] a, int from, int to, int h) {
-    if (from < 0 || to > a.length || from % (4 * h) != 0 || (to - from) % (4 * h) != 0) {
+    if (h < 1 || from < 0 || to < from || to > a.length || from % (4 * h) != 0 || (to - from) % (4 * h) != 0) {
       throw new IllegalArgumentException("blocks of " + 4 * h + " values: [" + from + ", " + to + ") of "
           + a.length);
     }

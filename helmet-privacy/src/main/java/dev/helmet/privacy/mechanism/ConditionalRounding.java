@@ -254,8 +254,8 @@ public final class ConditionalRounding {
     if (!(c > 0 && Double.isFinite(c))) { // hot path: the message is built only on failure
       throw new IllegalArgumentException("clip norm must be positive. Provided value: " + c);
     }
-    if (clipped.length != x.length) { // hot path: the message is built only on failure
-      throw new IllegalArgumentException("the clip buffer must have the vector's length " + x.length);
+    if (clipped.length != x.length || clipped == x || clipped == out) { // hot path
+      throw new IllegalArgumentException("the clip buffer must be a new array of the vector's length " + x.length);
     }
     double norm = l2Norm(x);
     if (!Double.isFinite(norm)) { // hot path: the message is built only on failure

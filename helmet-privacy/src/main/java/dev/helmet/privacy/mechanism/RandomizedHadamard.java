@@ -117,6 +117,9 @@ public final class RandomizedHadamard {
     if (y.length != padded) { // hot path: the message is built only on failure
       throw new IllegalArgumentException("output length must be " + padded + ". Provided value: " + y.length);
     }
+    if (x == y) {
+      throw new IllegalArgumentException("the output must not be the input vector");
+    }
     if (padded < 4) {
       java.util.Arrays.fill(y, 0);
       for (int j = 0; j < dimension; j++) {
@@ -205,9 +208,10 @@ public final class RandomizedHadamard {
 
   /**
    * Values per block of the transform's low levels: 4096 doubles (32 KiB) fit a core's first-level
-   * cache, so levels 3 to 12 take one pass over memory instead of five. A power of four, so the
-   * levels pair up (h = 4, 16, ...) as they do over the whole array: every value goes through the
-   * same operations in the same order either way.
+   * cache, so levels 3 to 12 take one pass over memory instead of five. The block takes the level
+   * pairs h = 4, 16, ... whose groups of 4h values lie inside it, and the rest are done over the
+   * whole array in the same order: every value goes through the same operations in the same order
+   * as without blocks (for any power-of-two block).
    */
   static final int BLOCK = 4096;
 

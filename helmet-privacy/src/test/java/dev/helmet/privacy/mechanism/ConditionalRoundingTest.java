@@ -175,6 +175,9 @@ class ConditionalRoundingTest {
         assertArrayEquals(expected, rounded);
       }
     }
+    double[] x = new double[d];
+    assertThrows(IllegalArgumentException.class,
+        () -> ConditionalRounding.clipRotateScaleInto(rotation, x, 1, 16, x, rotated), "the input as the clip buffer");
   }
 
   private static double[][] adversarialInputs(int d, double radius) {

@@ -176,6 +176,8 @@ class RandomizedHadamardTest {
     }
     RandomizedHadamard h = new RandomizedHadamard(10, 1);
     assertThrows(IllegalArgumentException.class, () -> h.rotateInto(new double[10], new double[10]));
+    double[] same = new double[16];
+    assertThrows(IllegalArgumentException.class, () -> new RandomizedHadamard(16, 1).rotateInto(same, same));
   }
 
   /**
