@@ -63,8 +63,8 @@ final class ExperimentCommand extends GroupCommand {
     @Option(names = "--report-only",
         description = "Write results.csv, the plots and report.md of the cells finished so far in --out into "
             + "--out/partial (for example while the grid still runs, or after it was stopped), without running any "
-            + "cell: the run's command with this flag added (its --threads, --engine, --master and --engine-conf "
-            + "are ignored). With --json, seconds is null and report_only true.")
+            + "cell: the run's command with this flag added (its --threads, --cells-at-once, --engine, --master and "
+            + "--engine-conf are ignored). With --json, seconds is null and report_only true.")
     boolean reportOnly;
 
     @Option(names = "--features", paramLabel = "raw|scatter|hog",
@@ -93,10 +93,18 @@ final class ExperimentCommand extends GroupCommand {
     Path cacheDir;
 
     @Option(names = "--engine", paramLabel = "local|spark", defaultValue = "local",
-        description = "Where the cells run: local (one after another, each on --threads threads) or spark (each cell "
+        description = "Where the cells run: local (one after another, each on --threads threads; or --cells-at-once "
+            + "at a time) or spark (each cell "
             + "a Spark task, as many at once as the cluster has cores; the launcher adds module helmet-spark and "
             + "Spark). The same results.csv, plots and report. Default: ${DEFAULT-VALUE}.")
     String engine;
+
+    @Option(names = "--cells-at-once", paramLabel = "K", defaultValue = "1",
+        description = "With --engine local: run K cells at a time, each on --threads threads (default then: the "
+            + "cores over K). For grids of long cells, such as the smm-fl presets' 1,000-round MLPs, where a cell "
+            + "on all cores leaves some idle while each round waits for its slowest party and the server's step. "
+            + "Default: ${DEFAULT-VALUE}.")
+    int cellsAtOnce;
 
     @Option(names = "--master", paramLabel = "URL",
         description = "With --engine spark: the Spark master, local[*] (default), spark://host:7077, yarn or k8s://...")
@@ -126,10 +134,23 @@ final class ExperimentCommand extends GroupCommand {
       if (config != null && quick) {
         throw new IllegalArgumentException("--quick applies to presets only; make the file's grid smaller instead");
       }
-      if (reportOnly && (network || preset != null && java.util.List.of(Presets.SUM, Presets.SAMPLING, Presets.NODES,
-          Presets.GROUPS).contains(preset.trim().toLowerCase(java.util.Locale.ROOT)))) {
+      boolean noCells = network || preset != null && java.util.List.of(Presets.SUM, Presets.SAMPLING, Presets.NODES,
+          Presets.GROUPS).contains(preset.trim().toLowerCase(java.util.Locale.ROOT));
+      if (reportOnly && noCells) {
         throw new IllegalArgumentException("--report-only applies to experiments that keep their cells in "
             + "cells.jsonl; " + (network ? "--network timings" : "--preset " + preset) + " do not");
+      }
+      if (cellsAtOnce < 1 || cellsAtOnce > dev.helmet.experiments.LocalGrid.MAX_CELLS_AT_ONCE) {
+        throw new IllegalArgumentException("--cells-at-once must be in [1, "
+            + dev.helmet.experiments.LocalGrid.MAX_CELLS_AT_ONCE + "]. Provided value: " + cellsAtOnce);
+      }
+      if (cellsAtOnce != 1 && noCells) {
+        throw new IllegalArgumentException("--cells-at-once applies to experiments made of cells; "
+            + (network ? "--network timings are not" : "--preset " + preset + " is not one"));
+      }
+      if (cellsAtOnce != 1 && !engine.equalsIgnoreCase("local")) {
+        throw new IllegalArgumentException("--cells-at-once goes with --engine local; Spark runs as many cells at "
+            + "once as its cluster has cores");
       }
       if (preset != null && preset.trim().equalsIgnoreCase(Presets.SUM)) {
         return sumEstimation();
@@ -165,7 +186,7 @@ final class ExperimentCommand extends GroupCommand {
         throw new IllegalArgumentException("--features " + f + " disagrees with " + config + ", which says features: "
             + c.features() + "; set the features key in the file instead (or leave out --features)");
       }
-      int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+      int t = threads != null ? threads : Math.max(1, Runtime.getRuntime().availableProcessors() / cellsAtOnce);
       if (t < 1) {
         throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
       }
@@ -188,6 +209,7 @@ final class ExperimentCommand extends GroupCommand {
             RunOptions.engineOptions(master, 0, engineConf)));
       } else {
         RunOptions.refuseStrayEngineOptions(master, engineConf, 0);
+        settings = settings.on(new dev.helmet.experiments.LocalGrid(cellsAtOnce));
       }
       ExperimentRunner.Summary s = ExperimentRunner.run(c, settings);
       return report(c, s, commandLine(c));

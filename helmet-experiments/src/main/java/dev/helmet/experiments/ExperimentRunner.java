@@ -239,7 +239,7 @@ public final class ExperimentRunner {
         s.progress().advance(cell.parties());
       };
       if (!pending.isEmpty()) {
-        Grid grid = s.grid() != null ? s.grid() : local(pending);
+        Grid grid = s.grid() != null ? s.grid() : new LocalGrid(1);
         grid.run(c, data, List.copyOf(pending.keySet()), s.threads(), s.testNoiseSeed(), record);
       }
     } catch (java.io.UncheckedIOException e) {
@@ -248,20 +248,6 @@ public final class ExperimentRunner {
     s.progress().finish();
     // Only the rows of this configuration's cells (the file holds nothing else: see checkSameExperiment).
     return new Summary(cells.size(), skipped, ran[0], rows, (System.nanoTime() - start) / 1e9);
-  }
-
-  /** The local grid: the cells one after another, reusing each group's data and partition. */
-  private static Grid local(Map<String, Cell> pending) {
-    return (c, data, keys, threads, testNoiseSeed, done) -> {
-      Group group = null;
-      for (String key : keys) {
-        Cell cell = pending.get(key);
-        if (group == null || !group.matches(cell)) {
-          group = Group.of(c, data, cell);
-        }
-        done.accept(key, runCell(c, group, cell, threads, testNoiseSeed));
-      }
-    };
   }
 
   /** One cell of the sweep: a variant's grid point on one (partition, parties, repeat, fold). */

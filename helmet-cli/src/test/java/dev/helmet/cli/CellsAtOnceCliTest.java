@@ -1,0 +1,37 @@
+package dev.helmet.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code experiment run --cells-at-once}: a quick preset two cells at a time, and the refusals. */
+class CellsAtOnceCliTest {
+  private static void assertInvalid(Cli c, String expected) {
+    assertEquals(Main.INVALID_INPUT, c.exit, c.toString());
+    assertTrue(c.err.contains(expected), "expected '" + expected + "' in: " + c.err);
+  }
+
+  @Test
+  void aQuickPresetRunsTwoCellsAtATime(@TempDir Path dir) throws Exception {
+    Cli run = Cli.run("experiment", "run", "--preset", "smm-fl", "--quick", "--cells-at-once", "2", "--out",
+        dir.toString(), "--quiet");
+    assertEquals(0, run.exit, run.toString());
+    assertEquals(4, Files.readAllLines(dir.resolve("cells.jsonl")).size(), "the quick preset's four cells");
+    assertTrue(Files.exists(dir.resolve("report.md")));
+  }
+
+  @Test
+  void cellsAtOnceIsRefusedWhereItDoesNotApply(@TempDir Path dir) {
+    String out = dir.toString();
+    assertInvalid(Cli.run("experiment", "run", "--preset", "smm-fl", "--quick", "--cells-at-once", "0", "--out", out),
+        "--cells-at-once must be in [1, 256]. Provided value: 0");
+    assertInvalid(Cli.run("experiment", "run", "--preset", "smm-fl", "--quick", "--cells-at-once", "2", "--engine",
+        "spark", "--out", out), "--cells-at-once goes with --engine local");
+    assertInvalid(Cli.run("experiment", "run", "--preset", "smm-sum", "--quick", "--cells-at-once", "2", "--out", out),
+        "--cells-at-once applies to experiments made of cells; --preset smm-sum is not one");
+  }
+}

@@ -1,0 +1,87 @@
+package dev.helmet.experiments;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.helmet.core.data.BuiltinDataset;
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.eval.StratifiedKFold;
+import dev.helmet.core.util.Progress;
+import dev.helmet.core.testdata.TestData;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Several cells at once on the local grid: the rows of one cell at a time, every cell recorded. */
+class LocalGridTest {
+  private static final BuiltinDataset.TrainTest DIGITS;
+
+  static {
+    Dataset all = TestData.digits();
+    StratifiedKFold.Fold f = StratifiedKFold.holdout(all.labels(), all.numClasses(), 0.3, new SplittableRandom(1));
+    DIGITS = new BuiltinDataset.TrainTest(all.subset(f.train(), "digits train"), all.subset(f.test(), "digits test"));
+  }
+
+  private static final String SMALL = String.join("\n",
+      "name: small",
+      "dataset: mnist",
+      "parties: [5, 10]",
+      "per_party: 30",
+      "epsilons: [1, 5]",
+      "repeats: 2",
+      "variants:",
+      "  - {name: helmet-softmax, algorithm: helmet, settings: {learner: {kind: softmax, lambda: [0.5, 1], epochs: 3}}}",
+      "  - name: dp-fl",
+      "    algorithm: dp-fl",
+      "    summation: simulated",
+      "    settings: {dpfl: {learning_rate: 2, grad_clip: 1, epochs: 1, sampling_rate: 'min(1, 30 / records)'}}",
+      "");
+
+  /** Every column of a row (doubles by their bits). */
+  private static String all(Row r) {
+    return r.variant() + "/" + r.parties() + "/" + r.seed() + "/" + r.fold() + "/" + r.lambda() + "/" + r.targetEps()
+        + "/" + Double.doubleToLongBits(r.dpEps()) + "/" + r.rounds() + "/" + r.neighbours() + "/"
+        + Double.doubleToLongBits(r.valAcc()) + "/" + Double.doubleToLongBits(r.testAcc()) + "/"
+        + Double.doubleToLongBits(r.testF1());
+  }
+
+  private static ExperimentRunner.Settings settings(Path out) {
+    return new ExperimentRunner.Settings(out, out, 1, Progress.NONE, id -> DIGITS).withTestNoiseSeed(3);
+  }
+
+  @Test
+  void cellsAtOnceGiveTheRowsOfOneAtATimeInEveryColumn(@TempDir Path dir) throws Exception {
+    ExperimentConfig c = ExperimentConfig.parse(new ObjectMapper(new YAMLFactory()).readTree(SMALL), "small.yaml");
+    ExperimentRunner.Summary one = ExperimentRunner.run(c, settings(dir.resolve("one")));
+    ExperimentRunner.Summary three = ExperimentRunner.run(c, settings(dir.resolve("three")).on(new LocalGrid(3)));
+    TreeSet<String> a = one.rows().stream().map(LocalGridTest::all).collect(Collectors.toCollection(TreeSet::new));
+    TreeSet<String> b = three.rows().stream().map(LocalGridTest::all).collect(Collectors.toCollection(TreeSet::new));
+    assertEquals(one.rows().size(), a.size(), "every row differs from the others");
+    assertEquals(a, b);
+    // 2 party counts x 2 repeats x (2 lambdas + 1 dp-fl point) = 12 cells, each on its own line
+    assertEquals(12, Files.readAllLines(dir.resolve("three/cells.jsonl")).size());
+    assertEquals(12, three.ran());
+    // a second run keeps them all
+    ExperimentRunner.Summary again = ExperimentRunner.run(c, settings(dir.resolve("three")).on(new LocalGrid(3)));
+    assertEquals(0, again.ran());
+    assertEquals(12, again.skipped());
+  }
+
+  @Test
+  void outOfRangeAndUnknownCellsAreRefused() throws Exception {
+    assertThrows(IllegalArgumentException.class, () -> new LocalGrid(0));
+    assertThrows(IllegalArgumentException.class, () -> new LocalGrid(LocalGrid.MAX_CELLS_AT_ONCE + 1));
+    ExperimentConfig c = ExperimentConfig.parse(new ObjectMapper(new YAMLFactory()).readTree(SMALL), "small.yaml");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new LocalGrid(2).run(c, DIGITS, List.of("no/such/cell"), 1, 1L, (k, rows) -> { }));
+    assertTrue(e.getMessage().contains("no cell no/such/cell"), e.getMessage());
+  }
+}
