@@ -117,12 +117,20 @@ public final class StochasticRounding {
     if (!(a <= MAX_MAGNITUDE)) {
       throw new IllegalArgumentException("|x| must be <= 2^62 and finite. Provided value: " + x);
     }
-    double k = Math.floor(a);
-    double f = a - k; // exact
-    int top = (int) (f * 256); // bits 1-8 of f: f 2^8 is exact and below 256
+    long k;
+    int top;
+    if (a < 0x1p52) {
+      // a 2^8 is exact and below 2^60: its integer part is 2^8 floor(a) + (bits 1-8 of a's fraction)
+      long m = (long) (a * 256);
+      k = m >> 8;
+      top = (int) m & 0xff;
+    } else { // an integer: no fraction
+      k = (long) a;
+      top = 0;
+    }
     int b = bits.nextByte();
-    long up = b != top ? (b - top) >>> 31 : (afterFirstByte(f, source) ? 1 : 0);
-    long r = (long) k + up;
+    long up = b != top ? (b - top) >>> 31 : (afterFirstByte(a - k, source) ? 1 : 0); // a - k: exact
+    long r = k + up;
     long sign = Double.doubleToRawLongBits(x) >> 63; // -1 for x < 0 (and -0.0, whose r is 0)
     return (r ^ sign) - sign;
   }

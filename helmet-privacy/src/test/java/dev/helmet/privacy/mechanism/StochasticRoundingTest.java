@@ -172,7 +172,8 @@ class StochasticRoundingTest {
         case 0 -> (r.nextDouble() - 0.5) * 64;
         case 1 -> r.nextInt(-8, 8) + r.nextInt(256) / 256.0; // p is a whole byte: ties read on
         case 2 -> Math.scalb(r.nextDouble(), -r.nextInt(1, 80)) * (r.nextBoolean() ? 1 : -1);
-        case 3 -> r.nextInt(-1000, 1000);
+        case 3 -> r.nextBoolean() ? r.nextInt(-1000, 1000) // and around 2^52, where the fast loop switches
+            : Math.scalb(1.0, r.nextInt(50, 62)) * (1 + r.nextInt(-4, 5) * 0x1p-52) * (r.nextBoolean() ? 1 : -1);
         default -> r.nextInt(-3, 3) + 1 - Math.scalb(r.nextDouble(), -r.nextInt(1, 50));
       };
     }
