@@ -48,6 +48,23 @@ class SmmClaimsTest {
   }
 
   @Test
+  void aPartialGridIsCheckedAtItsPlannedLargestWidth(@TempDir Path dir) throws Exception {
+    ExperimentConfig c = SmmPresets.fl("mnist", false); // b = 6, 8, 10; only b = 6 and 8 finished
+    List<Row> rows = new ArrayList<>();
+    for (double eps = 1; eps <= 5; eps++) {
+      rows.add(row("smm-b6", eps, 0.80));
+      rows.add(row("ddg-b6", eps, 0.10));
+      rows.add(row("smm-b8", eps, 0.88));
+    }
+    Report.write(c, rows, dir, "test", Double.NaN);
+    String md = Files.readString(dir.resolve("report.md"));
+    assertTrue(md.contains("**1. Below 10 bits SMM is ahead of DDG and Skellam (lead above 1 point)**: holds in all 5 "
+        + "settings."), md);
+    assertTrue(md.contains("**2. At 10 bits the three are comparable (the best and the worst within 3 points)**: no "
+        + "settings to check."), md);
+  }
+
+  @Test
   void aSweepIsCheckedAtItsPointsAndOneWidthIsNotCompared(@TempDir Path dir) throws Exception {
     ExperimentConfig c = SmmPresets.gamma("mnist", true); // b = 8 only: one width
     List<Row> rows = new ArrayList<>();
