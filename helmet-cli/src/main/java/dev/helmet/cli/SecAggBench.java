@@ -210,9 +210,10 @@ final class SecAggBench implements Callable<Integer> {
     if (json) {
       out.println(Json.print(j));
     } else {
-      out.printf("  status            %s%s; sum %s%s%n", o.status(), o.abortReason() == null ? "" : " (" + o.abortReason()
-          + ")", rounds == 1 ? (exact ? "exact" : "NOT EXACT") : exact ? "exact in every round" : "NOT EXACT in some round",
-          rounds > 1 ? "; the rest is the last round's" : "");
+      String sum = rounds == 1 ? (exact ? "exact" : "NOT EXACT")
+          : (exact ? "exact in every round" : "NOT EXACT in some round") + "; the rest is the last round's";
+      out.printf("  status            %s%s; sum %s%n", o.status(), o.abortReason() == null ? "" : " (" + o.abortReason()
+          + ")", sum);
       out.printf("  parameters       %s; %d contributors%n", Trainer.describe(o.parameters()), o.contributors().size());
       out.printf("  server            %.2f s (%.1f x the %.2f s of summing the same vectors in the clear)%n",
           o.serverSeconds(), o.serverSeconds() / plainSeconds, plainSeconds);

@@ -87,7 +87,8 @@ final class SmmClaims {
         for (String mech : MECHANISMS) {
           md.append(' ').append(pct(m.get(mech))).append(" |");
         }
-        md.append(' ').append(lead(m) == null ? "-" : signed(lead(m))).append(" | ").append(pct(central)).append(" |\n");
+        Double lead = lead(m);
+        md.append(' ').append(lead == null ? "-" : signed(lead)).append(" | ").append(pct(central)).append(" |\n");
       });
     }
     md.append('\n');

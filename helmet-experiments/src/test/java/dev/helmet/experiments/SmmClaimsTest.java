@@ -38,8 +38,8 @@ class SmmClaimsTest {
     String md = Files.readString(dir.resolve("report.md"));
     assertTrue(md.contains("## The Skellam mixture paper's claims, checked"), md);
     assertTrue(md.contains("| 6 | 1 | 80.0 | 10.0 | 12.0 | +68.0 | 93.0 |"), md);
-    assertTrue(md.contains("**1. Below 10 bits SMM is ahead of DDG and Skellam (lead above 1 point)**: holds in 9 of 10 "
-        + "settings; not in b 8, eps 1 (+0.5)."), md);
+    assertTrue(md.contains("**1. Below 10 bits SMM is ahead of DDG and Skellam (lead above 1 point)**: holds in 9 of "
+        + "10 settings; not in b 8, eps 1 (+0.5)."), md);
     assertTrue(md.contains("**2. At 10 bits the three are comparable (the best and the worst within 3 points)**: "
         + "holds in 3 of 5 settings; not in b 10, eps 4 (32.0 points between the best and the worst); b 10, eps 5 "
         + "(5.0 points between the best and the worst)."), md);
