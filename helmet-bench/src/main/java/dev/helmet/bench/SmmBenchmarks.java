@@ -46,7 +46,6 @@ public class SmmBenchmarks {
     RandomBits bits;
     ConditionalRounding conditional;
     double[] rotated;
-    double[] phi;
     double[] clipped;
     long[] acc;
 
@@ -64,7 +63,6 @@ public class SmmBenchmarks {
       bits = RandomBits.secure();
       conditional = new ConditionalRounding(GAMMA, scaled.length, ConditionalRounding.DEFAULT_BETA);
       rotated = new double[scaled.length];
-      phi = new double[scaled.length];
       clipped = new double[scaled.length];
       acc = new long[scaled.length];
     }
@@ -116,7 +114,7 @@ public class SmmBenchmarks {
     for (int k = 0; k < s.rotated.length; k++) {
       s.rotated[k] *= GAMMA;
     }
-    MixtureClip.clipInto(s.rotated, GAMMA * GAMMA, 64, s.phi, s.clipped);
+    MixtureClip.clipInto(s.rotated, GAMMA * GAMMA, 64, s.clipped);
     StochasticRounding.addRounded(s.clipped, s.acc, s.bits);
     return s.acc;
   }

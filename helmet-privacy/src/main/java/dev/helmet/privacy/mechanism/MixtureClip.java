@@ -90,16 +90,18 @@ public final class MixtureClip {
    */
   public static double[] clip(double[] g, double c, long deltaInf) {
     double[] out = new double[g.length];
-    clipInto(g, c, deltaInf, new double[g.length], out);
+    clipInto(g, c, deltaInf, out);
     return out;
   }
 
   /**
-   * {@link #clip} into {@code out}, with {@code scratch} for the phi values (both of g's length,
-   * overwritten; neither may be g): for callers that clip many vectors and keep the buffers. The
-   * same values, bit for bit.
+   * {@link #clip} into {@code out} (g's length, overwritten; not g itself): for callers that clip
+   * many vectors and keep the buffer. The same values, bit for bit.
+   *
+   * <p>Neither pass stores the phi values: the second computes each one again from g, by the same
+   * operations as the first, so the two passes read g and write only the result.
    */
-  public static void clipInto(double[] g, double c, long deltaInf, double[] scratch, double[] out) {
+  public static void clipInto(double[] g, double c, long deltaInf, double[] out) {
     if (!(c >= MIN_C && c <= MAX_C)) { // hot path: the message is built only on failure
       throw new IllegalArgumentException("c must be in [2^-900, 2^90]. Provided value: " + c);
     }
@@ -107,13 +109,11 @@ public final class MixtureClip {
       throw new IllegalArgumentException("Delta_inf must be in [1, 2^50]. Provided value: " + deltaInf);
     }
     int n = g.length;
-    if (!(scratch.length == n && out.length == n && scratch != g && out != g && scratch != out)) { // hot path
-      throw new IllegalArgumentException("the scratch and output buffers must be distinct from g and of its length "
-          + n);
+    if (out.length != n || out == g) { // hot path: the message is built only on failure
+      throw new IllegalArgumentException("the output must be a new array of g's length " + n);
     }
     // v_j = phi(|g_j| scale), their sum (four running sums, as phiSumUpperBound adds) and whether
     // every |g_j| scale is at most 2^50, in one pass; scale = 1 unless the sum overflows.
-    double[] v = scratch;
     double scale = 1;
     boolean inRange;
     double norm;
@@ -131,26 +131,21 @@ public final class MixtureClip {
         double t3 = Math.abs(g[j + 3]) * scale;
         inRange &= t0 <= MAX_DELTA_INF & t1 <= MAX_DELTA_INF & t2 <= MAX_DELTA_INF & t3 <= MAX_DELTA_INF; // NaN: false
         if (t0 < 1 & t1 < 1 & t2 < 1 & t3 < 1) { // most rotated coordinates: term(t) = t, bit for bit
-          v[j] = t0;
-          v[j + 1] = t1;
-          v[j + 2] = t2;
-          v[j + 3] = t3;
+          s0 += t0;
+          s1 += t1;
+          s2 += t2;
+          s3 += t3;
         } else {
-          v[j] = term(t0);
-          v[j + 1] = term(t1);
-          v[j + 2] = term(t2);
-          v[j + 3] = term(t3);
+          s0 += term(t0);
+          s1 += term(t1);
+          s2 += term(t2);
+          s3 += term(t3);
         }
-        s0 += v[j];
-        s1 += v[j + 1];
-        s2 += v[j + 2];
-        s3 += v[j + 3];
       }
       for (; j < n; j++) {
         double t = Math.abs(g[j]) * scale;
         inRange &= t <= MAX_DELTA_INF;
-        v[j] = term(t);
-        s0 += v[j];
+        s0 += term(t);
       }
       if (!inRange && scale == 1) { // large values, or a coordinate that is not finite (checked once)
         for (int k = 0; k < n; k++) {
@@ -186,10 +181,21 @@ public final class MixtureClip {
       double s3 = 0;
       int j = 0;
       for (; j + 3 < n; j += 4) {
-        double o0 = s * v[j];
-        double o1 = s * v[j + 1];
-        double o2 = s * v[j + 2];
-        double o3 = s * v[j + 3];
+        // v_j again, as the first pass computed it
+        double v0 = Math.abs(g[j]) * scale;
+        double v1 = Math.abs(g[j + 1]) * scale;
+        double v2 = Math.abs(g[j + 2]) * scale;
+        double v3 = Math.abs(g[j + 3]) * scale;
+        if (!(v0 < 1 & v1 < 1 & v2 < 1 & v3 < 1)) {
+          v0 = term(v0);
+          v1 = term(v1);
+          v2 = term(v2);
+          v3 = term(v3);
+        }
+        double o0 = s * v0;
+        double o1 = s * v1;
+        double o2 = s * v2;
+        double o3 = s * v3;
         // Below 1 (most coordinates), phiInv(o) = o, min(o, cap) = o (cap >= 1) and term(o) = o, bit
         // for bit: only the others take the general path.
         if (o0 < 1 & o1 < 1 & o2 < 1 & o3 < 1) {
@@ -213,7 +219,7 @@ public final class MixtureClip {
         out[j + 3] = Math.copySign(o3, g[j + 3]);
       }
       for (; j < n; j++) {
-        double o = Math.min(phiInv(s * v[j]), cap);
+        double o = Math.min(phiInv(s * term(Math.abs(g[j]) * scale)), cap);
         out[j] = Math.copySign(o, g[j]);
         s0 += term(o);
       }

@@ -40,7 +40,7 @@ final class MixtureRounds implements RoundMechanism {
   }
 
   /**
-   * Keeps three buffers of D values (rotated, phi, clipped) from record to record: a record used to
+   * Keeps two buffers of D values (rotated, clipped) from record to record: a record used to
    * allocate and zero 1.5 MB at the paper's shape. Each record overwrites them; nothing else reads
    * them, and they go with the encoder at the end of the party's batch.
    */
@@ -48,7 +48,6 @@ final class MixtureRounds implements RoundMechanism {
   public RecordEncoder encoder() {
     return new RecordEncoder() {
       private double[] y = new double[0];
-      private double[] phi;
       private double[] clipped;
 
       @Override
@@ -56,7 +55,6 @@ final class MixtureRounds implements RoundMechanism {
         int d = rotation.paddedDimension();
         if (y.length != d) {
           y = new double[d];
-          phi = new double[d];
           clipped = new double[d];
         }
         rotation.rotateInto(gradient, y);
@@ -64,7 +62,7 @@ final class MixtureRounds implements RoundMechanism {
         for (int k = 0; k < d; k++) {
           y[k] *= gamma;
         }
-        MixtureClip.clipInto(y, party.c(), party.deltaInf(), phi, clipped);
+        MixtureClip.clipInto(y, party.c(), party.deltaInf(), clipped);
         StochasticRounding.addRounded(clipped, acc, bits);
       }
     };
