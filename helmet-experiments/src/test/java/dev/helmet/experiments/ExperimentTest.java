@@ -10,9 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.helmet.core.data.BuiltinDataset;
-import dev.helmet.core.data.Dataset;
 import dev.helmet.core.data.ImageShape;
-import dev.helmet.core.eval.StratifiedKFold;
 import dev.helmet.core.testdata.TestData;
 import dev.helmet.core.util.Progress;
 import java.awt.image.BufferedImage;
@@ -24,7 +22,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import javax.imageio.ImageIO;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
@@ -33,14 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ExperimentTest {
-  /** The 8x8 digits (1797 rows) split 70/30 stand in for MNIST, so the tests need no download. */
-  private static final BuiltinDataset.TrainTest DIGITS;
-
-  static {
-    Dataset all = TestData.digits();
-    StratifiedKFold.Fold f = StratifiedKFold.holdout(all.labels(), all.numClasses(), 0.3, new SplittableRandom(1));
-    DIGITS = new BuiltinDataset.TrainTest(all.subset(f.train(), "digits train"), all.subset(f.test(), "digits test"));
-  }
+  /** The 8x8 digits split 70/30 stand in for MNIST, so the tests need no download. */
+  private static final BuiltinDataset.TrainTest DIGITS = GridFixtures.DIGITS;
 
   private static final String SMALL = String.join("\n",
       "name: small",

@@ -7,14 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.helmet.core.data.BuiltinDataset;
-import dev.helmet.core.data.Dataset;
-import dev.helmet.core.eval.StratifiedKFold;
 import dev.helmet.core.util.Progress;
-import dev.helmet.core.testdata.TestData;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -22,13 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Several cells at once on the local grid: the rows of one cell at a time, every cell recorded. */
 class LocalGridTest {
-  private static final BuiltinDataset.TrainTest DIGITS;
-
-  static {
-    Dataset all = TestData.digits();
-    StratifiedKFold.Fold f = StratifiedKFold.holdout(all.labels(), all.numClasses(), 0.3, new SplittableRandom(1));
-    DIGITS = new BuiltinDataset.TrainTest(all.subset(f.train(), "digits train"), all.subset(f.test(), "digits test"));
-  }
+  private static final BuiltinDataset.TrainTest DIGITS = GridFixtures.DIGITS;
 
   private static final String SMALL = String.join("\n",
       "name: small",
@@ -47,14 +37,6 @@ class LocalGridTest {
       "    settings: {dpfl: {learning_rate: 2, grad_clip: 1, epochs: 1, sampling_rate: 'min(1, 30 / records)'}}",
       "");
 
-  /** Every column of a row (doubles by their bits). */
-  private static String all(Row r) {
-    return r.variant() + "/" + r.parties() + "/" + r.seed() + "/" + r.fold() + "/" + r.lambda() + "/" + r.targetEps()
-        + "/" + Double.doubleToLongBits(r.dpEps()) + "/" + r.rounds() + "/" + r.neighbours() + "/"
-        + Double.doubleToLongBits(r.valAcc()) + "/" + Double.doubleToLongBits(r.testAcc()) + "/"
-        + Double.doubleToLongBits(r.testF1());
-  }
-
   private static ExperimentRunner.Settings settings(Path out) {
     return new ExperimentRunner.Settings(out, out, 1, Progress.NONE, id -> DIGITS).withTestNoiseSeed(3);
   }
@@ -64,8 +46,8 @@ class LocalGridTest {
     ExperimentConfig c = ExperimentConfig.parse(new ObjectMapper(new YAMLFactory()).readTree(SMALL), "small.yaml");
     ExperimentRunner.Summary one = ExperimentRunner.run(c, settings(dir.resolve("one")));
     ExperimentRunner.Summary three = ExperimentRunner.run(c, settings(dir.resolve("three")).on(new LocalGrid(3)));
-    TreeSet<String> a = one.rows().stream().map(LocalGridTest::all).collect(Collectors.toCollection(TreeSet::new));
-    TreeSet<String> b = three.rows().stream().map(LocalGridTest::all).collect(Collectors.toCollection(TreeSet::new));
+    TreeSet<String> a = one.rows().stream().map(GridFixtures::allColumns).collect(Collectors.toCollection(TreeSet::new));
+    TreeSet<String> b = three.rows().stream().map(GridFixtures::allColumns).collect(Collectors.toCollection(TreeSet::new));
     assertEquals(one.rows().size(), a.size(), "every row differs from the others");
     assertEquals(a, b);
     // 2 party counts x 2 repeats x (2 lambdas + 1 dp-fl point) = 12 cells, each on its own line

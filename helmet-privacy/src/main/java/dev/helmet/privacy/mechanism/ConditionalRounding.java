@@ -218,6 +218,13 @@ public final class ConditionalRounding {
    * step of both encoders. A new array.
    */
   public static double[] clipL2(double[] x, double c) {
+    double[] out = new double[x.length];
+    clipL2Into(x, c, out);
+    return out;
+  }
+
+  /** {@link #clipL2} into {@code out} (x's length). */
+  private static void clipL2Into(double[] x, double c, double[] out) {
     if (!(c > 0 && Double.isFinite(c))) { // hot path: the message is built only on failure
       throw new IllegalArgumentException("clip norm must be positive. Provided value: " + c);
     }
@@ -225,15 +232,12 @@ public final class ConditionalRounding {
     if (!Double.isFinite(norm)) { // hot path: the message is built only on failure
       throw new IllegalArgumentException("vector must be finite");
     }
-    double[] out = x.clone();
-    if (norm > c) {
-      double f = c / norm;
-      for (int j = 0; j < out.length; j++) {
-        out[j] *= f;
-      }
+    double f = norm > c ? c / norm : 1;
+    for (int j = 0; j < x.length; j++) {
+      out[j] = norm > c ? x[j] * f : x[j];
     }
-    return out;
   }
+
 
   /**
    * The clipped, rotated and scaled vector that {@link #round} rounds: gamma H D_xi clip_c(x) /
@@ -251,20 +255,10 @@ public final class ConditionalRounding {
    */
   public static void clipRotateScaleInto(RandomizedHadamard rotation, double[] x, double c, double gamma,
       double[] clipped, double[] out) {
-    if (!(c > 0 && Double.isFinite(c))) { // hot path: the message is built only on failure
-      throw new IllegalArgumentException("clip norm must be positive. Provided value: " + c);
-    }
     if (clipped.length != x.length || clipped == x || clipped == out) { // hot path
       throw new IllegalArgumentException("the clip buffer must be a new array of the vector's length " + x.length);
     }
-    double norm = l2Norm(x);
-    if (!Double.isFinite(norm)) { // hot path: the message is built only on failure
-      throw new IllegalArgumentException("vector must be finite");
-    }
-    double f = norm > c ? c / norm : 1;
-    for (int j = 0; j < x.length; j++) {
-      clipped[j] = norm > c ? x[j] * f : x[j];
-    }
+    clipL2Into(x, c, clipped);
     rotation.rotateInto(clipped, out);
     for (int j = 0; j < out.length; j++) {
       out[j] *= gamma;
