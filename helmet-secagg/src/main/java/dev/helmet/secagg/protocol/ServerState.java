@@ -30,6 +30,8 @@ public abstract class ServerState {
     final BitSet dropped = new BitSet();
     /** Each party's commitment to its self-mask seed, sent with its shares (round 1). */
     final Map<Integer, byte[]> selfMaskCommitments = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The parties whose message was accepted, per round closed or open, so a late copy reads as a replay. */
+    final Map<Round, BitSet> acceptedIn = new java.util.EnumMap<>(Round.class);
 
     Session(SecAggParameters params, CryptoProfile profile) {
       this.params = params;
@@ -118,7 +120,13 @@ public abstract class ServerState {
       return;
     }
     if (m.round() != round()) {
-      reject(m, RejectReason.WRONG_ROUND, m.round() + " message during " + round());
+      BitSet then = session.acceptedIn.get(m.round());
+      if (then != null && then.get(u)) {
+        // A copy of a message already taken in an earlier round: a replay, however late it comes.
+        reject(m, RejectReason.REPLAYED, "second " + m.round() + " message from party " + u + ", during " + round());
+      } else {
+        reject(m, RejectReason.WRONG_ROUND, m.round() + " message during " + round());
+      }
       return;
     }
     if (accepted.get(u)) {
@@ -130,6 +138,7 @@ public abstract class ServerState {
       session.drop(d.party(), d.round(), d.reason(), d.detail());
     } else {
       accepted.set(u);
+      session.acceptedIn.computeIfAbsent(round(), r -> new BitSet()).set(u);
     }
   }
 

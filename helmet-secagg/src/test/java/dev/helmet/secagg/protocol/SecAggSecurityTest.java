@@ -155,6 +155,18 @@ class SecAggSecurityTest {
     assertNull(s.reply());
   }
 
+  @Test
+  void aLateCopyOfAnAcceptedMessageIsAReplayInAnyLaterRound() {
+    Harness h = new Harness(4, 4, 32);
+    AdvertiseKeys first = (AdvertiseKeys) h.replies[0];
+    h.clientRound(h.serverRound()); // round 0 closes with party 0's advertisement taken
+    h.server.receive(first); // the same advertisement again, now in round 1
+    h.server.receive(new MaskedInput(first.session(), 1, new byte[16])); // a round-2 message, never sent before
+    assertEquals(java.util.List.of(RejectReason.REPLAYED, RejectReason.WRONG_ROUND),
+        h.server.rejections().stream().map(ServerEvents.Rejection::reason).toList());
+    assertEquals(4, h.serverRound().size(), "the round goes on with every party");
+  }
+
   private static Harness atUnmasking(Map<Integer, ServerMessage>[] holder, int n) {
     Harness h = new Harness(n, 4, 32);
     Map<Integer, ServerMessage> out = h.serverRound();
