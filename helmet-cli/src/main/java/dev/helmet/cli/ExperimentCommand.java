@@ -232,7 +232,7 @@ final class ExperimentCommand extends GroupCommand {
         dir = out.resolve("partial");
         java.nio.file.Files.createDirectories(dir);
       }
-      Report.Outputs o = Report.write(c, s.rows(), dir, command, s.seconds());
+      Report.Outputs o = Report.write(c, s.rows(), dir, command, s.seconds(), s.times());
       var pw = spec.commandLine().getOut();
       if (json) {
         var j = Json.object();

@@ -39,12 +39,13 @@ final class ExperimentFolder {
    *
    * @throws IllegalArgumentException if {@code out} holds no experiment, or another one
    */
-  static void readFinished(ExperimentConfig c, Path out, Set<String> done, List<Row> rows) throws IOException {
+  static void readFinished(ExperimentConfig c, Path out, Set<String> done, List<Row> rows, CellTimes times)
+      throws IOException {
     if (!Files.exists(out.resolve(CONFIG))) {
       throw new IllegalArgumentException(out + " holds no experiment yet (no " + CONFIG + "); run it first");
     }
     refuseAnotherExperiment(c, out, READ_REFUSAL);
-    readCells(out.resolve(CELLS), done, rows, false);
+    readCells(out.resolve(CELLS), done, rows, times, false);
   }
 
   /** Refuses an output folder that holds another experiment; records this one's configuration. */
@@ -94,7 +95,8 @@ final class ExperimentFolder {
   }
 
   /** Reads the finished cells; a truncated last line (an interrupted write) is ignored and rerun. */
-  static void readCells(Path file, Set<String> done, List<Row> rows, boolean repair) throws IOException {
+  static void readCells(Path file, Set<String> done, List<Row> rows, CellTimes times, boolean repair)
+      throws IOException {
     if (!Files.exists(file)) {
       return;
     }
@@ -120,6 +122,11 @@ final class ExperimentFolder {
         throw new IllegalArgumentException(file + " line " + (i + 1) + " is corrupt: " + e.getMessage());
       }
       done.add(j.get("key").asText());
+      if (j.path("seconds").isNumber()) {
+        times.add(j.get("seconds").asDouble(), j.path("threads").asInt(1));
+      } else {
+        times.addUntimed();
+      }
       for (JsonNode r : (ArrayNode) j.get("rows")) {
         rows.add(JSON.treeToValue(r, Row.class));
       }

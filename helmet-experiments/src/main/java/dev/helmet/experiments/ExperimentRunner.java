@@ -155,8 +155,11 @@ public final class ExperimentRunner {
         new SplittableRandom(1));
   }
 
-  /** What a run did; {@code seconds} is NaN for {@link #recorded}, which runs nothing. */
-  public record Summary(int cells, int skipped, int ran, List<Row> rows, double seconds) {
+  /**
+   * What a run did; {@code seconds} is NaN for {@link #recorded}, which runs nothing; {@code times}:
+   * how long the finished cells took, this run's and those kept from before.
+   */
+  public record Summary(int cells, int skipped, int ran, List<Row> rows, double seconds, CellTimes times) {
     /** Whether this is {@link #recorded}'s report of the cells finished so far. */
     public boolean reportOnly() {
       return Double.isNaN(seconds);
@@ -173,10 +176,11 @@ public final class ExperimentRunner {
   public static Summary recorded(ExperimentConfig c, Path out) throws IOException {
     List<Row> rows = new ArrayList<>();
     Set<String> done = new HashSet<>();
-    ExperimentFolder.readFinished(c, out, done, rows);
+    CellTimes times = new CellTimes();
+    ExperimentFolder.readFinished(c, out, done, rows, times);
     List<Cell> cells = cells(c);
     int finished = (int) cells.stream().filter(cell -> done.contains(cell.key())).count();
-    return new Summary(cells.size(), finished, 0, rows, Double.NaN);
+    return new Summary(cells.size(), finished, 0, rows, Double.NaN, times);
   }
 
   /** Runs every cell not already in the output folder, and returns all the experiment's rows. */
@@ -187,7 +191,8 @@ public final class ExperimentRunner {
     Path cellsFile = s.out().resolve(ExperimentFolder.CELLS);
     List<Row> rows = new ArrayList<>();
     Set<String> done = new HashSet<>();
-    ExperimentFolder.readCells(cellsFile, done, rows, true);
+    CellTimes times = new CellTimes();
+    ExperimentFolder.readCells(cellsFile, done, rows, times, true);
     List<Cell> cells = cells(c);
     long work = 0;
     int skipped = 0;
@@ -218,7 +223,7 @@ public final class ExperimentRunner {
     try (BufferedWriter w = Files.newBufferedWriter(cellsFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
         StandardOpenOption.APPEND)) {
       // Each finished cell is written and flushed at once: an interrupted run loses only cells under way.
-      java.util.function.BiConsumer<String, List<Row>> record = (key, cellRows) -> {
+      Grid.Finished record = (key, cellRows, seconds, threads) -> {
         Cell cell = pending.get(key);
         if (cell == null || done.contains(key)) {
           throw new IllegalStateException("the grid returned cell " + key + ", which was not asked for or is done");
@@ -227,6 +232,14 @@ public final class ExperimentRunner {
           ObjectNode line = JSON.createObjectNode();
           line.put("key", key);
           line.set("rows", JSON.valueToTree(cellRows));
+          if (Double.isFinite(seconds)) {
+            // how long the cell took, for the report's run time (lines written before have none)
+            line.put("seconds", Math.round(seconds * 10) / 10.0);
+            line.put("threads", threads);
+            times.add(seconds, threads);
+          } else {
+            times.addUntimed();
+          }
           w.write(JSON.writeValueAsString(line));
           w.newLine();
           w.flush();
@@ -247,7 +260,7 @@ public final class ExperimentRunner {
     }
     s.progress().finish();
     // Only the rows of this configuration's cells (the file holds nothing else: see checkSameExperiment).
-    return new Summary(cells.size(), skipped, ran[0], rows, (System.nanoTime() - start) / 1e9);
+    return new Summary(cells.size(), skipped, ran[0], rows, (System.nanoTime() - start) / 1e9, times);
   }
 
   /** One cell of the sweep: a variant's grid point on one (partition, parties, repeat, fold). */

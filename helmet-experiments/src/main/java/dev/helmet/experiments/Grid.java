@@ -18,7 +18,18 @@ public interface Grid {
    * is null outside tests (see {@link ExperimentRunner.Settings#testNoiseSeed()}).
    */
   void run(ExperimentConfig c, BuiltinDataset.TrainTest data, List<String> keys, int threads, Long testNoiseSeed,
-      java.util.function.BiConsumer<String, List<Row>> done);
+      Finished done);
+
+  /** Takes a finished cell. */
+  @FunctionalInterface
+  interface Finished {
+    /**
+     * The rows of cell {@code key}, the wall time it took where it ran, in seconds (from its start
+     * to its rows, including any time the process was paused; NaN if not known), and the threads
+     * it ran on.
+     */
+    void accept(String key, List<Row> rows, double seconds, int threads);
+  }
 
   /** Makes a grid from its options (e.g. {@code master=local[*]}). */
   interface Provider {

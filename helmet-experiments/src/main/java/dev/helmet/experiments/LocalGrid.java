@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.function.BiConsumer;
 
 /**
  * The built-in grid: the cells in this process, one after another or {@code cellsAtOnce} at a
@@ -35,7 +34,7 @@ public final class LocalGrid implements Grid {
 
   @Override
   public void run(ExperimentConfig c, BuiltinDataset.TrainTest data, List<String> keys, int threads,
-      Long testNoiseSeed, BiConsumer<String, List<Row>> done) {
+      Long testNoiseSeed, Grid.Finished done) {
     Map<String, ExperimentRunner.Cell> byKey = new java.util.HashMap<>();
     for (ExperimentRunner.Cell cell : ExperimentRunner.cells(c)) {
       byKey.put(cell.key(), cell);
@@ -52,13 +51,15 @@ public final class LocalGrid implements Grid {
         if (group == null || !group.matches(cell)) {
           group = ExperimentRunner.Group.of(c, data, cell);
         }
-        done.accept(key, ExperimentRunner.runCell(c, group, cell, threads, testNoiseSeed));
+        long start = System.nanoTime();
+        List<Row> rows = ExperimentRunner.runCell(c, group, cell, threads, testNoiseSeed);
+        done.accept(key, rows, (System.nanoTime() - start) / 1e9, threads);
       }
       return;
     }
     int workers = Math.min(cellsAtOnce, keys.size());
     ConcurrentLinkedQueue<String> todo = new ConcurrentLinkedQueue<>(keys); // in the grid's order
-    // [key, rows] or [key, failure]: the waiting thread records them.
+    // [key, rows, seconds] or [key, failure]: the waiting thread records them.
     BlockingQueue<Object[]> finished = new LinkedBlockingQueue<>();
     ExecutorService pool = Executors.newFixedThreadPool(workers, r -> {
       Thread t = new Thread(r, "helmet-grid-cell");
@@ -75,7 +76,9 @@ public final class LocalGrid implements Grid {
               if (group == null || !group.matches(cell)) {
                 group = ExperimentRunner.Group.of(c, data, cell);
               }
-              finished.add(new Object[] {key, ExperimentRunner.runCell(c, group, cell, threads, testNoiseSeed)});
+              long start = System.nanoTime();
+              List<Row> rows = ExperimentRunner.runCell(c, group, cell, threads, testNoiseSeed);
+              finished.add(new Object[] {key, rows, (System.nanoTime() - start) / 1e9});
             } catch (Throwable e) { // every failure reaches the waiting thread
               finished.add(new Object[] {key, e});
               return;
@@ -96,7 +99,7 @@ public final class LocalGrid implements Grid {
         }
         @SuppressWarnings("unchecked")
         List<Row> rows = (List<Row>) f[1];
-        done.accept((String) f[0], rows);
+        done.accept((String) f[0], rows, (Double) f[2], threads);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

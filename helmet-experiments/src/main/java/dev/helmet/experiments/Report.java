@@ -31,6 +31,12 @@ public final class Report {
    */
   public static Outputs write(ExperimentConfig c, List<Row> rows, Path out, String command, double seconds)
       throws IOException {
+    return write(c, rows, out, command, seconds, null);
+  }
+
+  /** {@link #write(ExperimentConfig, List, Path, String, double)}, saying how long the cells took ({@code times}). */
+  public static Outputs write(ExperimentConfig c, List<Row> rows, Path out, String command, double seconds,
+      CellTimes times) throws IOException {
     List<Row> grid = rows.stream().filter(r -> r.selection().equals("grid")).toList();
     List<Row> selected = Results.select(grid);
     Path csv = out.resolve("results.csv");
@@ -61,6 +67,9 @@ public final class Report {
         + "`results.csv`, with its neighbouring relation in `neighbours`); the plots place each point at the "
         + "per-candidate eps. Every variant is accounted under the same neighbouring relation (replace one "
         + "record unless the configuration says otherwise), so the columns compare.\n\n");
+    if (times != null) {
+      md.append(times.markdown());
+    }
     String firstPartition = c.partitions().get(0);
     // Regression runs have no accuracy: their MSE and gaps are in the objective section alone.
     boolean classes = grid.stream().anyMatch(r -> !r.regression());

@@ -60,12 +60,45 @@ class LocalGridTest {
   }
 
   @Test
+  void everyCellKeepsItsTimeAndTheReportAddsThemUp(@TempDir Path dir) throws Exception {
+    ExperimentConfig c = ExperimentConfig.parse(new ObjectMapper(new YAMLFactory()).readTree(SMALL), "small.yaml");
+    Path out = dir.resolve("run");
+    ExperimentRunner.Summary s = ExperimentRunner.run(c, settings(out).on(new LocalGrid(2)));
+    List<String> lines = Files.readAllLines(out.resolve("cells.jsonl"));
+    ObjectMapper json = new ObjectMapper();
+    double sum = 0;
+    for (String l : lines) {
+      var j = json.readTree(l);
+      assertTrue(j.get("seconds").asDouble() >= 0 && j.get("seconds").asDouble() <= s.seconds(), l);
+      assertEquals(1, j.get("threads").asInt(), "each cell ran on --threads 1");
+      sum += j.get("seconds").asDouble();
+    }
+    assertEquals(12, s.times().timed());
+    assertEquals(0, s.times().untimed());
+    assertEquals(sum, s.times().seconds(), 0.05 * 12 + 1e-9, "the 0.1 s rounding of each line");
+    // A line from before cells kept their time: counted apart, and the report says so.
+    String first = lines.get(0);
+    var old = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(first);
+    old.remove("seconds");
+    old.remove("threads");
+    lines.set(0, json.writeValueAsString(old));
+    Files.write(out.resolve("cells.jsonl"), lines);
+    ExperimentRunner.Summary kept = ExperimentRunner.recorded(c, out);
+    assertEquals(11, kept.times().timed());
+    assertEquals(1, kept.times().untimed());
+    Report.write(c, kept.rows(), dir, "test", kept.seconds(), kept.times());
+    String md = Files.readString(dir.resolve("report.md"));
+    assertTrue(md.contains("**Cell time.** 11 finished cells took"), md);
+    assertTrue(md.contains("1 more cell was recorded before cells kept their time"), md);
+  }
+
+  @Test
   void outOfRangeAndUnknownCellsAreRefused() throws Exception {
     assertThrows(IllegalArgumentException.class, () -> new LocalGrid(0));
     assertThrows(IllegalArgumentException.class, () -> new LocalGrid(LocalGrid.MAX_CELLS_AT_ONCE + 1));
     ExperimentConfig c = ExperimentConfig.parse(new ObjectMapper(new YAMLFactory()).readTree(SMALL), "small.yaml");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new LocalGrid(2).run(c, DIGITS, List.of("no/such/cell"), 1, 1L, (k, rows) -> { }));
+        () -> new LocalGrid(2).run(c, DIGITS, List.of("no/such/cell"), 1, 1L, (k, rows, seconds, threads) -> { }));
     assertTrue(e.getMessage().contains("no cell no/such/cell"), e.getMessage());
   }
 }

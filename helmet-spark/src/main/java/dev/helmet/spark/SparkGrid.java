@@ -12,7 +12,6 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.BiConsumer;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 
@@ -31,14 +30,14 @@ final class SparkGrid implements Grid {
 
   @Override
   public void run(ExperimentConfig c, BuiltinDataset.TrainTest data, List<String> keys, int threads,
-      Long testNoiseSeed, BiConsumer<String, List<Row>> done) {
+      Long testNoiseSeed, Grid.Finished done) {
     JavaSparkContext sc = settings.context("helmet experiment " + c.name());
     String id = UUID.randomUUID().toString();
     Broadcast<ExperimentConfig.Portable> config = sc.broadcast(c.portable());
     Broadcast<DatasetImage> train = sc.broadcast(DatasetImage.of(data.train()));
     Broadcast<DatasetImage> test = sc.broadcast(DatasetImage.of(data.test()));
     int parallel = Math.max(1, Math.min(keys.size(), sc.defaultParallelism()));
-    // Finished cells, handed to `done` on this thread only: [key, rows JSON] or [key, failure].
+    // Finished cells, handed to `done` on this thread only: [key, seconds and rows] or [key, failure].
     BlockingQueue<Object[]> finished = new ArrayBlockingQueue<>(keys.size());
     ExecutorService submitters = Executors.newFixedThreadPool(parallel, r -> {
       Thread t = new Thread(r, "helmet-grid-submit");
@@ -69,7 +68,11 @@ final class SparkGrid implements Grid {
           }
           throw new IllegalStateException("cell " + f[0] + " failed on Spark: " + t.getMessage(), t);
         }
-        done.accept((String) f[0], ExperimentRunner.rowsFromJson((String) f[1]));
+        // the task's answer: its wall seconds, a newline, then its rows as JSON
+        String answer = (String) f[1];
+        int nl = answer.indexOf('\n');
+        done.accept((String) f[0], ExperimentRunner.rowsFromJson(answer.substring(nl + 1)),
+            Double.parseDouble(answer.substring(0, nl)), 1);
         recorded++;
       }
     } catch (InterruptedException e) {
@@ -90,13 +93,15 @@ final class SparkGrid implements Grid {
     }
   }
 
-  /** In an executor: one cell's rows as JSON, on one core. */
+  /** In an executor: one cell, on one core; its wall seconds, a newline, and its rows as JSON. */
   private static String run(String id, Broadcast<ExperimentConfig.Portable> config, Broadcast<DatasetImage> train,
       Broadcast<DatasetImage> test, String key, Long testNoiseSeed) {
     ExperimentConfig c = Workers.cached(id + "/config", k -> config.value().parse());
     BuiltinDataset.TrainTest data = Workers.cached(id + "/data",
         k -> new BuiltinDataset.TrainTest(train.value().toDataset(), test.value().toDataset()));
-    return ExperimentRunner.rowsToJson(ExperimentRunner.runCell(c, data, key, 1, testNoiseSeed));
+    long start = System.nanoTime();
+    List<Row> rows = ExperimentRunner.runCell(c, data, key, 1, testNoiseSeed);
+    return (System.nanoTime() - start) / 1e9 + "\n" + ExperimentRunner.rowsToJson(rows);
   }
 
   /** {@code experiment run --engine spark}: options {@code master} and {@code conf.spark.*}. */

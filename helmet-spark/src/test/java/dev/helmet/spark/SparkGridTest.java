@@ -123,6 +123,12 @@ class SparkGridTest {
     for (Row r : b.rows()) {
       assertTrue(r.testAcc() >= 0 && r.testAcc() <= 1 && r.valAcc() >= 0 && r.valAcc() <= 1, r.toString());
     }
+    // Each task's time comes back with its rows, one thread a task.
+    assertEquals(b.cells(), b.times().timed());
+    assertTrue(b.times().seconds() > 0 && b.times().threadSeconds() == b.times().seconds(), "1 thread a task");
+    for (String line : Files.readAllLines(dir.resolve("spark/cells.jsonl"))) {
+      assertTrue(line.contains("\"threads\":1") && line.contains("\"seconds\":"), line);
+    }
     Report.Outputs o = Report.write(c, b.rows(), dir.resolve("spark"), "test", b.seconds());
     Report.Outputs ol = Report.write(c, a.rows(), dir.resolve("local"), "test", a.seconds());
     assertTrue(Files.size(o.report()) > 0);
