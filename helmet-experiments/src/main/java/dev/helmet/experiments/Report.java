@@ -76,19 +76,26 @@ public final class Report {
     if (classes && c.epsilons().size() > 1) {
       for (String sel : SELECTIONS) {
         List<Chart.Series> series = new ArrayList<>();
+        List<String> names = new ArrayList<>();
         var byVariant = summary.getOrDefault(sel, Map.of());
         byVariant.forEach((variant, byPartition) -> {
           var byParties = byPartition.get(firstPartition);
           if (byParties != null) {
-            byParties.forEach((w, byEps) -> series.add(series(variant + ", " + w + " parties", byEps, false)));
+            byParties.forEach((w, byEps) -> {
+              series.add(series(variant + ", " + w + " parties", byEps, false));
+              names.add(variant);
+            });
           }
         });
         Path base = out.resolve("accuracy-vs-eps-" + sel);
-        Chart.line(base, "Accuracy vs eps (" + firstPartition + "; selected on " + sel + ")", "eps (log scale)", true,
-            series);
+        String title = "Accuracy vs eps (" + firstPartition + "; selected on " + sel + ")";
+        Chart.line(base, title, "eps (log scale)", true, series);
         plots.add(base);
         md.append("![accuracy vs eps, selected on ").append(sel).append("](").append(base.getFileName())
             .append(".png)\n\n");
+        List<Path> panels = BitPanels.write(base, title, "eps (log scale)", series, names);
+        plots.addAll(panels);
+        md.append(BitPanels.markdown(panels, "accuracy vs eps, selected on " + sel));
       }
     }
     double plotEps = c.plotEpsilon();
@@ -120,10 +127,11 @@ public final class Report {
           .append("Solid: selected on validation data; dashed: best on test data.\n\n");
     }
     if (classes && c.sweepLabel() != null) {
-      Path base = sweep(c, summary, out, plotEps);
-      plots.add(base);
-      md.append("![accuracy vs ").append(c.sweepLabel()).append("](").append(base.getFileName()).append(".png)\n\n")
-          .append("Solid: selected on validation data; dashed: best on test data.\n\n");
+      List<Path> charts = sweep(c, summary, out, plotEps);
+      plots.addAll(charts);
+      md.append("![accuracy vs ").append(c.sweepLabel()).append("](").append(charts.get(0).getFileName())
+          .append(".png)\n\n").append(BitPanels.markdown(charts.subList(1, charts.size()), "accuracy vs "
+              + c.sweepLabel())).append("Solid: selected on validation data; dashed: best on test data.\n\n");
     }
     if (classes && c.partitions().size() > 1) {
       int w = c.parties().get(c.parties().size() - 1);
@@ -199,13 +207,17 @@ public final class Report {
     }
   }
 
-  /** Accuracy against the swept value of the SERIES@X variants, at the plot's eps, first partition and party count. */
-  private static Path sweep(ExperimentConfig c, Map<String, Map<String, Map<String, Map<Integer, Map<Double,
+  /**
+   * Accuracy against the swept value of the SERIES@X variants, at the plot's eps, first partition
+   * and party count: the chart of every series, then one a ring width ({@link BitPanels}).
+   */
+  private static List<Path> sweep(ExperimentConfig c, Map<String, Map<String, Map<String, Map<Integer, Map<Double,
       Results.Cell>>>>> summary, Path out, double eps) throws IOException {
     String partition = c.partitions().get(0);
     int parties = c.parties().get(0);
     List<Chart.Series> series = new ArrayList<>();
     List<String> names = new ArrayList<>();
+    List<String> seriesNames = new ArrayList<>();
     for (String sel : SELECTIONS) {
       Map<String, java.util.TreeMap<Double, double[]>> bySeries = new java.util.LinkedHashMap<>();
       summary.getOrDefault(sel, Map.of()).forEach((variant, byPartition) -> {
@@ -225,12 +237,16 @@ public final class Report {
         series.add(new Chart.Series(name + " (" + sel + ")", pts.keySet().stream().mapToDouble(Double::doubleValue)
             .toArray(), pts.values().stream().mapToDouble(v -> v[0]).toArray(),
             pts.values().stream().mapToDouble(v -> v[1]).toArray(), sel.equals("test"), names.indexOf(name)));
+        seriesNames.add(name);
       });
     }
     Path base = out.resolve("accuracy-vs-sweep");
-    Chart.line(base, "Accuracy vs " + c.sweepLabel() + " (" + partition + ", " + parties + " parties, eps = "
-        + Chart.fmt(eps) + ")", c.sweepLabel() + " (log scale)", true, series);
-    return base;
+    String title = "Accuracy vs " + c.sweepLabel() + " (" + partition + ", " + parties + " parties, eps = "
+        + Chart.fmt(eps) + ")";
+    Chart.line(base, title, c.sweepLabel() + " (log scale)", true, series);
+    List<Path> charts = new ArrayList<>(List.of(base));
+    charts.addAll(BitPanels.write(base, title, c.sweepLabel() + " (log scale)", series, seriesNames));
+    return charts;
   }
 
   private static Chart.Series series(String label, Map<Double, Results.Cell> byEps, boolean dashed) {
