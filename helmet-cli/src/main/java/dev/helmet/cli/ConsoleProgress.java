@@ -5,12 +5,17 @@ import java.io.PrintStream;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Renders {@link Progress} on stderr: a bar with rate and ETA redrawn in place on a terminal, a
- * start and an end line otherwise (logs stay readable). Thread-safe.
+ * Renders {@link Progress} on stderr: a bar with rate and ETA redrawn in place on a terminal;
+ * otherwise (a log file) a start line, a line with the count, elapsed time and ETA at most once
+ * every {@link #LOG_INTERVAL_NANOS} when work advances (an hours-long grid says how far it is), and
+ * an end line. Thread-safe.
  */
 final class ConsoleProgress implements Progress {
   private static final int WIDTH = 30;
+  /** Least time between two progress lines in a log: 30 s. */
+  static final long LOG_INTERVAL_NANOS = 30_000_000_000L;
   private final PrintStream out;
+  private final long logInterval;
   private final boolean interactive;
   private final boolean enabled;
   private final AtomicLong done = new AtomicLong();
@@ -20,9 +25,15 @@ final class ConsoleProgress implements Progress {
   private volatile long lastDraw;
 
   ConsoleProgress(PrintStream out, boolean enabled) {
+    this(out, enabled, System.console() != null && !"dumb".equals(System.getenv("TERM")), LOG_INTERVAL_NANOS);
+  }
+
+  /** For tests: whether to draw in place, and the least time between log lines. */
+  ConsoleProgress(PrintStream out, boolean enabled, boolean interactive, long logIntervalNanos) {
     this.out = out;
     this.enabled = enabled;
-    this.interactive = System.console() != null && !"dumb".equals(System.getenv("TERM"));
+    this.interactive = interactive;
+    this.logInterval = logIntervalNanos;
   }
 
   @Override
@@ -39,22 +50,40 @@ final class ConsoleProgress implements Progress {
       draw();
     } else {
       out.println(task + " ...");
+      lastDraw = startNanos;
     }
   }
 
   @Override
   public void advance(long steps) {
     long d = done.addAndGet(steps);
-    if (!enabled || !interactive) {
+    if (!enabled) {
       return;
     }
     long now = System.nanoTime();
-    if (now - lastDraw > 100_000_000L || d >= total) {
+    if (interactive) {
+      if (now - lastDraw > 100_000_000L || d >= total) {
+        synchronized (this) {
+          lastDraw = now;
+          draw();
+        }
+      }
+    } else if (now - lastDraw >= logInterval && d < total) { // the end has its own line
       synchronized (this) {
-        lastDraw = now;
-        draw();
+        if (now - lastDraw >= logInterval) {
+          lastDraw = now;
+          logLine(Math.min(d, total));
+        }
       }
     }
+  }
+
+  /** One line for a log: task, count, percentage, elapsed time and ETA. */
+  private void logLine(long d) {
+    double secs = (System.nanoTime() - startNanos) / 1e9;
+    out.printf("%s: %d/%d (%.0f%%) after %s, ETA %s%n", task, d, total, 100.0 * d / total, duration(secs),
+        d > 0 ? duration(secs / d * (total - d)) : "unknown");
+    out.flush();
   }
 
   @Override
