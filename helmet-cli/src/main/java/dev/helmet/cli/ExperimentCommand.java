@@ -106,6 +106,16 @@ final class ExperimentCommand extends GroupCommand {
             + "Default: ${DEFAULT-VALUE}.")
     int cellsAtOnce;
 
+    @Option(names = "--reuse", paramLabel = "DIR",
+        description = "Take the cells that are the same runs from another experiment's output folder instead of "
+            + "running them; repeatable. A cell is taken when DIR's experiment has the same data (data set, features, "
+            + "records per party, delta, honest fraction, validation split), a variant with the same algorithm, "
+            + "summation and settings point, a finished cell of the same partition, parties, repeat and fold, and a "
+            + "row for every eps of this experiment; its rows are copied under this variant's name and marked "
+            + "reused_from in cells.jsonl. E.g. smm-fl-batch at |B| 240 and smm-fl-gamma at gamma m/4 are smm-fl's "
+            + "own eps 3 runs: --reuse the smm-fl folder of the same data set. A folder on other data is refused.")
+    java.util.List<Path> reuse;
+
     @Option(names = "--master", paramLabel = "URL",
         description = "With --engine spark: the Spark master, local[*] (default), spark://host:7077, yarn or k8s://...")
     String master;
@@ -116,8 +126,8 @@ final class ExperimentCommand extends GroupCommand {
             + "given.")
     java.util.Map<String, String> engineConf;
 
-    @Option(names = "--json", description = "Print one JSON object when done (keys: name, cells, ran, kept, seconds, "
-        + "results, report, plots, report_only) instead of the summary lines.")
+    @Option(names = "--json", description = "Print one JSON object when done (keys: name, cells, ran, kept, reused, "
+        + "seconds, results, report, plots, report_only) instead of the summary lines.")
     boolean json;
 
     @Option(names = {"-q", "--quiet"}, description = "No progress output.")
@@ -147,6 +157,11 @@ final class ExperimentCommand extends GroupCommand {
       if (cellsAtOnce != 1 && noCells) {
         throw new IllegalArgumentException("--cells-at-once applies to experiments made of cells; "
             + (network ? "--network timings are not" : "--preset " + preset + " is not one"));
+      }
+      if (reuse != null && (noCells || reportOnly)) {
+        throw new IllegalArgumentException("--reuse applies to runs of experiments made of cells; "
+            + (reportOnly ? "--report-only runs none" : network ? "--network timings are not one"
+                : "--preset " + preset + " is not one"));
       }
       if (cellsAtOnce != 1 && !engine.equalsIgnoreCase("local")) {
         throw new IllegalArgumentException("--cells-at-once goes with --engine local; Spark runs as many cells at "
@@ -211,6 +226,9 @@ final class ExperimentCommand extends GroupCommand {
         RunOptions.refuseStrayEngineOptions(master, engineConf, 0);
         settings = settings.on(new dev.helmet.experiments.LocalGrid(cellsAtOnce));
       }
+      if (reuse != null) {
+        settings = settings.reusing(reuse);
+      }
       ExperimentRunner.Summary s = ExperimentRunner.run(c, settings);
       return report(c, s, commandLine(c));
     }
@@ -240,6 +258,7 @@ final class ExperimentCommand extends GroupCommand {
         j.put("cells", s.cells());
         j.put("ran", s.ran());
         j.put("kept", s.skipped());
+        j.put("reused", s.reused());
         if (s.reportOnly()) {
           j.putNull("seconds"); // nothing was run
         } else {
@@ -257,8 +276,8 @@ final class ExperimentCommand extends GroupCommand {
       if (s.reportOnly()) {
         pw.printf("%s: %d of %d cells finished so far (nothing run)%n", c.name(), s.skipped(), s.cells());
       } else {
-        pw.printf("%s: %d cells (%d run now, %d kept from before) in %.1f s%n", c.name(), s.cells(), s.ran(),
-            s.skipped(), s.seconds());
+        pw.printf("%s: %d cells (%d run now, %d kept from before%s) in %.1f s%n", c.name(), s.cells(), s.ran(),
+            s.skipped(), s.reused() > 0 ? ", " + s.reused() + " taken from --reuse folders" : "", s.seconds());
       }
       pw.printf("  results   %s%n  report    %s%n", o.csv(), o.report());
       for (Path p : o.plots()) {

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code experiment run --cells-at-once}: a quick preset two cells at a time, and the refusals. */
+/** {@code experiment run --cells-at-once}: a quick preset two cells at a time, and the refusals (also of --reuse). */
 class CellsAtOnceCliTest {
   private static void assertInvalid(Cli c, String expected) {
     assertEquals(Main.INVALID_INPUT, c.exit, c.toString());
@@ -33,5 +33,16 @@ class CellsAtOnceCliTest {
         "spark", "--out", out), "--cells-at-once goes with --engine local");
     assertInvalid(Cli.run("experiment", "run", "--preset", "smm-sum", "--quick", "--cells-at-once", "2", "--out", out),
         "--cells-at-once applies to experiments made of cells; --preset smm-sum is not one");
+  }
+
+  @Test
+  void reuseIsRefusedWhereNoCellRuns(@TempDir Path dir) {
+    String out = dir.toString();
+    assertInvalid(Cli.run("experiment", "run", "--preset", "smm-sum", "--quick", "--reuse", out, "--out", out),
+        "--reuse applies to runs of experiments made of cells; --preset smm-sum is not one");
+    assertInvalid(Cli.run("experiment", "run", "--preset", "smm-fl", "--quick", "--reuse", out, "--report-only",
+        "--out", out), "--reuse applies to runs of experiments made of cells; --report-only runs none");
+    assertInvalid(Cli.run("experiment", "run", "--preset", "smm-fl-batch", "--quick", "--reuse",
+        dir.resolve("nothing").toString(), "--out", dir.resolve("run").toString()), "holds no experiment");
   }
 }

@@ -11,6 +11,7 @@ import java.util.Locale;
 public final class CellTimes {
   private int timed;
   private int untimed;
+  private int reused;
   private double seconds;
   private double threadSeconds;
 
@@ -24,6 +25,16 @@ public final class CellTimes {
   /** Adds a cell recorded without its time. */
   void addUntimed() {
     untimed++;
+  }
+
+  /** Adds a cell taken from another experiment's folder ({@code --reuse}): it ran there. */
+  void addReused() {
+    reused++;
+  }
+
+  /** Cells taken from other experiments. */
+  public int reused() {
+    return reused;
   }
 
   /** Cells with a time. */
@@ -48,13 +59,21 @@ public final class CellTimes {
 
   /** A paragraph for report.md, or "" when no cell is finished. */
   String markdown() {
-    if (timed + untimed == 0) {
+    if (timed + untimed + reused == 0) {
       return "";
     }
     StringBuilder b = new StringBuilder("**Cell time.** ");
+    if (reused > 0) {
+      b.append(reused).append(reused == 1 ? " cell was" : " cells were").append(" taken from another experiment's "
+          + "folder (`--reuse`: the same data, variant settings, repeat and eps; `reused_from` in `cells.jsonl` names "
+          + "it), and ran there. ");
+    }
+    if (timed + untimed == 0) {
+      return b.append("\n\n").toString();
+    }
     if (timed == 0) {
-      b.append("None of the ").append(untimed).append(" finished cells carries its time (they were recorded before "
-          + "cells kept it).");
+      b.append("None of the ").append(untimed).append(" cells run for it carries its time (they were recorded "
+          + "before cells kept it).");
     } else {
       b.append(String.format(Locale.ROOT, "%d finished cells took %s of cell time, %s of thread time (each cell's "
           + "wall time where it ran, times its threads; time the process was paused counts), %s a cell on average.",

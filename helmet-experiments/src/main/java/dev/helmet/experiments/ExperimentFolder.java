@@ -97,6 +97,12 @@ final class ExperimentFolder {
   /** Reads the finished cells; a truncated last line (an interrupted write) is ignored and rerun. */
   static void readCells(Path file, Set<String> done, List<Row> rows, CellTimes times, boolean repair)
       throws IOException {
+    readCells(file, done, rows, times, repair, (key, cellRows) -> { });
+  }
+
+  /** {@link #readCells(Path, Set, List, CellTimes, boolean)}, handing each cell's rows to {@code perCell}. */
+  static void readCells(Path file, Set<String> done, List<Row> rows, CellTimes times, boolean repair,
+      java.util.function.BiConsumer<String, List<Row>> perCell) throws IOException {
     if (!Files.exists(file)) {
       return;
     }
@@ -122,14 +128,19 @@ final class ExperimentFolder {
         throw new IllegalArgumentException(file + " line " + (i + 1) + " is corrupt: " + e.getMessage());
       }
       done.add(j.get("key").asText());
-      if (j.path("seconds").isNumber()) {
+      if (j.hasNonNull("reused_from")) {
+        times.addReused();
+      } else if (j.path("seconds").isNumber()) {
         times.add(j.get("seconds").asDouble(), j.path("threads").asInt(1));
       } else {
         times.addUntimed();
       }
+      List<Row> cellRows = new java.util.ArrayList<>();
       for (JsonNode r : (ArrayNode) j.get("rows")) {
-        rows.add(JSON.treeToValue(r, Row.class));
+        cellRows.add(JSON.treeToValue(r, Row.class));
       }
+      rows.addAll(cellRows);
+      perCell.accept(j.get("key").asText(), cellRows);
     }
   }
 }

@@ -71,26 +71,35 @@ public final class ExperimentRunner {
    *     for tests that compare two runs (a local and a Spark grid) row for row
    */
   public record Settings(Path out, Path cache, int threads, Progress progress,
-      java.util.function.Function<String, BuiltinDataset.TrainTest> loader, Grid grid, Long testNoiseSeed) {
+      java.util.function.Function<String, BuiltinDataset.TrainTest> loader, Grid grid, Long testNoiseSeed,
+      List<Path> reuse) {
     /** Built-in data sets from {@code cache}; data files as the configuration says. */
     public Settings(Path out, Path cache, int threads, Progress progress) {
-      this(out, cache, threads, progress, null, null, null);
+      this(out, cache, threads, progress, null, null, null, List.of());
     }
 
     /** With a loader, on this machine. */
     public Settings(Path out, Path cache, int threads, Progress progress,
         java.util.function.Function<String, BuiltinDataset.TrainTest> loader) {
-      this(out, cache, threads, progress, loader, null, null);
+      this(out, cache, threads, progress, loader, null, null, List.of());
     }
 
     /** The same settings, running the cells on {@code grid}. */
     public Settings on(Grid grid) {
-      return new Settings(out, cache, threads, progress, loader, grid, testNoiseSeed);
+      return new Settings(out, cache, threads, progress, loader, grid, testNoiseSeed, reuse);
     }
 
     /** The same settings with predictable noise from {@code seed}: NOT private, for tests only. */
     public Settings withTestNoiseSeed(long seed) {
-      return new Settings(out, cache, threads, progress, loader, grid, seed);
+      return new Settings(out, cache, threads, progress, loader, grid, seed, reuse);
+    }
+
+    /**
+     * The same settings, taking the cells that are the same runs from the experiments in {@code
+     * folders} instead of running them ({@link CellReuse}).
+     */
+    public Settings reusing(List<Path> folders) {
+      return new Settings(out, cache, threads, progress, loader, grid, testNoiseSeed, List.copyOf(folders));
     }
   }
 
@@ -157,9 +166,11 @@ public final class ExperimentRunner {
 
   /**
    * What a run did; {@code seconds} is NaN for {@link #recorded}, which runs nothing; {@code times}:
-   * how long the finished cells took, this run's and those kept from before.
+   * how long the finished cells took, this run's and those kept from before; {@code reused}: cells
+   * this run took from other experiments' folders ({@link Settings#reuse()}).
    */
-  public record Summary(int cells, int skipped, int ran, List<Row> rows, double seconds, CellTimes times) {
+  public record Summary(int cells, int skipped, int ran, List<Row> rows, double seconds, CellTimes times,
+      int reused) {
     /** Whether this is {@link #recorded}'s report of the cells finished so far. */
     public boolean reportOnly() {
       return Double.isNaN(seconds);
@@ -180,7 +191,7 @@ public final class ExperimentRunner {
     ExperimentFolder.readFinished(c, out, done, rows, times);
     List<Cell> cells = cells(c);
     int finished = (int) cells.stream().filter(cell -> done.contains(cell.key())).count();
-    return new Summary(cells.size(), finished, 0, rows, Double.NaN, times);
+    return new Summary(cells.size(), finished, 0, rows, Double.NaN, times, 0);
   }
 
   /** Runs every cell not already in the output folder, and returns all the experiment's rows. */
@@ -194,29 +205,38 @@ public final class ExperimentRunner {
     CellTimes times = new CellTimes();
     ExperimentFolder.readCells(cellsFile, done, rows, times, true);
     List<Cell> cells = cells(c);
+    // Cells that other experiments' folders already hold as the same runs (--reuse): taken, not run.
+    CellReuse reuse = s.reuse().isEmpty() ? CellReuse.NONE : CellReuse.load(c, s.reuse());
+    Map<String, CellReuse.Found> borrowed = new java.util.LinkedHashMap<>();
     long work = 0;
     int skipped = 0;
     for (Cell cell : cells) {
       if (done.contains(cell.key())) {
         skipped++;
       } else {
-        work += cell.parties();
+        CellReuse.Found f = reuse.find(c, cell);
+        if (f != null) {
+          borrowed.put(cell.key(), f);
+        } else {
+          work += cell.parties();
+        }
       }
     }
     // The data and its features before the cells' progress starts (the features report their own),
     // and before the configuration is recorded: a data set the feature stage cannot take (no image
     // shape) leaves no config.json behind that the corrected file would then differ from.
     BuiltinDataset.TrainTest data = null;
-    if (skipped < cells.size()) {
+    if (skipped + borrowed.size() < cells.size()) {
       data = ExperimentFeatures.apply(c, s.loader() != null ? s.loader().apply(c.dataset()) : load(c, s.cache()), s);
     }
     ExperimentFolder.checkSameExperiment(c, s.out());
-    s.progress().start(c.name() + ": " + (cells.size() - skipped) + " of " + cells.size() + " cells to run"
-        + (skipped > 0 ? " (" + skipped + " already done)" : ""), Math.max(1, work));
+    s.progress().start(c.name() + ": " + (cells.size() - skipped - borrowed.size()) + " of " + cells.size()
+        + " cells to run" + (skipped > 0 ? " (" + skipped + " already done)" : "")
+        + (borrowed.isEmpty() ? "" : " (" + borrowed.size() + " taken from --reuse folders)"), Math.max(1, work));
     int[] ran = {0};
     Map<String, Cell> pending = new java.util.LinkedHashMap<>();
     for (Cell cell : cells) {
-      if (!done.contains(cell.key())) {
+      if (!done.contains(cell.key()) && !borrowed.containsKey(cell.key())) {
         pending.put(cell.key(), cell);
       }
     }
@@ -251,6 +271,18 @@ public final class ExperimentRunner {
         ran[0]++;
         s.progress().advance(cell.parties());
       };
+      for (Map.Entry<String, CellReuse.Found> b : borrowed.entrySet()) {
+        ObjectNode line = JSON.createObjectNode();
+        line.put("key", b.getKey());
+        line.set("rows", JSON.valueToTree(b.getValue().rows()));
+        line.put("reused_from", b.getValue().from());
+        w.write(JSON.writeValueAsString(line));
+        w.newLine();
+        w.flush();
+        rows.addAll(b.getValue().rows());
+        done.add(b.getKey());
+        times.addReused();
+      }
       if (!pending.isEmpty()) {
         Grid grid = s.grid() != null ? s.grid() : new LocalGrid(1);
         grid.run(c, data, List.copyOf(pending.keySet()), s.threads(), s.testNoiseSeed(), record);
@@ -260,7 +292,7 @@ public final class ExperimentRunner {
     }
     s.progress().finish();
     // Only the rows of this configuration's cells (the file holds nothing else: see checkSameExperiment).
-    return new Summary(cells.size(), skipped, ran[0], rows, (System.nanoTime() - start) / 1e9, times);
+    return new Summary(cells.size(), skipped, ran[0], rows, (System.nanoTime() - start) / 1e9, times, borrowed.size());
   }
 
   /** One cell of the sweep: a variant's grid point on one (partition, parties, repeat, fold). */
