@@ -166,9 +166,7 @@ public final class Report {
             md.append("| ").append(variant).append(" | ").append(p).append(" | ").append(w).append(" |");
             for (double e : c.epsilons()) {
               Results.Cell cell = byEps.get(e);
-              md.append(cell == null ? " - |" : String.format(Locale.ROOT, " %.2f ± %.2f (eps total %s) |",
-                  100 * cell.mean(), 100 * cell.sd(), Double.isNaN(cell.selectionEps()) ? "not recorded"
-                      : Chart.fmt(cell.selectionEps())));
+              md.append(cell == null ? " - |" : " " + figure(cell, c.repeats() * c.folds()) + " |");
             }
             Results.Cell chosen = byEps.get(plotEps);
             md.append(" ").append(chosen == null ? "-" : chosen.hyperparameters()).append(" |\n");
@@ -247,6 +245,18 @@ public final class Report {
     List<Path> charts = new ArrayList<>(List.of(base));
     charts.addAll(BitPanels.write(base, title, c.sweepLabel() + " (log scale)", series, seriesNames));
     return charts;
+  }
+
+  /**
+   * A table's figure: mean ± sd over the runs, "1 run" where there is no spread to show, and how
+   * many of the {@code expected} runs there are while a grid is still running.
+   */
+  static String figure(Results.Cell cell, int expected) {
+    String eps = "eps total " + (Double.isNaN(cell.selectionEps()) ? "not recorded" : Chart.fmt(cell.selectionEps()));
+    String runs = cell.n() >= expected ? "" : (cell.n() == 1 ? "1 run of " : cell.n() + " runs of ") + expected + "; ";
+    return cell.n() == 1 ? String.format(Locale.ROOT, "%.2f (%s%s)", 100 * cell.mean(),
+        runs.isEmpty() ? "1 run; " : runs, eps)
+        : String.format(Locale.ROOT, "%.2f ± %.2f (%s%s)", 100 * cell.mean(), 100 * cell.sd(), runs, eps);
   }
 
   private static Chart.Series series(String label, Map<Double, Results.Cell> byEps, boolean dashed) {
