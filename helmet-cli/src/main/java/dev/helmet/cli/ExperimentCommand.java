@@ -63,8 +63,8 @@ final class ExperimentCommand extends GroupCommand {
     @Option(names = "--report-only",
         description = "Write results.csv, the plots and report.md of the cells finished so far in --out into "
             + "--out/partial (for example while the grid still runs, or after it was stopped), without running any "
-            + "cell: the run's command with this flag added (its --threads, --cells-at-once, --engine, --master and "
-            + "--engine-conf are ignored). With --json, seconds is null and report_only true.")
+            + "cell: the run's command with this flag added (its --threads, --cells-at-once, --engine, --master, "
+            + "--engine-conf and --reuse are ignored). With --json, seconds is null and report_only true.")
     boolean reportOnly;
 
     @Option(names = "--features", paramLabel = "raw|scatter|hog",
@@ -158,10 +158,9 @@ final class ExperimentCommand extends GroupCommand {
         throw new IllegalArgumentException("--cells-at-once applies to experiments made of cells; "
             + (network ? "--network timings are not" : "--preset " + preset + " is not one"));
       }
-      if (reuse != null && (noCells || reportOnly)) {
-        throw new IllegalArgumentException("--reuse applies to runs of experiments made of cells; "
-            + (reportOnly ? "--report-only runs none" : network ? "--network timings are not one"
-                : "--preset " + preset + " is not one"));
+      if (reuse != null && noCells) {
+        throw new IllegalArgumentException("--reuse applies to experiments made of cells; "
+            + (network ? "--network timings are not one" : "--preset " + preset + " is not one"));
       }
       if (cellsAtOnce != 1 && !engine.equalsIgnoreCase("local")) {
         throw new IllegalArgumentException("--cells-at-once goes with --engine local; Spark runs as many cells at "

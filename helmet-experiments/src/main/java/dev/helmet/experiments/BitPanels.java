@@ -15,24 +15,27 @@ import java.util.regex.Pattern;
  * its colour from panel to panel.
  */
 final class BitPanels {
-  private static final Pattern WIDTH = Pattern.compile("^(.+)-b(\\d+)$");
+  private static final Pattern WIDTH = Pattern.compile("^(.+)-b(\\d{1,9})$");
 
   private BitPanels() {}
 
   /**
    * Writes {@code base-bB} for each width B of {@code series} (named by {@code names}, one each)
    * and returns the charts written, in increasing B; none unless there are at least two widths.
+   * {@code qualifiers} (one a series, e.g. its party count) tell apart a mechanism's lines within
+   * a panel: a colour is a mechanism and qualifier.
    */
-  static List<Path> write(Path base, String title, String xLabel, List<Chart.Series> series, List<String> names)
-      throws IOException {
-    if (series.size() != names.size()) {
-      throw new IllegalArgumentException("one name a series: " + series.size() + " series, " + names.size() + " names");
+  static List<Path> write(Path base, String title, String xLabel, List<Chart.Series> series, List<String> names,
+      List<String> qualifiers) throws IOException {
+    if (series.size() != names.size() || series.size() != qualifiers.size()) {
+      throw new IllegalArgumentException("one name and qualifier a series: " + series.size() + " series, "
+          + names.size() + " names, " + qualifiers.size() + " qualifiers");
     }
     TreeSet<Integer> widths = new TreeSet<>();
     List<String> families = new ArrayList<>();
-    for (String n : names) {
-      Matcher m = WIDTH.matcher(n);
-      String family = m.matches() ? m.group(1) : n;
+    for (int i = 0; i < names.size(); i++) {
+      Matcher m = WIDTH.matcher(names.get(i));
+      String family = (m.matches() ? m.group(1) : names.get(i)) + "\n" + qualifiers.get(i);
       if (m.matches()) {
         widths.add(Integer.parseInt(m.group(2)));
       }
@@ -50,7 +53,7 @@ final class BitPanels {
         Matcher m = WIDTH.matcher(names.get(i));
         if (!m.matches() || Integer.parseInt(m.group(2)) == b) {
           Chart.Series s = series.get(i);
-          String family = m.matches() ? m.group(1) : names.get(i);
+          String family = (m.matches() ? m.group(1) : names.get(i)) + "\n" + qualifiers.get(i);
           panel.add(new Chart.Series(s.label(), s.x(), s.y(), s.sd(), s.dashed(), families.indexOf(family)));
         }
       }

@@ -35,6 +35,8 @@ final class CellReuse {
   record Found(String from, List<Row> rows) {}
 
   private final List<Donor> donors;
+  /** Donor cells already given to a cell of this run: each is one run, so it is taken at most once. */
+  private final Set<String> given = new HashSet<>();
 
   private CellReuse(List<Donor> donors) {
     this.donors = donors;
@@ -44,11 +46,13 @@ final class CellReuse {
   static final CellReuse NONE = new CellReuse(List.of());
 
   /**
-   * The finished cells of the experiments in {@code dirs} that {@code c} may take.
+   * The finished cells of the experiments in {@code dirs} that {@code c}, run into {@code out}, may
+   * take.
    *
-   * @throws IllegalArgumentException if a folder holds no experiment, or one on other data
+   * @throws IllegalArgumentException if a folder holds no experiment, one on other data, or is
+   *     {@code out}
    */
-  static CellReuse load(ExperimentConfig c, List<Path> dirs) throws IOException {
+  static CellReuse load(ExperimentConfig c, List<Path> dirs, Path out) throws IOException {
     List<Donor> donors = new ArrayList<>();
     ObjectNode mine = c.toJson();
     for (Path dir : dirs) {
@@ -56,6 +60,10 @@ final class CellReuse {
       if (!Files.exists(file)) {
         throw new IllegalArgumentException("--reuse " + dir + ": holds no experiment (no " + ExperimentFolder.CONFIG
             + ")");
+      }
+      if (Files.exists(out) && Files.isSameFile(dir, out)) {
+        // Its finished cells are kept anyway; taking one for another variant would copy a run, not repeat it.
+        throw new IllegalArgumentException("--reuse " + dir + ": is the output folder itself");
       }
       JsonNode theirs = ExperimentFeatures.withLegacyDefaults(JSON.readTree(file.toFile()));
       for (String key : union(mine, theirs)) {
@@ -100,9 +108,12 @@ final class CellReuse {
           if (!p.equals(point)) {
             continue;
           }
-          List<Row> rows = d.cells().get(prefix + theirs.path("name").asText() + "/" + p);
-          List<Row> taken = rows == null ? null : rowsAt(c.epsilons(), rows, v.name());
+          String key = prefix + theirs.path("name").asText() + "/" + p;
+          List<Row> rows = d.cells().get(key);
+          List<Row> taken = rows == null || given.contains(d.name() + "\n" + key) ? null
+              : rowsAt(c.epsilons(), rows, v.name());
           if (taken != null) {
+            given.add(d.name() + "\n" + key);
             return new Found(d.name() + " " + prefix + theirs.path("name").asText(), taken);
           }
         }
@@ -122,10 +133,19 @@ final class CellReuse {
     return x.equals(y);
   }
 
-  /** The rows at {@code epsilons}, renamed to {@code variant}; null unless each eps has one. */
+  /**
+   * The rows at {@code epsilons}, renamed to {@code variant}; null unless each eps has exactly one
+   * (and the list names each eps once: a repeated eps is two runs, one row is one).
+   */
   private static List<Row> rowsAt(List<Double> epsilons, List<Row> rows, String variant) {
+    if (new HashSet<>(epsilons).size() != epsilons.size()) {
+      return null;
+    }
     List<Row> out = new ArrayList<>();
     for (double e : epsilons) {
+      if (rows.stream().filter(r -> r.targetEps() == e).count() != 1) {
+        return null;
+      }
       boolean any = false;
       for (Row r : rows) {
         if (r.targetEps() == e) {

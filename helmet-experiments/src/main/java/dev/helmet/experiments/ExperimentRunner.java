@@ -206,7 +206,9 @@ public final class ExperimentRunner {
     ExperimentFolder.readCells(cellsFile, done, rows, times, true);
     List<Cell> cells = cells(c);
     // Cells that other experiments' folders already hold as the same runs (--reuse): taken, not run.
-    CellReuse reuse = s.reuse().isEmpty() ? CellReuse.NONE : CellReuse.load(c, s.reuse());
+    // Loaded only while some cell is still to do: a finished run resumes even if those folders are gone.
+    boolean anyLeft = cells.stream().anyMatch(cell -> !done.contains(cell.key()));
+    CellReuse reuse = s.reuse().isEmpty() || !anyLeft ? CellReuse.NONE : CellReuse.load(c, s.reuse(), s.out());
     Map<String, CellReuse.Found> borrowed = new java.util.LinkedHashMap<>();
     long work = 0;
     int skipped = 0;

@@ -77,6 +77,7 @@ public final class Report {
       for (String sel : SELECTIONS) {
         List<Chart.Series> series = new ArrayList<>();
         List<String> names = new ArrayList<>();
+        List<String> parties = new ArrayList<>();
         var byVariant = summary.getOrDefault(sel, Map.of());
         byVariant.forEach((variant, byPartition) -> {
           var byParties = byPartition.get(firstPartition);
@@ -84,6 +85,7 @@ public final class Report {
             byParties.forEach((w, byEps) -> {
               series.add(series(variant + ", " + w + " parties", byEps, false));
               names.add(variant);
+              parties.add(String.valueOf(w));
             });
           }
         });
@@ -93,7 +95,7 @@ public final class Report {
         plots.add(base);
         md.append("![accuracy vs eps, selected on ").append(sel).append("](").append(base.getFileName())
             .append(".png)\n\n");
-        List<Path> panels = BitPanels.write(base, title, "eps (log scale)", series, names);
+        List<Path> panels = BitPanels.write(base, title, "eps (log scale)", series, names, parties);
         plots.addAll(panels);
         md.append(BitPanels.markdown(panels, "accuracy vs eps, selected on " + sel));
       }
@@ -243,7 +245,9 @@ public final class Report {
         + Chart.fmt(eps) + ")";
     Chart.line(base, title, c.sweepLabel() + " (log scale)", true, series);
     List<Path> charts = new ArrayList<>(List.of(base));
-    charts.addAll(BitPanels.write(base, title, c.sweepLabel() + " (log scale)", series, seriesNames));
+    // one party count here; a series' two selections share its colour and differ by dashing
+    charts.addAll(BitPanels.write(base, title, c.sweepLabel() + " (log scale)", series, seriesNames,
+        java.util.Collections.nCopies(series.size(), "")));
     return charts;
   }
 

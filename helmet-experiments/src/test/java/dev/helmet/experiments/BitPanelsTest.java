@@ -39,7 +39,8 @@ class BitPanelsTest {
     for (int i = 0; i < names.size(); i++) {
       series.add(line(names.get(i) + ", 10 parties", 0.1 * (i + 1)));
     }
-    List<Path> panels = BitPanels.write(dir.resolve("acc"), "Accuracy", "eps", series, names);
+    List<Path> panels = BitPanels.write(dir.resolve("acc"), "Accuracy", "eps", series, names,
+        java.util.Collections.nCopies(names.size(), "10"));
     assertEquals(List.of(dir.resolve("acc-b6"), dir.resolve("acc-b10")), panels, "in increasing width");
     String b6 = Files.readString(dir.resolve("acc-b6.svg"));
     String b10 = Files.readString(dir.resolve("acc-b10.svg"));
@@ -57,12 +58,28 @@ class BitPanelsTest {
 
   @Test
   void oneWidthOrNoneGivesNoPanels(@TempDir Path dir) throws Exception {
+    List<String> two = List.of("", "");
     assertEquals(List.of(), BitPanels.write(dir.resolve("a"), "t", "x",
-        List.of(line("smm-b8", 0.5), line("dp-sgd", 0.6)), List.of("smm-b8", "dp-sgd")));
+        List.of(line("smm-b8", 0.5), line("dp-sgd", 0.6)), List.of("smm-b8", "dp-sgd"), two));
     assertEquals(List.of(), BitPanels.write(dir.resolve("b"), "t", "x",
-        List.of(line("helmet", 0.5), line("dp-fl", 0.6)), List.of("helmet", "dp-fl")));
+        List.of(line("helmet", 0.5), line("dp-fl", 0.6)), List.of("helmet", "dp-fl"), two));
+    // a width too long for an int is not a width: the name is a mechanism of its own, no exception
+    assertEquals(List.of(), BitPanels.write(dir.resolve("d"), "t", "x",
+        List.of(line("x-b99999999999", 0.5), line("smm-b8", 0.6)), List.of("x-b99999999999", "smm-b8"), two));
     assertEquals("", BitPanels.markdown(List.of(), "x"));
     assertThrows(IllegalArgumentException.class, () -> BitPanels.write(dir.resolve("c"), "t", "x",
-        List.of(line("smm-b8", 0.5)), List.of()));
+        List.of(line("smm-b8", 0.5)), List.of(), List.of()));
+  }
+
+  @Test
+  void aMechanismAtTwoPartyCountsGetsTwoColours(@TempDir Path dir) throws Exception {
+    List<Chart.Series> series = List.of(line("smm-b6, 5 parties", 0.5), line("smm-b6, 10 parties", 0.6),
+        line("smm-b8, 5 parties", 0.7), line("smm-b8, 10 parties", 0.8));
+    BitPanels.write(dir.resolve("p"), "t", "x", series, List.of("smm-b6", "smm-b6", "smm-b8", "smm-b8"),
+        List.of("5", "10", "5", "10"));
+    String b6 = Files.readString(dir.resolve("p-b6.svg"));
+    assertFalse(colourOf(b6, "smm-b6, 5 parties").equals(colourOf(b6, "smm-b6, 10 parties")));
+    assertEquals(colourOf(b6, "smm-b6, 10 parties"), colourOf(Files.readString(dir.resolve("p-b8.svg")),
+        "smm-b8, 10 parties"));
   }
 }

@@ -105,6 +105,27 @@ class CellReuseTest {
     Report.write(c, again.rows(), dir.resolve("sweep"), "test", again.seconds(), again.times());
     String md = Files.readString(dir.resolve("sweep/report.md"));
     assertTrue(md.contains("4 cells were taken from another experiment's folder"), md);
+    // The donor folder gone: a finished run still resumes (nothing is left to take).
+    ExperimentRunner.Summary moved = ExperimentRunner.run(c, settings(dir.resolve("sweep")).reusing(
+        List.of(dir.resolve("gone"))));
+    assertEquals(6, moved.skipped());
+  }
+
+  @Test
+  void aDonorCellIsTakenOnceAndTheOutputFolderIsNoDonor(@TempDir Path dir) throws Exception {
+    ExperimentRunner.run(parse(GRID), settings(dir.resolve("grid")));
+    // Two variants that are the same run of the grid's dp-fl: one takes it, the other runs.
+    String twice = sweep("[5]", 30).replace("  - name: dp-fl@1", "  - name: dp-fl-again\n"
+        + "    algorithm: dp-fl\n    summation: simulated\n    settings: " + DPFL + "\n  - name: dp-fl@1");
+    ExperimentRunner.Summary s = ExperimentRunner.run(parse(twice), settings(dir.resolve("twice")).reusing(
+        List.of(dir.resolve("grid"))));
+    assertEquals(8, s.cells());
+    assertEquals(4, s.reused(), "dp-fl (2 repeats) once, helmet lambda 1 (2 repeats)");
+    assertEquals(4, s.ran());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExperimentRunner.run(
+        parse(GRID.replace("repeats: 2", "repeats: 3")), settings(dir.resolve("grid")).reusing(
+            List.of(dir.resolve("grid")))));
+    assertTrue(e.getMessage().contains("is the output folder itself"), e.getMessage());
   }
 
   @Test
