@@ -143,24 +143,16 @@ final class CellReuse {
     }
     List<Row> out = new ArrayList<>();
     for (double e : epsilons) {
-      if (rows.stream().filter(r -> r.targetEps() == e).count() != 1) {
+      List<Row> at = rows.stream().filter(r -> r.targetEps() == e).toList();
+      if (at.size() != 1) {
         return null;
       }
-      boolean any = false;
-      for (Row r : rows) {
-        if (r.targetEps() == e) {
-          ObjectNode j = JSON.valueToTree(r);
-          j.put("variant", variant);
-          try {
-            out.add(JSON.treeToValue(j, Row.class));
-          } catch (IOException ex) {
-            throw new java.io.UncheckedIOException(ex);
-          }
-          any = true;
-        }
-      }
-      if (!any) {
-        return null;
+      ObjectNode j = JSON.valueToTree(at.get(0));
+      j.put("variant", variant);
+      try {
+        out.add(JSON.treeToValue(j, Row.class));
+      } catch (IOException ex) {
+        throw new java.io.UncheckedIOException(ex);
       }
     }
     return out;
