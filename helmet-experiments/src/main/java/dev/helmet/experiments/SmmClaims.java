@@ -121,17 +121,25 @@ final class SmmClaims {
         + " point)", ahead, behind);
     List<String> close = new ArrayList<>();
     List<String> apart = new ArrayList<>();
+    // mechanisms with no result yet at the largest width (a report of a grid still running)
+    java.util.Set<String> unfinished = new java.util.TreeSet<>();
     g.cells().forEach((x, byBits) -> {
       Map<String, Double> m = byBits.get(largest);
       if (m != null && m.size() > 1 && m.containsKey("smm")) {
         double spread = m.values().stream().mapToDouble(Double::doubleValue).max().getAsDouble()
             - m.values().stream().mapToDouble(Double::doubleValue).min().getAsDouble();
+        for (String k : MECHANISMS) {
+          if (!m.containsKey(k)) {
+            unfinished.add(k);
+          }
+        }
         (spread <= COMPARABLE ? close : apart).add("b " + largest + ", " + g.settingName() + " " + Chart.fmt(x)
             + " (" + String.format(Locale.ROOT, "%.1f", spread) + " points between the best and the worst)");
       }
     });
     claim(md, "2. At " + largest + " bits the three are comparable (the best and the worst within "
-        + Chart.fmt(COMPARABLE) + " points)", close, apart);
+        + Chart.fmt(COMPARABLE) + " points)" + (unfinished.isEmpty() ? "" : ", checked without "
+        + String.join(" and ", unfinished) + " (not finished yet in some settings)"), close, apart);
     List<String> first = new ArrayList<>();
     List<String> not = new ArrayList<>();
     g.cells().forEach((x, byBits) -> {
