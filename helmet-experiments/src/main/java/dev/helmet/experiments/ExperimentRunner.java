@@ -251,9 +251,7 @@ public final class ExperimentRunner {
           throw new IllegalStateException("the grid returned cell " + key + ", which was not asked for or is done");
         }
         try {
-          ObjectNode line = JSON.createObjectNode();
-          line.put("key", key);
-          line.set("rows", JSON.valueToTree(cellRows));
+          ObjectNode line = cellLine(key, cellRows);
           if (Double.isFinite(seconds)) {
             // how long the cell took, for the report's run time (lines written before have none)
             line.put("seconds", Math.round(seconds * 10) / 10.0);
@@ -262,9 +260,7 @@ public final class ExperimentRunner {
           } else {
             times.addUntimed();
           }
-          w.write(JSON.writeValueAsString(line));
-          w.newLine();
-          w.flush();
+          append(w, line);
         } catch (IOException e) {
           throw new java.io.UncheckedIOException(e);
         }
@@ -274,13 +270,7 @@ public final class ExperimentRunner {
         s.progress().advance(cell.parties());
       };
       for (Map.Entry<String, CellReuse.Found> b : borrowed.entrySet()) {
-        ObjectNode line = JSON.createObjectNode();
-        line.put("key", b.getKey());
-        line.set("rows", JSON.valueToTree(b.getValue().rows()));
-        line.put("reused_from", b.getValue().from());
-        w.write(JSON.writeValueAsString(line));
-        w.newLine();
-        w.flush();
+        append(w, cellLine(b.getKey(), b.getValue().rows()).put("reused_from", b.getValue().from()));
         rows.addAll(b.getValue().rows());
         done.add(b.getKey());
         times.addReused();
@@ -295,6 +285,21 @@ public final class ExperimentRunner {
     s.progress().finish();
     // Only the rows of this configuration's cells (the file holds nothing else: see checkSameExperiment).
     return new Summary(cells.size(), skipped, ran[0], rows, (System.nanoTime() - start) / 1e9, times, borrowed.size());
+  }
+
+  /** A cells.jsonl line: the cell's key and rows. */
+  private static ObjectNode cellLine(String key, List<Row> rows) {
+    ObjectNode line = JSON.createObjectNode();
+    line.put("key", key);
+    line.set("rows", JSON.valueToTree(rows));
+    return line;
+  }
+
+  /** Appends one line and flushes it: an interrupted run loses only cells under way. */
+  private static void append(BufferedWriter w, ObjectNode line) throws IOException {
+    w.write(JSON.writeValueAsString(line));
+    w.newLine();
+    w.flush();
   }
 
   /** One cell of the sweep: a variant's grid point on one (partition, parties, repeat, fold). */

@@ -20,22 +20,7 @@ class CellReuseTest {
   private static final String DPFL = "{dpfl: {learning_rate: 2, grad_clip: 1, epochs: 1, sampling_rate: 0.2}}";
 
   /** A grid at eps 1 and 5: helmet at two lambdas and dp-fl. */
-  private static final String GRID = String.join("\n",
-      "name: grid",
-      "dataset: mnist",
-      "parties: [5]",
-      "per_party: 30",
-      "epsilons: [1, 5]",
-      "repeats: 2",
-      "variants:",
-      "  - name: helmet-softmax",
-      "    algorithm: helmet",
-      "    settings: {learner: {kind: softmax, lambda: [0.5, 1], epochs: 3}}",
-      "  - name: dp-fl",
-      "    algorithm: dp-fl",
-      "    summation: simulated",
-      "    settings: " + DPFL,
-      "");
+  private static final String GRID = GridFixtures.smallGrid("grid", "[5]", DPFL);
 
   /** A sweep at eps 5: the grid's dp-fl point under another name, and a learning rate the grid lacks. */
   private static String sweep(String epsilons, int perParty) {

@@ -26,4 +26,27 @@ final class GridFixtures {
         + Double.doubleToLongBits(r.valAcc()) + "/" + Double.doubleToLongBits(r.testAcc()) + "/"
         + Double.doubleToLongBits(r.testF1());
   }
+
+  /**
+   * A small grid on the digits: eps 1 and 5, 2 repeats, Helmet softmax at lambda 0.5 and 1, and
+   * dp-fl with {@code dpfl} settings.
+   */
+  static String smallGrid(String name, String parties, String dpfl) {
+    return String.join("\n",
+        "name: " + name,
+        "dataset: mnist",
+        "parties: " + parties,
+        "per_party: 30",
+        "epsilons: [1, 5]",
+        "repeats: 2",
+        "variants:",
+        "  - name: helmet-softmax",
+        "    algorithm: helmet",
+        "    settings: {learner: {kind: softmax, lambda: [0.5, 1], epochs: 3}}",
+        "  - name: dp-fl",
+        "    algorithm: dp-fl",
+        "    summation: simulated",
+        "    settings: " + dpfl,
+        "");
+  }
 }

@@ -20,22 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 class LocalGridTest {
   private static final BuiltinDataset.TrainTest DIGITS = GridFixtures.DIGITS;
 
-  private static final String SMALL = String.join("\n",
-      "name: small",
-      "dataset: mnist",
-      "parties: [5, 10]",
-      "per_party: 30",
-      "epsilons: [1, 5]",
-      "repeats: 2",
-      "variants:",
-      "  - name: helmet-softmax",
-      "    algorithm: helmet",
-      "    settings: {learner: {kind: softmax, lambda: [0.5, 1], epochs: 3}}",
-      "  - name: dp-fl",
-      "    algorithm: dp-fl",
-      "    summation: simulated",
-      "    settings: {dpfl: {learning_rate: 2, grad_clip: 1, epochs: 1, sampling_rate: 'min(1, 30 / records)'}}",
-      "");
+  private static final String SMALL = GridFixtures.smallGrid("small", "[5, 10]",
+      "{dpfl: {learning_rate: 2, grad_clip: 1, epochs: 1, sampling_rate: 'min(1, 30 / records)'}}");
 
   private static ExperimentRunner.Settings settings(Path out) {
     return new ExperimentRunner.Settings(out, out, 1, Progress.NONE, id -> DIGITS).withTestNoiseSeed(3);
