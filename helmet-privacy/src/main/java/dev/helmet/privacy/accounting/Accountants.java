@@ -5,15 +5,16 @@ import java.util.function.Supplier;
 /**
  * The accountants by name, so that a stored charge ({@link dev.helmet.privacy.ledger.PrivacyCharge})
  * names the one that computes it: {@code gaussian} (exact, Gaussian mechanisms only), {@code rdp},
- * {@code pld}.
+ * {@code pld}, {@code approx-dp} (mechanisms known only through (eps, delta), i.e. cpSGD's).
  */
 public final class Accountants {
   private Accountants() {}
 
   /**
    * A supplier of fresh accountants of the given name ({@code gaussian}, {@code gaussian-exact},
-   * {@code rdp}, {@code pld}, or {@code rdp-paper-subsampling}: RDP with the Skellam mixture
-   * mechanism's subsampled rounds bounded as its paper does, to reproduce it).
+   * {@code rdp}, {@code pld}, {@code rdp-paper-subsampling}: RDP with the Skellam mixture
+   * mechanism's subsampled rounds bounded as its paper does, to reproduce it, or {@code approx-dp}:
+   * (eps, delta) subsampling and composition for cpSGD's binomial mechanism).
    *
    * @throws IllegalArgumentException for any other name
    */
@@ -23,7 +24,9 @@ public final class Accountants {
       case "rdp" -> RdpAccountant::new;
       case "rdp-paper-subsampling" -> () -> new RdpAccountant(SkellamMixtureRdp.Subsampling.PAPER);
       case "pld" -> PldAccountant::new;
-      default -> throw new IllegalArgumentException("accountant must be gaussian, rdp or pld. Provided value: " + name);
+      case "approx-dp" -> ApproxDpAccountant::new;
+      default -> throw new IllegalArgumentException("accountant must be gaussian, rdp, pld or approx-dp. Provided "
+          + "value: " + name);
     };
   }
 }

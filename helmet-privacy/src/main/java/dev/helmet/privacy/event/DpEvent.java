@@ -8,7 +8,8 @@ package dev.helmet.privacy.event;
  */
 public sealed interface DpEvent
     permits GaussianDpEvent, DistributedDiscreteGaussianDpEvent, SelfComposedDpEvent, ComposedDpEvent,
-        NoOpDpEvent, PoissonSampledDpEvent, SkellamMixtureDpEvent, SkellamDpEvent, SlackDpEvent, MixtureDpEvent {
+        NoOpDpEvent, PoissonSampledDpEvent, SkellamMixtureDpEvent, SkellamDpEvent, SlackDpEvent, MixtureDpEvent,
+        BinomialDpEvent {
 
   /** A short human-readable form, e.g. {@code "10 x Gaussian(sigma=3.73)"}. */
   String describe();

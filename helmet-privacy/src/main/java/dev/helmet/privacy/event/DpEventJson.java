@@ -24,6 +24,8 @@ import java.util.Locale;
  * {"type": "skellam", "mu": 2.5e7, "l2_sensitivity": 161.2, "l1_sensitivity": 25985}
  * {"type": "slack", "slack": 1e-10, "event": {...}}
  * {"type": "mixture", "weights": [0.25, 0.75], "events": [{...}, {...}]}
+ * {"type": "binomial", "trials": 1000000, "l1_sensitivity": 4096, "l2_sensitivity": 64,
+ *  "linf_sensitivity": 64, "dimension": 65536}
  * {"type": "no_op"}
  * </pre>
  */
@@ -68,6 +70,13 @@ public final class DpEventJson {
       n.put("mu", k.mu());
       n.put("l2_sensitivity", k.l2Sensitivity());
       n.put("l1_sensitivity", k.l1Sensitivity());
+    } else if (event instanceof BinomialDpEvent b) {
+      n.put("type", "binomial");
+      n.put("trials", b.trials());
+      n.put("l1_sensitivity", b.l1Sensitivity());
+      n.put("l2_sensitivity", b.l2Sensitivity());
+      n.put("linf_sensitivity", b.lInfSensitivity());
+      n.put("dimension", b.dimension());
     } else if (event instanceof SlackDpEvent s) {
       n.put("type", "slack");
       n.put("slack", s.slack());
@@ -124,6 +133,8 @@ public final class DpEventJson {
             integer(n, "delta_inf"));
         case "skellam" -> new SkellamDpEvent(number(n, "mu"), number(n, "l2_sensitivity"),
             number(n, "l1_sensitivity"));
+        case "binomial" -> new BinomialDpEvent(longInteger(n, "trials"), number(n, "l1_sensitivity"),
+            number(n, "l2_sensitivity"), number(n, "linf_sensitivity"), integer(n, "dimension"));
         case "slack" -> new SlackDpEvent(number(n, "slack"), fromJson(n.get("event")));
         case "mixture" -> mixture(n);
         case "no_op" -> new NoOpDpEvent();
@@ -195,5 +206,13 @@ public final class DpEventJson {
       throw new IllegalArgumentException("field '" + key + "' must be an integer");
     }
     return v.asInt();
+  }
+
+  private static long longInteger(JsonNode n, String key) {
+    JsonNode v = n.get(key);
+    if (v == null || !v.isIntegralNumber() || !v.canConvertToLong()) {
+      throw new IllegalArgumentException("field '" + key + "' must be an integer");
+    }
+    return v.asLong();
   }
 }

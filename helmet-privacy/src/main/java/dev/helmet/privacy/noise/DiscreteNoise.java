@@ -16,7 +16,9 @@ import java.math.BigInteger;
  *   <li>Poisson(lambda) for rational lambda = num/den up to 2^40, in constant expected time:
  *       inversion of its distribution function for lambda < 256; above, rejection from a
  *       "table mountain" envelope (a flat top over floor(lambda) +- w, geometric tails);
- *   <li>the symmetric Skellam Sk(lambda, lambda) = Poisson(lambda) - Poisson(lambda).
+ *   <li>the symmetric Skellam Sk(lambda, lambda) = Poisson(lambda) - Poisson(lambda);
+ *   <li>the centred binomial Bin(N, 1/2) - N/2 for even N up to 2^40, in constant expected time
+ *       ({@link BinomialSampler}: rejection from a step envelope of blocks with weights 4^-k).
  * </ul>
  *
  * <p><b>Why exact.</b> Every random decision in these samplers has the form "U < c": a fresh
@@ -67,6 +69,9 @@ public final class DiscreteNoise {
   private PoissonSampler pSampler;
   private long pNum;
   private long pDen;
+
+  /** The binomial sampler for the last number of trials (null: none yet). */
+  private BinomialSampler binomial;
 
   public DiscreteNoise(RandomBits bits) {
     this(bits, false);
@@ -160,6 +165,29 @@ public final class DiscreteNoise {
     for (int i = 0; i < out.length; i++) {
       out[i] = p.sample() - p.sample();
     }
+  }
+
+  /**
+   * The centred binomial Bin(trials, 1/2) - trials/2 (cpSGD's noise), for even trials in [0, 2^40];
+   * constant expected time.
+   */
+  public long centredBinomial(long trials) {
+    return binomialSampler(trials).sample();
+  }
+
+  /** Fills {@code out} with independent draws of Bin(trials, 1/2) - trials/2. */
+  public void fillCentredBinomial(long[] out, long trials) {
+    BinomialSampler b = binomialSampler(trials);
+    for (int i = 0; i < out.length; i++) {
+      out[i] = b.sample();
+    }
+  }
+
+  private BinomialSampler binomialSampler(long trials) {
+    if (binomial == null || binomial.trials() != trials) {
+      binomial = new BinomialSampler(bits, exactOnly, trials);
+    }
+    return binomial;
   }
 
   private PoissonSampler poissonSampler(long num, long den) {

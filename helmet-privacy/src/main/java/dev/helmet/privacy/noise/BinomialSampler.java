@@ -1,0 +1,140 @@
+package dev.helmet.privacy.noise;
+
+import dev.helmet.core.util.Checks;
+
+/**
+ * The centred binomial Bin(N, 1/2) - N/2 for even N = 2M, exactly, in constant expected time
+ * however large N is (cpSGD's noise: Agarwal et al., NeurIPS 2018). Counting N coin flips costs N
+ * bits a draw, which is out of reach for the millions of trials that privacy at a few bits per
+ * coordinate needs; this is a rejection sampler after Bringmann, Kuhn, Panagiotou, Peter and
+ * Thomas (ICALP 2014, "Internal DLA"), its acceptance decided as {@link DiscreteNoise} decides
+ * every comparison: exactly.
+ *
+ * <p><b>The target.</b> P[X = M + t] = C(2M, M + t) / 4^M, proportional to r(|t|), where r(0) = 1
+ * and r(d) = C(2M, M + d) / C(2M, M) = prod_{i=1}^{d} (M + 1 - i) / (M + i) (zero for d > M).
+ *
+ * <p><b>The envelope.</b> A block k >= 0 is drawn with P[k] = (3/4) 4^-k (the number of leading
+ * all-zero pairs of random bits), a side s in {0, 1} and an offset i uniform in [0, w); j = k w +
+ * i, and the candidate is t = j (s = 0) or t = -(j + 1) (s = 1), so every integer t is proposed by
+ * exactly one (s, k, i), with weight proportional to 4^-k. It is accepted with probability r(|t|)
+ * 4^k, so P[t] is proportional to r(|t|), the target. That probability is at most 1 when r(k w) <=
+ * 4^-k for every k >= 1 (r decreases, and |t| >= j). Proof: each factor of r(j) is 1 - (2i - 1) /
+ * (M + i) in [0, 1] and ln(1 - x) <= -x, so r(j) <= exp(-sum_{i <= j} (2i - 1) / (M + j)) =
+ * exp(-j^2 / (M + j)); at j = k w this is at most exp(-k ln 4) when k w^2 >= ln 4 (M + k w),
+ * which for every k >= 1 follows from w^2 >= ln 4 (M + w); the width w is the smallest integer
+ * with 10000 w^2 >= 13863 (M + w), checked in integer arithmetic (1.3863 > ln 4 = 1.386294...).
+ * The expected number of proposals is sqrt(pi M) / (8 w / 3), about 1.8.
+ *
+ * <p><b>Exactness.</b> The block, side and offset use integer bits only. The acceptance is the
+ * decision U < c with c = r(d) 4^k: for d up to 12 blocks a double t_d is tabled, t_d = t_{d-1}
+ * (M + 1 - d) / (M + d) (integers below 2^41, exact as doubles; one product and one quotient,
+ * each within 2^-53 relative), so t_d is within (1 + 2^-53)^(2d) - 1 < 3 d 2^-53 of r(d), and the
+ * scaling by 4^k is exact; {@link ExactDecisions#below} decides with that error, and the rare
+ * undecided case, or a proposal beyond the table (probability 4^-12), compares the same U exactly
+ * with {@link LazyUniform#factorProduct}. Every decision is exactly [U < c] whatever the rounding.
+ *
+ * <p>Not thread-safe.
+ */
+final class BinomialSampler {
+  /** The largest number of trials: M and M + w stay far inside exact long and double arithmetic. */
+  static final long MAX_TRIALS = 1L << 40;
+  /** Envelope blocks with tabled acceptance constants. */
+  private static final int TABLE_BLOCKS = 12;
+
+  private final RandomBits bits;
+  private final boolean exactOnly;
+  private final long trials;
+  private final long half;
+  private final long width;
+  private final double[] ratio;
+  private final double rel;
+
+  BinomialSampler(RandomBits bits, boolean exactOnly, long trials) {
+    Checks.require(trials >= 0 && trials <= MAX_TRIALS && trials % 2 == 0,
+        "binomial trials must be even and in [0, 2^40]. Provided value: " + trials);
+    this.bits = bits;
+    this.exactOnly = exactOnly;
+    this.trials = trials;
+    this.half = trials / 2;
+    this.width = blockWidth(half);
+    int n = (int) Math.min(half + 1, TABLE_BLOCKS * width + 1);
+    double[] t = new double[n];
+    t[0] = 1;
+    int filled = 1;
+    // Stops before a value could leave the normal range, where the relative error bound would fail.
+    while (filled < n && t[filled - 1] >= 0x1p-1000) {
+      long d = filled;
+      t[filled] = t[filled - 1] * (double) (half + 1 - d) / (double) (half + d);
+      filled++;
+    }
+    this.ratio = java.util.Arrays.copyOf(t, filled);
+    this.rel = Math.max(0x1p-50, 3.0 * filled * 0x1p-53);
+  }
+
+  /**
+   * The envelope's block width for M: the smallest w >= 1 with 10000 w^2 >= 13863 (M + w) (no
+   * overflow: M <= 2^39 keeps both sides below 2^63).
+   */
+  static long blockWidth(long half) {
+    long w = Math.max(1, (long) Math.sqrt(1.3863 * half) - 2);
+    while (10000 * w * w < 13863 * (half + w)) {
+      w++;
+    }
+    while (w > 1 && 10000 * (w - 1) * (w - 1) >= 13863 * (half + w - 1)) {
+      w--;
+    }
+    return w;
+  }
+
+  long trials() {
+    return trials;
+  }
+
+  /** One draw of Bin(N, 1/2) - N/2. */
+  long sample() {
+    if (half == 0) {
+      return 0;
+    }
+    while (true) {
+      long k = block();
+      int side = bits.nextBit();
+      long offset = bits.nextLong(width);
+      if (k > half / width) {
+        continue; // j = k w + offset > M: outside the support, r = 0
+      }
+      long j = k * width + offset;
+      long d = side == 0 ? j : j + 1;
+      if (d > half) {
+        continue;
+      }
+      if (accept(d, (int) k)) {
+        return side == 0 ? d : -d;
+      }
+    }
+  }
+
+  /** k with P[k] = (3/4) 4^-k: the leading all-zero pairs of a stream of random bits. */
+  private long block() {
+    long k = 0;
+    while (true) {
+      int z = Long.numberOfLeadingZeros(bits.nextLong());
+      if (z < 64) {
+        return k + z / 2;
+      }
+      k += 32;
+    }
+  }
+
+  /** Bernoulli(r(d) 4^k), exactly (r(d) 4^k <= 1, shown above). */
+  private boolean accept(long d, int k) {
+    long v = ExactDecisions.uniform53(bits);
+    if (!exactOnly && d < ratio.length) {
+      int r = ExactDecisions.below(v, Math.scalb(ratio[(int) d], 53 + 2 * k), rel);
+      if (r != ExactDecisions.UNSURE) {
+        return r == ExactDecisions.YES;
+      }
+    }
+    LazyUniform.Real product = LazyUniform.factorProduct(1, d, -1, half + 1, 1, half);
+    return new LazyUniform(bits, v, 53).below(p -> product.at(p + 2 * k));
+  }
+}
