@@ -1,5 +1,6 @@
 package dev.helmet.protocols.smm;
 
+import dev.helmet.privacy.accounting.SkellamMixtureRdp.Subsampling;
 import dev.helmet.privacy.accounting.SmmAccounting;
 import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.mechanism.MixtureClip;
@@ -37,6 +38,28 @@ final class MixtureRounds implements RoundMechanism {
   @Override
   public String id() {
     return "smm";
+  }
+
+  @Override
+  public String title() {
+    return "the Skellam mixture mechanism";
+  }
+
+  @Override
+  public String noiseSampler() {
+    return "exact Skellam (difference of two exact Poisson samples)";
+  }
+
+  @Override
+  public String accountant() {
+    return config.subsampling() == Subsampling.GENERAL ? "rdp" : "rdp-paper-subsampling";
+  }
+
+  @Override
+  public String subsamplingBound() {
+    return config.subsampling() == Subsampling.GENERAL ? "general (Zhu and Wang 2019, Theorem 6)"
+        : "the paper's binomial expansion (Bao et al. 2022; proven for mechanisms like the Gaussian, not shown for "
+            + "SMM): reproduces the paper, weaker than the general bound";
   }
 
   /**

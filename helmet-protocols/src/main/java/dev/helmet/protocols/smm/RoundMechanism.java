@@ -9,12 +9,24 @@ import java.util.Map;
 /**
  * How a round turns each sampled record's clipped gradient into ring elements and what noise each
  * party adds: the Skellam mixture mechanism ({@link MixtureRounds}) or one of the baselines the
- * paper compares it with, the distributed discrete Gaussian and distributed Skellam mechanisms
- * ({@link ConditionalRounds}). Calibrated from public parameters when built.
+ * paper compares it with, the distributed discrete Gaussian, distributed Skellam and cpSGD's
+ * binomial mechanisms ({@link ConditionalRounds}). Calibrated from public parameters when built.
  */
 interface RoundMechanism {
-  /** smm, ddg or skellam. */
+  /** smm, ddg, skellam or cpsgd. */
   String id();
+
+  /** What it is, in words: "the Skellam mixture mechanism". */
+  String title();
+
+  /** How its noise is drawn, in words (for the ledger). */
+  String noiseSampler();
+
+  /** The accountant that composes its rounds ({@link dev.helmet.privacy.accounting.Accountants#named}). */
+  String accountant();
+
+  /** How its Poisson-subsampled rounds are bounded, in words (for the ledger). */
+  String subsamplingBound();
 
   /** An encoder of records for one thread and one batch (it may keep buffers between records). */
   RecordEncoder encoder();

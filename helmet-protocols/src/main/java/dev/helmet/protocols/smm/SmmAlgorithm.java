@@ -56,7 +56,8 @@ public final class SmmAlgorithm implements Algorithm {
             "general (Zhu and Wang's bound, sound for any mechanism) or paper (the paper's form; reproduces it)"),
         new Parameter("smm.mechanism", "--mechanism", Type.TEXT, "smm",
             "smm (the Skellam mixture mechanism), or the paper's baselines on the same pipeline: ddg (distributed "
-                + "discrete Gaussian) or skellam (distributed Skellam), both with conditional rounding"),
+                + "discrete Gaussian), skellam (distributed Skellam) or cpsgd (cpSGD's binomial noise, accounted in "
+                + "(eps, delta) terms), all with conditional rounding"),
         new Parameter("smm.start_seed", "--start-seed", Type.INTEGER, "1",
             "public seed of the initial model and the rounds' rotations"),
         HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
@@ -70,7 +71,7 @@ public final class SmmAlgorithm implements Algorithm {
   private static String mechanism(StrictNode s) {
     String m = s.string("mechanism", "smm").toLowerCase(java.util.Locale.ROOT);
     if (!SmmConfig.MECHANISMS.contains(m)) {
-      throw s.error("mechanism", "must be smm, ddg or skellam. Provided value: " + m);
+      throw s.error("mechanism", "must be smm, ddg, skellam or cpsgd. Provided value: " + m);
     }
     if (!m.equals("smm") && s.string("subsampling", "general").equalsIgnoreCase("paper")) {
       throw s.error("subsampling", "paper is offered for smm only (to reproduce its numbers); " + m + " uses the "

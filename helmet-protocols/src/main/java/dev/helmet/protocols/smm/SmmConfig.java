@@ -22,15 +22,16 @@ import java.util.Arrays;
  *     paper's form (labelled; see {@link dev.helmet.privacy.accounting.SkellamMixtureRdp})
  * @param startSeed public seed of the initial model and of the rounds' rotations
  * @param mechanism smm (the Skellam mixture mechanism), or the paper's baselines on the same
- *     pipeline: ddg (distributed discrete Gaussian) or skellam (distributed Skellam)
+ *     pipeline: ddg (distributed discrete Gaussian), skellam (distributed Skellam) or cpsgd (cpSGD's
+ *     binomial noise, (eps, delta) accounting)
  */
 record SmmConfig(int[] hidden, int bits, double gamma, double clip, double samplingRate, double expectedBatch,
     int rounds, double learningRate, boolean adam, Subsampling subsampling, int startSeed, String mechanism) {
   /** The mechanisms. */
-  static final java.util.List<String> MECHANISMS = java.util.List.of("smm", "ddg", "skellam");
+  static final java.util.List<String> MECHANISMS = java.util.List.of("smm", "ddg", "skellam", "cpsgd");
 
   SmmConfig {
-    Checks.require(MECHANISMS.contains(mechanism), "mechanism must be smm, ddg or skellam. Provided value: "
+    Checks.require(MECHANISMS.contains(mechanism), "mechanism must be smm, ddg, skellam or cpsgd. Provided value: "
         + mechanism);
     Checks.require(subsampling == Subsampling.GENERAL || mechanism.equals("smm"), "the paper's subsampling form "
         + "is offered for smm only (to reproduce its numbers); " + mechanism + " uses the general bound");

@@ -3,7 +3,6 @@ package dev.helmet.protocols.smm;
 import dev.helmet.core.nn.Examples;
 import dev.helmet.core.nn.Mlp;
 import dev.helmet.core.util.Checks;
-import dev.helmet.privacy.accounting.SkellamMixtureRdp.Subsampling;
 import dev.helmet.privacy.accounting.SmmAccounting;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.ledger.Guarantee;
@@ -74,8 +73,9 @@ final class SmmPlan {
     int padded = RandomizedHadamard.paddedLength(net.parameterCount());
     this.mechanism = switch (config.mechanism()) {
       case "smm" -> new MixtureRounds(config, honest, epsilon, delta);
-      case "ddg" -> new ConditionalRounds(true, config, padded, honest, epsilon, delta);
-      case "skellam" -> new ConditionalRounds(false, config, padded, honest, epsilon, delta);
+      case "ddg" -> new ConditionalRounds(ConditionalRounds.Noise.DDG, config, padded, honest, epsilon, delta);
+      case "skellam" -> new ConditionalRounds(ConditionalRounds.Noise.SKELLAM, config, padded, honest, epsilon, delta);
+      case "cpsgd" -> new ConditionalRounds(ConditionalRounds.Noise.BINOMIAL, config, padded, honest, epsilon, delta);
       default -> throw new IllegalArgumentException("unknown mechanism " + config.mechanism());
     };
   }
@@ -180,8 +180,7 @@ final class SmmPlan {
   }
 
   String accountantName() {
-    return config.subsampling() == Subsampling.GENERAL || !mechanism.id().equals("smm") ? "rdp"
-        : "rdp-paper-subsampling";
+    return mechanism.accountant();
   }
 
   /** The eps of all planned rounds (at most the target). */
@@ -199,13 +198,8 @@ final class SmmPlan {
     details.put("ring_bits", config.bits());
     details.put("sampling_rate", config.samplingRate());
     details.put("rounds", config.rounds());
-    details.put("subsampling_bound", config.subsampling() == Subsampling.GENERAL
-        ? "general (Zhu and Wang 2019, Theorem 6)"
-        : "the paper's binomial expansion (Bao et al. 2022; proven for mechanisms like the Gaussian, not shown for "
-            + "SMM): reproduces the paper, weaker than the general bound");
-    details.put("noise_sampler", (mechanism.id().equals("ddg") ? "exact discrete Gaussian (Canonne, Kamath, Steinke)"
-        : "exact Skellam (difference of two exact Poisson samples)") + " and exact stochastic rounding, from "
-        + "SecureRandom");
+    details.put("subsampling_bound", mechanism.subsamplingBound());
+    details.put("noise_sampler", mechanism.noiseSampler() + " and exact stochastic rounding, from SecureRandom");
     details.put("parties", sizes.length);
     details.put("min_contributors", minContributors);
     details.put("honest_fraction", honestFraction);
@@ -220,11 +214,7 @@ final class SmmPlan {
       details.put("epsilon_against_server_per_party", "none: a party's own noise share is calibrated only as part "
           + "of the sum");
     }
-    String what = switch (mechanism.id()) {
-      case "ddg" -> "the distributed discrete Gaussian mechanism";
-      case "skellam" -> "the distributed Skellam mechanism";
-      default -> "the Skellam mixture mechanism";
-    };
+    String what = mechanism.title();
     return new PrivacyLedger("smm pipeline with " + what + " (one summation per round in Z_2^" + config.bits() + ")",
         relation, "record", charge().event(config.rounds()).describe(), accountantName(), eps, delta, details,
         guarantees);

@@ -95,8 +95,7 @@ final class SmmRun implements PublicPlan {
     m.put("clip", c.clip());
     m.put("learning_rate", c.learningRate());
     m.put("mlp", plan.net().toString());
-    m.put("noise_sampler", (c.mechanism().equals("ddg") ? "exact discrete Gaussian" : "exact Skellam")
-        + " and exact stochastic rounding from SecureRandom");
+    m.put("noise_sampler", plan.mechanism().noiseSampler() + " and exact stochastic rounding from SecureRandom");
     m.put("noise_wrap_probability", plan.noiseWrapProbability());
     return m;
   }

@@ -100,6 +100,7 @@ final class SmmSpec implements AlgorithmSpec {
     String by = switch (config.mechanism()) {
       case "ddg" -> "the distributed discrete Gaussian (conditional rounding; the SMM paper's baseline)";
       case "skellam" -> "the distributed Skellam mechanism (conditional rounding; the SMM paper's baseline)";
+      case "cpsgd" -> "cpSGD's binomial mechanism (conditional rounding; the SMM paper's baseline)";
       default -> "the Skellam mixture mechanism";
     };
     return String.format(Locale.ROOT, "MLP %s (%d parameters) by %s: %d rounds, sampling "

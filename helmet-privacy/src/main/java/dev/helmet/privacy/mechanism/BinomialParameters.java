@@ -1,0 +1,57 @@
+package dev.helmet.privacy.mechanism;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.privacy.event.BinomialDpEvent;
+import dev.helmet.privacy.noise.DiscreteNoise;
+
+/**
+ * cpSGD's encoding on the distributed discrete Gaussian's pipeline (clip, rotation, scaling by
+ * gamma, conditional rounding to a squared norm bound B), with each client's noise the centred
+ * binomial Bin(N, 1/2) - N/2 per coordinate (Agarwal, Suresh, Yu, Kumar, McMahan, NeurIPS 2018).
+ * The rounding bounds every client's integer vector: L2 <= sqrt(B), L-infinity <= sqrt(B) (no
+ * coordinate of an integer vector exceeds its L2 norm) and L1 <= min(B, sqrt(D B)), the
+ * sensitivities its Theorem 1 needs.
+ *
+ * @param c the L2 clip of each client's vector, before scaling
+ * @param gamma the scale gamma > 0; c gamma below 2^30
+ * @param beta the conditional rounding's parameter in [0, 1)
+ * @param trials N, each client's binomial trials: even, in [2, 2^40]
+ * @param bits b, in [2, 64]: values are sent modulo 2^b
+ */
+public record BinomialParameters(double c, double gamma, double beta, long trials, int bits) {
+  public BinomialParameters {
+    Checks.require(c > 0 && Double.isFinite(c), "clip norm c must be positive. Provided value: " + c);
+    Checks.require(gamma > 0 && Double.isFinite(gamma), "gamma must be positive. Provided value: " + gamma);
+    Checks.require(c * gamma < 0x1p30, "c gamma must be below 2^30. Provided value: " + c * gamma);
+    Checks.require(beta >= 0 && beta < 1, "beta must be in [0, 1). Provided value: " + beta);
+    Checks.require(trials >= 2 && trials % 2 == 0 && trials <= (1L << 40),
+        "binomial trials must be even and in [2, 2^40]. Provided value: " + trials);
+    Checks.inRange("bits", bits, 2, 64);
+  }
+
+  /** The variance of one client's noise, N / 4. */
+  public double variance() {
+    return trials / 4.0;
+  }
+
+  /** The conditional rounding of the scaled vectors (radius c gamma) in padded dimension D. */
+  public ConditionalRounding rounding(int paddedDimension) {
+    return new ConditionalRounding(c * gamma, paddedDimension, beta);
+  }
+
+  /** Fills {@code out} with one client's noise share. */
+  public void fillNoise(long[] out, DiscreteNoise noise) {
+    noise.fillCentredBinomial(out, trials);
+  }
+
+  /**
+   * One round's release for the accountant: {@code parties} clients' noise, Bin(parties N, 1/2) in
+   * total (binomials with one p add up), and the rounding's sensitivities (rounded up).
+   */
+  public BinomialDpEvent event(int parties, int paddedDimension) {
+    Checks.positive("parties", parties);
+    ConditionalRounding r = rounding(paddedDimension);
+    return new BinomialDpEvent(Math.multiplyExact(trials, (long) parties), r.l1Sensitivity(), r.l2Sensitivity(),
+        r.l2Sensitivity(), paddedDimension);
+  }
+}
