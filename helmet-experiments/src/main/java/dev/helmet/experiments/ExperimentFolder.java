@@ -26,7 +26,8 @@ final class ExperimentFolder {
 
   /** Why a run refuses another experiment's folder, and what to do (after the folder's name). */
   static final String RUN_REFUSAL = " holds the results of a different experiment (its " + CONFIG + " differs from "
-      + "this configuration other than by more repeats); use another --out folder, or delete it to start over";
+      + "this configuration other than by more repeats or added variants); use another --out folder, or delete it to "
+      + "start over";
   /** The same for a reader, who must not be told to delete a folder a grid may still be writing. */
   static final String READ_REFUSAL = " holds another experiment than this command describes (its " + CONFIG
       + " differs): give the run's own CONFIG, or --preset with the same --dataset, --quick and --features";
@@ -52,8 +53,8 @@ final class ExperimentFolder {
   static void checkSameExperiment(ExperimentConfig c, Path out) throws IOException {
     Path file = out.resolve(CONFIG);
     if (!refuseAnotherExperiment(c, out, RUN_REFUSAL)
-        || JSON.readTree(file.toFile()).path("repeats").asInt() < c.repeats()) {
-      // new, or the same experiment with more repeats: record the configuration that now describes it
+        || !ExperimentFeatures.withLegacyDefaults(JSON.readTree(file.toFile())).equals(c.toJson())) {
+      // new, or the same experiment with more repeats or variants: record the configuration that now describes it
       Files.writeString(out.resolve(CONFIG), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(c.toJson()));
     }
   }
@@ -75,7 +76,7 @@ final class ExperimentFolder {
             + "); use another --out folder");
       }
       JsonNode recorded = ExperimentFeatures.withLegacyDefaults(theirs);
-      if (!recorded.equals(mine) && !moreRepeats(recorded, mine)) {
+      if (!recorded.equals(mine) && !moreRepeats(recorded, mine) && !moreVariants(recorded, mine)) {
         throw new IllegalArgumentException(out + refusal);
       }
       return true;
@@ -90,6 +91,35 @@ final class ExperimentFolder {
       return false;
     }
     ObjectNode same = r.deepCopy();
+    same.set("repeats", m.get("repeats"));
+    return same.equals(m);
+  }
+
+  /**
+   * Whether {@code mine} is {@code recorded} with variants added (every recorded variant still there
+   * as it was; a grid grows by a baseline without rerunning its cells), and perhaps more repeats.
+   */
+  private static boolean moreVariants(JsonNode recorded, JsonNode mine) {
+    if (!(recorded instanceof ObjectNode r) || !(mine instanceof ObjectNode m)
+        || r.path("repeats").asInt(0) > m.path("repeats").asInt(0)) {
+      return false;
+    }
+    JsonNode had = r.path("variants");
+    JsonNode has = m.path("variants");
+    if (!had.isArray() || !has.isArray() || has.size() <= had.size()) {
+      return false;
+    }
+    for (JsonNode v : had) {
+      boolean kept = false;
+      for (JsonNode w : has) {
+        kept |= w.equals(v);
+      }
+      if (!kept) {
+        return false;
+      }
+    }
+    ObjectNode same = r.deepCopy();
+    same.set("variants", has);
     same.set("repeats", m.get("repeats"));
     return same.equals(m);
   }

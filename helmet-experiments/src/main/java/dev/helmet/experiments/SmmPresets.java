@@ -16,8 +16,9 @@ import java.util.List;
  * 2^b, the sum secure aggregation outputs), and subsampled rounds are accounted with the general
  * bound (smm's default), which costs more noise than the paper's form. The baselines run on the
  * same pipeline: the distributed discrete Gaussian and Skellam mechanisms (conditional rounding,
- * {@code smm.mechanism}), and central DP-SGD (continuous Gaussian, every party trusted). cpSGD is
- * not among them (it has no RDP curve; see docs/smm.md).
+ * {@code smm.mechanism}), cpSGD's binomial mechanism (the same rounding, accounted in (eps, delta)
+ * terms as the paper does; in the eps grid only, not in the sweeps) and central DP-SGD (continuous
+ * Gaussian, every party trusted).
  */
 final class SmmPresets {
   private SmmPresets() {}
@@ -32,7 +33,7 @@ final class SmmPresets {
     j.set("epsilons", m.valueToTree(quick ? List.of(1.0, 5.0) : List.of(1.0, 2.0, 3.0, 4.0, 5.0)));
     ArrayNode variants = j.putArray("variants");
     for (int b : quick ? List.of(8) : List.of(6, 8, 10)) {
-      for (String mechanism : List.of("smm", "ddg", "skellam")) {
+      for (String mechanism : List.of("smm", "ddg", "skellam", "cpsgd")) {
         variants.add(ring(m, mechanism, b, Math.scalb(1.0, b - 2), quick ? 0.05 : 0.004, quick ? 100 : 240,
             quick ? 20 : 1000, quick, ""));
       }

@@ -443,6 +443,27 @@ class ExperimentTest {
     }
   }
 
+  /**
+   * Adding a variant extends a finished experiment (a grid gains a baseline): the recorded cells are
+   * kept and only the new variant's run; a changed or removed variant is refused.
+   */
+  @Test
+  void addedVariantsExtendAnExperiment(@TempDir Path out) throws Exception {
+    String svm = "  - {name: helmet-svm, algorithm: helmet, settings: {learner: {kind: svm, epochs: [5]}}}\n";
+    assertTrue(SMALL.contains(svm), "the fixture changed: " + SMALL);
+    String without = SMALL.replace(svm, "");
+    ExperimentRunner.Summary first = ExperimentRunner.run(parse(without), settings(out));
+    ExperimentRunner.Summary more = ExperimentRunner.run(parse(SMALL), settings(out));
+    assertEquals(first.cells(), more.skipped());
+    assertEquals(first.cells() / 3, more.ran(), "the new variant has one point; the two before it, three together");
+    assertEquals(first.rows(), more.rows().stream().filter(r -> !r.variant().equals("helmet-svm")).toList());
+    assertTrue(Files.readString(out.resolve(ExperimentFolder.CONFIG)).contains("helmet-svm"));
+    for (String other : List.of(without, SMALL.replace("epochs: [5]", "epochs: [6]"))) {
+      var e = assertThrows(IllegalArgumentException.class, () -> ExperimentRunner.run(parse(other), settings(out)));
+      assertTrue(e.getMessage().contains("holds the results of a different experiment"), e.getMessage());
+    }
+  }
+
   /** Any data file works as the data set: iris from CSV, its test rows a fixed stratified holdout. */
   @Test
   void runsOnADataFile(@TempDir Path out) throws Exception {
