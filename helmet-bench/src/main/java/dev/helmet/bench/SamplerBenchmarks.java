@@ -19,8 +19,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The exact samplers on the secure generator (AES-256-CTR DRBG keyed from SecureRandom), in draws
  * per second: the discrete Gaussian at the demo's variance (sigma^2 = 556,009) and a small one,
- * the symmetric Skellam at several lambda, and the generator's raw 64-bit words as the same run's
- * ceiling.
+ * the symmetric Skellam at several lambda, the centred binomial (cpSGD's noise) at the same
+ * variances as the discrete Gaussian (N = 4 sigma^2: 16 and 2,224,036 trials), and the generator's
+ * raw 64-bit words as the same run's ceiling.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -49,6 +50,20 @@ public class SamplerBenchmarks {
   public static class Skellam {
     @Param({"10", "1000000"})
     public long lambda;
+
+    DiscreteNoise noise;
+
+    @Setup
+    public void setUp() {
+      noise = new DiscreteNoise(RandomBits.secure());
+    }
+  }
+
+  /** A sampler and the binomial's trials. */
+  @State(Scope.Thread)
+  public static class Binomial {
+    @Param({"16", "2224036"})
+    public long trials;
 
     DiscreteNoise noise;
 
@@ -87,6 +102,17 @@ public class SamplerBenchmarks {
     long s = 0;
     for (int i = 0; i < DRAWS; i++) {
       s += k.noise.skellam(k.lambda, 1);
+    }
+    return s;
+  }
+
+  /** Centred binomial Bin(trials, 1/2) - trials/2 draws. */
+  @Benchmark
+  @OperationsPerInvocation(DRAWS)
+  public long centredBinomial(Binomial b) {
+    long s = 0;
+    for (int i = 0; i < DRAWS; i++) {
+      s += b.noise.centredBinomial(b.trials);
     }
     return s;
   }

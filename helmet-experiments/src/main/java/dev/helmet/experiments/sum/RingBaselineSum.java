@@ -1,7 +1,10 @@
 package dev.helmet.experiments.sum;
 
+import dev.helmet.privacy.accounting.ApproxDpAccountant;
 import dev.helmet.privacy.accounting.Calibration;
 import dev.helmet.privacy.accounting.RdpAccountant;
+import dev.helmet.privacy.mechanism.BinomialEncoder;
+import dev.helmet.privacy.mechanism.BinomialParameters;
 import dev.helmet.privacy.mechanism.ConditionalRounding;
 import dev.helmet.privacy.mechanism.DdgEncoder;
 import dev.helmet.privacy.mechanism.DdgParameters;
@@ -16,29 +19,34 @@ import java.util.Locale;
  * The distributed baselines of the sum experiment: clip to L2 norm 1, rotate, scale by gamma,
  * round conditionally (beta = e^-0.5), add each client's share of the noise, reduce modulo 2^b.
  * The distributed discrete Gaussian (Kairouz, Liu, Steinke 2021) is accounted with their
- * Proposition 14, the distributed Skellam (Agarwal, Kairouz, Liu 2021) with its RDP bound; both by
+ * Proposition 14, the distributed Skellam (Agarwal, Kairouz, Liu 2021) with its RDP bound, both by
  * the RDP accountant, each client's noise parameter calibrated by bisection (rounded up onto a grid
- * of 2^-20).
+ * of 2^-20); cpSGD's binomial mechanism (Agarwal et al. 2018) by its Theorem 1 ({@link
+ * ApproxDpAccountant}), each client's trials calibrated by bisection and rounded up to an even number.
  */
 final class RingBaselineSum implements SumMechanism {
   private static final long DEN = 1L << 20;
-  private final boolean gaussian;
+  private final String name;
 
-  private RingBaselineSum(boolean gaussian) {
-    this.gaussian = gaussian;
+  private RingBaselineSum(String name) {
+    this.name = name;
   }
 
   static RingBaselineSum ddg() {
-    return new RingBaselineSum(true);
+    return new RingBaselineSum("ddg");
   }
 
   static RingBaselineSum skellam() {
-    return new RingBaselineSum(false);
+    return new RingBaselineSum("skellam");
+  }
+
+  static RingBaselineSum cpsgd() {
+    return new RingBaselineSum("cpsgd");
   }
 
   @Override
   public String name() {
-    return gaussian ? "ddg" : "skellam";
+    return name;
   }
 
   @Override
@@ -46,7 +54,15 @@ final class RingBaselineSum implements SumMechanism {
     RandomizedHadamard rotation = new RandomizedHadamard(d, seed);
     int padded = rotation.paddedDimension();
     double beta = ConditionalRounding.DEFAULT_BETA;
-    if (gaussian) {
+    if (name.equals("cpsgd")) {
+      double t = Calibration.noiseMultiplier(x -> binomial(gamma, beta, x, bits).event(n, padded),
+          ApproxDpAccountant::new, epsilon, delta);
+      BinomialParameters p = binomial(gamma, beta, t, bits);
+      RoundedSumDecoder decoder = RoundedSumDecoder.of(rotation, p);
+      return calibrated(bits, decoder, (x, r) -> new BinomialEncoder(rotation, p, r).encode(x),
+          String.format(Locale.ROOT, "%d binomial trials per client", p.trials()));
+    }
+    if (name.equals("ddg")) {
       // sigma^2 below 1/4 is outside Prop. 14: the search starts at sigma = 1/2.
       double s = Calibration.noiseMultiplier(x -> ddg(gamma, beta, Math.max(0.5, x), bits).event(n, padded),
           RdpAccountant::new, epsilon, delta);
@@ -65,6 +81,11 @@ final class RingBaselineSum implements SumMechanism {
 
   private static DdgParameters ddg(double gamma, double beta, double sigma, int bits) {
     return new DdgParameters(1, gamma, beta, (long) Math.ceil(sigma * sigma * DEN), DEN, bits);
+  }
+
+  private static BinomialParameters binomial(double gamma, double beta, double trials, int bits) {
+    return new BinomialParameters(1, gamma, beta, Math.max(2, 2 * (long) Math.ceil(Math.min(trials, 0x1p40) / 2)),
+        bits);
   }
 
   private static SkellamParameters skellam(double gamma, double beta, double lambda, int bits) {

@@ -34,6 +34,11 @@ public record BinomialParameters(double c, double gamma, double beta, long trial
     return trials / 4.0;
   }
 
+  /** m - 1 = 2^b - 1 as a bit mask (all ones for b = 64). */
+  public long mask() {
+    return bits == 64 ? -1L : (1L << bits) - 1;
+  }
+
   /** The conditional rounding of the scaled vectors (radius c gamma) in padded dimension D. */
   public ConditionalRounding rounding(int paddedDimension) {
     return new ConditionalRounding(c * gamma, paddedDimension, beta);

@@ -5,7 +5,7 @@ import dev.helmet.privacy.noise.DiscreteNoise;
 import dev.helmet.privacy.noise.RandomBits;
 
 /**
- * The client encoding the distributed discrete Gaussian and distributed Skellam mechanisms share
+ * The client encoding the distributed discrete Gaussian, distributed Skellam and cpSGD mechanisms share
  * (Kairouz, Liu, Steinke 2021, Algorithm 1; Agarwal, Kairouz, Liu 2021): clip to L2 norm c, rotate
  * with the round's public signs, scale by gamma, round conditionally to the norm bound B ({@link
  * ConditionalRounding}), add the mechanism's integer noise, reduce modulo 2^b. Only the noise
@@ -15,7 +15,7 @@ import dev.helmet.privacy.noise.RandomBits;
  * secure by default; the rotation's signs are public. The noise vector is drawn first, before the
  * vector is looked at. Not thread-safe: one encoder per client thread.
  */
-public abstract sealed class ConditionalEncoder permits DdgEncoder, SkellamEncoder {
+public abstract sealed class ConditionalEncoder permits DdgEncoder, SkellamEncoder, BinomialEncoder {
   private final RandomizedHadamard rotation;
   private final ConditionalRounding rounding;
   private final RandomBits bits;

@@ -36,6 +36,11 @@ public final class RoundedSumDecoder {
     return new RoundedSumDecoder(rotation, params.gamma(), params.bits());
   }
 
+  /** The decoder for {@link BinomialEncoder} messages with these parameters. */
+  public static RoundedSumDecoder of(RandomizedHadamard rotation, BinomialParameters params) {
+    return new RoundedSumDecoder(rotation, params.gamma(), params.bits());
+  }
+
   /**
    * The estimated sum (length d) from {@code sum}, the coordinate-wise sum modulo 2^b of the
    * messages (length D, values in [0, 2^b); {@link SmmDecoder#sumMod} computes it in tests).
