@@ -22,7 +22,8 @@ import java.util.Locale;
  * Proposition 14, the distributed Skellam (Agarwal, Kairouz, Liu 2021) with its RDP bound, both by
  * the RDP accountant, each client's noise parameter calibrated by bisection (rounded up onto a grid
  * of 2^-20); cpSGD's binomial mechanism (Agarwal et al. 2018) by its Theorem 1 ({@link
- * ApproxDpAccountant}), each client's trials calibrated by bisection and rounded up to an even number.
+ * ApproxDpAccountant}), each client's standard deviation calibrated by bisection, its trials 4 sigma^2
+ * rounded up to an even number.
  */
 final class RingBaselineSum implements SumMechanism {
   private static final long DEN = 1L << 20;
@@ -83,9 +84,9 @@ final class RingBaselineSum implements SumMechanism {
     return new DdgParameters(1, gamma, beta, (long) Math.ceil(sigma * sigma * DEN), DEN, bits);
   }
 
-  private static BinomialParameters binomial(double gamma, double beta, double trials, int bits) {
-    return new BinomialParameters(1, gamma, beta, Math.max(2, 2 * (long) Math.ceil(Math.min(trials, 0x1p40) / 2)),
-        bits);
+  /** Each client's trials for standard deviation sigma (the search runs over sigma). */
+  private static BinomialParameters binomial(double gamma, double beta, double sigma, int bits) {
+    return BinomialParameters.forSigma(1, gamma, beta, sigma, bits);
   }
 
   private static SkellamParameters skellam(double gamma, double beta, double lambda, int bits) {

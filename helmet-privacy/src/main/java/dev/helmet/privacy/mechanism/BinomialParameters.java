@@ -15,7 +15,7 @@ import dev.helmet.privacy.noise.DiscreteNoise;
  * @param c the L2 clip of each client's vector, before scaling
  * @param gamma the scale gamma > 0; c gamma below 2^30
  * @param beta the conditional rounding's parameter in [0, 1)
- * @param trials N, each client's binomial trials: even, in [2, 2^40]
+ * @param trials N, each client's binomial trials: even, in [2, 2^52]
  * @param bits b, in [2, 64]: values are sent modulo 2^b
  */
 public record BinomialParameters(double c, double gamma, double beta, long trials, int bits) {
@@ -24,8 +24,8 @@ public record BinomialParameters(double c, double gamma, double beta, long trial
     Checks.require(gamma > 0 && Double.isFinite(gamma), "gamma must be positive. Provided value: " + gamma);
     Checks.require(c * gamma < 0x1p30, "c gamma must be below 2^30. Provided value: " + c * gamma);
     Checks.require(beta >= 0 && beta < 1, "beta must be in [0, 1). Provided value: " + beta);
-    Checks.require(trials >= 2 && trials % 2 == 0 && trials <= (1L << 40),
-        "binomial trials must be even and in [2, 2^40]. Provided value: " + trials);
+    Checks.require(trials >= 2 && trials % 2 == 0 && trials <= DiscreteNoise.MAX_BINOMIAL_TRIALS,
+        "binomial trials must be even and in [2, 2^52]. Provided value: " + trials);
     Checks.inRange("bits", bits, 2, 64);
   }
 
@@ -39,6 +39,16 @@ public record BinomialParameters(double c, double gamma, double beta, long trial
     return bits == 64 ? -1L : (1L << bits) - 1;
   }
 
+  /**
+   * The parameters whose noise has at least standard deviation {@code sigma}: trials 4 sigma^2
+   * rounded up to an even number (more noise), at least 2 and at most 2^52.
+   */
+  public static BinomialParameters forSigma(double c, double gamma, double beta, double sigma, int bits) {
+    double half = Math.ceil(2 * sigma * sigma);
+    long trials = half >= 0x1p51 ? DiscreteNoise.MAX_BINOMIAL_TRIALS : Math.max(2, 2 * (long) half);
+    return new BinomialParameters(c, gamma, beta, trials, bits);
+  }
+
   /** The conditional rounding of the scaled vectors (radius c gamma) in padded dimension D. */
   public ConditionalRounding rounding(int paddedDimension) {
     return new ConditionalRounding(c * gamma, paddedDimension, beta);
@@ -47,6 +57,21 @@ public record BinomialParameters(double c, double gamma, double beta, long trial
   /** Fills {@code out} with one client's noise share. */
   public void fillNoise(long[] out, DiscreteNoise noise) {
     noise.fillCentredBinomial(out, trials);
+  }
+
+  /**
+   * Adds {@code parties} clients' noise shares into {@code out}: one draw of their total where it
+   * fits one binomial (2^52 trials), else one per client; the same distribution either way.
+   */
+  public void addNoise(long[] out, DiscreteNoise noise, int parties) {
+    long[] tmp = new long[out.length];
+    boolean whole = trials <= DiscreteNoise.MAX_BINOMIAL_TRIALS / parties;
+    for (int p = 0; p < (whole ? 1 : parties); p++) {
+      noise.fillCentredBinomial(tmp, whole ? trials * parties : trials);
+      for (int j = 0; j < out.length; j++) {
+        out[j] += tmp[j];
+      }
+    }
   }
 
   /**

@@ -16,18 +16,15 @@
  * and conditional randomized rounding ({@link dev.helmet.privacy.mechanism.ConditionalRounding}),
  * decoded by {@link dev.helmet.privacy.mechanism.RoundedSumDecoder}.
  *
- * <p><b>cpSGD is not here.</b> cpSGD (Agarwal, Suresh, Yu, Kumar, McMahan, NeurIPS 2018) adds
- * binomial noise. A shifted binomial has support the unshifted one lacks, so its privacy loss is
- * infinite with positive probability and its Renyi divergence is infinite at every order above 1:
- * it has no RDP curve, and neither accountant here (RDP, or PLD for Gaussians) can compose it. Its
- * guarantee is an (eps, delta) bound for one release (their Theorem 1), valid only under conditions
- * on N p (1 - p) relative to d, delta and the L-infinity sensitivity, with constants (c_p, b_p,
- * d_p) that could not be checked against the paper's text from here. Training would then need
- * (eps, delta) amplification by Poisson sampling and advanced composition (Dwork, Rothblum, Vadhan
- * 2010; Kairouz, Oh, Viswanath 2015) over the rounds, which Bao et al. apply and which is loose. An
- * implementation whose per-release bound is unverified would not be an honest guarantee, so the
- * baseline is omitted; Bao et al. report it far below the others (error above 10^4, accuracy below
- * 20 %).
+ * <p><b>cpSGD</b> (Agarwal, Suresh, Yu, Kumar, McMahan, NeurIPS 2018; {@link
+ * dev.helmet.privacy.mechanism.BinomialEncoder}) on the same pipeline, with exact centred binomial
+ * noise. A shifted binomial has support the unshifted one lacks, so it has no Renyi curve; its
+ * guarantee is the (eps, delta) bound of their Theorem 1 ({@link
+ * dev.helmet.privacy.accounting.BinomialMechanismDp}, checked against an independent
+ * implementation's golden values), composed over rounds by {@link
+ * dev.helmet.privacy.accounting.ApproxDpAccountant} as Bao et al. do: amplification by Poisson
+ * sampling, then the better of linear and advanced composition. That is loose, which is part of
+ * why the paper finds cpSGD far behind.
  *
  * <p><b>Cross-silo projection.</b> {@link dev.helmet.privacy.mechanism.GaussianProjection} is the
  * Johnson-Lindenstrauss projection of Heikkila et al. (Sec. 2.2 and 3.5), generated column by

@@ -27,8 +27,8 @@ import dev.helmet.core.util.Checks;
  *
  * <p><b>Exactness.</b> The block, side and offset use integer bits only. The acceptance is the
  * decision U < c with c = r(d) 4^k: for d up to 12 blocks a double t_d is tabled, t_d = t_{d-1}
- * (M + 1 - d) / (M + d) (integers below 2^41, exact as doubles; one product and one quotient,
- * each within 2^-53 relative), so t_d is within (1 + 2^-53)^(2d) - 1 < 3 d 2^-53 of r(d), and the
+ * (M + 1 - d) / (M + d) (integers below 2^34, exact as doubles; one product and one quotient,
+ * each within 2^-53 relative; M + d < 2^33), so t_d is within (1 + 2^-53)^(2d) - 1 < 3 d 2^-53 of r(d), and the
  * scaling by 4^k is exact; {@link ExactDecisions#below} decides with that error, and the rare
  * undecided case, or a proposal beyond the table (probability 4^-12), compares the same U exactly
  * with {@link LazyUniform#factorProduct}. Every decision is exactly [U < c] whatever the rounding.
@@ -36,8 +36,11 @@ import dev.helmet.core.util.Checks;
  * <p>Not thread-safe.
  */
 final class BinomialSampler {
-  /** The largest number of trials: M and M + w stay far inside exact long and double arithmetic. */
-  static final long MAX_TRIALS = 1L << 40;
+  /**
+   * The most trials of one sampler: its table (12 w + 1 doubles, w about sqrt(1.39 N / 2)) stays
+   * below 8 MB. {@link DiscreteNoise#centredBinomial} draws more as a sum of such draws.
+   */
+  static final long MAX_TRIALS = 1L << 33;
   /** Envelope blocks with tabled acceptance constants. */
   private static final int TABLE_BLOCKS = 12;
 
@@ -51,7 +54,7 @@ final class BinomialSampler {
 
   BinomialSampler(RandomBits bits, boolean exactOnly, long trials) {
     Checks.require(trials >= 0 && trials <= MAX_TRIALS && trials % 2 == 0,
-        "binomial trials must be even and in [0, 2^40]. Provided value: " + trials);
+        "binomial trials of one sampler must be even and in [0, 2^33]. Provided value: " + trials);
     this.bits = bits;
     this.exactOnly = exactOnly;
     this.trials = trials;
@@ -73,7 +76,7 @@ final class BinomialSampler {
 
   /**
    * The envelope's block width for M: the smallest w >= 1 with 10000 w^2 >= 13863 (M + w) (no
-   * overflow: M <= 2^39 keeps both sides below 2^63).
+   * overflow: M <= 2^32 keeps both sides below 2^63).
    */
   static long blockWidth(long half) {
     long w = Math.max(1, (long) Math.sqrt(1.3863 * half) - 2);

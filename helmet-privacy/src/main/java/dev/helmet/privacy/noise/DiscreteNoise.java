@@ -17,8 +17,9 @@ import java.math.BigInteger;
  *       inversion of its distribution function for lambda < 256; above, rejection from a
  *       "table mountain" envelope (a flat top over floor(lambda) +- w, geometric tails);
  *   <li>the symmetric Skellam Sk(lambda, lambda) = Poisson(lambda) - Poisson(lambda);
- *   <li>the centred binomial Bin(N, 1/2) - N/2 for even N up to 2^40, in constant expected time
- *       ({@link BinomialSampler}: rejection from a step envelope of blocks with weights 4^-k).
+ *   <li>the centred binomial Bin(N, 1/2) - N/2 for even N, in constant expected time up to 2^33
+ *       trials ({@link BinomialSampler}: rejection from a step envelope of blocks with weights
+ *       4^-k), and as an exact sum of such draws above (binomials with one p add up).
  * </ul>
  *
  * <p><b>Why exact.</b> Every random decision in these samplers has the form "U < c": a fresh
@@ -70,8 +71,10 @@ public final class DiscreteNoise {
   private long pNum;
   private long pDen;
 
-  /** The binomial sampler for the last number of trials (null: none yet). */
+  /** The binomial sampler for the last number of trials below 2^33 (null: none yet). */
   private BinomialSampler binomial;
+  /** The binomial sampler of 2^33 trials, for larger counts (null: none yet). */
+  private BinomialSampler binomialChunk;
 
   public DiscreteNoise(RandomBits bits) {
     this(bits, false);
@@ -167,27 +170,36 @@ public final class DiscreteNoise {
     }
   }
 
+  /** The most trials a centred binomial draw takes (2^52: the count stays exact as a double). */
+  public static final long MAX_BINOMIAL_TRIALS = 1L << 52;
+
   /**
-   * The centred binomial Bin(trials, 1/2) - trials/2 (cpSGD's noise), for even trials in [0, 2^40];
-   * constant expected time.
+   * The centred binomial Bin(trials, 1/2) - trials/2 (cpSGD's noise), for even trials in [0, 2^52]:
+   * constant expected time up to 2^33 trials; above, the exact sum of ceil(trials / 2^33) draws.
    */
   public long centredBinomial(long trials) {
-    return binomialSampler(trials).sample();
+    Checks.require(trials >= 0 && trials <= MAX_BINOMIAL_TRIALS && trials % 2 == 0,
+        "binomial trials must be even and in [0, 2^52]. Provided value: " + trials);
+    long rest = trials;
+    long sum = 0;
+    while (rest > BinomialSampler.MAX_TRIALS) {
+      if (binomialChunk == null) {
+        binomialChunk = new BinomialSampler(bits, exactOnly, BinomialSampler.MAX_TRIALS);
+      }
+      sum += binomialChunk.sample();
+      rest -= BinomialSampler.MAX_TRIALS;
+    }
+    if (binomial == null || binomial.trials() != rest) {
+      binomial = new BinomialSampler(bits, exactOnly, rest);
+    }
+    return sum + binomial.sample();
   }
 
   /** Fills {@code out} with independent draws of Bin(trials, 1/2) - trials/2. */
   public void fillCentredBinomial(long[] out, long trials) {
-    BinomialSampler b = binomialSampler(trials);
     for (int i = 0; i < out.length; i++) {
-      out[i] = b.sample();
+      out[i] = centredBinomial(trials);
     }
-  }
-
-  private BinomialSampler binomialSampler(long trials) {
-    if (binomial == null || binomial.trials() != trials) {
-      binomial = new BinomialSampler(bits, exactOnly, trials);
-    }
-    return binomial;
   }
 
   private PoissonSampler poissonSampler(long num, long den) {

@@ -55,9 +55,15 @@ class BinomialNoiseTest {
     assertTrue(r[0] > r[1], "chi2 " + r[0] + " should exceed " + r[1]);
   }
 
+  /** One sampler's most trials, and a count drawn as a sum of such draws (2^36 = 8 x 2^33). */
   @Test
   void veryManyTrialsHaveTheBinomialMoments() {
-    long trials = BinomialSampler.MAX_TRIALS;
+    for (long trials : new long[] {BinomialSampler.MAX_TRIALS, 1L << 36}) {
+      moments(trials);
+    }
+  }
+
+  private static void moments(long trials) {
     long[] x = draws(720, trials, 200_000);
     double mean = 0;
     double sq = 0;
@@ -124,7 +130,7 @@ class BinomialNoiseTest {
     DiscreteNoise noise = new DiscreteNoise(RandomBits.insecureForTesting(1));
     assertThrows(IllegalArgumentException.class, () -> noise.centredBinomial(3));
     assertThrows(IllegalArgumentException.class, () -> noise.centredBinomial(-2));
-    assertThrows(IllegalArgumentException.class, () -> noise.centredBinomial(BinomialSampler.MAX_TRIALS + 2));
+    assertThrows(IllegalArgumentException.class, () -> noise.centredBinomial(DiscreteNoise.MAX_BINOMIAL_TRIALS + 2));
     assertEquals(0, noise.centredBinomial(0));
   }
 }

@@ -27,7 +27,7 @@ import java.util.Map;
  * subsampling bound), rounded up onto a grid of 2^-20, or for cpSGD, which has no Renyi curve,
  * with the (eps, delta) accountant ({@link ApproxDpAccountant}: cpSGD's Theorem 1, amplification by
  * Poisson sampling, the better of linear and advanced composition, as the SMM paper accounts it),
- * the trials rounded up to an even number.
+ * searched over each party's standard deviation and its trials rounded up to an even number.
  */
 final class ConditionalRounds implements RoundMechanism {
   private static final long DEN = 1L << 20;
@@ -82,8 +82,16 @@ final class ConditionalRounds implements RoundMechanism {
         k = skellam(c, beta, l);
       }
       case BINOMIAL -> {
-        double t = Calibration.noiseMultiplier(x -> sampled(c, binomial(c, beta, x).event(honest, padded)),
-            ApproxDpAccountant::new, epsilon, delta);
+        // Searched over each party's standard deviation x (trials 4 x^2), so the range is ample.
+        double t;
+        try {
+          t = Calibration.noiseMultiplier(x -> sampled(c, binomial(c, beta, x).event(honest, padded)),
+              ApproxDpAccountant::new, epsilon, delta);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("cpsgd: no number of binomial trials up to 2^52 per party reaches eps "
+              + epsilon + " at delta " + delta + " with gamma " + c.gamma() + " (its Theorem 1 needs noise that "
+              + "grows as gamma^2): lower gamma or raise eps", e);
+        }
         n = binomial(c, beta, t);
       }
       default -> throw new IllegalStateException(kind.name());
@@ -107,10 +115,9 @@ final class ConditionalRounds implements RoundMechanism {
     return new SkellamParameters(c.clip(), c.gamma(), beta, (long) Math.ceil(lambda * DEN), DEN, c.bits());
   }
 
-  /** Each party's trials: x rounded up to an even number (more noise), at least 2. */
-  private static BinomialParameters binomial(SmmConfig c, double beta, double trials) {
-    long even = Math.max(2, 2 * (long) Math.ceil(Math.min(trials, 0x1p40) / 2));
-    return new BinomialParameters(c.clip(), c.gamma(), beta, even, c.bits());
+  /** Each party's trials for standard deviation sigma: 4 sigma^2 rounded up to an even number. */
+  private static BinomialParameters binomial(SmmConfig c, double beta, double sigma) {
+    return BinomialParameters.forSigma(c.clip(), c.gamma(), beta, sigma, c.bits());
   }
 
   @Override
@@ -189,13 +196,13 @@ final class ConditionalRounds implements RoundMechanism {
       }
       return;
     }
-    // Skellam and binomial noise are closed under summation: one draw of the parties' total.
-    long[] tmp = new long[out.length];
-    if (kind == Noise.SKELLAM) {
-      noise.fillSkellam(tmp, Math.multiplyExact(skellam.lambdaNum(), (long) parties), skellam.lambdaDen());
-    } else {
-      noise.fillCentredBinomial(tmp, Math.multiplyExact(binomial.trials(), (long) parties));
+    if (kind == Noise.BINOMIAL) {
+      binomial.addNoise(out, noise, parties);
+      return;
     }
+    // Skellam noise is closed under summation: one draw of the parties' total.
+    long[] tmp = new long[out.length];
+    noise.fillSkellam(tmp, Math.multiplyExact(skellam.lambdaNum(), (long) parties), skellam.lambdaDen());
     for (int j = 0; j < out.length; j++) {
       out[j] += tmp[j];
     }

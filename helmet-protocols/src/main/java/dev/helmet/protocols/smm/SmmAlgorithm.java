@@ -30,7 +30,8 @@ public final class SmmAlgorithm implements Algorithm {
   public String summary() {
     return "Skellam mixture mechanism: federated training of an MLP with b bits per coordinate; each round every "
         + "party rotates, scales, mixture-clips and stochastically rounds its sampled records' clipped gradients and "
-        + "adds its exact Skellam noise share, one summation per round modulo 2^b";
+        + "adds its exact Skellam noise share, one summation per round modulo 2^b (--mechanism ddg, skellam or cpsgd: "
+        + "the paper's baselines on the same pipeline)";
   }
 
   @Override

@@ -107,7 +107,8 @@ final class SmmSpec implements AlgorithmSpec {
         + "rate %s, gradient clip %s, gamma %s, %d-bit ring, %s lr %s, %s subsampling bound; %s", net,
         net.parameterCount(), by, config.rounds(), num(config.samplingRate()), num(config.clip()), num(config.gamma()),
         config.bits(), config.adam() ? "Adam" : "SGD", num(config.learningRate()),
-        config.subsampling().name().toLowerCase(Locale.ROOT), preprocessing.describe());
+        config.mechanism().equals("cpsgd") ? "(eps, delta)" : config.subsampling().name().toLowerCase(Locale.ROOT),
+        preprocessing.describe());
   }
 
   private static String num(double v) {
