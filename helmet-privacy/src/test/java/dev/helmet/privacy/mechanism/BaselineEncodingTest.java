@@ -82,6 +82,13 @@ class BaselineEncodingTest {
     return run(h, adapt(enc::clipRotateScale, enc::encode), RoundedSumDecoder.of(h, p), enc.rounding(), bits, seed);
   }
 
+  private static Run binomial(long trials, int bits, long seed) {
+    RandomizedHadamard h = new RandomizedHadamard(D, seed);
+    BinomialParameters p = new BinomialParameters(1, GAMMA, ConditionalRounding.DEFAULT_BETA, trials, bits);
+    BinomialEncoder enc = new BinomialEncoder(h, p, RandomBits.insecureForTesting(seed));
+    return run(h, adapt(enc::clipRotateScale, enc::encode), RoundedSumDecoder.of(h, p), enc.rounding(), bits, seed);
+  }
+
   private static Encoder adapt(Function<double[], double[]> scale, Function<double[], long[]> encode) {
     return new Encoder() {
       @Override
@@ -170,6 +177,13 @@ class BaselineEncodingTest {
   @Test
   void skellamDecodesTheClippedSumWithTheNoiseOfNSkellams() {
     assertNoiseVariance(skellam(200, 24, 4), 2 * CLIENTS * 200.0);
+  }
+
+  /** cpSGD: n clients' centred binomials of N = 1600 trials, variance n N / 4 (Gaussian to 1/N). */
+  @Test
+  void binomialDecodesTheClippedSumWithTheNoiseOfNBinomials() {
+    assertNoiseVariance(binomial(1600, 24, 7), CLIENTS * 400.0);
+    assertNoiseVariance(binomial(1600, 16, 8), CLIENTS * 400.0);
   }
 
   /** In a 16-bit ring the sum (|W| about 63, 6 sd below 2^15 minus the signal) never wraps. */
