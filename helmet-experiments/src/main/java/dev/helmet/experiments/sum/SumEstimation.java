@@ -72,7 +72,9 @@ public final class SumEstimation {
         for (double gamma : gammas(b, g.gammasPerBits())) {
           for (double eps : g.epsilons()) {
             for (SumMechanism m : g.mechanisms()) {
-              SumMechanism.Calibrated c = m.calibrate(g.clients(), g.dimension(), b, gamma, eps, g.delta(),
+              // n - 1: under add-or-remove-one-client neighbours only the other clients' noise is in
+              // both neighbouring sums (the removed client's share leaves with it).
+              SumMechanism.Calibrated c = m.calibrate(g.clients() - 1, g.dimension(), b, gamma, eps, g.delta(),
                   31L * rep + b);
               double[] est = c.decode(sumOfMessages(c, points, b, threads));
               rows.add(new Row(m.name(), b, gamma, eps, rep, mse(est, truth), c.describe()));
@@ -234,7 +236,8 @@ public final class SumEstimation {
     sb.append(String.format(Locale.ROOT, "Made by `%s` in %.0f s. Distributed sum estimation (Bao et al. 2022, "
         + "Sec. 6.1): n = %d points uniform on the unit L2 sphere in d = %d, one message per client of b bits per "
         + "coordinate, summed modulo 2^b in the clear (what secure aggregation outputs), delta = %s, one release, "
-        + "add-or-remove-one-client neighbours; the central Gaussian (trusted server, floating-point noise) is the "
+        + "add-or-remove-one-client neighbours (each client's noise share calibrated so that the other n - 1 "
+        + "clients' shares reach the target); the central Gaussian (trusted server, floating-point noise) is the "
         + "reference. Each figure is the mean over %d repeat(s) of the squared error per coordinate of the estimated "
         + "sum; every run is in `results.csv` with its calibrated parameters.%n%n", command, seconds, g.clients(),
         g.dimension(), Chart.fmt(g.delta()), g.repeats()));

@@ -14,7 +14,9 @@ interface SumMechanism {
   /**
    * The mechanism calibrated for one release.
    *
-   * @param n clients
+   * @param n the clients whose noise the guarantee counts on: each client's share is calibrated so
+   *     that any n of them reach the target, and the caller passes one fewer than the clients, for
+   *     a removed client takes its own share with it
    * @param d the vectors' dimension
    * @param bits b (ignored by the central Gaussian, which has no ring)
    * @param gamma the scale before rounding (ignored by the central Gaussian)

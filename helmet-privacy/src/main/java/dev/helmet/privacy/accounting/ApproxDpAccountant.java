@@ -18,8 +18,9 @@ import java.util.List;
  *
  * <ul>
  *   <li><b>Subsampling.</b> A mechanism that is (e0, d0)-DP, run on a Poisson sample of rate q, is
- *       (ln(1 + q (e^e0 - 1)), q d0)-DP for add-or-remove neighbours (Li, Qardaji and Su 2012;
- *       Balle, Barthe and Gaboardi, NeurIPS 2018, Table 1). Replace-one sampling is refused.
+ *       (ln(1 + q (e^e0 - 1)), q d0)-DP for add-or-remove neighbours (Balle, Barthe and Gaboardi,
+ *       NeurIPS 2018, "Privacy amplification by subsampling", Poisson sampling). Replace-one
+ *       sampling is refused.
  *   <li><b>Composition</b> of k releases that are each (e1, d1)-DP: linear, (k e1, k d1); or
  *       advanced (Dwork, Rothblum and Vadhan 2010; Dwork and Roth, Theorem 3.20), (sqrt(2 k ln(1/d'))
  *       e1 + k e1 (e^e1 - 1), k d1 + d') for any d' > 0. Both hold for adaptive composition.

@@ -8,9 +8,9 @@ import dev.helmet.privacy.noise.DiscreteNoise;
  * cpSGD's encoding on the distributed discrete Gaussian's pipeline (clip, rotation, scaling by
  * gamma, conditional rounding to a squared norm bound B), with each client's noise the centred
  * binomial Bin(N, 1/2) - N/2 per coordinate (Agarwal, Suresh, Yu, Kumar, McMahan, NeurIPS 2018).
- * The rounding bounds every client's integer vector: L2 <= sqrt(B), L-infinity <= sqrt(B) (no
- * coordinate of an integer vector exceeds its L2 norm) and L1 <= min(B, sqrt(D B)), the
- * sensitivities its Theorem 1 needs.
+ * The rounding bounds every client's integer vector: L2 <= sqrt(B), L-infinity <= floor(sqrt(B))
+ * (no coordinate of an integer vector exceeds its L2 norm, and coordinates are integers) and L1 <=
+ * min(B, sqrt(D B)), the sensitivities its Theorem 1 needs.
  *
  * @param c the L2 clip of each client's vector, before scaling
  * @param gamma the scale gamma > 0; c gamma below 2^30
@@ -81,7 +81,21 @@ public record BinomialParameters(double c, double gamma, double beta, long trial
   public BinomialDpEvent event(int parties, int paddedDimension) {
     Checks.positive("parties", parties);
     ConditionalRounding r = rounding(paddedDimension);
-    return new BinomialDpEvent(Math.multiplyExact(trials, (long) parties), r.l1Sensitivity(), r.l2Sensitivity(),
-        r.l2Sensitivity(), paddedDimension);
+    Checks.require(trials <= DiscreteNoise.MAX_BINOMIAL_TRIALS / parties, "the " + parties + " parties' binomial "
+        + "trials (" + trials + " each) exceed 2^52 in all");
+    return new BinomialDpEvent(trials * parties, r.l1Sensitivity(), r.l2Sensitivity(),
+        integerRoot(r.squaredBound()), paddedDimension);
+  }
+
+  /** floor(sqrt(b)) for b >= 0, exactly. */
+  static long integerRoot(long b) {
+    long x = (long) Math.sqrt((double) b);
+    while (x * x > b) {
+      x--;
+    }
+    while ((x + 1) * (x + 1) <= b) {
+      x++;
+    }
+    return x;
   }
 }

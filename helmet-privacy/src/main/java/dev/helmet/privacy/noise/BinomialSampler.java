@@ -23,7 +23,8 @@ import dev.helmet.core.util.Checks;
  * exp(-j^2 / (M + j)); at j = k w this is at most exp(-k ln 4) when k w^2 >= ln 4 (M + k w),
  * which for every k >= 1 follows from w^2 >= ln 4 (M + w); the width w is the smallest integer
  * with 10000 w^2 >= 13863 (M + w), checked in integer arithmetic (1.3863 > ln 4 = 1.386294...).
- * The expected number of proposals is sqrt(pi M) / (8 w / 3), about 1.8.
+ * A proposal is accepted with probability sqrt(pi M) / (8 w / 3), about 0.56: about 1.8 proposals
+ * a draw.
  *
  * <p><b>Exactness.</b> The block, side and offset use integer bits only. The acceptance is the
  * decision U < c with c = r(d) 4^k: for d up to 12 blocks a double t_d is tabled, t_d = t_{d-1}
@@ -31,7 +32,14 @@ import dev.helmet.core.util.Checks;
  * each within 2^-53 relative; M + d < 2^33), so t_d is within (1 + 2^-53)^(2d) - 1 < 3 d 2^-53 of r(d), and the
  * scaling by 4^k is exact; {@link ExactDecisions#below} decides with that error, and the rare
  * undecided case, or a proposal beyond the table (probability 4^-12), compares the same U exactly
- * with {@link LazyUniform#factorProduct}. Every decision is exactly [U < c] whatever the rounding.
+ * with {@link LazyUniform#factorProduct}, except where c < 2^-53 is proven (below), so that U >= 2^-53
+ * rejects. Every decision is exactly [U < c] whatever the rounding.
+ *
+ * <p><b>Beyond the table</b> (d >= its length), c < 2^-53: either the table stopped where the
+ * computed t fell below 2^-1000 with k < 12, so r(d) < 2^-999 and c < 2^-975; or k >= 12, and with
+ * k w <= d <= M, r(d) <= exp(-(k w)^2 / (M + k w)) <= exp(-k^2 w^2 / (2M)) <= exp(-k^2 ln 4 / 2)
+ * (as w^2 >= ln 4 M), so c <= 2^(2k - k^2) <= 2^-120. A U whose first 53 bits are not all zero is
+ * then at least 2^-53 > c: rejected exactly, without the O(d) exact product.
  *
  * <p>Not thread-safe.
  */
@@ -64,11 +72,15 @@ final class BinomialSampler {
     double[] t = new double[n];
     t[0] = 1;
     int filled = 1;
-    // Stops before a value could leave the normal range, where the relative error bound would fail.
-    while (filled < n && t[filled - 1] >= 0x1p-1000) {
+    // Stops before a value could leave the normal range, where the relative error bound would fail:
+    // a value below 2^-1000 is not kept (its successors are smaller still).
+    while (filled < n) {
       long d = filled;
-      t[filled] = t[filled - 1] * (double) (half + 1 - d) / (double) (half + d);
-      filled++;
+      double next = t[filled - 1] * (double) (half + 1 - d) / (double) (half + d);
+      if (next < 0x1p-1000) {
+        break;
+      }
+      t[filled++] = next;
     }
     this.ratio = java.util.Arrays.copyOf(t, filled);
     this.rel = Math.max(0x1p-50, 3.0 * filled * 0x1p-53);
@@ -91,6 +103,22 @@ final class BinomialSampler {
 
   long trials() {
     return trials;
+  }
+
+  /** How many of r(0), r(1), ... are tabled (for tests). */
+  int tabled() {
+    return ratio.length;
+  }
+
+  /** The tabled approximation of r(d) and its relative error bound (for tests). */
+  double[] tabledRatio(int d) {
+    return new double[] {ratio[d], rel};
+  }
+
+  /** r(d) 4^k as the exact path compares it (for tests). */
+  LazyUniform.Real exactAcceptance(long d, int k) {
+    LazyUniform.Real product = LazyUniform.factorProduct(1, d, -1, half + 1, 1, half);
+    return p -> product.at(p + 2 * k);
   }
 
   /** One draw of Bin(N, 1/2) - N/2. */
@@ -131,13 +159,17 @@ final class BinomialSampler {
   /** Bernoulli(r(d) 4^k), exactly (r(d) 4^k <= 1, shown above). */
   private boolean accept(long d, int k) {
     long v = ExactDecisions.uniform53(bits);
-    if (!exactOnly && d < ratio.length) {
-      int r = ExactDecisions.below(v, Math.scalb(ratio[(int) d], 53 + 2 * k), rel);
-      if (r != ExactDecisions.UNSURE) {
-        return r == ExactDecisions.YES;
+    if (!exactOnly) {
+      if (d >= ratio.length && v >= 1) {
+        return false; // c < 2^-53 <= U beyond the table (see the class comment)
+      }
+      if (d < ratio.length) {
+        int r = ExactDecisions.below(v, Math.scalb(ratio[(int) d], 53 + 2 * k), rel);
+        if (r != ExactDecisions.UNSURE) {
+          return r == ExactDecisions.YES;
+        }
       }
     }
-    LazyUniform.Real product = LazyUniform.factorProduct(1, d, -1, half + 1, 1, half);
-    return new LazyUniform(bits, v, 53).below(p -> product.at(p + 2 * k));
+    return new LazyUniform(bits, v, 53).below(exactAcceptance(d, k));
   }
 }

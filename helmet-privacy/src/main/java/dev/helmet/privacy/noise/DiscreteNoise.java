@@ -189,6 +189,9 @@ public final class DiscreteNoise {
       sum += binomialChunk.sample();
       rest -= BinomialSampler.MAX_TRIALS;
     }
+    if (rest == BinomialSampler.MAX_TRIALS && binomialChunk != null) {
+      return sum + binomialChunk.sample();
+    }
     if (binomial == null || binomial.trials() != rest) {
       binomial = new BinomialSampler(bits, exactOnly, rest);
     }

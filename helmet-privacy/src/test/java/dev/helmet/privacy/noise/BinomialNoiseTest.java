@@ -125,6 +125,41 @@ class BinomialNoiseTest {
     return c;
   }
 
+  /**
+   * The pre-check's table against the exact path's bounds: for every tabled d and every block k it
+   * may be used with, the table's value times 4^k with its stated relative error contains r(d) 4^k
+   * as the exact path bounds it at 120 bits. A wrong table entry or error bound fails here even
+   * where the goodness-of-fit test cannot see it (blocks of mass below 1e-5).
+   */
+  @Test
+  void theTableAgreesWithTheExactPath() {
+    for (long trials : new long[] {2, 40, 1000, 123_456, 20_000_000}) {
+      BinomialSampler s = new BinomialSampler(RandomBits.insecureForTesting(1), false, trials);
+      long w = BinomialSampler.blockWidth(trials / 2);
+      int step = Math.max(1, s.tabled() / 300);
+      for (int d = 0; d < s.tabled(); d += d < 50 ? 1 : step) {
+        int k = (int) (Math.max(0, d - 1) / w);
+        double[] t = s.tabledRatio(d);
+        java.math.BigInteger[] b = s.exactAcceptance(d, k).at(120);
+        double lo = b[0].doubleValue() * 0x1p-120;
+        double hi = b[1].doubleValue() * 0x1p-120;
+        double x = Math.scalb(t[0], 2 * k);
+        assertTrue(x * (1 - t[1]) <= hi * (1 + 1e-15) && x * (1 + t[1]) >= lo * (1 - 1e-15),
+            "N = " + trials + ", d = " + d + ", k = " + k + ": table " + x + " +- " + t[1] + ", exact [" + lo + ", "
+                + hi + "]");
+        assertTrue(hi <= 1 + 1e-15, "acceptance above 1 at N = " + trials + ", d = " + d);
+      }
+    }
+  }
+
+  /** Counts around the chunk size: a remainder of 2, and a remainder of exactly one chunk. */
+  @Test
+  void countsAroundTheChunkSizeAreDrawnAsSums() {
+    for (long trials : new long[] {BinomialSampler.MAX_TRIALS + 2, 2 * BinomialSampler.MAX_TRIALS}) {
+      moments(trials);
+    }
+  }
+
   @Test
   void oddNegativeOrTooManyTrialsAreRefused() {
     DiscreteNoise noise = new DiscreteNoise(RandomBits.insecureForTesting(1));

@@ -1,5 +1,6 @@
 package dev.helmet.protocols.smm;
 
+import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.accounting.ApproxDpAccountant;
 import dev.helmet.privacy.accounting.Calibration;
 import dev.helmet.privacy.accounting.RdpAccountant;
@@ -83,6 +84,8 @@ final class ConditionalRounds implements RoundMechanism {
       }
       case BINOMIAL -> {
         // Searched over each party's standard deviation x (trials 4 x^2), so the range is ample.
+        Checks.positive("epsilon", epsilon);
+        Checks.openUnit("delta", delta);
         double t;
         try {
           t = Calibration.noiseMultiplier(x -> sampled(c, binomial(c, beta, x).event(honest, padded)),
