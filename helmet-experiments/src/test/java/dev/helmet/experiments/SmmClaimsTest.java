@@ -77,7 +77,8 @@ class SmmClaimsTest {
     md = Files.readString(dir.resolve("report.md"));
     assertTrue(md.contains("**2. At 10 bits the three are comparable (the best and the worst within 3 points), checked "
         + "without skellam (not finished yet in some settings)**: holds in all 5 settings."), md);
-    assertTrue(md.contains("cpSGD is not in this grid, so \"cpSGD far behind\" is not checked here."), md);
+    assertTrue(md.contains("cpSGD has no finished results beside the others yet, so \"cpSGD far behind\" is not "
+        + "checked yet."), md);
   }
 
   @Test
@@ -94,6 +95,17 @@ class SmmClaimsTest {
     assertTrue(md.contains("One ring width only"), md);
     assertFalse(md.contains("| old |"), md);
     assertFalse(md.contains("**1. Below"), md);
+  }
+
+  @Test
+  void aGridWithoutCpSgdSaysSo(@TempDir Path dir) throws Exception {
+    ExperimentConfig c = SmmPresets.batch("mnist", false); // b = 6, 8, 10; no cpSGD in the sweeps
+    List<Row> rows = List.of(row("smm-b6@240", 3, 0.8), row("ddg-b6@240", 3, 0.1), row("smm-b10@240", 3, 0.9),
+        row("ddg-b10@240", 3, 0.91));
+    Report.write(c, rows, dir, "test", 1);
+    String md = Files.readString(dir.resolve("report.md"));
+    assertTrue(md.contains("cpSGD is not in this grid, so \"cpSGD far behind\" is not checked here."), md);
+    assertFalse(md.contains("cpSGD |"), md);
   }
 
   @Test
