@@ -20,7 +20,7 @@ class CellsAtOnceCliTest {
     Cli run = Cli.run("experiment", "run", "--preset", "smm-fl", "--quick", "--cells-at-once", "2", "--out",
         dir.toString(), "--quiet");
     assertEquals(0, run.exit, run.toString());
-    assertEquals(4, Files.readAllLines(dir.resolve("cells.jsonl")).size(), "the quick preset's four cells");
+    assertEquals(5, Files.readAllLines(dir.resolve("cells.jsonl")).size(), "the quick preset's five cells");
     assertTrue(Files.exists(dir.resolve("report.md")));
   }
 

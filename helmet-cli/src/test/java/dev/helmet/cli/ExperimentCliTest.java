@@ -113,11 +113,12 @@ class ExperimentCliTest {
     int target = header.indexOf("target_eps");
     int eps = header.indexOf("dp_eps");
     int acc = header.indexOf("test_acc");
-    assertEquals(4 * 2 * 3, rows.size() - 1, "four variants at two eps, each as a grid row and two selections: "
+    assertEquals(5 * 2 * 3, rows.size() - 1, "five variants at two eps, each as a grid row and two selections: "
         + rows);
     for (String r : rows.subList(1, rows.size())) {
       String[] f = r.split(",");
-      assertTrue(List.of("smm-b8", "ddg-b8", "skellam-b8", "dp-sgd").contains(f[0]) && f[1].equals("mlp"), r);
+      assertTrue(List.of("smm-b8", "ddg-b8", "skellam-b8", "cpsgd-b8", "dp-sgd").contains(f[0]) && f[1].equals("mlp"),
+          r);
       assertTrue(Double.parseDouble(f[eps]) <= Double.parseDouble(f[target]) + 1e-9, r);
       double a = Double.parseDouble(f[acc]);
       assertTrue(a >= 0 && a <= 1, r);
