@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Privacy arithmetic: K_comp Gaussian releases (tight: Sommer et al. 2019 Thm 5, the analytic "
         + "Gaussian), T steps of the Poisson-subsampled Gaussian (DP-SGD) with the RDP or PLD accountant, or T rounds "
-        + "of the Skellam mixture mechanism (--accountant smm); cross-silo pieces: a projection's clip ratio "
+        + "of the Skellam mixture mechanism (--accountant smm) or of cpSGD (--accountant cpsgd); cross-silo pieces: a projection's clip ratio "
         + "(projection) and SWOR sampling fractions (swor).",
     subcommands = {PrivacyCommand.Epsilon.class, PrivacyCommand.Noise.class, CrossSiloPrivacy.Projection.class,
         CrossSiloPrivacy.Swor.class})
@@ -50,6 +50,9 @@ final class PrivacyCommand extends GroupCommand {
       releases.check();
       if (releases.accountant.equals("smm")) {
         return releases.smm.epsilon(releases, spec.commandLine().getOut());
+      }
+      if (releases.accountant.equals("cpsgd")) {
+        return releases.cpsgd.epsilon(releases, spec.commandLine().getOut());
       }
       if (sigma == null) {
         throw new IllegalArgumentException("--noise-multiplier is required (or --accountant smm with --skellam-lambda)");
@@ -91,6 +94,9 @@ final class PrivacyCommand extends GroupCommand {
       if (releases.accountant.equals("smm")) {
         return releases.smm.noise(releases, epsilon, spec.commandLine().getOut());
       }
+      if (releases.accountant.equals("cpsgd")) {
+        return releases.cpsgd.noise(releases, epsilon, spec.commandLine().getOut());
+      }
       double sigma = releases.sampled() || !releases.accountant.equals("gaussian")
           ? Calibration.noiseMultiplier(releases::event, releases::accountant, epsilon, releases.delta,
               releases.accountant.equals("pld") ? 1e-4 : 1e-8)
@@ -131,11 +137,14 @@ final class PrivacyCommand extends GroupCommand {
     Integer steps;
 
     @Option(names = "--accountant", paramLabel = "A",
-        description = "gaussian (exact, unsampled releases only), rdp, pld, or smm (the Skellam mixture mechanism; "
-            + "see --skellam-lambda). Default: gaussian without sampling, rdp with it.")
+        description = "gaussian (exact, unsampled releases only), rdp, pld, smm (the Skellam mixture mechanism; "
+            + "see --skellam-lambda) or cpsgd (cpSGD's binomial mechanism, (eps, delta) accounting; see "
+            + "--binomial-trials). Default: gaussian without sampling, rdp with it.")
     String accountantName;
 
     @Mixin SmmPrivacy smm;
+
+    @Mixin CpSgdPrivacy cpsgd;
 
     @Option(names = "--neighbours", paramLabel = "N", defaultValue = "add-remove",
         description = "add-remove or replace-one (the cross-silo paper's bounded DP; pld only). Default: "
@@ -161,16 +170,17 @@ final class PrivacyCommand extends GroupCommand {
       };
       accountant = accountantName != null ? accountantName.toLowerCase(java.util.Locale.ROOT)
           : sampled() ? "rdp" : "gaussian";
-      if (!List.of("gaussian", "rdp", "pld", "smm").contains(accountant)) {
-        throw new IllegalArgumentException("--accountant must be gaussian, rdp, pld or smm. Provided value: "
+      if (!List.of("gaussian", "rdp", "pld", "smm", "cpsgd").contains(accountant)) {
+        throw new IllegalArgumentException("--accountant must be gaussian, rdp, pld, smm or cpsgd. Provided value: "
             + accountantName);
       }
       smm.check(accountant.equals("smm"));
-      if (accountant.equals("smm")) {
+      cpsgd.check(accountant.equals("cpsgd"));
+      if (accountant.equals("smm") || accountant.equals("cpsgd")) {
         Checks.require(compositions == 1 && groupSize == 1, "--compositions and --group-size do not apply to "
-            + "--accountant smm (give --steps, with --sampling-rate 1 for unsampled releases)");
-        Checks.require(relation == NeighbourRelation.ADD_OR_REMOVE_ONE, "--accountant smm bounds add-remove "
-            + "neighbours (one client more or less) only");
+            + "--accountant " + accountant + " (give --steps, with --sampling-rate 1 for unsampled releases)");
+        Checks.require(relation == NeighbourRelation.ADD_OR_REMOVE_ONE, "--accountant " + accountant + " bounds "
+            + "add-remove neighbours (one client more or less) only");
         if (samplingRate == null && steps == null) {
           samplingRate = 1.0;
           steps = 1;

@@ -102,6 +102,30 @@ class CliTest {
         "--clients");
   }
 
+  /**
+   * cpSGD's accountant through the CLI on the golden values of an independent implementation of its
+   * Theorem 1 (private-attribution/ipa, ipa-core/src/protocol/dp/mod.rs): N = 2000, delta = 1e-6,
+   * d = 1, unit sensitivities give eps in (0.6375, 0.6376); 1483 is the smallest N reaching eps 1, so
+   * the smallest even one is 1484. Then 1000 sampled rounds cost more than one.
+   */
+  @Test
+  void privacyEpsilonAndNoiseOfCpSgd() throws IOException {
+    String[] common = {"--accountant", "cpsgd", "--noise-clients", "1", "--l1-sensitivity", "1", "--l2-sensitivity",
+        "1", "--linf-sensitivity", "1", "--dimension", "1", "--delta", "1e-6", "--json"};
+    JsonNode e = json(Cli.run(concat(new String[] {"privacy", "epsilon", "--binomial-trials", "2000"}, common)));
+    double eps = e.get("epsilon").asDouble();
+    assertTrue(eps > 0.6375 && eps < 0.6376, e.toString());
+    JsonNode n = json(Cli.run(concat(new String[] {"privacy", "noise", "--epsilon", "1"}, common)));
+    assertEquals(1484, n.get("binomial_trials").asLong(), n.toString());
+    JsonNode sampled = json(Cli.run(concat(new String[] {"privacy", "epsilon", "--binomial-trials", "2000",
+        "--sampling-rate", "0.01", "--steps", "1000"}, common)));
+    assertTrue(sampled.get("epsilon").asDouble() > eps, sampled.toString());
+    assertInvalid(Cli.run("privacy", "epsilon", "--accountant", "cpsgd", "--binomial-trials", "2000", "--delta",
+        "1e-6"), "--noise-clients");
+    assertInvalid(Cli.run("privacy", "epsilon", "--noise-multiplier", "1", "--binomial-trials", "2000", "--delta",
+        "1e-6"), "--accountant cpsgd");
+  }
+
   private static String[] concat(String[] a, String[] b) {
     String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, r, a.length, b.length);
