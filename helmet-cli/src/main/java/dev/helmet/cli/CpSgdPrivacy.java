@@ -8,6 +8,7 @@ import dev.helmet.privacy.event.BinomialDpEvent;
 import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
+import dev.helmet.privacy.mechanism.BinomialParameters;
 import java.io.PrintWriter;
 import java.util.Locale;
 import picocli.CommandLine.Option;
@@ -71,15 +72,11 @@ final class CpSgdPrivacy {
   int noise(PrivacyCommand.Releases r, double epsilon, PrintWriter out) {
     Checks.require(trials == null, "--binomial-trials is what `privacy noise` computes; leave it out");
     // Searched over each client's standard deviation x (trials 4 x^2, rounded up to an even number).
-    double x = Calibration.noiseMultiplier(s -> event(r, evenTrials(s)), ApproxDpAccountant::new, epsilon, r.delta);
-    long n = evenTrials(x);
+    double x = Calibration.noiseMultiplier(s -> event(r, BinomialParameters.trialsForSigma(s)),
+        ApproxDpAccountant::new, epsilon, r.delta);
+    long n = BinomialParameters.trialsForSigma(x);
     print(r, new ApproxDpAccountant().compose(event(r, n)).epsilon(r.delta), n, out);
     return Main.OK;
-  }
-
-  private static long evenTrials(double sigma) {
-    double half = Math.ceil(2 * sigma * sigma);
-    return half >= 0x1p51 ? 1L << 52 : Math.max(2, 2 * (long) half);
   }
 
   private void print(PrivacyCommand.Releases r, double eps, long perClient, PrintWriter out) {

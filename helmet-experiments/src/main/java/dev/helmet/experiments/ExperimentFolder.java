@@ -76,7 +76,7 @@ final class ExperimentFolder {
             + "); use another --out folder");
       }
       JsonNode recorded = ExperimentFeatures.withLegacyDefaults(theirs);
-      if (!recorded.equals(mine) && !moreRepeats(recorded, mine) && !moreVariants(recorded, mine)) {
+      if (!recorded.equals(mine) && !extendsRecorded(recorded, mine)) {
         throw new IllegalArgumentException(out + refusal);
       }
       return true;
@@ -84,42 +84,41 @@ final class ExperimentFolder {
     return false;
   }
 
-  /** Whether {@code mine} is {@code recorded} with more repeats and nothing else changed. */
-  private static boolean moreRepeats(JsonNode recorded, JsonNode mine) {
-    if (!(recorded instanceof ObjectNode r) || !(mine instanceof ObjectNode m)
-        || r.path("repeats").asInt(0) >= m.path("repeats").asInt(0)) {
-      return false;
-    }
-    ObjectNode same = r.deepCopy();
-    same.set("repeats", m.get("repeats"));
-    return same.equals(m);
-  }
-
   /**
-   * Whether {@code mine} is {@code recorded} with variants added (every recorded variant still there
-   * as it was; a grid grows by a baseline without rerunning its cells), and perhaps more repeats.
+   * Whether {@code mine} extends {@code recorded}: more repeats, or variants added (every recorded
+   * variant still there as it was; a grid grows by a baseline without rerunning its cells) and
+   * perhaps more repeats, and nothing else changed.
    */
-  private static boolean moreVariants(JsonNode recorded, JsonNode mine) {
-    if (!(recorded instanceof ObjectNode r) || !(mine instanceof ObjectNode m)
-        || r.path("repeats").asInt(0) > m.path("repeats").asInt(0)) {
+  private static boolean extendsRecorded(JsonNode recorded, JsonNode mine) {
+    if (!(recorded instanceof ObjectNode r) || !(mine instanceof ObjectNode m)) {
       return false;
     }
-    JsonNode had = r.path("variants");
-    JsonNode has = m.path("variants");
-    if (!had.isArray() || !has.isArray() || has.size() <= had.size()) {
+    int had = r.path("repeats").asInt(0);
+    int has = m.path("repeats").asInt(0);
+    JsonNode before = r.path("variants");
+    JsonNode after = m.path("variants");
+    boolean sameVariants = before.equals(after);
+    if (had > has || sameVariants && had == has) {
       return false;
     }
-    for (JsonNode v : had) {
-      boolean kept = false;
-      for (JsonNode w : has) {
-        kept |= w.equals(v);
-      }
-      if (!kept) {
+    if (!sameVariants) {
+      if (!before.isArray() || !after.isArray() || after.size() <= before.size()) {
         return false;
       }
+      for (JsonNode v : before) {
+        boolean kept = false;
+        for (JsonNode w : after) {
+          kept |= w.equals(v);
+        }
+        if (!kept) {
+          return false;
+        }
+      }
     }
     ObjectNode same = r.deepCopy();
-    same.set("variants", has);
+    if (!sameVariants) {
+      same.set("variants", after);
+    }
     same.set("repeats", m.get("repeats"));
     return same.equals(m);
   }

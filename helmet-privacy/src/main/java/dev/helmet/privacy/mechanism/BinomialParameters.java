@@ -44,9 +44,13 @@ public record BinomialParameters(double c, double gamma, double beta, long trial
    * rounded up to an even number (more noise), at least 2 and at most 2^52.
    */
   public static BinomialParameters forSigma(double c, double gamma, double beta, double sigma, int bits) {
+    return new BinomialParameters(c, gamma, beta, trialsForSigma(sigma), bits);
+  }
+
+  /** The trials whose noise has at least standard deviation sigma: 4 sigma^2 rounded up to even, in [2, 2^52]. */
+  public static long trialsForSigma(double sigma) {
     double half = Math.ceil(2 * sigma * sigma);
-    long trials = half >= 0x1p51 ? DiscreteNoise.MAX_BINOMIAL_TRIALS : Math.max(2, 2 * (long) half);
-    return new BinomialParameters(c, gamma, beta, trials, bits);
+    return half >= 0x1p51 ? DiscreteNoise.MAX_BINOMIAL_TRIALS : Math.max(2, 2 * (long) half);
   }
 
   /** The conditional rounding of the scaled vectors (radius c gamma) in padded dimension D. */
@@ -84,18 +88,6 @@ public record BinomialParameters(double c, double gamma, double beta, long trial
     Checks.require(trials <= DiscreteNoise.MAX_BINOMIAL_TRIALS / parties, "the " + parties + " parties' binomial "
         + "trials (" + trials + " each) exceed 2^52 in all");
     return new BinomialDpEvent(trials * parties, r.l1Sensitivity(), r.l2Sensitivity(),
-        integerRoot(r.squaredBound()), paddedDimension);
-  }
-
-  /** floor(sqrt(b)) for b >= 0, exactly. */
-  static long integerRoot(long b) {
-    long x = (long) Math.sqrt((double) b);
-    while (x * x > b) {
-      x--;
-    }
-    while ((x + 1) * (x + 1) <= b) {
-      x++;
-    }
-    return x;
+        r.lInfSensitivity(), paddedDimension);
   }
 }

@@ -125,6 +125,14 @@ public final class ConditionalRounding {
     return Math.nextUp(Math.sqrt(Math.nextUp((double) squaredBound)));
   }
 
+  /**
+   * floor(sqrt(B)), exactly: the L-infinity sensitivity of one output (no integer coordinate of a
+   * vector within the bound exceeds it).
+   */
+  public long lInfSensitivity() {
+    return rootBound;
+  }
+
   /** min(B, sqrt(D B)), rounded up: the L1 sensitivity of one output. */
   public double l1Sensitivity() {
     double b = Math.nextUp((double) squaredBound);

@@ -178,8 +178,24 @@ public final class DiscreteNoise {
    * constant expected time up to 2^33 trials; above, the exact sum of ceil(trials / 2^33) draws.
    */
   public long centredBinomial(long trials) {
+    checkTrials(trials);
+    return binomialDraw(trials);
+  }
+
+  /** Fills {@code out} with independent draws of Bin(trials, 1/2) - trials/2. */
+  public void fillCentredBinomial(long[] out, long trials) {
+    checkTrials(trials);
+    for (int i = 0; i < out.length; i++) {
+      out[i] = binomialDraw(trials);
+    }
+  }
+
+  private static void checkTrials(long trials) {
     Checks.require(trials >= 0 && trials <= MAX_BINOMIAL_TRIALS && trials % 2 == 0,
         "binomial trials must be even and in [0, 2^52]. Provided value: " + trials);
+  }
+
+  private long binomialDraw(long trials) {
     long rest = trials;
     long sum = 0;
     while (rest > BinomialSampler.MAX_TRIALS) {
@@ -198,12 +214,6 @@ public final class DiscreteNoise {
     return sum + binomial.sample();
   }
 
-  /** Fills {@code out} with independent draws of Bin(trials, 1/2) - trials/2. */
-  public void fillCentredBinomial(long[] out, long trials) {
-    for (int i = 0; i < out.length; i++) {
-      out[i] = centredBinomial(trials);
-    }
-  }
 
   private PoissonSampler poissonSampler(long num, long den) {
     if (pSampler == null || num != pNum || den != pDen) {
