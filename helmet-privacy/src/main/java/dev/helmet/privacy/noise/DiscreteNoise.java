@@ -214,7 +214,6 @@ public final class DiscreteNoise {
     return sum + binomial.sample();
   }
 
-
   private PoissonSampler poissonSampler(long num, long den) {
     if (pSampler == null || num != pNum || den != pDen) {
       pSampler = PoissonSampler.of(bits, exactOnly, num, den);
