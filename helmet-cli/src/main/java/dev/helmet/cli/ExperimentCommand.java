@@ -232,11 +232,28 @@ final class ExperimentCommand extends GroupCommand {
       return report(c, s, commandLine(c));
     }
 
-    /** The command that makes this experiment, for the report. */
+    /**
+     * The command that makes this experiment, for the report: the flags that choose the cells and
+     * where they come from (--reuse), and those that set how they ran (--engine, --cells-at-once,
+     * --threads), so that the line reruns the same work. Paths are shown as they were given.
+     */
     private String commandLine(ExperimentConfig c) {
-      return "helmet experiment run " + (config != null ? config.toString()
+      StringBuilder b = new StringBuilder("helmet experiment run ").append(config != null ? config.toString()
           : "--preset " + preset + " --dataset " + c.dataset() + (quick ? " --quick" : "")
-              + (c.features().equals("raw") ? "" : " --features " + c.features())) + " --out " + out;
+              + (c.features().equals("raw") ? "" : " --features " + c.features()));
+      if (!engine.equalsIgnoreCase("local")) {
+        b.append(" --engine ").append(engine);
+      }
+      if (cellsAtOnce != 1) {
+        b.append(" --cells-at-once ").append(cellsAtOnce);
+      }
+      if (threads != null) {
+        b.append(" --threads ").append(threads);
+      }
+      if (reuse != null) {
+        reuse.forEach(r -> b.append(" --reuse ").append(r));
+      }
+      return b.append(" --out ").append(out).toString();
     }
 
     /**

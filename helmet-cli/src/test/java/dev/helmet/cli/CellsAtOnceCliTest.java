@@ -21,7 +21,23 @@ class CellsAtOnceCliTest {
         dir.toString(), "--quiet");
     assertEquals(0, run.exit, run.toString());
     assertEquals(5, Files.readAllLines(dir.resolve("cells.jsonl")).size(), "the quick preset's five cells");
-    assertTrue(Files.exists(dir.resolve("report.md")));
+    String report = Files.readString(dir.resolve("report.md"));
+    assertTrue(report.contains("Made by `helmet experiment run --preset smm-fl --dataset mnist --quick "
+        + "--cells-at-once 2 --out " + dir + "`"), "the report names the flags that shaped the run: " + report);
+  }
+
+  @Test
+  void theReportNamesTheFoldersItReused(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("sweep");
+    Path grid = dir.resolve("grid");
+    assertEquals(0, Cli.run("experiment", "run", "--preset", "smm-fl", "--quick", "--threads", "1", "--out",
+        grid.toString(), "--quiet").exit);
+    Cli run = Cli.run("experiment", "run", "--preset", "smm-fl-batch", "--quick", "--threads", "1", "--reuse",
+        grid.toString(), "--out", out.toString(), "--quiet");
+    assertEquals(0, run.exit, run.toString());
+    String report = Files.readString(out.resolve("report.md"));
+    assertTrue(report.contains("Made by `helmet experiment run --preset smm-fl-batch --dataset mnist --quick "
+        + "--threads 1 --reuse " + grid + " --out " + out + "`"), "the report names --reuse: " + report);
   }
 
   @Test
