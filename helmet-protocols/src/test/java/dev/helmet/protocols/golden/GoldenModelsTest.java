@@ -148,7 +148,11 @@ class GoldenModelsTest {
 
   @Test
   void helmetGaussianSvmGroupAndDropouts() {
-    assertEquals("5e94b8d46818aacb47cbde929f04b1d8", helmet(SOFTMAX, NoiseKind.GAUSSIAN, "plain", PRIVACY, DropoutPlan.NONE), "gaussian");
+    // Re-recorded (like the DP-FL digests below) when the calibration's search moved from bisection
+    // to regula falsi: the noise multiplier is the same to its tolerance, 1e-10 relative (3.7306316385
+    // against 3.7306316388 here), but the continuous noise it scales differs in the last bits. The
+    // discrete runs kept their digests. Before: 5e94b8d46818aacb....
+    assertEquals("48bd72cdffb5b7cf951cc0f221cf6af5", helmet(SOFTMAX, NoiseKind.GAUSSIAN, "plain", PRIVACY, DropoutPlan.NONE), "gaussian");
     assertEquals("ac70065e26787f36073b95bfcf6aaa08", helmet(SVM, NoiseKind.DISCRETE_GAUSSIAN, "secagg+", PRIVACY, DropoutPlan.NONE), "svm");
     assertEquals("827fa04a2c6931c2cc801577e6908a12", helmet(SOFTMAX, NoiseKind.DISCRETE_GAUSSIAN, "plain",
         new HelmetPrivacy(2, 1e-5, 1, Protection.group(3), 0, 0), DropoutPlan.NONE), "group");
@@ -161,14 +165,17 @@ class GoldenModelsTest {
   void dpflPerPartyAndAggregate() {
     DpFl.Config addRemove = new DpFl.Config(0.2, 1, 5, 2, 2, 1e-5, 0.5, DpFl.NoiseSplit.HONEST, "rdp", 0,
         NeighbourRelation.ADD_OR_REMOVE_ONE, 0.2 * 1000);
-    assertEquals("d326e55b960958db76719be7da168bfb", dpfl(addRemove, false, "plain"), "plain");
-    assertEquals("d326e55b960958db76719be7da168bfb", dpfl(addRemove, false, "secagg+"), "secagg+");
+    // Re-recorded when the calibration's search moved from bisection to regula falsi (the noise
+    // multiplier moved within its 1e-10 tolerance; see above). Before: d326e55b960958db..., the
+    // aggregate b54ec4de37f2d749..., replace-one cfc734c694ccf61e....
+    assertEquals("6aba24d36c85201d8c07d5d983318218", dpfl(addRemove, false, "plain"), "plain");
+    assertEquals("6aba24d36c85201d8c07d5d983318218", dpfl(addRemove, false, "secagg+"), "secagg+");
     // Re-recorded when the dense kernels moved to fused multiply-adds in a fixed lane order and the
     // clipped gradients to the blocked kernels (issue 15, linalg.Blas): the scores round differently
     // in the last bits, which only this run's continuous (unquantised) aggregate shows; the
     // quantised runs above kept their digests. Before: 18de0a959cdb196a....
-    assertEquals("b54ec4de37f2d749b2caf1603ec8f748", dpfl(addRemove, true, null), "aggregate");
+    assertEquals("b240a357269625b251ab9349dcaec138", dpfl(addRemove, true, null), "aggregate");
     DpFl.Config replaceOne = DpFl.Config.replaceOne(0.2, 1, 4, 2, 3, 1e-5, 0.5, DpFl.NoiseSplit.SQRT_W_PENALTY, 0);
-    assertEquals("cfc734c694ccf61e4bac6a8a39f8eaa6", dpfl(replaceOne, false, "secagg"), "replace-one");
+    assertEquals("9ac191632b0e8bd7f7ea5c1b904ce21d", dpfl(replaceOne, false, "secagg"), "replace-one");
   }
 }
