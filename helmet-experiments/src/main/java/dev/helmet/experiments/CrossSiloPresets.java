@@ -46,10 +46,10 @@ import java.util.List;
  *
  * <p>The quick form, for CI, runs in under a minute (37 s in a full test-suite run, with two other
  * jobs on the 2 cores; 69 s before the calibration narrowed its bracket by regula falsi instead of
- * bisection: the PLD calibrations of its ten variant and eps pairs take most of it): 4 silos of 200 records, hidden
- * [16], eps in {2.5, 13.8}, one repeat, 50 steps at q = 0.05 (local: 0.2) with Adam at 0.01 (at
- * 9e-4, 50 steps leave the model near chance), and T in {0, 1} (with 4 silos, T = 3 would leave no
- * honest silo to add the noise); honest fraction 0.5, for the T + 1 = 2 colluders.
+ * bisection: the PLD calibrations of its ten variant and eps pairs take most of it): 4 silos of
+ * 200 records, hidden [16], eps in {2.5, 13.8}, one repeat, 50 steps at q = 0.05 (local: 0.2) with
+ * Adam at 0.01 (at 9e-4, 50 steps leave the model near chance), and T in {0, 1} (with 4 silos, T = 3
+ * would leave no honest silo to add the noise); honest fraction 0.5, for the T + 1 = 2 colluders.
  */
 final class CrossSiloPresets {
   private CrossSiloPresets() {}
