@@ -30,13 +30,23 @@ final class Bracket {
     this.strict = strict;
   }
 
-  /** g(x) - target. */
+  /**
+   * g(x) - target.
+   *
+   * @throws IllegalStateException if g(x) is NaN: neither side is safe for every caller (a NaN
+   *     privacy loss on the high side would misplace a threshold, a NaN delta there would pass as met)
+   */
   double value(double x) {
     evaluations++;
-    return g.applyAsDouble(x) - target;
+    double gx = g.applyAsDouble(x);
+    if (Double.isNaN(gx)) {
+      throw new IllegalStateException("the PLD accountant could not bound this mechanism: a privacy loss or"
+          + " delta evaluated to NaN at " + x);
+    }
+    return gx - target;
   }
 
-  /** Whether g(x) - target = v is on the low side (NaN is on the high side). */
+  /** Whether g(x) - target = v is on the low side. */
   boolean low(double v) {
     return strict ? v < 0 : v <= 0;
   }
@@ -66,8 +76,10 @@ final class Bracket {
    * Narrows a valid bracket until {@code b - a <= rel * max(1, min(|a|, |b|))}. Each step is a
    * secant step from the end with the smaller |g - target| through the previous such end (at first
    * the other end), at least tol/2 long; it is replaced by bisection when it leaves the bracket or
-   * is not shorter than half the step before the last (as in Brent's method), so the bracket
-   * shrinks at least as fast as by bisection every other step.
+   * is longer than half the step before the last (as in Brent's method). Steps of tol/2 next to an
+   * end are not held to that, so a g that is flat on one side of the target and drops steeply on
+   * the other can crawl by tol/2 for all {@code MAX_STEPS} (400) steps before {@link #bisect}
+   * finishes: a bound on the work, not bisection's rate. The PLD's smooth losses take a few steps.
    */
   void narrow(double rel) {
     boolean baseLow = !(Math.abs(fb) < Math.abs(fa));

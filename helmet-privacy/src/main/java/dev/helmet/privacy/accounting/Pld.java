@@ -12,12 +12,29 @@ final class Pld {
   private static final double ROOT_TOLERANCE = 1e-14;
   /** Relative width of the final bracket on eps in {@link #epsilon}. */
   private static final double EPSILON_TOLERANCE = 1e-12;
+  /** The most grid points one mechanism's PLD may span (256 MiB of doubles). */
+  static final int MAX_GRID = 1 << 25;
 
   final int offset;
   final double[] pmf;
   final double infinity;
 
+  /**
+   * @throws IllegalStateException if a mass is NaN or negative, or the mass at infinity is not in
+   *     [0, 1]: the mechanism's parameters are beyond what this accountant can compute, and a PLD
+   *     carrying NaN would report almost no privacy loss
+   */
   Pld(int offset, double[] pmf, double infinity) {
+    if (!(infinity >= 0 && infinity <= 1)) {
+      throw new IllegalStateException("the PLD accountant could not bound this mechanism: its mass at infinite"
+          + " loss is " + infinity);
+    }
+    for (int i = 0; i < pmf.length; i++) {
+      if (!(pmf[i] >= 0) || pmf[i] == Double.POSITIVE_INFINITY) {
+        throw new IllegalStateException("the PLD accountant could not bound this mechanism: its mass at loss "
+            + (offset + i) + " x h is " + pmf[i]);
+      }
+    }
     this.offset = offset;
     this.pmf = pmf;
     this.infinity = infinity;
@@ -33,23 +50,40 @@ final class Pld {
    * the pair (P, Q) with privacy loss L(x) = ln(p(x)/q(x)), monotone in x: the exact
    * hockey-stick divergence delta(eps) = P[L > eps] - e^eps Q[L > eps] is computed on the grid
    * eps_i = i h, and the discrete PLD is the one whose delta, as a function of e^eps, is the
-   * piecewise-linear interpolation of those points, extended with slope -1 below the grid and
-   * constant (its mass at infinity) above it. delta is convex in e^eps, so the interpolation lies
-   * above it everywhere: the discrete PLD dominates the pair, and unlike rounding every loss up
-   * its error does not grow by h with every composition. The grid spans the losses of the central
-   * 1 - tail of P; whatever delta remains at its top is the mass at infinity.
+   * piecewise-linear interpolation of those points, extended below the grid by the chord to
+   * (e^eps = 0, delta = 1) and constant (its mass at infinity) above it. delta is convex in e^eps
+   * and is 1 at e^eps = 0 (all of P's mass), so the interpolation and the chord lie above it
+   * everywhere: the discrete PLD dominates the pair, its masses sum to 1 (up to rounding, which the
+   * clamp of negative masses to 0 only ever adds to), and unlike rounding every
+   * loss up its error does not grow by h with every composition. (A slope of -1 below the grid is
+   * also above the curve, but it adds e^eps_0 - 1 + delta_0 of mass at the lowest loss eps_0: an
+   * overflow, and then NaN, once eps_0 is large, i.e. for a noise multiplier far below 1.) The grid
+   * spans the losses of the central 1 - tail of P; whatever delta remains at its top is the mass at
+   * infinity.
    *
    * <p>The threshold x_i with L(x_i) = eps_i is found for every grid point in turn: x_i is monotone
    * in i, so the previous threshold is one end of the next bracket, and extrapolating the previous
    * thresholds gives a guess that a couple of secant steps refine (see {@link Bracket}). Each x_i
    * is, as by bisection, the largest (increasing L; smallest for decreasing L) point evaluated with
    * L(x) <= eps_i, with a point of L(x) > eps_i within 1e-14 relative of it.
+   *
+   * @throws IllegalArgumentException if the losses span more than {@link #MAX_GRID} grid points (a
+   *     noise multiplier too small for the grid width h) or are not finite
    */
   static Pld connectTheDots(Cdf p, Cdf q, DoubleUnaryOperator loss, boolean increasing, double h, double tail) {
     double lo = lowerQuantile(p, tail / 2);
     double hi = upperQuantile(p, tail / 2);
     double l1 = loss.applyAsDouble(lo);
     double l2 = loss.applyAsDouble(hi);
+    double points = (Math.max(l1, l2) - Math.min(l1, l2)) / h;
+    if (!(points <= MAX_GRID)) {
+      String span = Double.isFinite(points)
+          ? String.format("its privacy loss spans [%s, %s], %.3g grid points at interval %s (at most %d)",
+              Math.min(l1, l2), Math.max(l1, l2), points, h, MAX_GRID)
+          : "its privacy loss is not finite (" + l1 + " to " + l2 + ")";
+      throw new IllegalArgumentException("the PLD accountant cannot represent a mechanism with noise multiplier "
+          + p.s() + ": " + span + "; use the RDP accountant");
+    }
     int k0 = (int) Math.floor(Math.min(l1, l2) / h);
     int k1 = (int) Math.ceil(Math.max(l1, l2) / h);
     int n = k1 - k0 + 1;
@@ -115,9 +149,10 @@ final class Pld {
     double em1 = Math.expm1(h);
     double[] pmf = new double[n];
     for (int i = 0; i < n; i++) {
-      // p_i = x_i (slope_i - slope_{i-1}) with x = e^eps, slope_{-1} = -1, slope_n = 0.
+      // p_i = x_i (slope_i - slope_{i-1}) with x = e^eps, slope_n = 0 and slope_{-1} the chord's
+      // (delta_0 - 1) / x_0, so x_0 slope_{-1} = delta_0 - 1.
       double right = i < n - 1 ? (delta[i + 1] - delta[i]) / em1 : 0;
-      double left = i > 0 ? Math.exp(h) * (delta[i] - delta[i - 1]) / em1 : -Math.exp((k0 + i) * h);
+      double left = i > 0 ? Math.exp(h) * (delta[i] - delta[i - 1]) / em1 : delta[0] - 1;
       pmf[i] = Math.max(0, right - left);
     }
     return new Pld(k0, pmf, Math.max(0, delta[n - 1]));
@@ -321,7 +356,7 @@ final class Pld {
    * steps solve in a few evaluations. Only exact evaluations of {@link #delta} move the bracket.
    */
   double epsilon(double delta, double h) {
-    if (infinity > delta) {
+    if (!(infinity <= delta)) {
       return Double.POSITIVE_INFINITY;
     }
     double hiLoss = (offset + pmf.length) * h;

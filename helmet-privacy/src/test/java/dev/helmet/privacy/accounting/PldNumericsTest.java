@@ -1,6 +1,7 @@
 package dev.helmet.privacy.accounting;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
@@ -140,5 +141,16 @@ class PldNumericsTest {
     // Not monotone below 1e-13: only the sides of evaluated points are trusted.
     solve(x -> x + 1e-13 * Math.sin(1e9 * x), 0.3, false, -1, 1, 1e-14);
     solve(x -> x + 1e-13 * Math.sin(1e9 * x), 0.3, true, -1, 1, 1e-14);
+  }
+
+  /** NaN is on neither side: a NaN loss would misplace a threshold, a NaN delta would pass as met. */
+  @Test
+  void bracketRefusesANanValue() {
+    Bracket br = new Bracket(x -> x < 0.5 ? x : Double.NaN, false);
+    br.target = 0.7;
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> br.value(0.6));
+    assertEquals("the PLD accountant could not bound this mechanism: a privacy loss or delta evaluated to NaN"
+        + " at 0.6", e.getMessage());
+    assertEquals(-0.5, br.value(0.2), 1e-15);
   }
 }
