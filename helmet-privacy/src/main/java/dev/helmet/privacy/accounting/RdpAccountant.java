@@ -124,7 +124,8 @@ public final class RdpAccountant implements PrivacyAccountant {
     }
     double[] curve = curve(event, orders, smmSubsampling);
     for (int i = 0; i < orders.length; i++) {
-      rdp[i] += count * curve[i];
+      // A NaN bound (an order whose terms overflowed) bounds nothing: that order is out, never the min.
+      rdp[i] += Double.isNaN(curve[i]) ? Double.POSITIVE_INFINITY : count * curve[i];
     }
     return this;
   }

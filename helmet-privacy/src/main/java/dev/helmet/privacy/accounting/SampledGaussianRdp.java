@@ -107,8 +107,13 @@ final class SampledGaussianRdp {
       if (k > 0) {
         logC += Math.log(alpha - k + 1) - Math.log(k);
       }
-      terms[k] = logC + k * lq + (alpha - k) * l1q + ((double) k * k - k) / (2 * sigma * sigma);
+      // k^2 - k = 0 for k < 2: written out, so that 2 sigma^2 underflowing to 0 gives no 0 / 0
+      double quadratic = k < 2 ? 0 : ((double) k * k - k) / (2 * sigma * sigma);
+      terms[k] = logC + k * lq + (alpha - k) * l1q + quadratic;
       max = Math.max(max, terms[k]);
+    }
+    if (max == Double.POSITIVE_INFINITY) { // (k^2 - k) / (2 sigma^2) overflowed: no bound (inf - inf below is NaN)
+      return max;
     }
     double sum = 0;
     for (double t : terms) {

@@ -141,4 +141,13 @@ class GaussianMathTest {
     double single = new GaussianAccountant().compose(new GaussianDpEvent(1.0)).epsilon(1e-5);
     assertEquals(single, group, 0);
   }
+
+  /** A noise multiplier whose 1 / sigma^2 overflows gives no privacy, not "mu must be finite". */
+  @Test
+  void anOverflowingMuIsNoPrivacy() {
+    GaussianAccountant a = new GaussianAccountant().compose(new GaussianDpEvent(1e-200));
+    assertEquals(Double.POSITIVE_INFINITY, a.epsilon(1e-5));
+    assertEquals(1, a.delta(100));
+    assertThrows(IllegalArgumentException.class, () -> a.epsilon(0));
+  }
 }

@@ -56,4 +56,16 @@ class SampledGaussianRdpTest {
       prev = r;
     }
   }
+
+  /**
+   * A noise multiplier so small that (k^2 - k) / (2 sigma^2) overflows gives no privacy: eps is
+   * infinite, not the NaN of infinity minus infinity that the log-sum-exp once returned (and that
+   * `privacy epsilon --accountant rdp` printed at sigma 1e-200 with sampling).
+   */
+  @Test
+  void anOverflowingOrderIsInfiniteNotNan() {
+    assertEquals(Double.POSITIVE_INFINITY, SampledGaussianRdp.logAInteger(0.01, 1e-200, 3));
+    var event = new PoissonSampledDpEvent(0.01, new GaussianDpEvent(1e-200));
+    assertEquals(Double.POSITIVE_INFINITY, new RdpAccountant().compose(event, 10).epsilon(1e-5));
+  }
 }
