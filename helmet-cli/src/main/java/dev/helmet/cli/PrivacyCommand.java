@@ -174,6 +174,8 @@ final class PrivacyCommand extends GroupCommand {
         throw new IllegalArgumentException("--accountant must be gaussian, rdp, pld, smm or cpsgd. Provided value: "
             + accountantName);
       }
+      Checks.require(!accountant.equals("pld") || !(delta < PldAccountant.SMALLEST_DELTA), "--accountant pld resolves"
+          + " delta down to " + PldAccountant.SMALLEST_DELTA + "; use --accountant rdp for --delta " + delta);
       smm.check(accountant.equals("smm"));
       cpsgd.check(accountant.equals("cpsgd"));
       if (accountant.equals("smm") || accountant.equals("cpsgd")) {

@@ -1,5 +1,6 @@
 package dev.helmet.privacy.accounting;
 
+import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.event.BinomialDpEvent;
 import dev.helmet.privacy.event.ComposedDpEvent;
 import dev.helmet.privacy.event.DpEvent;
@@ -56,6 +57,7 @@ public final class ApproxDpAccountant implements PrivacyAccountant {
 
   @Override
   public PrivacyAccountant compose(DpEvent event, int count) {
+    Checks.positive("count", count);
     if (!supports(event)) {
       throw new UnsupportedEventException(name(), event);
     }
@@ -96,7 +98,10 @@ public final class ApproxDpAccountant implements PrivacyAccountant {
       for (int i = 1; i < SPLITS; i++) {
         double slack = delta * i / SPLITS;
         double e1 = release(e, (delta - slack) / e.count);
-        best = Math.min(best, Math.sqrt(2 * e.count * Math.log(1 / slack)) * e1 + e.count * e1 * Math.expm1(e1));
+        double split = Math.sqrt(2 * e.count * Math.log(1 / slack)) * e1 + e.count * e1 * Math.expm1(e1);
+        if (split < best) { // a NaN (a slack that underflowed to 0, times eps 0) bounds nothing
+          best = split;
+        }
       }
     }
     return best;

@@ -313,7 +313,8 @@ final class Pld {
   /** The PLD of the composition, with pessimistic truncation of mass below {@code tail}. */
   Pld convolve(Pld o, double tail) {
     double[] c = Fft.convolve(pmf, o.pmf); // one forward transform when o == this
-    double inf = 1 - (1 - infinity) * (1 - o.infinity);
+    // a + b - ab, not 1 - (1 - a)(1 - b): that rounds masses below 1.1e-16 to 0 (and others down)
+    double inf = infinity + o.infinity - infinity * o.infinity;
     // Drop the top until `tail` of mass has gone to infinity; lift the bottom likewise.
     int top = c.length - 1;
     double moved = 0;

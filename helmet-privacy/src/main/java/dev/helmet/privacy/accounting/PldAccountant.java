@@ -38,6 +38,13 @@ import org.apache.commons.numbers.gamma.Erfc;
 public final class PldAccountant implements PrivacyAccountant {
   /** Default grid width of the privacy loss. */
   public static final double DEFAULT_INTERVAL = 1e-4;
+  /**
+   * The smallest delta this accountant resolves. Its masses carry floating-point error of about
+   * 1e-16 absolute per FFT convolution (more over many), so a delta near 1e-15 is noise: below
+   * this floor {@link #delta} reports the floor (pessimistic) and {@link #epsilon} refuses, naming
+   * the RDP accountant, whose bounds are analytic.
+   */
+  public static final double SMALLEST_DELTA = 1e-10;
   /** Default tail mass dropped (pessimistically) per discretisation and per convolution. */
   public static final double DEFAULT_TAIL = 1e-15;
 
@@ -267,12 +274,14 @@ public final class PldAccountant implements PrivacyAccountant {
   @Override
   public double delta(double epsilon) {
     Checks.nonNegative("epsilon", epsilon);
-    return Math.max(remove.delta(epsilon, h), add.delta(epsilon, h));
+    return Math.max(SMALLEST_DELTA, Math.max(remove.delta(epsilon, h), add.delta(epsilon, h)));
   }
 
   @Override
   public double epsilon(double delta) {
     Checks.openUnit("delta", delta);
+    Checks.require(delta >= SMALLEST_DELTA, "the PLD accountant resolves delta down to " + SMALLEST_DELTA
+        + " (its masses carry floating-point error near 1e-15); use the RDP accountant for delta " + delta);
     return Math.max(remove.epsilon(delta, h), add.epsilon(delta, h));
   }
 }

@@ -65,7 +65,7 @@ public final class RdpAccountant implements PrivacyAccountant {
 
   private RdpAccountant(double[] orders, SkellamMixtureRdp.Subsampling smmSubsampling) {
     for (double a : orders) {
-      Checks.require(a > 1, "RDP orders must be above 1. Provided value: " + a);
+      Checks.require(a > 1 && a < Double.POSITIVE_INFINITY, "RDP orders must be above 1 and finite. Provided value: " + a);
     }
     this.orders = orders.clone();
     this.rdp = new double[orders.length];
@@ -272,6 +272,10 @@ public final class RdpAccountant implements PrivacyAccountant {
     tau *= 10;
     double d = e.dimension();
     double a = e.l2Sensitivity() * e.l2Sensitivity() / (n * s2);
+    if (!(n * s2 < Double.POSITIVE_INFINITY)) { // sigma above about 1e154: (l2 / sigma)^2 / n, not l2^2 / infinity
+      double ratio = e.l2Sensitivity() / e.sigma();
+      a = ratio * ratio / n;
+    }
     double b1 = alpha / 2 * a + tau * d;
     double b2 = alpha / 2 * (a + 2 * e.l1Sensitivity() * tau / (Math.sqrt(n) * e.sigma()) + tau * tau * d);
     double r = e.l2Sensitivity() / (Math.sqrt(n) * e.sigma()) + tau * Math.sqrt(d);

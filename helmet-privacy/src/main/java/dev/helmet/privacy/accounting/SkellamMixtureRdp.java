@@ -51,7 +51,9 @@ public final class SkellamMixtureRdp {
 
   /** Theorem 5's tau(a) = (1.2 a + 1)/2 * c/(2 lambda), ignoring the validity conditions. */
   public static double tau(double alpha, double c, double lambda) {
-    return (1.2 * alpha + 1) / 2 * c / (2 * lambda);
+    double t = (1.2 * alpha + 1) / 2 * c / (2 * lambda);
+    // 2 lambda or the numerator overflows near 1e308 (0 or NaN above): the same with c / lambda first
+    return Double.isFinite(t) && 2 * lambda < Double.POSITIVE_INFINITY ? t : (1.2 * alpha + 1) / 2 * (c / lambda) / 2;
   }
 
   /** Whether Theorem 5's conditions (Eq. 3) hold at order {@code alpha} for L-infinity bound {@code deltaInf}. */

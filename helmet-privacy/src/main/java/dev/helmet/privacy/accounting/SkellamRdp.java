@@ -39,6 +39,10 @@ public final class SkellamRdp {
     double d1 = e.l1Sensitivity();
     double gaussian = a * d2sq / (4 * mu);
     double discrete = Math.min(((2 * a - 1) * d2sq + 6 * d1) / (16 * mu * mu), 3 * d1 / (4 * mu));
+    if (!(16 * mu * mu < Double.POSITIVE_INFINITY)) { // mu above about 2.5e153: divide by mu first, not by an infinity
+      gaussian = a * (d2sq / mu) / 4;
+      discrete = Math.min(((2 * a - 1) * (d2sq / mu) + 6 * (d1 / mu)) / (16 * mu), 3 * (d1 / mu) / 4);
+    }
     return (gaussian + discrete) * ROUND_UP;
   }
 }
