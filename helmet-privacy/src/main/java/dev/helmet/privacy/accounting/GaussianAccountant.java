@@ -62,19 +62,11 @@ public final class GaussianAccountant implements PrivacyAccountant {
 
   @Override
   public double epsilon(double delta) {
-    if (mu() == Double.POSITIVE_INFINITY) { // 1 / sigma^2 overflowed (sigma below about 1e-154): no privacy
-      Checks.openUnit("delta", delta);
-      return Double.POSITIVE_INFINITY;
-    }
     return GaussianMath.epsilon(delta, mu());
   }
 
   @Override
   public double delta(double epsilon) {
-    if (mu() == Double.POSITIVE_INFINITY) {
-      Checks.nonNegative("epsilon", epsilon);
-      return 1;
-    }
     return GaussianMath.delta(epsilon, mu());
   }
 }

@@ -28,9 +28,12 @@ public final class GaussianMath {
   /** delta(eps) of a mu-GDP mechanism. */
   public static double delta(double epsilon, double mu) {
     Checks.nonNegative("epsilon", epsilon);
-    Checks.nonNegative("mu", mu);
+    checkMu(mu);
     if (mu == 0) {
       return 0;
+    }
+    if (mu == Double.POSITIVE_INFINITY) { // 1 / sigma^2 overflowed (sigma below about 1e-154): no privacy
+      return 1;
     }
     double u = (epsilon / mu + mu / 2) / SQRT2;
     double v = (epsilon / mu - mu / 2) / SQRT2;
@@ -51,7 +54,10 @@ public final class GaussianMath {
    */
   public static double epsilon(double delta, double mu) {
     Checks.openUnit("delta", delta);
-    Checks.nonNegative("mu", mu);
+    checkMu(mu);
+    if (mu == Double.POSITIVE_INFINITY) {
+      return Double.POSITIVE_INFINITY;
+    }
     if (delta(0, mu) <= delta) {
       return 0;
     }
@@ -73,5 +79,10 @@ public final class GaussianMath {
       }
     }
     return hi;
+  }
+
+  /** mu >= 0; +infinity (no privacy) is allowed, NaN is not. */
+  private static void checkMu(double mu) {
+    Checks.require(mu >= 0, "mu must be >= 0. Provided value: " + mu);
   }
 }
