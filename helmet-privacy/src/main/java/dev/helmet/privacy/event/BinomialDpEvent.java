@@ -30,6 +30,10 @@ public record BinomialDpEvent(long trials, double l1Sensitivity, double l2Sensit
           + l1Sensitivity + ", " + l2Sensitivity + ", " + lInfSensitivity);
     }
     Checks.positive("dimension", dimension);
+    Sensitivities.requireOrdered(l1Sensitivity, l2Sensitivity);
+    Checks.require(lInfSensitivity <= l2Sensitivity, "L-infinity sensitivity " + lInfSensitivity
+        + " is above L2 sensitivity " + l2Sensitivity + ": no vector's largest coordinate exceeds its L2 norm. "
+        + "Were the two swapped?");
   }
 
   @Override

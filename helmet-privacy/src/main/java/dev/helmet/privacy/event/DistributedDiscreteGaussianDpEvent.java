@@ -23,6 +23,7 @@ public record DistributedDiscreteGaussianDpEvent(
     Checks.positive("L2 sensitivity", l2Sensitivity);
     Checks.positive("L1 sensitivity", l1Sensitivity);
     Checks.positive("dimension", dimension);
+    Sensitivities.requireOrdered(l1Sensitivity, l2Sensitivity);
   }
 
   @Override

@@ -30,6 +30,7 @@ public record SkellamDpEvent(double mu, double l2Sensitivity, double l1Sensitivi
         "L2 sensitivity must be positive and finite. Provided value: " + l2Sensitivity);
     Checks.require(l1Sensitivity > 0 && Double.isFinite(l1Sensitivity),
         "L1 sensitivity must be positive and finite. Provided value: " + l1Sensitivity);
+    Sensitivities.requireOrdered(l1Sensitivity, l2Sensitivity);
   }
 
   @Override

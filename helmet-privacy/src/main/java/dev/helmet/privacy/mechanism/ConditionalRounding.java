@@ -76,6 +76,9 @@ public final class ConditionalRounding {
     // floor of a double below 2^62: exact; that B may exceed the formula by an ulp's worth is
     // harmless, as the accounting uses B itself.
     this.squaredBound = (long) Math.floor(squaredNormBound(radius, dimension, beta));
+    Checks.require(squaredBound >= 1, "radius " + radius + ", dimension " + dimension + " and beta " + beta
+        + " give the squared-norm bound B = 0: only the zero vector would pass the rounding. Raise the radius or"
+        + " lower beta.");
     long s = (long) Math.sqrt((double) squaredBound);
     while (s * s > squaredBound) {
       s--;

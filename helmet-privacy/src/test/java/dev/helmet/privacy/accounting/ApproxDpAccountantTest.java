@@ -55,7 +55,7 @@ class ApproxDpAccountantTest {
     // ... and N/4 >= 2 Dinf.
     assertFalse(BinomialMechanismDp.valid(4000, 600, 1, 1e-6));
     ApproxDpAccountant never = new ApproxDpAccountant();
-    never.compose(new BinomialDpEvent(1000, 1, 1, 300, 1)); // N/4 = 250 < 2 Dinf at every delta
+    never.compose(new BinomialDpEvent(1000, 300, 300, 300, 1)); // N/4 = 250 < 2 Dinf at every delta
     assertEquals(1.0, never.delta(100.0), "no delta below 1/2 gives any eps");
     // N = 1000, d = 1: the condition 250 >= 23 ln(10 / delta) needs delta >= 10 exp(-250/23) = 1.90e-4.
     ApproxDpAccountant some = new ApproxDpAccountant();

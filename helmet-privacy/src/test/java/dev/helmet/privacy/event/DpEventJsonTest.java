@@ -36,6 +36,27 @@ class DpEventJsonTest {
         "{\"type\": \"skellam\", \"mu\": 0, \"l2_sensitivity\": 2, \"l1_sensitivity\": 4}"));
   }
 
+  /**
+   * Sensitivities no vector can have are refused, naming both: ||x||_1 >= ||x||_2 >= max |x_j| for
+   * every x, so an L1 below the L2 (or an L-infinity above it) is two arguments swapped, and
+   * accounting the smaller figure as the L1 bound could under-report.
+   */
+  @Test
+  void sensitivitiesNoVectorHasAreRefused() {
+    IllegalArgumentException a = assertThrows(IllegalArgumentException.class,
+        () -> DpEventJson.parse("{\"type\": \"skellam\", \"mu\": 10, \"l2_sensitivity\": 4, \"l1_sensitivity\": 2}"));
+    assertTrue(a.getMessage().contains("L1 sensitivity 2.0 is below L2 sensitivity 4.0"), a.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> new DistributedDiscreteGaussianDpEvent(10, 5, 144, 12, 100));
+    assertThrows(IllegalArgumentException.class, () -> new BinomialDpEvent(1000, 12, 144, 12, 100));
+    IllegalArgumentException b = assertThrows(IllegalArgumentException.class,
+        () -> new BinomialDpEvent(1000, 300, 10, 11, 100));
+    assertTrue(b.getMessage().contains("L-infinity sensitivity 11.0 is above L2 sensitivity 10.0"), b.getMessage());
+    // Equal norms are possible (a vector with one non-zero coordinate) and accepted.
+    assertEquals(3.0, new SkellamDpEvent(10, 3, 3).l1Sensitivity());
+    assertEquals(3.0, new BinomialDpEvent(1000, 3, 3, 3, 1).lInfSensitivity());
+    assertEquals(3.0, new DistributedDiscreteGaussianDpEvent(10, 5, 3, 3, 1).l1Sensitivity());
+  }
+
   /** The cross-silo events (slack and revealed mixture) read back equal, nested in each other. */
   @Test
   void slackAndMixtureEventsRoundTrip() {

@@ -48,6 +48,10 @@ class ConditionalRoundingTest {
           BigDecimal always = rr.add(sqrtD).pow(2, MC);
           BigDecimal exact = likely.min(always);
           long floor = exact.setScale(0, RoundingMode.FLOOR).longValueExact();
+          if (floor == 0) { // r 0.5, d 1, beta 0.9: 0.25 + 0.25 + 0.459 = 0.959; no rounding can pass
+            assertThrows(IllegalArgumentException.class, () -> new ConditionalRounding(r, d, beta));
+            continue;
+          }
           long b = new ConditionalRounding(r, d, beta).squaredBound();
           // The double computation may land on the neighbouring integer only if the bound is
           // within rounding error of an integer; the enforced bound is what is accounted, either way.
@@ -136,6 +140,11 @@ class ConditionalRoundingTest {
     assertThrows(IllegalArgumentException.class, () -> new ConditionalRounding(0x1p31, 4, 0.5));
     assertThrows(IllegalArgumentException.class, () -> new ConditionalRounding(1, 4, 1));
     assertThrows(IllegalArgumentException.class, () -> new ConditionalRounding(1, 4, -0.1));
+    // D = 1, r = 1e-3, beta = 1/2: r^2 + 1/4 + sqrt(2 ln 2) (r + 1/2) = 0.839, so B = floor(0.839) = 0.
+    IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+        () -> new ConditionalRounding(1e-3, 1, 0.5));
+    assertTrue(zero.getMessage().contains("B = 0"), zero.getMessage());
+    assertEquals(1, new ConditionalRounding(1e-3, 1, 0.3).squaredBound(), "0.25 + 1.552 (0.501) = 1.028");
   }
 
   @Test
