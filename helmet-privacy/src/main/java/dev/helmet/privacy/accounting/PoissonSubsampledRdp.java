@@ -30,7 +30,11 @@ import java.util.function.IntToDoubleFunction;
  * too the term's log errs by less than 1e-11 absolute, a relative error below 1e-11 in the term,
  * in the sum, and in its log1p (whose relative error is at most that of its argument); a larger
  * (l-1) eps(l) makes the result larger in proportion to its error. The result is rounded up by a
- * relative 1e-10 to cover that.
+ * relative 1e-10 to cover that. Above order 256 the parts grow with the order (|l log q| and |(a -
+ * l) log(1-q)| up to about 35 a each) and so do their rounding errors: a few ulps of 70 a, under
+ * 1.3e-13 a absolute per term; the binomials come from one compensated running sum whose error is
+ * a few ulps of log a per step, and the log-sum of a positive terms adds a relative a ulps. The
+ * margin there is a relative 1e-12 a, several times all of that together.
  *
  * <p><b>Other orders.</b> A non-integer order a is charged the bound at ceil(a) (RDP is
  * non-decreasing in the order). Poisson subsampling never costs more than the mechanism itself: the
@@ -44,8 +48,11 @@ public final class PoissonSubsampledRdp {
   /** The largest integer order at which {@link #curve} evaluates the subsampled bound. */
   public static final int MAX_ORDER = 256;
 
-  /** Relative margin for floating-point error (see the class note), rounded up. */
+  /** Relative margin for floating-point error up to order {@link #MAX_ORDER} (see the class note). */
   private static final double ROUND_UP = 1 + 1e-10;
+
+  /** Relative margin per unit of order above {@link #MAX_ORDER} (see the class note). */
+  private static final double ROUND_UP_PER_ORDER = 1e-12;
 
   private PoissonSubsampledRdp() {}
 
@@ -71,6 +78,7 @@ public final class PoissonSubsampledRdp {
     }
     double logQ = Math.log(q);
     double log1mQ = Math.log1p(-q);
+    double[] logBinomials = order <= MAX_ORDER ? LogBinomials.TABLE[order] : logBinomialRow(order);
     double[] terms = new double[order - 1];
     for (int l = 2; l <= order; l++) {
       double eps = nonNegative(rdp.applyAsDouble(l));
@@ -79,11 +87,11 @@ public final class PoissonSubsampledRdp {
       }
       double x = (l - 1) * eps;
       double excess = factorThree && l >= 3 ? x + Math.log(3 - Math.exp(-x)) : logExpm1(x);
-      terms[l - 2] = logBinomial(order, l) + l * logQ + (order - l) * log1mQ + excess;
+      terms[l - 2] = logBinomials[l] + l * logQ + (order - l) * log1mQ + excess;
     }
     double logExcess = logSumExp(terms); // log(sum - 1)
     double logSum = logExcess > 0 ? logExcess + Math.log1p(Math.exp(-logExcess)) : Math.log1p(Math.exp(logExcess));
-    return logSum / (order - 1) * ROUND_UP;
+    return logSum / (order - 1) * (order <= MAX_ORDER ? ROUND_UP : 1 + ROUND_UP_PER_ORDER * order);
   }
 
   /**
@@ -133,9 +141,24 @@ public final class PoissonSubsampledRdp {
     return Math.max(0, eps);
   }
 
-  /** log C(n, k), from a table for n <= {@link #MAX_ORDER}, else as a sum of logs. */
-  static double logBinomial(int n, int k) {
-    return n <= MAX_ORDER ? LogBinomials.TABLE[n][k] : sumOfLogs(n, k);
+  /**
+   * log C(n, k) for k = 0..n in O(n): the running sum of log(n - k + 1) - log k, compensated
+   * (Kahan) so that its error stays a few ulps of one step rather than growing with k. Summing each
+   * entry from scratch, as {@link #sumOfLogs} does for the table, costs O(n^2) for the row: seconds at the
+   * orders near 10^4 that large Skellam parameters make valid.
+   */
+  static double[] logBinomialRow(int n) {
+    double[] row = new double[n + 1];
+    double sum = 0;
+    double compensation = 0;
+    for (int k = 1; k <= n; k++) {
+      double y = (Math.log(n - k + 1) - Math.log(k)) - compensation;
+      double t = sum + y;
+      compensation = (t - sum) - y;
+      sum = t;
+      row[k] = sum;
+    }
+    return row;
   }
 
   /** log C(n, k) as sum_{i=1..k} (log(n - k + i) - log i): each log within an ulp, no cancellation. */

@@ -157,9 +157,7 @@ public final class RdpAccountant implements PrivacyAccountant {
     } else if (event instanceof MixtureDpEvent m) {
       return mixtureCurve(m, orders, smm);
     } else if (event instanceof PoissonSampledDpEvent p && p.event() instanceof SkellamMixtureDpEvent m) {
-      for (int i = 0; i < out.length; i++) {
-        out[i] = SkellamMixtureRdp.subsampledRdp(m, p.samplingProbability(), orders[i], smm);
-      }
+      return SkellamMixtureRdp.subsampledCurve(m, p.samplingProbability(), orders, smm);
     } else if (event instanceof PoissonSampledDpEvent p && generallySubsampled(p.event())) {
       return PoissonSubsampledRdp.curve(a -> rdpOf(p.event(), a), p.samplingProbability(), orders);
     } else if (event instanceof PoissonSampledDpEvent p) {

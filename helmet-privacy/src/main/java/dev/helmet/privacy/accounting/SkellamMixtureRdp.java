@@ -2,6 +2,8 @@ package dev.helmet.privacy.accounting;
 
 import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.event.SkellamMixtureDpEvent;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Renyi DP of the Skellam mixture mechanism (Bao et al., PVLDB 2022, Theorem 5 / Corollary 1) and
@@ -112,5 +114,23 @@ public final class SkellamMixtureRdp {
       return Double.POSITIVE_INFINITY;
     }
     return PoissonSubsampledRdp.bound(l -> tau(l, e.c(), e.lambda()), q, a, bound == Subsampling.GENERAL);
+  }
+
+  /**
+   * {@link #subsampledRdp} at every order of {@code orders}, computed once per integer order
+   * (orders with one ceiling share it, as a grid of fractional orders has many).
+   */
+  public static double[] subsampledCurve(SkellamMixtureDpEvent e, double q, double[] orders, Subsampling bound) {
+    double[] out = new double[orders.length];
+    Map<Integer, Double> byCeiling = new HashMap<>();
+    for (int i = 0; i < orders.length; i++) {
+      double alpha = orders[i];
+      if (q == 1 || !(alpha > 1 && alpha <= Integer.MAX_VALUE)) {
+        out[i] = subsampledRdp(e, q, alpha, bound); // the release itself, or an order it refuses
+        continue;
+      }
+      out[i] = byCeiling.computeIfAbsent(Math.max(2, (int) Math.ceil(alpha)), a -> subsampledRdp(e, q, a, bound));
+    }
+    return out;
   }
 }

@@ -153,6 +153,57 @@ class PoissonSubsampledRdpTest {
     }
   }
 
+  /**
+   * Above order 256 the bound builds its binomials by a running sum and widens its margin to a
+   * relative 1e-12 a: it stays above the decimal formula and within that margin. Bao et al.'s
+   * mixture at lambda 1e7 (Delta 1) is valid up to order 1915, the orders a large Skellam parameter
+   * brings into play.
+   */
+  @Test
+  void largeOrdersStayAboveTheFormulaWithinTheirMargin() {
+    IntToDoubleFunction tau = l -> SkellamMixtureRdp.tau(l, 4096, 1e7);
+    for (int a : new int[] {257, 600, 1500}) {
+      for (boolean three : new boolean[] {true, false}) {
+        double exact = generalFormula(tau, 0.004, a, three);
+        double got = PoissonSubsampledRdp.bound(tau, 0.004, a, three);
+        assertTrue(got >= exact, "a " + a + ": " + got + " < " + exact);
+        assertTrue(got <= exact * (1 + 2e-12 * a), "a " + a + ": " + got + " vs " + exact);
+      }
+    }
+  }
+
+  /** The compensated running sum gives log C(n, k) to 1e-11 absolute, against exact integers. */
+  @Test
+  void binomialRowsMatchExactBinomials() {
+    for (int n : new int[] {257, 10_001}) {
+      double[] row = PoissonSubsampledRdp.logBinomialRow(n);
+      assertEquals(n + 1, row.length);
+      for (int k : new int[] {0, 1, 2, 3, n / 3, n / 2, n - 1, n}) {
+        BigInteger c = binomial(n, k);
+        int shift = Math.max(0, c.bitLength() - 60); // log c = log(c >> s) + s log 2, c >> s exact in 60 bits
+        double exact = Math.log(c.shiftRight(shift).doubleValue()) + shift * Math.log(2);
+        assertEquals(exact, row[k], 1e-11 + 1e-15 * exact, "n " + n + " k " + k);
+      }
+    }
+  }
+
+  /**
+   * The accountant's SMM curve, computed once per integer order, equals the bound at each order of
+   * its grid; at lambda 1e9 every order of the grid up to 10^4 is valid, and the curve is finite.
+   */
+  @Test
+  void theSmmCurveEqualsTheBoundAtEveryOrderOfTheGrid() {
+    for (double lambda : new double[] {1428, 1e9}) {
+      SkellamMixtureDpEvent smm = new SkellamMixtureDpEvent(lambda, 4096, 1);
+      double[] curve = RdpAccountant.curve(new PoissonSampledDpEvent(0.004, smm), RdpAccountant.ORDERS);
+      for (int i = 0; i < curve.length; i += 7) {
+        assertEquals(SkellamMixtureRdp.subsampledRdp(smm, 0.004, RdpAccountant.ORDERS[i],
+            SkellamMixtureRdp.Subsampling.GENERAL), curve[i], "lambda " + lambda + " order " + RdpAccountant.ORDERS[i]);
+      }
+      assertTrue(lambda < 1e9 || Double.isFinite(curve[curve.length - 1]), "order 10001 is valid at lambda 1e9");
+    }
+  }
+
   private static BigInteger binomial(int n, int k) {
     BigInteger r = BigInteger.ONE;
     for (int i = 1; i <= k; i++) {
