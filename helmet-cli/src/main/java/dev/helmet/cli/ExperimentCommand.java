@@ -266,7 +266,11 @@ final class ExperimentCommand extends GroupCommand {
         dir = out.resolve("partial");
         java.nio.file.Files.createDirectories(dir);
       }
-      Report.Outputs o = Report.write(c, s.rows(), dir, command, s.seconds(), s.times());
+      // A run that found every cell finished (and borrowed none) keeps the report of the invocation
+      // that ran them, with its time, rather than replacing it with one that says it took 0 s.
+      boolean kept = !s.reportOnly() && s.ran() == 0 && s.reused() == 0
+          && java.nio.file.Files.exists(dir.resolve("report.md"));
+      Report.Outputs o = kept ? Report.existing(dir) : Report.write(c, s.rows(), dir, command, s.seconds(), s.times());
       var pw = spec.commandLine().getOut();
       if (json) {
         var j = Json.object();
@@ -281,6 +285,7 @@ final class ExperimentCommand extends GroupCommand {
           j.put("seconds", s.seconds());
         }
         j.put("report_only", s.reportOnly());
+        j.put("report_kept", kept);
         j.put("results", o.csv().toString());
         j.put("report", o.report().toString());
         var plots = j.putArray("plots");
@@ -294,6 +299,10 @@ final class ExperimentCommand extends GroupCommand {
       } else {
         pw.printf("%s: %d cells (%d run now, %d kept from before%s) in %.1f s%n", c.name(), s.cells(), s.ran(),
             s.skipped(), s.reused() > 0 ? ", " + s.reused() + " taken from --reuse folders" : "", s.seconds());
+      }
+      if (kept) {
+        pw.printf("  every cell was finished by earlier invocations: their report is left as it was (--report-only "
+            + "writes a fresh one into %s)%n", out.resolve("partial"));
       }
       pw.printf("  results   %s%n  report    %s%n", o.csv(), o.report());
       for (Path p : o.plots()) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.helmet.core.testdata.TestData;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,6 +96,32 @@ class ExperimentCliTest {
     assertEquals(Main.INVALID_INPUT, timing.exit, timing.toString());
     assertTrue(timing.errorLine().contains("--report-only applies to experiments that keep their cells"), timing.err);
     assertFalse(Files.exists(dir.resolve("s")), "nothing run, nothing written");
+  }
+
+  /**
+   * Running a finished experiment again runs nothing and keeps the report of the invocation that ran
+   * its cells (which names that invocation's time) instead of one saying this one took 0 s.
+   */
+  @Test
+  void rerunningAFinishedExperimentKeepsItsReport(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("grid");
+    String[] preset = {"experiment", "run", "--preset", "wd-dp-eps", "--quick", "--dataset", "breast-cancer", "--out",
+        out.toString(), "--quiet"};
+    assertEquals(0, Cli.run(preset).exit);
+    String md = Files.readString(out.resolve("report.md"));
+    String csv = Files.readString(out.resolve("results.csv"));
+    Cli again = Cli.run(preset);
+    assertEquals(0, again.exit, again.toString());
+    assertTrue(again.out.contains("18 cells (0 run now, 18 kept from before)")
+        && again.out.contains("every cell was finished by earlier invocations: their report is left as it was"),
+        again.out);
+    assertEquals(md, Files.readString(out.resolve("report.md")));
+    assertEquals(csv, Files.readString(out.resolve("results.csv")));
+    Cli json = Cli.run(append(preset, "--json"));
+    assertEquals(0, json.exit, json.toString());
+    var j = new ObjectMapper().readTree(json.out);
+    assertTrue(j.get("report_kept").asBoolean() && j.get("ran").asInt() == 0 && j.get("plots").size() > 0, json.out);
+    assertEquals(md, Files.readString(out.resolve("report.md")));
   }
 
   private static String[] append(String[] a, String... more) {

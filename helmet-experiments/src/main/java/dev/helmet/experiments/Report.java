@@ -23,6 +23,19 @@ public final class Report {
   /** The files written. */
   public record Outputs(Path csv, Path report, List<Path> plots) {}
 
+  /**
+   * The outputs a report already written into {@code dir} consists of (each plot named without its
+   * .png/.svg extension, as {@link #write} names them), for a run that leaves them as they are.
+   */
+  public static Outputs existing(Path dir) throws IOException {
+    List<Path> plots;
+    try (var files = java.nio.file.Files.list(dir)) {
+      plots = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".svg")).sorted()
+          .map(n -> dir.resolve(n.substring(0, n.length() - ".svg".length()))).toList();
+    }
+    return new Outputs(dir.resolve("results.csv"), dir.resolve("report.md"), plots);
+  }
+
   private static final String[] SELECTIONS = {"validation", "test"};
 
   /**
