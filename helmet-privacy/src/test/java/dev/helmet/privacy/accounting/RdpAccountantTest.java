@@ -68,6 +68,39 @@ class RdpAccountantTest {
     assertTrue(tau > 1e-3, "the example must make tau matter: " + tau);
   }
 
+  /**
+   * tau, whose every term the accountant used to sum for each order, is bounded in blocks beyond
+   * the first 4096 terms: never below the plain sum (written out here term by term, in Kahan
+   * summation), within 1 % of it where tau matters (sigma <= 2), and equal to it up to 4097 parties
+   * while no term drops below 1e-300 (after such a term, that term bounds the rest, as before).
+   */
+  @Test
+  void theDistributedCorrectionIsBoundedInBlocksAndNeverBelowItsSum() {
+    for (double sigma : new double[] {0.5, 0.6, 1, 2, 4, 5.95, 8.4}) {
+      for (int n : new int[] {2, 100, 4097, 4098, 100_000, 3_000_000}) {
+        double s2 = sigma * sigma;
+        double sum = 0;
+        double c = 0;
+        for (int k = 1; k < n; k++) {
+          double y = Math.exp(-2 * Math.PI * Math.PI * s2 * k / (k + 1.0)) - c;
+          double t = sum + y;
+          c = (t - sum) - y;
+          sum = t;
+        }
+        double plain = 10 * sum;
+        double got = RdpAccountant.ddgTau(s2, n);
+        String what = "sigma " + sigma + " n " + n + ": " + got + " vs " + plain;
+        assertTrue(got >= plain * (1 - 1e-12), what);
+        if (sigma <= 2) {
+          assertTrue(got <= plain * 1.01, what);
+        }
+        if (n <= 4097 && sigma <= 4) { // no term below 1e-300 (at sigma 4 the smallest is e^-316 = 5e-138)
+          assertEquals(plain, got, 1e-12 * plain, what);
+        }
+      }
+    }
+  }
+
   @Test
   void calibrationWithRdpNeverOvershoots() {
     for (double eps : new double[] {0.3, 1, 4}) {
