@@ -65,6 +65,11 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
    * it below 1e-11).
    */
   static final double TAIL_RELATIVE_ERROR = 1e-10;
+  /**
+   * Supports of more counts than this are not enumerated: only the window around the mode that
+   * holds all but a negligible mass is, with the tails outside bounded ({@link HypergeometricTails}).
+   */
+  static final int ENUMERATE_LIMIT = 1 << 20;
 
   public SworAmplification {
     Checks.positive("records", records);
@@ -136,6 +141,9 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
     HypergeometricDistribution x = HypergeometricDistribution.of(records, maliciousRecords, batch);
     int lo = x.getSupportLowerBound();
     int hi = x.getSupportUpperBound();
+    if ((long) hi - lo + 1 > ENUMERATE_LIMIT) {
+      return windowedQuantile(deltaS);
+    }
     if (deltaS <= 0.5) {
       double cdf = 0;
       for (int k = lo; k < hi; k++) {
@@ -149,6 +157,39 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
     // P[X <= k] >= delta_s iff P[X > k] <= 1 - delta_s: the largest k failing it, plus one.
     double sf = 0;
     for (int k = hi - 1; k >= lo; k--) {
+      sf += x.probability(k + 1);
+      if (sf * (1 - TAIL_RELATIVE_ERROR) > 1 - deltaS) {
+        return k + 1;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * {@link #maliciousQuantile} on a support too large to enumerate, summing only near the mode. For
+   * delta_s <= 1/2 the sum upwards starts from an upper bound on the mass below the window (at most
+   * 1e-9 delta_s): the CDF can only be overstated, so k* can only come out smaller. Above 1/2 the
+   * sum downwards leaves out the mass above the window: the upper tail can only be understated, so
+   * k* again can only come out smaller. Either way the analysed rate (b - k*)/n_H is not lowered.
+   */
+  int windowedQuantile(double deltaS) {
+    HypergeometricTails x = new HypergeometricTails(records, maliciousRecords, batch);
+    int lo = x.lower();
+    int hi = x.upper();
+    if (deltaS <= 0.5) {
+      int start = (int) Math.max(lo, x.lowerCut(deltaS * 1e-9) + 1);
+      double cdf = start > lo ? x.lowerTail(start - 1) : 0;
+      for (int k = start; k < hi; k++) {
+        cdf += x.probability(k);
+        if (cdf * (1 + TAIL_RELATIVE_ERROR) >= deltaS) {
+          return k;
+        }
+      }
+      return hi;
+    }
+    int end = (int) Math.min(hi, x.upperCut((1 - deltaS) * 1e-9) - 1);
+    double sf = 0;
+    for (int k = end - 1; k >= lo; k--) {
       sf += x.probability(k + 1);
       if (sf * (1 - TAIL_RELATIVE_ERROR) > 1 - deltaS) {
         return k + 1;
@@ -191,9 +232,12 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
     HypergeometricDistribution hm = HypergeometricDistribution.of(records, honestRecords(), batch);
     int lo = hm.getSupportLowerBound();
     int hi = hm.getSupportUpperBound();
+    if ((long) hi - lo + 1 > ENUMERATE_LIMIT) {
+      return windowedExact(sigma, a);
+    }
     double[] h = new double[hi - lo + 1];
-    for (int m = lo; m <= hi; m++) {
-      h[m - lo] = hm.probability(m);
+    for (int i = 0; i < h.length; i++) {
+      h[i] = hm.probability(lo + i);
     }
     // Upper tail: the largest top with P[M > top] <= tail (summed from the top), charged as failure.
     int top = hi;
@@ -209,18 +253,49 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
       lower += h[bottom - lo];
       bottom++;
     }
+    return mixture(h, lo, bottom, top, upper, sigma, a);
+  }
+
+  /**
+   * The exact analysis on a support too large to enumerate ({@link #ENUMERATE_LIMIT}): only the
+   * counts [bottom, top] around the mode are, where P[M > top] and P[M < bottom] are bounded by
+   * the tail ({@link HypergeometricTails}). The upper bound is charged as failure, as in {@link
+   * #exact}; the mass below the window is left out and the rest renormalised, which moves it to
+   * larger m: conservative, by the monotonicity in the class note.
+   */
+  DpEvent windowedExact(double sigma, Exact a) {
+    Checks.require(a.tail() > 0, "the exact SWOR analysis of a batch of " + batch + " tokens needs a positive "
+        + "tail: a tail of 0 would enumerate all " + batch + " + 1 counts");
+    HypergeometricTails m = new HypergeometricTails(records, honestRecords(), batch);
+    long cut = m.upperCut(a.tail());
+    double upper = cut > m.upper() ? 0 : m.upperTail((int) cut);
+    int top = (int) (cut - 1);
+    int bottom = (int) Math.max(m.lower(), m.lowerCut(a.tail()) + 1);
+    double[] h = new double[top - bottom + 1];
+    for (int i = 0; i < h.length; i++) {
+      h[i] = m.probability(bottom + i);
+    }
+    return mixture(h, bottom, bottom, top, upper, sigma, a);
+  }
+
+  /**
+   * The bucketed mixture of the counts [base, top] with probabilities h (h[0] is count base), each
+   * bucket represented by its largest count; counts below {@code bottom} join the lowest bucket;
+   * {@code upper}, the mass above top, is charged as failure.
+   */
+  private DpEvent mixture(double[] h, int base, int bottom, int top, double upper, double sigma, Exact a) {
     int width = (top - bottom + a.buckets()) / a.buckets(); // ceil((top - bottom + 1) / buckets)
     List<Integer> reps = new ArrayList<>();
     List<Double> mass = new ArrayList<>();
-    for (int rep = top; rep >= lo; rep -= width) {
-      int from = rep - width < bottom ? lo : rep - width + 1;
+    for (int rep = top; rep >= base; rep -= width) {
+      int from = rep - width < bottom ? base : rep - width + 1;
       double w = 0;
-      for (int m = from; m <= rep; m++) { // summed upwards: small terms first
-        w += h[m - lo];
+      for (int i = from - base; i <= rep - base; i++) { // summed upwards: small terms first
+        w += h[i];
       }
       reps.add(rep);
       mass.add(w);
-      if (from == lo) {
+      if (from == base) {
         break;
       }
     }

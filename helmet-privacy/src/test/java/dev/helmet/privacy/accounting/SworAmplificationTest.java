@@ -169,6 +169,62 @@ class SworAmplificationTest {
     assertEquals(0.008, new SworAmplification(5000, 0, 40).equivalentFraction(1, 200, 1e-5), 1e-5);
   }
 
+  /**
+   * The windowed analyses (used above 2^20 counts, where enumerating the support ran out of memory
+   * or ran for minutes) agree with the enumerating ones where both can run: the same k*, and an
+   * exact mixture whose eps is within 1e-6. (Each mixture is an upper bound on the true one; their
+   * bucket edges differ, so either may come out lower in the last digits.)
+   */
+  @Test
+  void windowedAnalysesAgreeWithEnumeration() {
+    int[][] cases = {{50_000, 12_500, 500}, {50_000, 25_000, 2500}, {5000, 2000, 40}, {1_000_000, 400_000, 300_000}};
+    for (int[] c : cases) {
+      SworAmplification s = new SworAmplification(c[0], c[1], c[2]);
+      for (double ds : new double[] {1e-15, 1e-10, 1e-5, 0.3, 0.7}) {
+        assertEquals(s.maliciousQuantile(ds), s.windowedQuantile(ds), java.util.Arrays.toString(c) + " ds " + ds);
+      }
+      if (c[2] > 500) {
+        continue; // the quantile alone: composing these mixtures costs seconds each
+      }
+      PldAccountant full = new PldAccountant().compose(s.event(1, new Exact()), 50);
+      PldAccountant windowed = new PldAccountant().compose(s.windowedExact(1, new Exact()), 50);
+      double e = full.epsilon(1e-5);
+      double w = windowed.epsilon(1e-5);
+      assertEquals(e, w, 1e-6 * e, java.util.Arrays.toString(c));
+    }
+  }
+
+  /**
+   * At 2^31 - 1 records the analyses finish and stay sensible: k* sits about 6.4 standard
+   * deviations below the mean for delta_s 1e-10 (normal quantile 6.36), the exact mixture's top
+   * rate about 8 above it for its 1e-15 tail (7.94), and a batch of every record is the whole
+   * data set every step.
+   */
+  @Test
+  void theLargestPopulationsAreAnalysedNearTheirMode() {
+    int n = Integer.MAX_VALUE;
+    int nA = 1 << 30;
+    int b = 1 << 30;
+    SworAmplification s = new SworAmplification(n, nA, b);
+    double mean = (double) b * nA / n;
+    double sd = Math.sqrt(mean * (1 - (double) nA / n) * (n - (double) b) / (n - 1.0));
+    double z = (mean - s.maliciousQuantile(1e-10)) / sd;
+    assertTrue(z > 6.2 && z < 6.5, "z " + z);
+    SlackDpEvent exact = (SlackDpEvent) s.event(1, new Exact());
+    assertTrue(exact.slack() > 0 && exact.slack() <= 1e-15 * (1 + 1e-9), "tail " + exact.slack());
+    MixtureDpEvent m = (MixtureDpEvent) exact.inner();
+    assertTrue(m.size() <= SworAmplification.DEFAULT_BUCKETS, m.size() + " buckets");
+    double nH = n - nA;
+    double top = ((PoissonSampledDpEvent) m.component(0)).samplingProbability() * nH;
+    double honestMean = b - mean;
+    assertTrue((top - honestMean) / sd > 7.7 && (top - honestMean) / sd < 8.3, "top " + (top - honestMean) / sd);
+    assertMessage(() -> s.event(1, new Exact(64, 0)), "needs a positive tail");
+    SworAmplification all = new SworAmplification(n, 0, n);
+    assertEquals(all.epsilon(1, new WorstCase(), 1, 1e-5), all.epsilon(1, new Exact(), 1, 1e-5), 1e-12,
+        "every record in every batch: the exact analysis is the worst case");
+    assertEquals(0, all.maliciousQuantile(1e-10));
+  }
+
   @Test
   void badParametersAreRefusedNamingThem() {
     assertMessage(() -> new SworAmplification(100, 100, 10), "malicious records must be in [0, records)");
