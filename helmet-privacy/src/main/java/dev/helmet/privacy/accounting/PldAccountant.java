@@ -142,14 +142,14 @@ public final class PldAccountant implements PrivacyAccountant {
       return new Pld[] {r, symmetric ? r : Pld.mix(w, as)};
     }
     if (event instanceof GaussianDpEvent g) {
-      double s = g.noiseMultiplier();
+      double s = inRange(g.noiseMultiplier());
       // P = N(1, s^2), Q = N(0, s^2): L(x) = (2x - 1) / (2 s^2), increasing; symmetric.
       Pld p = Pld.connectTheDots(new Cdf(1, s, 1), new Cdf(0, s, 1), x -> (2 * x - 1) / (2 * s * s), true, h, tail);
       return new Pld[] {p, p};
     }
     PoissonSampledDpEvent ps = (PoissonSampledDpEvent) event;
     double q = ps.samplingProbability();
-    double s = ((GaussianDpEvent) ps.event()).noiseMultiplier();
+    double s = inRange(((GaussianDpEvent) ps.event()).noiseMultiplier());
     LogMix mix = new LogMix(q);
     if (ps.neighbours() == NeighbourRelation.REPLACE_ONE) {
       // P = (1-q) N(0,s^2) + q N(1,s^2), Q = (1-q) N(0,s^2) + q N(-1,s^2); dividing both densities by
@@ -166,6 +166,20 @@ public final class PldAccountant implements PrivacyAccountant {
     DoubleUnaryOperator la = x -> -mix.apply((2 * x - 1) / (2 * s * s));
     Pld a = Pld.connectTheDots(new Cdf(0, s, 1), new Cdf(q, s, 1), la, false, h, tail);
     return new Pld[] {r, a};
+  }
+
+  /** The largest noise multiplier the losses below are computed for: 2 s^2 must not overflow. */
+  static final double MAX_NOISE_MULTIPLIER = 1e150;
+
+  /**
+   * {@code s}, if the losses (2x - 1)/(2 s^2) can be computed for it; otherwise a clear refusal
+   * rather than the NaN that infinity over infinity would give deep inside the discretisation.
+   */
+  private static double inRange(double s) {
+    Checks.require(s <= MAX_NOISE_MULTIPLIER, "the PLD accountant handles noise multipliers up to "
+        + MAX_NOISE_MULTIPLIER + " (its losses divide by 2 sigma^2). Provided value: " + s
+        + "; such noise leaves eps near 0 at any delta: use the RDP accountant");
+    return s;
   }
 
   /**

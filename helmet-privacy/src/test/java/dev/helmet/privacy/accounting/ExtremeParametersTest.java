@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.privacy.event.BinomialDpEvent;
 import dev.helmet.privacy.event.DistributedDiscreteGaussianDpEvent;
+import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.event.GaussianDpEvent;
+import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.NoOpDpEvent;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.event.SkellamDpEvent;
@@ -30,6 +32,21 @@ class ExtremeParametersTest {
     assertEquals(PldAccountant.SMALLEST_DELTA, a.delta(1));
     double exact = new GaussianAccountant().compose(new GaussianDpEvent(8100)).epsilon(1e-10);
     assertTrue(a.epsilon(1e-10) >= exact, a.epsilon(1e-10) + " < " + exact);
+  }
+
+  @Test
+  void pldRefusesNoiseMultipliersWhoseLossesOverflowNamingTheLimit() {
+    // Was "a privacy loss or delta evaluated to NaN at 1.3e308" at sigma 1e300: 2 sigma^2 overflowed.
+    for (DpEvent e : new DpEvent[] {new GaussianDpEvent(1e300), new PoissonSampledDpEvent(0.01, new GaussianDpEvent(1e151)),
+        new PoissonSampledDpEvent(0.01, new GaussianDpEvent(1e300), NeighbourRelation.REPLACE_ONE)}) {
+      IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> new PldAccountant().compose(e));
+      assertTrue(x.getMessage().startsWith("the PLD accountant handles noise multipliers up to 1.0E150"), x.getMessage());
+    }
+    // At the limit it still works, and the eps is as small as the exact one (0 to double precision).
+    double eps = new PldAccountant().compose(new GaussianDpEvent(PldAccountant.MAX_NOISE_MULTIPLIER)).epsilon(1e-5);
+    double exact = new GaussianAccountant().compose(new GaussianDpEvent(PldAccountant.MAX_NOISE_MULTIPLIER))
+        .epsilon(1e-5);
+    assertTrue(eps >= exact && eps < 1e-3, eps + " vs " + exact);
   }
 
   @Test
