@@ -8,14 +8,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
@@ -47,11 +42,11 @@ public final class Store implements AutoCloseable {
   /** A ledger entry's status. */
   public enum Charge { RESERVED, SPENT, REFUNDED }
 
-  private final Connection db;
+  private final Sql sql;
   private final String url;
 
   private Store(Connection db, String url) {
-    this.db = db;
+    this.sql = new Sql(db);
     this.url = url;
   }
 
@@ -129,7 +124,7 @@ public final class Store implements AutoCloseable {
 
   /** Records a new session run in ENROLLING status. */
   public synchronized void createSession(String id, String name, String dataset, String digest, String config) {
-    update("INSERT INTO sessions (id, name, dataset, config_digest, config, status, stage, started_at) "
+    sql.update("INSERT INTO sessions (id, name, dataset, config_digest, config, status, stage, started_at) "
         + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", id, name, dataset, digest, config, Status.ENROLLING.name(), "ENROLMENT",
         now());
   }
@@ -148,9 +143,9 @@ public final class Store implements AutoCloseable {
    */
   public synchronized void reserve(String id, String dataset, double eps, double delta, double budgetEps,
       double budgetDelta) {
-    inTransaction(() -> {
+    sql.inTransaction(() -> {
       // Lock the budget row so two coordinators sharing a database cannot both take the last of it.
-      List<Map<String, Object>> rows = query("SELECT epsilon, delta FROM budgets WHERE dataset = ? FOR UPDATE", dataset);
+      List<Map<String, Object>> rows = sql.query("SELECT epsilon, delta FROM budgets WHERE dataset = ? FOR UPDATE", dataset);
       double be;
       double bd;
       if (rows.isEmpty()) {
@@ -158,8 +153,8 @@ public final class Store implements AutoCloseable {
           throw new BudgetMismatchException("data set '" + dataset + "' has no privacy budget yet: give one in the "
               + "session file (budget: {epsilon: ..., delta: ...}) or with `helmet budget set`");
         }
-        update("INSERT INTO budgets (dataset, epsilon, delta) VALUES (?, ?, ?)", dataset, budgetEps, budgetDelta);
-        update("INSERT INTO budget_changes (dataset, epsilon, delta, reason, changed_at) VALUES (?, ?, ?, ?, ?)",
+        sql.update("INSERT INTO budgets (dataset, epsilon, delta) VALUES (?, ?, ?)", dataset, budgetEps, budgetDelta);
+        sql.update("INSERT INTO budget_changes (dataset, epsilon, delta, reason, changed_at) VALUES (?, ?, ?, ?, ?)",
             dataset, budgetEps, budgetDelta, "first named by session " + id, now());
         be = budgetEps;
         bd = budgetDelta;
@@ -182,14 +177,14 @@ public final class Store implements AutoCloseable {
                 + " and this one needs (eps = %s, delta = %s)", dataset, be, bd,
             used[0].toPlainString(), used[1].toPlainString(), eps, delta));
       }
-      update("INSERT INTO ledger (session_id, dataset, epsilon, delta, status, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+      sql.update("INSERT INTO ledger (session_id, dataset, epsilon, delta, status, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
           id, dataset, eps, delta, Charge.RESERVED.name(), now());
     });
   }
 
   /** A data set's budget {eps, delta}, or null if it has none. */
   public synchronized double[] budget(String dataset) {
-    List<Map<String, Object>> rows = query("SELECT epsilon, delta FROM budgets WHERE dataset = ?", dataset);
+    List<Map<String, Object>> rows = sql.query("SELECT epsilon, delta FROM budgets WHERE dataset = ?", dataset);
     return rows.isEmpty() ? null : new double[] {((Number) rows.get(0).get("EPSILON")).doubleValue(),
         ((Number) rows.get(0).get("DELTA")).doubleValue()};
   }
@@ -206,18 +201,18 @@ public final class Store implements AutoCloseable {
     if (reason == null || reason.isBlank()) {
       throw new IllegalArgumentException("a budget change needs a reason (it is recorded in the ledger)");
     }
-    inTransaction(() -> {
-      if (update("UPDATE budgets SET epsilon = ?, delta = ? WHERE dataset = ?", eps, delta, dataset) == 0) {
-        update("INSERT INTO budgets (dataset, epsilon, delta) VALUES (?, ?, ?)", dataset, eps, delta);
+    sql.inTransaction(() -> {
+      if (sql.update("UPDATE budgets SET epsilon = ?, delta = ? WHERE dataset = ?", eps, delta, dataset) == 0) {
+        sql.update("INSERT INTO budgets (dataset, epsilon, delta) VALUES (?, ?, ?)", dataset, eps, delta);
       }
-      update("INSERT INTO budget_changes (dataset, epsilon, delta, reason, changed_at) VALUES (?, ?, ?, ?, ?)",
+      sql.update("INSERT INTO budget_changes (dataset, epsilon, delta, reason, changed_at) VALUES (?, ?, ?, ?, ?)",
           dataset, eps, delta, truncate(reason), now());
     });
   }
 
   /** A data set's budget history, oldest first. */
   public synchronized List<Map<String, Object>> budgetHistory(String dataset) {
-    return query("SELECT epsilon, delta, reason, changed_at FROM budget_changes WHERE dataset = ? ORDER BY id", dataset);
+    return sql.query("SELECT epsilon, delta, reason, changed_at FROM budget_changes WHERE dataset = ? ORDER BY id", dataset);
   }
 
   /**
@@ -225,7 +220,7 @@ public final class Store implements AutoCloseable {
    * round can be released.
    */
   public synchronized void charge(String id, PrivacyCharge charge) {
-    if (update("UPDATE ledger SET charge = ?, updated_at = ? WHERE session_id = ? AND status = ?",
+    if (sql.update("UPDATE ledger SET charge = ?, updated_at = ? WHERE session_id = ? AND status = ?",
         charge.toJson().toString(), now(), id, Charge.RESERVED.name()) != 1) {
       throw new StoreException("session " + id + " has no reservation in the ledger");
     }
@@ -236,7 +231,7 @@ public final class Store implements AutoCloseable {
    * record"), or null while nothing with a plan was charged to it.
    */
   public synchronized String relation(String dataset) {
-    for (Map<String, Object> row : query("SELECT charge FROM ledger WHERE dataset = ? AND status IN (?, ?) AND charge "
+    for (Map<String, Object> row : sql.query("SELECT charge FROM ledger WHERE dataset = ? AND status IN (?, ?) AND charge "
         + "IS NOT NULL", dataset, Charge.RESERVED.name(), Charge.SPENT.name())) {
       PrivacyCharge c = PrivacyCharge.fromJson(parse(row.get("CHARGE").toString()));
       return c.relation();
@@ -250,7 +245,7 @@ public final class Store implements AutoCloseable {
    * or null.
    */
   public synchronized String relationConflict(String id, String dataset, PrivacyCharge charge) {
-    for (Map<String, Object> row : query("SELECT session_id, charge FROM ledger WHERE dataset = ? AND session_id <> ? "
+    for (Map<String, Object> row : sql.query("SELECT session_id, charge FROM ledger WHERE dataset = ? AND session_id <> ? "
         + "AND status IN (?, ?) AND charge IS NOT NULL", dataset, id, Charge.RESERVED.name(), Charge.SPENT.name())) {
       PrivacyCharge other = PrivacyCharge.fromJson(parse(row.get("CHARGE").toString()));
       if (!other.sameRelation(charge)) {
@@ -267,7 +262,7 @@ public final class Store implements AutoCloseable {
    * before the server can learn a round's sum, so a crash in between charges it (conservative).
    */
   public synchronized void roundsReleased(String id, int rounds) {
-    if (update("UPDATE ledger SET released_rounds = ?, updated_at = ? WHERE session_id = ? AND status = ?", rounds,
+    if (sql.update("UPDATE ledger SET released_rounds = ?, updated_at = ? WHERE session_id = ? AND status = ?", rounds,
         now(), id, Charge.RESERVED.name()) != 1) {
       throw new StoreException("session " + id + " has no reservation in the ledger; no round may be released");
     }
@@ -277,7 +272,7 @@ public final class Store implements AutoCloseable {
   public synchronized BigDecimal[] used(String dataset) {
     BigDecimal e = BigDecimal.ZERO;
     BigDecimal d = BigDecimal.ZERO;
-    for (Map<String, Object> row : query("SELECT epsilon, delta FROM ledger WHERE dataset = ? AND status IN (?, ?)",
+    for (Map<String, Object> row : sql.query("SELECT epsilon, delta FROM ledger WHERE dataset = ? AND status IN (?, ?)",
         dataset, Charge.RESERVED.name(), Charge.SPENT.name())) {
       e = e.add(BigDecimal.valueOf(((Number) row.get("EPSILON")).doubleValue()));
       d = d.add(BigDecimal.valueOf(((Number) row.get("DELTA")).doubleValue()));
@@ -287,24 +282,24 @@ public final class Store implements AutoCloseable {
 
   /** Records an enrolled participant. */
   public synchronized void participant(String id, int party, String subject, int points) {
-    update("INSERT INTO participants (session_id, party, subject, points, joined_at) VALUES (?, ?, ?, ?, ?)",
+    sql.update("INSERT INTO participants (session_id, party, subject, points, joined_at) VALUES (?, ?, ?, ?, ?)",
         id, party, subject, points, now());
   }
 
   /** Moves a session to {@code status} at {@code stage}. */
   public synchronized void stage(String id, Status status, String stage) {
-    update("UPDATE sessions SET status = ?, stage = ? WHERE id = ?", status.name(), stage, id);
+    sql.update("UPDATE sessions SET status = ?, stage = ? WHERE id = ?", status.name(), stage, id);
   }
 
   /** Records how a round ended. */
   public synchronized void roundOutcome(String id, String round, int expected, int answered) {
-    update("INSERT INTO round_outcomes (session_id, round, expected, answered, closed_at) VALUES (?, ?, ?, ?, ?)",
+    sql.update("INSERT INTO round_outcomes (session_id, round, expected, answered, closed_at) VALUES (?, ?, ?, ?, ?)",
         id, round, expected, answered, now());
   }
 
   /** Records a dropped party or a rejected message. */
   public synchronized void event(String id, String stage, Integer party, String kind, String reason, String detail) {
-    update("INSERT INTO events (session_id, stage, party, kind, reason, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    sql.update("INSERT INTO events (session_id, stage, party, kind, reason, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
         id, stage, party, kind, reason, truncate(detail), now());
   }
 
@@ -313,14 +308,14 @@ public final class Store implements AutoCloseable {
    * session, in one transaction.
    */
   public synchronized void release(String id, String modelJson, int contributors, double eps, double delta) {
-    inTransaction(() -> {
-      update("INSERT INTO releases (session_id, model, contributors, epsilon, delta, released_at) VALUES (?, ?, ?, ?, ?, ?)",
+    sql.inTransaction(() -> {
+      sql.update("INSERT INTO releases (session_id, model, contributors, epsilon, delta, released_at) VALUES (?, ?, ?, ?, ?, ?)",
           id, modelJson, contributors, eps, delta, now());
-      if (update("UPDATE ledger SET epsilon = ?, delta = ?, status = ?, updated_at = ? WHERE session_id = ? AND status = ?",
+      if (sql.update("UPDATE ledger SET epsilon = ?, delta = ?, status = ?, updated_at = ? WHERE session_id = ? AND status = ?",
           eps, delta, Charge.SPENT.name(), now(), id, Charge.RESERVED.name()) != 1) {
         throw new StoreException("session " + id + " has no reservation in the ledger; nothing was released");
       }
-      update("UPDATE sessions SET status = ?, stage = ?, finished_at = ? WHERE id = ?", Status.COMPLETED.name(),
+      sql.update("UPDATE sessions SET status = ?, stage = ?, finished_at = ? WHERE id = ?", Status.COMPLETED.name(),
           "RELEASED", now(), id);
     });
   }
@@ -333,10 +328,10 @@ public final class Store implements AutoCloseable {
    */
   public synchronized double abort(String id, String reason) {
     double[] charged = new double[1];
-    inTransaction(() -> {
-      update("UPDATE sessions SET status = ?, reason = ?, finished_at = ? WHERE id = ? AND status IN (?, ?)",
+    sql.inTransaction(() -> {
+      sql.update("UPDATE sessions SET status = ?, reason = ?, finished_at = ? WHERE id = ? AND status IN (?, ?)",
           Status.ABORTED.name(), truncate(reason), now(), id, Status.ENROLLING.name(), Status.RUNNING.name());
-      List<Map<String, Object>> rows = query("SELECT epsilon, delta, charge, released_rounds FROM ledger "
+      List<Map<String, Object>> rows = sql.query("SELECT epsilon, delta, charge, released_rounds FROM ledger "
           + "WHERE session_id = ? AND status = ?", id, Charge.RESERVED.name());
       if (rows.isEmpty()) {
         return;
@@ -344,7 +339,7 @@ public final class Store implements AutoCloseable {
       Map<String, Object> row = rows.get(0);
       int rounds = ((Number) row.get("RELEASED_ROUNDS")).intValue();
       if (rounds == 0) {
-        update("UPDATE ledger SET status = ?, updated_at = ? WHERE session_id = ?", Charge.REFUNDED.name(), now(), id);
+        sql.update("UPDATE ledger SET status = ?, updated_at = ? WHERE session_id = ?", Charge.REFUNDED.name(), now(), id);
         return;
       }
       double eps;
@@ -359,7 +354,7 @@ public final class Store implements AutoCloseable {
         eps = c.epsilon(Math.min(rounds, c.plannedRounds()));
         delta = c.delta(rounds);
       }
-      update("UPDATE ledger SET epsilon = ?, delta = ?, status = ?, updated_at = ? WHERE session_id = ?", eps, delta,
+      sql.update("UPDATE ledger SET epsilon = ?, delta = ?, status = ?, updated_at = ? WHERE session_id = ?", eps, delta,
           Charge.SPENT.name(), now(), id);
       charged[0] = eps;
     });
@@ -373,7 +368,7 @@ public final class Store implements AutoCloseable {
    */
   public synchronized List<String> recover() {
     List<String> out = new ArrayList<>();
-    for (Map<String, Object> row : query("SELECT s.id, s.stage, l.released_rounds FROM sessions s LEFT JOIN ledger l "
+    for (Map<String, Object> row : sql.query("SELECT s.id, s.stage, l.released_rounds FROM sessions s LEFT JOIN ledger l "
         + "ON l.session_id = s.id WHERE s.status IN (?, ?)", Status.ENROLLING.name(), Status.RUNNING.name())) {
       String id = (String) row.get("ID");
       Number released = (Number) row.get("RELEASED_ROUNDS");
@@ -418,125 +413,54 @@ public final class Store implements AutoCloseable {
 
   /** One session's row (column names upper case), or null. */
   public synchronized Map<String, Object> session(String id) {
-    List<Map<String, Object>> rows = query("SELECT * FROM sessions WHERE id = ?", id);
+    List<Map<String, Object>> rows = sql.query("SELECT * FROM sessions WHERE id = ?", id);
     return rows.isEmpty() ? null : rows.get(0);
   }
 
   /** One session's ledger entry, or null. */
   public synchronized Map<String, Object> ledgerEntry(String id) {
-    List<Map<String, Object>> rows = query("SELECT * FROM ledger WHERE session_id = ?", id);
+    List<Map<String, Object>> rows = sql.query("SELECT * FROM ledger WHERE session_id = ?", id);
     return rows.isEmpty() ? null : rows.get(0);
   }
 
   /** One session's events, in order. */
   public synchronized List<Map<String, Object>> events(String id) {
-    return query("SELECT * FROM events WHERE session_id = ? ORDER BY id", id);
+    return sql.query("SELECT * FROM events WHERE session_id = ? ORDER BY id", id);
   }
 
   /** One session's round outcomes. */
   public synchronized List<Map<String, Object>> rounds(String id) {
-    return query("SELECT * FROM round_outcomes WHERE session_id = ? ORDER BY closed_at", id);
+    return sql.query("SELECT * FROM round_outcomes WHERE session_id = ? ORDER BY closed_at", id);
   }
 
   /** A session's release without the model (contributors, epsilon, delta, released_at), or null. */
   public synchronized Map<String, Object> releaseSummary(String id) {
-    List<Map<String, Object>> rows = query("SELECT contributors, epsilon, delta, released_at FROM releases "
+    List<Map<String, Object>> rows = sql.query("SELECT contributors, epsilon, delta, released_at FROM releases "
         + "WHERE session_id = ?", id);
     return rows.isEmpty() ? null : rows.get(0);
   }
 
   /** A data set's ledger entries (session, eps, delta, status, released rounds, last change), oldest change first. */
   public synchronized List<Map<String, Object>> ledger(String dataset) {
-    return query("SELECT session_id, epsilon, delta, status, released_rounds, updated_at FROM ledger "
+    return sql.query("SELECT session_id, epsilon, delta, status, released_rounds, updated_at FROM ledger "
         + "WHERE dataset = ? ORDER BY updated_at, session_id", dataset);
   }
 
   /** A released model's JSON, or null. */
   public synchronized String releasedModel(String id) {
-    List<Map<String, Object>> rows = query("SELECT model FROM releases WHERE session_id = ?", id);
+    List<Map<String, Object>> rows = sql.query("SELECT model FROM releases WHERE session_id = ?", id);
     return rows.isEmpty() ? null : (String) rows.get(0).get("MODEL");
   }
 
   /** Sessions, newest first. */
   public synchronized List<Map<String, Object>> sessions() {
-    return query("SELECT id, name, dataset, status, stage, reason, started_at, finished_at FROM sessions "
+    return sql.query("SELECT id, name, dataset, status, stage, reason, started_at, finished_at FROM sessions "
         + "ORDER BY started_at DESC");
   }
 
   @Override
   public synchronized void close() {
-    try {
-      db.close();
-    } catch (SQLException e) {
-      throw new StoreException("closing the database: " + e.getMessage(), e);
-    }
-  }
-
-  // ----- JDBC plumbing -----
-
-  private interface Work {
-    void run() throws SQLException;
-  }
-
-  private void inTransaction(Work work) {
-    try {
-      db.setAutoCommit(false);
-      try {
-        work.run();
-        db.commit();
-      } catch (SQLException | RuntimeException e) {
-        db.rollback();
-        throw e;
-      } finally {
-        db.setAutoCommit(true);
-      }
-    } catch (SQLException e) {
-      throw new StoreException("database error: " + e.getMessage(), e);
-    }
-  }
-
-  private int update(String sql, Object... args) {
-    try (PreparedStatement st = db.prepareStatement(sql)) {
-      bind(st, args);
-      return st.executeUpdate();
-    } catch (SQLException e) {
-      throw new StoreException("database error: " + e.getMessage(), e);
-    }
-  }
-
-  private List<Map<String, Object>> query(String sql, Object... args) {
-    try (PreparedStatement st = db.prepareStatement(sql)) {
-      bind(st, args);
-      try (ResultSet rs = st.executeQuery()) {
-        List<Map<String, Object>> rows = new ArrayList<>();
-        int cols = rs.getMetaData().getColumnCount();
-        while (rs.next()) {
-          Map<String, Object> row = new LinkedHashMap<>();
-          for (int c = 1; c <= cols; c++) {
-            String label = rs.getMetaData().getColumnLabel(c).toUpperCase(java.util.Locale.ROOT);
-            int type = rs.getMetaData().getColumnType(c);
-            row.put(label, type == Types.CLOB || type == Types.LONGVARCHAR ? rs.getString(c) : rs.getObject(c));
-          }
-          rows.add(row);
-        }
-        return rows;
-      }
-    } catch (SQLException e) {
-      throw new StoreException("database error: " + e.getMessage(), e);
-    }
-  }
-
-  private static void bind(PreparedStatement st, Object... args) throws SQLException {
-    for (int i = 0; i < args.length; i++) {
-      Object a = args[i];
-      if (a == null) {
-        st.setNull(i + 1, Types.INTEGER);
-      } else if (a instanceof Instant t) {
-        st.setTimestamp(i + 1, Timestamp.from(t));
-      } else {
-        st.setObject(i + 1, a);
-      }
-    }
+    sql.close();
   }
 
   private static JsonNode parse(String json) {
