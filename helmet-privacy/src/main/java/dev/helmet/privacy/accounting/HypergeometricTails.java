@@ -14,7 +14,9 @@ import org.apache.commons.statistics.distribution.HypergeometricDistribution;
  * decreases in k, so past the mode the upper tail from k is at most the geometric series p(k)/(1 -
  * r_k), and below it the lower tail up to k is at most p(k)/(1 - 1/r_(k-1)). The pmf comes from
  * commons-statistics (relative error near 1e-14); the ratio is four products and a quotient in
- * doubles (a few ulps); each bound is raised by a relative 1e-9, far above both. The mass of a
+ * doubles (a few ulps), an error that 1/(1 - r) amplifies by at most the law's spread in counts
+ * (below 1e-15 x 23,000 for any population up to 2^31); each bound is raised by a relative 1e-9,
+ * far above all of it. The mass of a
  * law with spread s lies within a few dozen s of its mode, so walking out from the mode to where a
  * tail bound is negligible takes that many steps, not b.
  */

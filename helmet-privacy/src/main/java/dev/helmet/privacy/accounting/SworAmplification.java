@@ -307,8 +307,11 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
       parts[i] = step(reps.get(i), sigma);
     }
     DpEvent mixture = new MixtureDpEvent(weights, parts);
-    // The weights are renormalised over the kept mass; charging slack s >= P[M > top] as failure
-    // scales every kept mass by (1 - s)/(1 - P[M > top]) <= 1, moving it to infinity: conservative.
+    // The weights are renormalised over the kept mass (all but the U above top and, in the windowed
+    // analysis, the L below the window) and the slack s >= U is charged as failure. Against the true
+    // law this moves mass only upwards: U to failure, and the kept masses scaled by (1 - s)/(1 - U -
+    // L), which is below 1 (the excess going to failure) or above it (taking up L, from below every
+    // kept count). Larger m is no more private (class note), so the event dominates: conservative.
     return upper == 0 ? mixture : new SlackDpEvent(Math.min(1, upper * (1 + TAIL_RELATIVE_ERROR)), mixture);
   }
 

@@ -172,6 +172,48 @@ class PoissonSubsampledRdpTest {
     }
   }
 
+  /**
+   * Sampling rates far below 1e-15 make the parts of each term large (|l log q| up to 745 l) and
+   * the margin grows with them: the bound stays above the decimal formula. A bound that would be
+   * subnormal (where doubles lose relative precision) is raised to 2^-999; an exact 0 stays 0. The
+   * subnormal case is a reviewer's: order 300, q = 1e-156, sigma 1000 gave 1.50000074e-316 against
+   * an exact 1.5000007500e-316.
+   */
+  @Test
+  void tinySamplingRatesAndSubnormalBoundsStayAboveTheFormula() {
+    IntToDoubleFunction gaussian = l -> l / (2.0 * 5 * 5);
+    for (double q : new double[] {1e-40, 1e-100}) {
+      for (int a : new int[] {3, 100, 300}) {
+        double exact = tinyFormula(gaussian, q, a);
+        double got = PoissonSubsampledRdp.bound(gaussian, q, a, true);
+        assertTrue(got >= exact && got <= exact * (1 + 1e-7), "q " + q + " a " + a + ": " + got + " vs " + exact);
+      }
+    }
+    assertEquals(0x1p-999, PoissonSubsampledRdp.bound(l -> l / 2e6, 1e-156, 300, true));
+    assertEquals(0x1p-999, PoissonSubsampledRdp.bound(l -> l / 2e6, 1e-300, 100, true));
+    assertEquals(0.0, PoissonSubsampledRdp.bound(l -> 0, 1e-300, 100, false)); // (the factor 3 makes it positive)
+  }
+
+  /**
+   * The general bound where the sum is 1 + x with x below 1e-20 (60 digits cannot hold 1 + x): x =
+   * sum_{l>=2} C(a,l) q^l (1-q)^(a-l) (c_l e^((l-1) eps(l)) - 1), the l = 0 and 1 terms being those
+   * of ((1-q) + q)^a = 1, and log(1 + x) = x - x^2/2 + x^3/3 to far below the 60 digits.
+   */
+  private static double tinyFormula(IntToDoubleFunction eps, double q, int a) {
+    BigDecimal bq = new BigDecimal(q);
+    BigDecimal omq = BigDecimal.ONE.subtract(bq);
+    BigDecimal x = BigDecimal.ZERO;
+    for (int l = 2; l <= a; l++) {
+      BigDecimal e = exp(new BigDecimal(eps.applyAsDouble(l)).multiply(BigDecimal.valueOf(l - 1)));
+      BigDecimal c = (l >= 3 ? e.multiply(BigDecimal.valueOf(3)) : e).subtract(BigDecimal.ONE);
+      x = x.add(new BigDecimal(binomial(a, l)).multiply(bq.pow(l, MC), MC).multiply(omq.pow(a - l, MC), MC)
+          .multiply(c, MC), MC);
+    }
+    assertTrue(x.compareTo(new BigDecimal("1e-20")) < 0, "x " + x);
+    BigDecimal log = x.subtract(x.pow(2).divide(BigDecimal.valueOf(2), MC)).add(x.pow(3).divide(BigDecimal.valueOf(3), MC));
+    return log.divide(BigDecimal.valueOf(a - 1), MC).doubleValue();
+  }
+
   /** The compensated running sum gives log C(n, k) to 1e-11 absolute, against exact integers. */
   @Test
   void binomialRowsMatchExactBinomials() {
