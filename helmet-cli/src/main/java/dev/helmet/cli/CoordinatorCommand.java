@@ -123,6 +123,9 @@ final class CoordinatorCommand implements Callable<Integer> {
       // Completed: the released model's guarantee; aborted: what the released rounds cost (0 if none).
       Json.put(j, "epsilon", r.epsilon());
       Json.put(j, "delta", r.delta());
+      if (r.completed()) { // the released model's audience (privacy.guarantees has every guarantee)
+        j.put("against", r.model().privacy().guarantees().get(0).against());
+      }
       j.put("server_bytes", r.serverBytes());
       j.put("bytes_per_participant", r.bytesPerParticipant());
       j.put("wall_seconds", r.seconds());

@@ -56,7 +56,14 @@ final class CpSgdPrivacy {
   }
 
   private DpEvent event(PrivacyCommand.Releases r, long perClient) {
-    DpEvent round = new BinomialDpEvent(Math.multiplyExact(perClient, (long) clients), l1, l2, lInf, dimension);
+    long total;
+    try {
+      total = Math.multiplyExact(perClient, (long) clients);
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException("--binomial-trials x --noise-clients must be below 2^63. Provided: "
+          + perClient + " x " + clients, e);
+    }
+    DpEvent round = new BinomialDpEvent(total, l1, l2, lInf, dimension);
     DpEvent e = r.samplingRate < 1 ? new PoissonSampledDpEvent(r.samplingRate, round) : round;
     return r.steps == 1 ? e : new SelfComposedDpEvent(e, r.steps);
   }
@@ -65,7 +72,12 @@ final class CpSgdPrivacy {
     Checks.require(trials != null, "--accountant cpsgd needs --binomial-trials N");
     Checks.require(trials >= 2 && trials % 2 == 0, "--binomial-trials must be even and at least 2. Provided value: "
         + trials);
-    print(r, new ApproxDpAccountant().compose(event(r, trials)).epsilon(r.delta), trials, out);
+    double eps = new ApproxDpAccountant().compose(event(r, trials)).epsilon(r.delta);
+    Checks.require(eps < Double.POSITIVE_INFINITY, "cpSGD's Theorem 1 gives no epsilon at delta " + r.delta
+        + " for " + trials + " trials per client x " + clients + " clients: it needs N/4 >= max(23 ln(10 d / delta), "
+        + "2 L-infinity) for the total N (after amplification, at the delta share each round gets); raise "
+        + "--binomial-trials or delta, or let `privacy noise` find the trials");
+    print(r, eps, trials, out);
     return Main.OK;
   }
 
@@ -94,6 +106,8 @@ final class CpSgdPrivacy {
       j.put("sampling_rate", r.samplingRate);
       j.put("steps", r.steps);
       j.put("neighbours", "add-remove");
+      j.put("against", "anyone who sees the released sums");
+      j.put("relation", "add or remove one client");
       out.println(Json.print(j));
     } else {
       out.printf(Locale.ROOT, "epsilon = %.6f at delta = %s for %d round(s) of cpSGD's binomial mechanism (q = %s; "

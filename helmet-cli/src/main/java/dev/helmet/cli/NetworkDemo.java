@@ -198,6 +198,8 @@ final class NetworkDemo {
       }
       Json.put(j, "epsilon", model.privacy().epsilon());
       j.put("delta", model.privacy().delta());
+      j.put("epsilon_against", model.privacy().guarantees().get(0).against());
+      j.put("epsilon_neighbours", model.privacy().guarantees().get(0).neighbours());
       j.put("target_epsilon", HelmetDefaults.EPSILON);
       j.put("honest_fraction", HelmetDefaults.HONEST_FRACTION);
       Map<String, Object> d = model.privacy().details();

@@ -229,6 +229,9 @@ final class ParticipantCommand implements Callable<Integer> {
       Json.put(j, "epsilon", r.epsilon());
       j.put("epsilon_source", "this participant's own accountant, for the rounds it sent");
       j.put("neighbours", r.neighbours());
+      if (r.completed()) { // the released model's audience (privacy.guarantees has every guarantee)
+        j.put("against", r.model().privacy().guarantees().get(0).against());
+      }
       j.put("bytes_sent", r.bytesSent());
       j.put("bytes_received", r.bytesReceived());
       j.put("wall_seconds", r.seconds());

@@ -68,8 +68,8 @@ final class PrivacyCommand extends GroupCommand {
         spec.commandLine().getOut().println(Json.print(j));
       } else {
         spec.commandLine().getOut().printf("epsilon = %.6f at delta = %s for %s with noise multiplier %s, against "
-            + "anyone who sees what is released, for neighbours that %s (sensitivity 1 per release)%n", eps,
-            Trainer.fmt(releases.delta), releases.describe(), Trainer.fmt(sigma), releases.relationWords());
+            + "%s, for neighbours that %s (sensitivity 1 per release)%n", eps, Trainer.fmt(releases.delta),
+            releases.describe(), Trainer.fmt(sigma), Releases.AGAINST, releases.relationWords());
       }
       return Main.OK;
     }
@@ -107,9 +107,9 @@ final class PrivacyCommand extends GroupCommand {
         j.put("epsilon", epsilon);
         spec.commandLine().getOut().println(Json.print(j));
       } else {
-        spec.commandLine().getOut().printf("noise multiplier = %.6f for epsilon = %s, delta = %s over %s; neighbours: "
-            + "%s%n", sigma, Trainer.fmt(epsilon), Trainer.fmt(releases.delta), releases.describe(),
-            releases.relationWords());
+        spec.commandLine().getOut().printf("noise multiplier = %.6f for epsilon = %s, delta = %s over %s, against %s; "
+            + "neighbours: %s%n", sigma, Trainer.fmt(epsilon), Trainer.fmt(releases.delta), releases.describe(),
+            Releases.AGAINST, releases.relationWords());
       }
       return Main.OK;
     }
@@ -203,7 +203,9 @@ final class PrivacyCommand extends GroupCommand {
         Checks.require(relation == NeighbourRelation.ADD_OR_REMOVE_ONE || accountant.equals("pld"),
             "replace-one neighbours need --accountant pld (the RDP bound here is for add-remove)");
       } else if (steps != null) {
-        throw new IllegalArgumentException("--steps goes with --sampling-rate; for unsampled releases use --compositions");
+        throw new IllegalArgumentException(accountant.equals("smm") || accountant.equals("cpsgd")
+            ? "--steps goes with --sampling-rate; for rounds without sampling give --sampling-rate 1"
+            : "--steps goes with --sampling-rate; for unsampled releases use --compositions");
       }
     }
 
@@ -239,8 +241,13 @@ final class PrivacyCommand extends GroupCommand {
         j.put("steps", steps);
         j.put("neighbours", neighbours);
       }
+      j.put("against", AGAINST);
+      j.put("relation", relationWords());
       return j;
     }
+
+    /** Who the printed epsilon protects against (JSON key {@code against}). */
+    static final String AGAINST = "anyone who sees what is released";
 
     /** The neighbouring relation in words (sampled releases name theirs; Gaussian releases hold for either). */
     String relationWords() {

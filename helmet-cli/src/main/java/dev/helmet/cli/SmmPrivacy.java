@@ -96,6 +96,8 @@ final class SmmPrivacy {
       j.put("steps", r.steps);
       j.put("subsampling", mode.name().toLowerCase(Locale.ROOT));
       j.put("neighbours", "add-remove");
+      j.put("against", "anyone who sees the released sums");
+      j.put("relation", "add or remove one client");
       out.println(Json.print(j));
     } else {
       out.printf(Locale.ROOT, "epsilon = %.6f at delta = %s (order %d) for %d round(s) of the Skellam mixture mechanism "

@@ -315,6 +315,10 @@ final class Trainer {
     }
     Json.put(j, "epsilon", r.model().privacy().epsilon());
     j.put("delta", r.model().privacy().delta());
+    // whom epsilon (the released model's guarantee) protects against, and for which neighbours;
+    // the model's other guarantees are under privacy.guarantees in the model file
+    j.put("epsilon_against", r.model().privacy().guarantees().get(0).against());
+    j.put("epsilon_neighbours", r.model().privacy().guarantees().get(0).neighbours());
     j.put("target_epsilon", spec.privacy().epsilon);
     j.put("honest_fraction", spec.privacy().honestFraction);
     j.put("protection", spec.privacy().protection().describe());

@@ -1,5 +1,7 @@
 package dev.helmet.cli;
 
+import static dev.helmet.cli.CliAssertions.assertInvalid;
+import static dev.helmet.cli.CliAssertions.json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,19 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
 class CliTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   @TempDir Path dir;
-
-  private static JsonNode json(Cli c) throws IOException {
-    assertEquals(0, c.exit, c.toString());
-    return JSON.readTree(c.out);
-  }
-
-  /** A failing run: exit code 2, one "helmet: error:" line naming the problem, no stack trace. */
-  private static void assertInvalid(Cli c, String expected) {
-    assertEquals(Main.INVALID_INPUT, c.exit, c.toString());
-    assertTrue(c.errorLine().contains(expected), "expected '" + expected + "' in: " + c.err);
-    assertFalse(c.err.contains("\tat "), "no stack trace for bad input: " + c.err);
-    assertEquals(1, c.err.lines().filter(l -> l.startsWith("helmet: error:")).count());
-  }
 
   private Path iris() {
     return TestData.path("iris.csv");
@@ -51,85 +40,6 @@ class CliTest {
     System.arraycopy(base, 0, all, 0, base.length);
     System.arraycopy(extra, 0, all, base.length, extra.length);
     return all;
-  }
-
-  @Test
-  void privacyEpsilonReproducesTheAnalyticGaussianGoldenValue() throws IOException {
-    JsonNode j = json(Cli.run("privacy", "epsilon", "--noise-multiplier", "3.7306316348", "--compositions", "1",
-        "--delta", "1e-5", "--json"));
-    assertEquals(1.0, j.get("epsilon").asDouble(), 1e-9);
-  }
-
-  /** Opacus's golden DP-SGD value through the CLI: sigma 1.5, q 0.04, 2250 steps, delta 1e-5, RDP. */
-  @Test
-  void privacyEpsilonOfDpSgdWithRdpAndPld() throws IOException {
-    JsonNode rdp = json(Cli.run("privacy", "epsilon", "--noise-multiplier", "1.5", "--sampling-rate", "0.04",
-        "--steps", "2250", "--delta", "1e-5", "--json"));
-    assertEquals("rdp", rdp.get("accountant").asText());
-    // Opacus reports 7.32911117143 on its list of orders; ours contains them, so it is never larger (up to rounding).
-    assertTrue(rdp.get("epsilon").asDouble() <= 7.32911117143 + 1e-9 && rdp.get("epsilon").asDouble() > 7.3,
-        rdp.toString());
-    // The cross-silo paper's accountant: replace-one, sigma 1, q 0.008, 1250 steps -> 2.507.
-    JsonNode pld = json(Cli.run("privacy", "epsilon", "--noise-multiplier", "1", "--sampling-rate", "0.008",
-        "--steps", "1250", "--delta", "1e-5", "--accountant", "pld", "--neighbours", "replace-one", "--json"));
-    assertEquals(2.507, pld.get("epsilon").asDouble(), 5e-4);
-    assertInvalid(Cli.run("privacy", "epsilon", "--noise-multiplier", "1", "--sampling-rate", "0.008", "--delta",
-        "1e-5"), "--sampling-rate needs --steps");
-    assertInvalid(Cli.run("privacy", "epsilon", "--noise-multiplier", "1", "--sampling-rate", "0.008", "--steps", "10",
-        "--delta", "1e-5", "--neighbours", "replace-one"), "replace-one neighbours need --accountant pld");
-  }
-
-  /**
-   * The Skellam mixture mechanism's accountant through the CLI, on the SMM artifact README's example
-   * (|B| = 240, lambda = 5.95, c = 4096, q = 240/60000, 1000 rounds, delta = 1e-5: eps about 3 at
-   * order 5, Delta_inf about 4.73), and the calibration back to lambda.
-   */
-  @Test
-  void privacyEpsilonAndNoiseOfTheSkellamMixtureMechanism() throws IOException {
-    String[] common = {"--accountant", "smm", "--clients", "240", "--mixture-c", "4096", "--sampling-rate", "0.004",
-        "--steps", "1000", "--delta", "1e-5", "--subsampling", "paper", "--json"};
-    JsonNode e = json(Cli.run(concat(new String[] {"privacy", "epsilon", "--skellam-lambda", "5.95"}, common)));
-    assertEquals(3.0, e.get("epsilon").asDouble(), 0.01, e.toString());
-    assertEquals(5, e.get("order").asInt());
-    assertEquals(4.73, e.get("delta_inf").asDouble(), 0.01);
-    JsonNode n = json(Cli.run(concat(new String[] {"privacy", "noise", "--epsilon", "3"}, common)));
-    assertEquals(5.95, n.get("skellam_lambda").asDouble(), 0.05, n.toString());
-    assertTrue(n.get("epsilon").asDouble() <= 3.0);
-    // Too little noise for the theorem: refused, naming it.
-    assertInvalid(Cli.run("privacy", "epsilon", "--accountant", "smm", "--skellam-lambda", "0.01", "--clients", "240",
-        "--mixture-c", "4096", "--delta", "1e-5"), "Theorem 5");
-    assertInvalid(Cli.run("privacy", "epsilon", "--accountant", "smm", "--skellam-lambda", "5", "--delta", "1e-5"),
-        "--clients");
-  }
-
-  /**
-   * cpSGD's accountant through the CLI on the golden values of an independent implementation of its
-   * Theorem 1 (private-attribution/ipa, ipa-core/src/protocol/dp/mod.rs): N = 2000, delta = 1e-6,
-   * d = 1, unit sensitivities give eps in (0.6375, 0.6376); 1483 is the smallest N reaching eps 1, so
-   * the smallest even one is 1484. Then 1000 sampled rounds cost more than one.
-   */
-  @Test
-  void privacyEpsilonAndNoiseOfCpSgd() throws IOException {
-    String[] common = {"--accountant", "cpsgd", "--noise-clients", "1", "--l1-sensitivity", "1", "--l2-sensitivity",
-        "1", "--linf-sensitivity", "1", "--dimension", "1", "--delta", "1e-6", "--json"};
-    JsonNode e = json(Cli.run(concat(new String[] {"privacy", "epsilon", "--binomial-trials", "2000"}, common)));
-    double eps = e.get("epsilon").asDouble();
-    assertTrue(eps > 0.6375 && eps < 0.6376, e.toString());
-    JsonNode n = json(Cli.run(concat(new String[] {"privacy", "noise", "--epsilon", "1"}, common)));
-    assertEquals(1484, n.get("binomial_trials").asLong(), n.toString());
-    JsonNode sampled = json(Cli.run(concat(new String[] {"privacy", "epsilon", "--binomial-trials", "2000",
-        "--sampling-rate", "0.01", "--steps", "1000"}, common)));
-    assertTrue(sampled.get("epsilon").asDouble() > eps, sampled.toString());
-    assertInvalid(Cli.run("privacy", "epsilon", "--accountant", "cpsgd", "--binomial-trials", "2000", "--delta",
-        "1e-6"), "--noise-clients");
-    assertInvalid(Cli.run("privacy", "epsilon", "--noise-multiplier", "1", "--binomial-trials", "2000", "--delta",
-        "1e-6"), "--accountant cpsgd");
-  }
-
-  private static String[] concat(String[] a, String[] b) {
-    String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, r, a.length, b.length);
-    return r;
   }
 
   /** Federated DP-SGD on the same data: accounted within its target, through secure aggregation by default. */
@@ -179,40 +89,6 @@ class CliTest {
         "--optimizer must be sgd or adam");
   }
 
-  /** Calibration through RDP never overshoots: the calibrated sigma's epsilon is at most the target. */
-  @Test
-  void privacyNoiseForDpSgdNeverOvershoots() throws IOException {
-    JsonNode n = json(Cli.run("privacy", "noise", "--epsilon", "3", "--sampling-rate", "0.01", "--steps", "1000",
-        "--delta", "1e-5", "--json"));
-    double sigma = n.get("noise_multiplier").asDouble();
-    JsonNode back = json(Cli.run("privacy", "epsilon", "--noise-multiplier", String.valueOf(sigma), "--sampling-rate",
-        "0.01", "--steps", "1000", "--delta", "1e-5", "--json"));
-    assertTrue(back.get("epsilon").asDouble() <= 3, back.toString());
-    assertTrue(back.get("epsilon").asDouble() > 3 - 1e-4, back.toString());
-  }
-
-  @Test
-  void privacyNoiseInvertsEpsilonAndScalesWithGroupSize() throws IOException {
-    JsonNode one = json(Cli.run("privacy", "noise", "--epsilon", "1", "--compositions", "1", "--delta", "1e-5",
-        "--json"));
-    assertEquals(3.7306316348, one.get("noise_multiplier").asDouble(), 1e-8);
-    JsonNode group = json(Cli.run("privacy", "noise", "--epsilon", "1", "--delta", "1e-5", "--group-size", "4",
-        "--json"));
-    assertEquals(4 * 3.7306316348, group.get("noise_multiplier").asDouble(), 4e-8);
-    JsonNode k3 = json(Cli.run("privacy", "epsilon", "--noise-multiplier", String.valueOf(Math.sqrt(3)),
-        "--compositions", "3", "--delta", "0.126936", "--json"));
-    assertEquals(1.0, k3.get("epsilon").asDouble(), 1e-5);
-  }
-
-  @Test
-  void privacyCommandsRejectOutOfRangeValues() {
-    assertInvalid(Cli.run("privacy", "noise", "--epsilon", "0", "--delta", "1e-5"), "epsilon must be > 0");
-    assertInvalid(Cli.run("privacy", "noise", "--epsilon", "1", "--delta", "1"), "delta must be in (0, 1)");
-    assertInvalid(Cli.run("privacy", "epsilon", "--noise-multiplier", "-2", "--delta", "1e-5"),
-        "noise multiplier must be > 0");
-    assertInvalid(Cli.run("privacy", "epsilon", "--noise-multiplier", "abc", "--delta", "1e-5"), "abc");
-  }
-
   @Test
   void trainPrintsTheContractedJsonKeys() throws IOException {
     JsonNode j = json(Cli.run(irisTrain("--json", "--epsilon", "2")));
@@ -227,6 +103,11 @@ class CliTest {
     // grid units (556,009 here), which leaves eps a hair below it.
     assertEquals(2.0, j.get("epsilon").asDouble(), 1e-5);
     assertTrue(j.get("epsilon").asDouble() <= 2.0, "never more than asked");
+    // epsilon names whom it protects against and for which neighbours (the model file's ledger too)
+    assertTrue(j.get("epsilon_against").asText().startsWith("anyone holding the released model"), j.toString());
+    assertEquals(j.get("privacy").get("guarantees").get(0).get("against").asText(), j.get("epsilon_against").asText());
+    assertEquals(j.get("epsilon_against").asText(), j.get("privacy").get("against").asText());
+    assertEquals(j.get("privacy").get("neighbours").asText(), j.get("epsilon_neighbours").asText());
     assertEquals("secagg+", j.get("protocol").asText(), "secure aggregation by default");
     assertFalse(j.get("in_the_clear").asBoolean());
     assertEquals("discrete-gaussian", j.get("noise").asText());

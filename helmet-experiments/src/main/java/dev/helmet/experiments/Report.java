@@ -20,6 +20,19 @@ import java.util.Map;
 public final class Report {
   private Report() {}
 
+  /** The neighbouring relations of the rows' eps, in one sentence: whether the columns compare. */
+  static String relations(List<Row> rows) {
+    List<String> r = rows.stream().map(Row::neighbours).filter(n -> n != null && !n.isEmpty()).distinct().sorted()
+        .toList();
+    if (r.isEmpty()) {
+      return "";
+    }
+    return r.size() == 1 ? "Every variant is accounted under the same neighbouring relation, neighbours that "
+        + r.get(0) + " (`neighbours` in `results.csv`), so the columns compare."
+        : "The variants are accounted under different neighbouring relations (" + String.join("; ", r)
+            + "; `neighbours` in `results.csv`): compare their eps with that in mind.";
+  }
+
   /** The files written. */
   public record Outputs(Path csv, Path report, List<Path> plots) {}
 
@@ -78,8 +91,9 @@ public final class Report {
         + "of the same training data: a selected figure is private at the composition of the k releases, not at "
         + "the eps of one. The tables give that total as *eps total* next to each figure (`selection_eps` in "
         + "`results.csv`, with its neighbouring relation in `neighbours`); the plots place each point at the "
-        + "per-candidate eps. Every variant is accounted under the same neighbouring relation (replace one "
-        + "record unless the configuration says otherwise), so the columns compare.\n\n");
+        + "per-candidate eps. " + relations(grid) + " Each eps is the released model's guarantee, against anyone "
+        + "holding the model; what it also holds against (the server, parties colluding with it) depends on each "
+        + "variant's summation and noise split, as `helmet train` prints for the same settings.\n\n");
     if (times != null) {
       md.append(times.markdown());
     }

@@ -110,8 +110,12 @@ public final class SmmAccounting {
       lo = hi;
       hi *= 4;
       if (hi > 1e15) {
+        // Noise alone cannot take eps to 0: the conversion's log(1/delta)/(a - 1) over orders up to
+        // 256 (and, for the general subsampling bound, its factor 3) leave a floor.
         throw new IllegalArgumentException("no Skellam lambda up to 1e15 gives eps = " + targetEpsilon
-            + " for these parameters");
+            + " for these parameters: however much noise is added, eps stays at least "
+            + String.format(java.util.Locale.ROOT, "%.4g", epsilon(p.withLambda(hi)).epsilon())
+            + " at this sampling rate, number of rounds and delta");
       }
     }
     while (hi - lo > 1e-6 * hi) {

@@ -127,6 +127,8 @@ public final class ModelFile {
     ObjectNode p = JSON.createObjectNode();
     p.put("mechanism", l.mechanism());
     p.put("neighbours", l.neighbours());
+    // epsilon and delta below are the released model's guarantee, the first of guarantees
+    p.put("against", l.guarantees().get(0).against());
     p.put("unit", l.unit());
     p.put("event", l.event());
     p.put("accountant", l.accountant());
