@@ -48,8 +48,8 @@ final class ParticipantProgress implements ParticipantListener {
       case "lost" -> "session " + f.get("session") + ": " + f.get("reason") + "; waiting up to " + f.get("wait_seconds")
           + " s for the coordinator to open its next session (--wait)";
       case "session" -> String.format(Locale.ROOT, "session %s: %s, %s round(s), %s parties, target eps = %s, "
-          + "delta = %s", f.get("session"), f.get("algorithm"), f.get("rounds"), f.get("parties"), f.get("epsilon"),
-          f.get("delta"));
+          + "delta = %s (the coordinator's figure; this party checks it against its own accounting at enrolment)",
+          f.get("session"), f.get("algorithm"), f.get("rounds"), f.get("parties"), f.get("epsilon"), f.get("delta"));
       case "features" -> "computing " + f.get("stage") + " features of its " + f.get("rows") + " rows ...";
       case "preparing" -> "preparing " + f.get("algorithm") + " on its " + f.get("points") + " points (local work "
           + "on its own data) ...";
@@ -61,8 +61,9 @@ final class ParticipantProgress implements ParticipantListener {
       case "joined" -> "joined; waiting for the other parties to enrol";
       case "enrolled" -> "waiting for enrolment: " + f.get("enrolled") + " of " + f.get("parties") + " parties joined";
       case "roster" -> String.format(Locale.ROOT, "enrolment closed: party %s of %s; %s round(s); by its own "
-          + "accounting the session spends at most eps = %.4g of its data (%s)", f.get("party"), f.get("parties"),
-          f.get("rounds"), ((Number) f.get("epsilon")).doubleValue(), f.get("neighbours"));
+          + "accounting the session spends at most eps = %.4g of its data (%s), against %s", f.get("party"),
+          f.get("parties"), f.get("rounds"), ((Number) f.get("epsilon")).doubleValue(), f.get("neighbours"),
+          f.getOrDefault("against", "anyone holding the released model"));
       case "setup" -> "setup step " + f.get("step") + " of " + f.get("steps") + " (the parties' exchange before "
           + "round 1): its turn";
       case "round" -> "round " + f.get("round") + " of " + f.get("rounds") + ": computing its input, then the "

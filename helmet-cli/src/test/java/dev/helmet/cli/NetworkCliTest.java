@@ -84,8 +84,14 @@ class NetworkCliTest {
       // With --json each phase is one JSON object per line on stderr, in order.
       List<String> events = new ArrayList<>();
       for (String line : p.err.lines().filter(l -> l.startsWith("{")).toList()) {
-        events.add(JSON.readTree(line).get("event").asText());
+        JsonNode event = JSON.readTree(line);
+        events.add(event.get("event").asText());
+        if (event.get("event").asText().equals("roster")) {
+          // the eps it commits to names whom it holds against: the released model's audience
+          assertEquals(j.at("/privacy/guarantees/0/against").asText(), event.get("against").asText(), line);
+        }
       }
+      assertEquals(j.at("/privacy/guarantees/0/against").asText(), j.get("against").asText());
       for (String kind : List.of("connecting", "session", "preparing", "training", "prepared", "joined", "roster",
           "round", "sent", "outcome")) {
         assertTrue(events.contains(kind), kind + " missing from " + events);
@@ -99,6 +105,7 @@ class NetworkCliTest {
     JsonNode j = JSON.readTree(c.out);
     assertEquals("completed", j.get("status").asText());
     assertTrue(j.get("epsilon").asDouble() <= 1.0);
+    assertEquals(j.at("/privacy/guarantees/0/against").asText(), j.get("against").asText());
     // One source for every printed guarantee: each participant's own derivation of the released
     // model's guarantees says exactly what the coordinator's --json says (who, relation, eps, delta).
     assertTrue(j.at("/privacy/guarantees").size() >= 1, j.toString());

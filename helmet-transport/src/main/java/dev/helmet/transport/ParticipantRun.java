@@ -208,8 +208,11 @@ final class ParticipantRun {
       throw new Participant.ParticipantException("refusing session " + session + ": " + conflict);
     }
     roster = r;
+    // whom that eps holds against: the released model's audience, from the plan this party derived
+    String against = dev.helmet.protocols.privacy.Audience.releasedModel(config.getProtocol(),
+        SessionPlan.revealsInputs(config), plan.colluders());
     listener.event("roster", java.util.Map.of("party", party, "parties", r.getPartiesCount(), "rounds", plan.rounds(),
-        "epsilon", own, "neighbours", charge.neighbours()));
+        "epsilon", own, "neighbours", charge.neighbours(), "against", against));
     contributor = plan.contributor(party, local, noise, seed);
     send(ParticipantMessage.newBuilder().setNonceReveal(NonceReveal.newBuilder().setSender(party)
         .setNonce(ByteString.copyFrom(nonce))).build());
