@@ -229,8 +229,8 @@ final class ParticipantCommand implements Callable<Integer> {
       Json.put(j, "epsilon", r.epsilon());
       j.put("epsilon_source", "this participant's own accountant, for the rounds it sent");
       j.put("neighbours", r.neighbours());
-      if (r.completed()) { // the released model's audience (privacy.guarantees has every guarantee)
-        j.put("against", r.model().privacy().guarantees().get(0).against());
+      if (!r.against().isEmpty()) { // the released model's audience, from this party's own plan
+        j.put("against", r.against());
       }
       j.put("bytes_sent", r.bytesSent());
       j.put("bytes_received", r.bytesReceived());
@@ -271,7 +271,8 @@ final class ParticipantCommand implements Callable<Integer> {
       out.printf("session aborted: %s%n", r.reason());
       out.printf("  this party's data spent eps = %s by its own accounting (%s)%n", Trainer.fmt(r.epsilon()),
           r.epsilon() == 0 ? "it sent nothing that depends on its data"
-              : "neighbours: " + r.neighbours() + "; the rounds it sent are spent for good");
+              : "neighbours: " + r.neighbours() + "; against " + r.against() + "; the rounds it sent are spent for "
+                  + "good");
     }
     out.flush();
     return r.completed() ? Main.OK : Main.SESSION_FAILED;

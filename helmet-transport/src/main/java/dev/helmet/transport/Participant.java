@@ -138,6 +138,8 @@ public final class Participant {
    * @param epsilon what the session cost this party's data by its own accounting: the eps of the
    *     rounds it sent (0 if it sent none), at the session's delta, never a number the coordinator sent
    * @param neighbours the neighbouring relation and unit of {@code epsilon} ("" before any plan)
+   * @param against whom {@code epsilon} holds against: the released model's audience, from this
+   *     party's own plan ("" before any plan)
    */
   public record Result(
       boolean completed,
@@ -149,7 +151,8 @@ public final class Participant {
       long bytesSent,
       long bytesReceived,
       double seconds,
-      String neighbours) {}
+      String neighbours,
+      String against) {}
 
   /** The session was refused (by the participant's policy or by the coordinator), or failed. */
   public static class ParticipantException extends Exception {

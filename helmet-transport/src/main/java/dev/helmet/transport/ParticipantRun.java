@@ -209,7 +209,7 @@ final class ParticipantRun {
     }
     roster = r;
     // whom that eps holds against: the released model's audience, from the plan this party derived
-    String against = dev.helmet.protocols.privacy.Audience.releasedModel(config.getProtocol(),
+    against = dev.helmet.protocols.privacy.Audience.releasedModel(config.getProtocol(),
         SessionPlan.revealsInputs(config), plan.colluders());
     listener.event("roster", java.util.Map.of("party", party, "parties", r.getPartiesCount(), "rounds", plan.rounds(),
         "epsilon", own, "neighbours", charge.neighbours(), "against", against));
@@ -452,6 +452,9 @@ final class ParticipantRun {
   }
 
   /** The relation and unit of this party's own eps, in words ("" before it derived a plan). */
+  /** Whom this party's eps holds against, set with its plan at enrolment (null before). */
+  private String against;
+
   String relation() {
     return charge == null ? "" : charge.relation();
   }
@@ -484,7 +487,7 @@ final class ParticipantRun {
             SessionPlan.featureStage(config));
       } catch (java.io.IOException | RuntimeException e) {
         return new Participant.Result(false, "the released model does not parse: " + e.getMessage(), null, ownEpsilon(), party,
-            o.getContributorsList(), sent(), bytesReceived, seconds, relation());
+            o.getContributorsList(), sent(), bytesReceived, seconds, relation(), against == null ? "" : against);
       }
     }
     double own = ownEpsilon();
@@ -492,6 +495,6 @@ final class ParticipantRun {
         + "sent; {5}); sent {6} B, received {7} B", session, o.getStatus(), completed ? "" : ": " + o.getReason(),
         own, roundsSent, charge == null ? "no plan" : charge.neighbours(), sent(), bytesReceived);
     return new Participant.Result(completed && released != null, o.getReason(), released, own, party, o.getContributorsList(),
-        sent(), bytesReceived, seconds, relation());
+        sent(), bytesReceived, seconds, relation(), against == null ? "" : against);
   }
 }

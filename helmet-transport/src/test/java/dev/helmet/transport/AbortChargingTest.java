@@ -83,6 +83,12 @@ class AbortChargingTest {
       for (int i = 0; i < w; i++) {
         assertEquals(expected, ledgers.get(i).used()[0].doubleValue(), 0, "participant " + i + "'s own ledger");
       }
+      for (Loopback.Outcome o : outs) { // the parties that stayed say whom their eps holds against
+        if (o.result() != null) {
+          assertTrue(o.result().against().startsWith("anyone holding the released model, and the server"),
+              o.result().toString());
+        }
+      }
     }
   }
 
