@@ -209,8 +209,9 @@ final class ParticipantRun {
     }
     roster = r;
     // whom that eps holds against: the released model's audience, from the plan this party derived
-    against = dev.helmet.protocols.privacy.Audience.releasedModel(config.getProtocol(),
-        SessionPlan.revealsInputs(config), plan.colluders());
+    // (its ledger's first guarantee, with any caveat the algorithm adds, as the released model will say)
+    against = plan.ledger(plan.minContributors(), config.getProtocol() + " over gRPC",
+        SessionPlan.revealsInputs(config)).guarantees().get(0).against();
     listener.event("roster", java.util.Map.of("party", party, "parties", r.getPartiesCount(), "rounds", plan.rounds(),
         "epsilon", own, "neighbours", charge.neighbours(), "against", against));
     contributor = plan.contributor(party, local, noise, seed);
