@@ -20,7 +20,10 @@ import java.util.Map;
 public final class Report {
   private Report() {}
 
-  /** The neighbouring relations of the rows' eps, in one sentence: whether the columns compare. */
+  /**
+   * The neighbouring relations of the rows' eps, in one sentence (with its trailing space; empty if
+   * no row records one): whether the columns compare.
+   */
   static String relations(List<Row> rows) {
     List<String> r = rows.stream().map(Row::neighbours).filter(n -> n != null && !n.isEmpty()).distinct().sorted()
         .toList();
@@ -28,9 +31,9 @@ public final class Report {
       return "";
     }
     return r.size() == 1 ? "Every variant is accounted under the same neighbouring relation, neighbours that "
-        + r.get(0) + " (`neighbours` in `results.csv`), so the columns compare."
+        + r.get(0) + " (`neighbours` in `results.csv`), so the columns compare. "
         : "The variants are accounted under different neighbouring relations (" + String.join("; ", r)
-            + "; `neighbours` in `results.csv`): compare their eps with that in mind.";
+            + "; `neighbours` in `results.csv`): compare their eps with that in mind. ";
   }
 
   /** The files written. */
@@ -91,7 +94,7 @@ public final class Report {
         + "of the same training data: a selected figure is private at the composition of the k releases, not at "
         + "the eps of one. The tables give that total as *eps total* next to each figure (`selection_eps` in "
         + "`results.csv`, with its neighbouring relation in `neighbours`); the plots place each point at the "
-        + "per-candidate eps. " + relations(grid) + " Each eps is the released model's guarantee, against anyone "
+        + "per-candidate eps. " + relations(grid) + "Each eps is the released model's guarantee, against anyone "
         + "holding the model; what it also holds against (the server, parties colluding with it) depends on each "
         + "variant's summation and noise split, as `helmet train` prints for the same settings.\n\n");
     if (times != null) {

@@ -20,10 +20,10 @@ class ReportFigureTest {
   void theReportNamesTheRowsNeighbouringRelations() {
     String one = Report.relations(java.util.List.of(row("add or remove one record"), row("add or remove one record")));
     assertEquals("Every variant is accounted under the same neighbouring relation, neighbours that add or remove one "
-        + "record (`neighbours` in `results.csv`), so the columns compare.", one);
+        + "record (`neighbours` in `results.csv`), so the columns compare. ", one);
     String two = Report.relations(java.util.List.of(row("replace one record"), row("add or remove one record")));
     assertEquals("The variants are accounted under different neighbouring relations (add or remove one record; "
-        + "replace one record; `neighbours` in `results.csv`): compare their eps with that in mind.", two);
+        + "replace one record; `neighbours` in `results.csv`): compare their eps with that in mind. ", two);
     assertEquals("", Report.relations(java.util.List.of(row(null))));
   }
 
