@@ -138,46 +138,29 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
    */
   public int maliciousQuantile(double deltaS) {
     Checks.require(deltaS > 0 && deltaS < 1, "slack delta_s must be in (0, 1). Provided value: " + deltaS);
-    HypergeometricDistribution x = HypergeometricDistribution.of(records, maliciousRecords, batch);
-    int lo = x.getSupportLowerBound();
-    int hi = x.getSupportUpperBound();
-    if ((long) hi - lo + 1 > ENUMERATE_LIMIT) {
-      return windowedQuantile(deltaS);
-    }
-    if (deltaS <= 0.5) {
-      double cdf = 0;
-      for (int k = lo; k < hi; k++) {
-        cdf += x.probability(k);
-        if (cdf * (1 + TAIL_RELATIVE_ERROR) >= deltaS) {
-          return k;
-        }
-      }
-      return hi;
-    }
-    // P[X <= k] >= delta_s iff P[X > k] <= 1 - delta_s: the largest k failing it, plus one.
-    double sf = 0;
-    for (int k = hi - 1; k >= lo; k--) {
-      sf += x.probability(k + 1);
-      if (sf * (1 - TAIL_RELATIVE_ERROR) > 1 - deltaS) {
-        return k + 1;
-      }
-    }
-    return lo;
+    HypergeometricTails x = new HypergeometricTails(records, maliciousRecords, batch);
+    return quantile(x, deltaS, (long) x.upper() - x.lower() + 1 > ENUMERATE_LIMIT);
+  }
+
+  /** {@link #maliciousQuantile} summing only near the mode, whatever the support's size (see {@link #quantile}). */
+  int windowedQuantile(double deltaS) {
+    return quantile(new HypergeometricTails(records, maliciousRecords, batch), deltaS, true);
   }
 
   /**
-   * {@link #maliciousQuantile} on a support too large to enumerate, summing only near the mode. For
-   * delta_s <= 1/2 the sum upwards starts from an upper bound on the mass below the window (at most
-   * 1e-9 delta_s): the CDF can only be overstated, so k* can only come out smaller. Above 1/2 the
-   * sum downwards leaves out the mass above the window: the upper tail can only be understated, so
-   * k* again can only come out smaller. Either way the analysed rate (b - k*)/n_H is not lowered.
+   * k* for X, the CDF summed upwards from the bottom of the support for delta_s <= 1/2, else the
+   * upper tail summed downwards from its top. {@code windowed}: only near the mode, for supports too
+   * large to enumerate. For delta_s <= 1/2 the sum upwards then starts from an upper bound on the
+   * mass below the window (at most 1e-9 delta_s): the CDF can only be overstated, so k* can only come
+   * out smaller. Above 1/2 the sum downwards leaves out the mass above the window: the upper tail
+   * can only be understated, so k* again can only come out smaller. Either way the analysed rate
+   * (b - k*)/n_H is not lowered.
    */
-  int windowedQuantile(double deltaS) {
-    HypergeometricTails x = new HypergeometricTails(records, maliciousRecords, batch);
+  private static int quantile(HypergeometricTails x, double deltaS, boolean windowed) {
     int lo = x.lower();
     int hi = x.upper();
     if (deltaS <= 0.5) {
-      int start = (int) Math.max(lo, x.lowerCut(deltaS * 1e-9) + 1);
+      int start = windowed ? (int) Math.max(lo, x.lowerCut(deltaS * 1e-9) + 1) : lo;
       double cdf = start > lo ? x.lowerTail(start - 1) : 0;
       for (int k = start; k < hi; k++) {
         cdf += x.probability(k);
@@ -187,7 +170,8 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
       }
       return hi;
     }
-    int end = (int) Math.min(hi, x.upperCut((1 - deltaS) * 1e-9) - 1);
+    // P[X <= k] >= delta_s iff P[X > k] <= 1 - delta_s: the largest k failing it, plus one.
+    int end = windowed ? (int) Math.min(hi, x.upperCut((1 - deltaS) * 1e-9) - 1) : hi;
     double sf = 0;
     for (int k = end - 1; k >= lo; k--) {
       sf += x.probability(k + 1);
