@@ -67,6 +67,13 @@ final class ExperimentCommand extends GroupCommand {
             + "--engine-conf and --reuse are ignored). With --json, seconds is null and report_only true.")
     boolean reportOnly;
 
+    @Option(names = "--rewrite-report",
+        description = "Rewrite results.csv, the plots and report.md of a finished experiment in --out from its "
+            + "cells, with this Helmet's report (for example after a correction to the report's text), without "
+            + "running any cell. The report keeps the command and time of the invocation that ran the cells and "
+            + "says it was rewritten. With --json, report_rewritten is true.")
+    boolean rewriteReport;
+
     @Option(names = "--features", paramLabel = "raw|scatter|hog",
         description = "With --preset: the feature stage, applied to every image before anything else (raw pixels, "
             + "the 2-D scattering transform or histograms of oriented gradients; computed once and cached under "
@@ -127,7 +134,7 @@ final class ExperimentCommand extends GroupCommand {
     java.util.Map<String, String> engineConf;
 
     @Option(names = "--json", description = "Print one JSON object when done (keys: name, cells, ran, kept, reused, "
-        + "seconds, results, report, plots, report_only) instead of the summary lines.")
+        + "seconds, results, report, plots, report_only; report_kept, report_rewritten) instead of the summary lines.")
     boolean json;
 
     @Option(names = {"-q", "--quiet"}, description = "No progress output.")
@@ -146,9 +153,14 @@ final class ExperimentCommand extends GroupCommand {
       }
       boolean noCells = network || preset != null && java.util.List.of(Presets.SUM, Presets.SAMPLING, Presets.NODES,
           Presets.GROUPS).contains(preset.trim().toLowerCase(java.util.Locale.ROOT));
-      if (reportOnly && noCells) {
-        throw new IllegalArgumentException("--report-only applies to experiments that keep their cells in "
-            + "cells.jsonl; " + (network ? "--network timings" : "--preset " + preset) + " do not");
+      if (reportOnly && rewriteReport) {
+        throw new IllegalArgumentException("give --report-only (the cells finished so far, into --out/partial) or "
+            + "--rewrite-report (a finished experiment's own report), not both");
+      }
+      if ((reportOnly || rewriteReport) && noCells) {
+        throw new IllegalArgumentException((reportOnly ? "--report-only" : "--rewrite-report") + " applies to "
+            + "experiments that keep their cells in cells.jsonl; " + (network ? "--network timings" : "--preset "
+            + preset) + " do not");
       }
       if (cellsAtOnce < 1 || cellsAtOnce > dev.helmet.experiments.LocalGrid.MAX_CELLS_AT_ONCE) {
         throw new IllegalArgumentException("--cells-at-once must be in [1, "
@@ -211,6 +223,9 @@ final class ExperimentCommand extends GroupCommand {
           throw new IllegalArgumentException(out + " holds no finished cell of " + c.name() + " yet");
         }
         return report(c, s, commandLine(c) + " --report-only (" + s.skipped() + " of " + s.cells() + " cells)");
+      }
+      if (rewriteReport) {
+        return rewrite(c);
       }
       if (!quiet) {
         err.println("experiment " + c.name() + " -> " + out);
@@ -307,6 +322,47 @@ final class ExperimentCommand extends GroupCommand {
       pw.printf("  results   %s%n  report    %s%n", o.csv(), o.report());
       for (Path p : o.plots()) {
         pw.printf("  plot      %s.png, .svg%n", p);
+      }
+      pw.flush();
+      return Main.OK;
+    }
+
+    /**
+     * --rewrite-report: the finished experiment's outputs written again from its cells, keeping the
+     * command and time of the invocation that ran them (its report's first line).
+     */
+    private int rewrite(ExperimentConfig c) throws java.io.IOException {
+      ExperimentRunner.Summary s = ExperimentRunner.recorded(c, out);
+      if (s.skipped() < s.cells()) {
+        throw new IllegalArgumentException(out + " holds " + s.skipped() + " of the " + s.cells() + " cells of "
+            + c.name() + "; --rewrite-report rewrites a finished experiment's report (--report-only reports the "
+            + "cells finished so far)");
+      }
+      Report.Made made = Report.madeBy(out);
+      String by = commandLine(c) + " --rewrite-report";
+      Report.Outputs o = Report.write(c, s.rows(), out, made, s.times(), by);
+      var pw = spec.commandLine().getOut();
+      if (json) {
+        var j = Json.object();
+        j.put("name", c.name());
+        j.put("cells", s.cells());
+        j.put("ran", 0);
+        j.put("kept", s.skipped());
+        j.put("seconds", made.seconds()); // the invocation's that ran the cells, as the report says
+        j.put("report_only", false);
+        j.put("report_rewritten", true);
+        j.put("results", o.csv().toString());
+        j.put("report", o.report().toString());
+        var plots = j.putArray("plots");
+        o.plots().forEach(p -> plots.add(p.toString()));
+        pw.println(Json.print(j));
+      } else {
+        pw.printf("%s: the report of %d finished cells rewritten (nothing run; made by %s in %.0f s)%n", c.name(),
+            s.cells(), made.command(), made.seconds());
+        pw.printf("  results   %s%n  report    %s%n", o.csv(), o.report());
+        for (Path p : o.plots()) {
+          pw.printf("  plot      %s.png, .svg%n", p);
+        }
       }
       pw.flush();
       return Main.OK;

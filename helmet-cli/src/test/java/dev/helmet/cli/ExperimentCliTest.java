@@ -123,6 +123,56 @@ class ExperimentCliTest {
     assertEquals(md, Files.readString(out.resolve("report.md")));
   }
 
+  /**
+   * --rewrite-report writes a finished experiment's report again from its cells with the current
+   * report code (here replacing a stale sentence), keeps the command and time of the invocation
+   * that ran them, runs nothing, and refuses a folder that is not finished.
+   */
+  @Test
+  void rewriteReportRewritesAFinishedReportAndKeepsItsInvocation(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("grid");
+    String[] preset = {"experiment", "run", "--preset", "wd-dp-eps", "--quick", "--dataset", "breast-cancer", "--out",
+        out.toString(), "--quiet"};
+    assertEquals(0, Cli.run(preset).exit);
+    Path report = out.resolve("report.md");
+    String md = Files.readString(report);
+    String first = md.lines().filter(l -> l.startsWith("Made by")).findFirst().orElseThrow();
+    String stale = first.replaceFirst("this invocation took \\d+ s", "this invocation took 4242 s")
+        .replace(" --quiet", "");
+    String old = md.replace(first, stale).replaceFirst("Every variant is accounted under the same neighbouring "
+        + "relation[^.]*\\.", "STALE SENTENCE.");
+    Files.writeString(report, old);
+    String cells = Files.readString(out.resolve("cells.jsonl"));
+    String csv = Files.readString(out.resolve("results.csv"));
+    Cli both = Cli.run(append(preset, "--rewrite-report", "--report-only"));
+    assertEquals(Main.INVALID_INPUT, both.exit, both.toString());
+    assertTrue(both.errorLine().contains("not both"), both.err);
+    Cli json = Cli.run(append(preset, "--rewrite-report", "--json"));
+    assertEquals(0, json.exit, json.toString());
+    var j = new ObjectMapper().readTree(json.out);
+    assertTrue(j.get("report_rewritten").asBoolean() && j.get("ran").asInt() == 0, json.out);
+    assertEquals(4242, j.get("seconds").asDouble(), json.out);
+    String now = Files.readString(report);
+    assertFalse(now.contains("STALE SENTENCE"), now);
+    assertTrue(now.contains("Every variant is accounted under the same neighbouring relation"), now);
+    assertTrue(now.contains("this invocation took 4242 s") && now.contains("This text was rewritten from the same "
+        + "cells by `helmet experiment run --preset wd-dp-eps --dataset breast-cancer --quick --out"), now);
+    assertEquals(cells, Files.readString(out.resolve("cells.jsonl")), "the cells untouched");
+    assertEquals(csv, Files.readString(out.resolve("results.csv")), "the same rows");
+    // a report that does not name its invocation cannot be rewritten keeping it
+    Files.writeString(report, "# hand-made\n");
+    Cli unnamed = Cli.run(append(preset, "--rewrite-report"));
+    assertEquals(Main.INVALID_INPUT, unnamed.exit, unnamed.toString());
+    assertTrue(unnamed.errorLine().contains("does not name the invocation"), unnamed.err);
+    assertEquals("# hand-made\n", Files.readString(report), "nothing written on refusal");
+    // an unfinished folder is refused, naming how many cells it holds
+    List<String> all = Files.readAllLines(out.resolve("cells.jsonl"));
+    Files.writeString(out.resolve("cells.jsonl"), String.join("\n", all.subList(0, 5)) + "\n");
+    Cli partial = Cli.run(append(preset, "--rewrite-report"));
+    assertEquals(Main.INVALID_INPUT, partial.exit, partial.toString());
+    assertTrue(partial.errorLine().contains("holds 5 of the 18 cells"), partial.err);
+  }
+
   private static String[] append(String[] a, String... more) {
     String[] out = java.util.Arrays.copyOf(a, a.length + more.length);
     System.arraycopy(more, 0, out, a.length, more.length);

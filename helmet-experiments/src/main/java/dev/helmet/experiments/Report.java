@@ -66,6 +66,45 @@ public final class Report {
   /** {@link #write(ExperimentConfig, List, Path, String, double)}, saying how long the cells took ({@code times}). */
   public static Outputs write(ExperimentConfig c, List<Row> rows, Path out, String command, double seconds,
       CellTimes times) throws IOException {
+    return write(c, rows, out, new Made(command, seconds), times, null);
+  }
+
+  /** The invocation that ran an experiment's cells, as its report's first line names it. */
+  public record Made(String command, double seconds) {}
+
+  private static final java.util.regex.Pattern MADE =
+      java.util.regex.Pattern.compile("^Made by `(.+)`; this invocation took (\\d+) s ");
+
+  /**
+   * The invocation named by the report in {@code dir}, which a run wrote at its end.
+   *
+   * @throws IllegalArgumentException if there is no such report, or it was not written by a run
+   */
+  public static Made madeBy(Path dir) throws IOException {
+    Path md = dir.resolve("report.md");
+    if (!Files.exists(md)) {
+      throw new IllegalArgumentException(dir + " holds no report.md to rewrite; a run writes one when its last "
+          + "cell finishes");
+    }
+    for (String line : Files.readAllLines(md, StandardCharsets.UTF_8)) {
+      var m = MADE.matcher(line);
+      if (m.find()) {
+        return new Made(m.group(1), Double.parseDouble(m.group(2)));
+      }
+    }
+    throw new IllegalArgumentException(md + " does not name the invocation that ran its cells (no line \"Made by "
+        + "`...`; this invocation took N s\"), so a rewrite could not keep it");
+  }
+
+  /**
+   * Writes the outputs as {@link #write(ExperimentConfig, List, Path, String, double, CellTimes)}
+   * does; a non-null {@code rewrittenBy} (a command) says that this report was rewritten from the
+   * cells of the run {@code made} names, which ran nothing new.
+   */
+  public static Outputs write(ExperimentConfig c, List<Row> rows, Path out, Made made, CellTimes times,
+      String rewrittenBy) throws IOException {
+    String command = made.command();
+    double seconds = made.seconds();
     List<Row> grid = rows.stream().filter(r -> r.selection().equals("grid")).toList();
     List<Row> selected = Results.select(grid);
     Path csv = out.resolve("results.csv");
@@ -83,7 +122,10 @@ public final class Report {
         .append(c.perParty()).append(" records per party, delta = ").append(c.delta()).append(", honest fraction ")
         .append(c.honestFraction()).append("; ").append(c.repeats()).append(" repeat(s) x ").append(c.folds())
         .append(" validation fold(s). Each figure is the mean test accuracy over the repeats and folds (error bars: "
-            + "one standard deviation). Every run is in `results.csv`.\n\n");
+            + "one standard deviation). Every run is in `results.csv`.")
+        .append(rewrittenBy == null ? "" : " This text was rewritten from the same cells by `" + rewrittenBy
+            + "`, with the report of a later Helmet; no cell was rerun, and the figures are the run's.")
+        .append("\n\n");
     md.append("**Hyperparameter selection.** *validation*: for each setting the grid point with the best accuracy "
         + "on a validation split (" + (c.validationFrom().equals("test") ? "a stratified " + Chart.fmt(100 * c.validationFraction())
         + " % of the official test set; accuracy is reported on the rest of it" : "a stratified "
