@@ -301,10 +301,7 @@ final class ExperimentCommand extends GroupCommand {
         }
         j.put("report_only", s.reportOnly());
         j.put("report_kept", kept);
-        j.put("results", o.csv().toString());
-        j.put("report", o.report().toString());
-        var plots = j.putArray("plots");
-        o.plots().forEach(p -> plots.add(p.toString()));
+        putOutputs(j, o);
         pw.println(Json.print(j));
         pw.flush();
         return Main.OK;
@@ -351,21 +348,23 @@ final class ExperimentCommand extends GroupCommand {
         j.put("seconds", made.seconds()); // the invocation's that ran the cells, as the report says
         j.put("report_only", false);
         j.put("report_rewritten", true);
-        j.put("results", o.csv().toString());
-        j.put("report", o.report().toString());
-        var plots = j.putArray("plots");
-        o.plots().forEach(p -> plots.add(p.toString()));
+        putOutputs(j, o);
         pw.println(Json.print(j));
+        pw.flush();
       } else {
-        pw.printf("%s: the report of %d finished cells rewritten (nothing run; made by %s in %.0f s)%n", c.name(),
-            s.cells(), made.command(), made.seconds());
-        pw.printf("  results   %s%n  report    %s%n", o.csv(), o.report());
-        for (Path p : o.plots()) {
-          pw.printf("  plot      %s.png, .svg%n", p);
-        }
+        printOutputs(String.format(java.util.Locale.ROOT, "%s: the report of %d finished cells rewritten (nothing "
+            + "run; made by %s in %.0f s)", c.name(), s.cells(), made.command(), made.seconds()), Double.NaN,
+            List.of(o.csv()), o.report(), o.plots());
       }
-      pw.flush();
       return Main.OK;
+    }
+
+    /** The files an experiment wrote, as its --json names them. */
+    private static void putOutputs(com.fasterxml.jackson.databind.node.ObjectNode j, Report.Outputs o) {
+      j.put("results", o.csv().toString());
+      j.put("report", o.report().toString());
+      var plots = j.putArray("plots");
+      o.plots().forEach(p -> plots.add(p.toString()));
     }
 
     /** The smm-sum preset: a mechanism experiment on synthetic vectors, not a learning grid. */
@@ -385,13 +384,7 @@ final class ExperimentCommand extends GroupCommand {
       double seconds = (System.nanoTime() - start) / 1e9;
       Path report = dev.helmet.experiments.sum.SumEstimation.report(g, rows, plots, out,
           "helmet experiment run --preset smm-sum" + (quick ? " --quick" : "") + " --out " + out, seconds);
-      var pw = spec.commandLine().getOut();
-      pw.printf("smm-sum: %d runs in %.1f s%n  results   %s%n  report    %s%n", rows.size(), seconds,
-          out.resolve("results.csv"), report);
-      for (Path p : plots) {
-        pw.printf("  plot      %s.png, .svg%n", p);
-      }
-      pw.flush();
+      printOutputs("smm-sum: " + rows.size() + " runs", seconds, List.of(out.resolve("results.csv")), report, plots);
       return Main.OK;
     }
 
@@ -414,13 +407,7 @@ final class ExperimentCommand extends GroupCommand {
       double seconds = (System.nanoTime() - start) / 1e9;
       Path report = dev.helmet.experiments.crosssilo.SamplingReport.report(g, rows, plots, out,
           "helmet experiment run --preset " + Presets.SAMPLING + (quick ? " --quick" : "") + " --out " + out, seconds);
-      var pw = spec.commandLine().getOut();
-      pw.printf("%s: %d points in %.1f s%n  results   %s%n  report    %s%n", Presets.SAMPLING, rows.size(), seconds,
-          csv, report);
-      for (Path p : plots) {
-        pw.printf("  plot      %s.png, .svg%n", p);
-      }
-      pw.flush();
+      printOutputs(Presets.SAMPLING + ": " + rows.size() + " points", seconds, List.of(csv), report, plots);
       return Main.OK;
     }
 
@@ -437,10 +424,10 @@ final class ExperimentCommand extends GroupCommand {
       return t;
     }
 
-    /** Prints what a computed preset wrote. */
+    /** Prints what was written, after {@code what} and the seconds it took (none if NaN). */
     private void printOutputs(String what, double seconds, List<Path> files, Path report, List<Path> plots) {
       var pw = spec.commandLine().getOut();
-      pw.printf("%s in %.1f s%n", what, seconds);
+      pw.println(Double.isNaN(seconds) ? what : String.format(java.util.Locale.ROOT, "%s in %.1f s", what, seconds));
       for (Path f : files) {
         pw.printf("  results   %s%n", f);
       }
