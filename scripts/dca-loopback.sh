@@ -6,15 +6,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 algorithm="${1:-helmet}"
-dir="$(mktemp -d /tmp/helmet-dca.XXXXXX)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. "$here/scripts/loopback-lib.sh" helmet-dca
 "$here/helmet" certs --out "$dir/certs" --participants 3 --compute-nodes 2 >/dev/null
 port=$(free_port); n1=$(free_port); n2=$(free_port)
 for l in 1 2; do

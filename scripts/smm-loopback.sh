@@ -8,15 +8,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rounds="${1:-20}"
 case "$rounds" in ''|*[!0-9]*) echo "smm-loopback: ROUNDS must be a positive integer, got '$rounds'" >&2; exit 2 ;; esac
-dir="$(mktemp -d /tmp/helmet-smm.XXXXXX)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. "$here/scripts/loopback-lib.sh" helmet-smm
 "$here/helmet" certs --out "$dir/certs" --participants 3 >/dev/null
 port=$(free_port)
 cat > "$dir/session.yaml" <<YAML

@@ -21,21 +21,8 @@ class CrossSiloExperimentCliTest {
    */
   @Test
   void quickCrossSiloSamplingPresetComputesFig1(@TempDir Path dir) throws Exception {
-    Cli run = Cli.run("experiment", "run", "--preset", "crosssilo-sampling", "--quick", "--out", dir.toString(),
-        "--quiet");
-    assertEquals(0, run.exit, run.toString());
-    List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
-    List<String> header = List.of(lines.get(0).split(",", -1));
-    List<java.util.Map<String, String>> rows = new java.util.ArrayList<>();
-    for (String l : lines.subList(1, lines.size())) {
-      String[] f = l.split(",", -1);
-      java.util.Map<String, String> r = new java.util.HashMap<>();
-      for (int i = 0; i < header.size(); i++) {
-        r.put(header.get(i), f[i]);
-      }
-      rows.add(r);
-    }
-    assertEquals(2 * (5 + 4), rows.size(), "two batches, 5 points of n_A and 4 of T: " + lines);
+    var rows = CliAssertions.quickPresetRows(dir, "crosssilo-sampling");
+    assertEquals(2 * (5 + 4), rows.size(), "two batches, 5 points of n_A and 4 of T: " + rows);
     int equivalents = 0;
     java.util.Map<String, Double> lastWorst = new java.util.HashMap<>();
     for (var r : rows) {
@@ -258,25 +245,20 @@ class CrossSiloExperimentCliTest {
    */
   @Test
   void quickCrossSiloEpsPresetRunsEveryNoiseSplit(@TempDir Path dir) throws Exception {
-    Cli run = Cli.run("experiment", "run", "--preset", "crosssilo-eps", "--quick", "--out", dir.toString(), "--quiet");
-    assertEquals(0, run.exit, run.toString());
-    List<String> rows = Files.readAllLines(dir.resolve("results.csv"));
-    List<String> header = List.of(rows.get(0).split(","));
-    int target = header.indexOf("target_eps");
-    int eps = header.indexOf("dp_eps");
-    int acc = header.indexOf("test_acc");
-    int q = header.indexOf("sampling_rate");
-    assertEquals(5 * 2 * 3, rows.size() - 1, "five variants at two eps, each as a grid row and two selections");
+    var rows = CliAssertions.quickPresetRows(dir, "crosssilo-eps");
+    assertEquals(5 * 2 * 3, rows.size(), "five variants at two eps, each as a grid row and two selections");
     double sum = 0;
     int high = 0;
-    for (String r : rows.subList(1, rows.size())) {
-      String[] f = r.split(",");
+    for (var r : rows) {
+      String variant = r.get("variant");
       assertTrue(List.of("colluders-t0", "colluders-t1", "colluders-t1-swor", "trusted-hardware", "local")
-          .contains(f[0]), r);
-      assertEquals(f[0].equals("local") ? 0.2 : 0.05, Double.parseDouble(f[q]), 1e-12, r);
-      assertTrue(Double.parseDouble(f[eps]) <= Double.parseDouble(f[target]) + 1e-9, r);
-      if (Double.parseDouble(f[target]) == 13.8) {
-        sum += Double.parseDouble(f[acc]);
+          .contains(variant), r.toString());
+      assertEquals(variant.equals("local") ? 0.2 : 0.05, Double.parseDouble(r.get("sampling_rate")), 1e-12,
+          r.toString());
+      double target = Double.parseDouble(r.get("target_eps"));
+      assertTrue(Double.parseDouble(r.get("dp_eps")) <= target + 1e-9, r.toString());
+      if (target == 13.8) {
+        sum += Double.parseDouble(r.get("test_acc"));
         high++;
       }
     }
@@ -291,17 +273,10 @@ class CrossSiloExperimentCliTest {
    */
   @Test
   void quickCrossSiloProjectionPresetRunsEveryDimension(@TempDir Path dir) throws Exception {
-    Cli run = Cli.run("experiment", "run", "--preset", "crosssilo-projection", "--quick", "--out", dir.toString(),
-        "--quiet");
-    assertEquals(0, run.exit, run.toString());
-    List<String> rows = Files.readAllLines(dir.resolve("results.csv"));
-    List<String> header = List.of(rows.get(0).split(","));
-    int eps = header.indexOf("dp_eps");
     java.util.Set<String> names = new java.util.TreeSet<>();
-    for (String r : rows.subList(1, rows.size())) {
-      String[] f = r.split(",");
-      names.add(f[0]);
-      assertTrue(Double.parseDouble(f[eps]) <= 1.6 + 1e-9, r);
+    for (var r : CliAssertions.quickPresetRows(dir, "crosssilo-projection")) {
+      names.add(r.get("variant"));
+      assertTrue(Double.parseDouble(r.get("dp_eps")) <= 1.6 + 1e-9, r.toString());
     }
     assertEquals(java.util.Set.of("cross-silo@10", "cross-silo@20", "cross-silo@12730"), names);
   }

@@ -182,22 +182,14 @@ class ExperimentCliTest {
   /** The smm-fl preset's quick form runs the MLP through the mechanism, accounted within each target eps. */
   @Test
   void quickSmmFlPresetRunsWithinItsTargets(@TempDir Path dir) throws Exception {
-    Cli run = Cli.run("experiment", "run", "--preset", "smm-fl", "--quick", "--out", dir.toString(), "--quiet");
-    assertEquals(0, run.exit, run.toString());
-    List<String> rows = Files.readAllLines(dir.resolve("results.csv"));
-    List<String> header = List.of(rows.get(0).split(","));
-    int target = header.indexOf("target_eps");
-    int eps = header.indexOf("dp_eps");
-    int acc = header.indexOf("test_acc");
-    assertEquals(5 * 2 * 3, rows.size() - 1, "five variants at two eps, each as a grid row and two selections: "
-        + rows);
-    for (String r : rows.subList(1, rows.size())) {
-      String[] f = r.split(",");
-      assertTrue(List.of("smm-b8", "ddg-b8", "skellam-b8", "cpsgd-b8", "dp-sgd").contains(f[0]) && f[1].equals("mlp"),
-          r);
-      assertTrue(Double.parseDouble(f[eps]) <= Double.parseDouble(f[target]) + 1e-9, r);
-      double a = Double.parseDouble(f[acc]);
-      assertTrue(a >= 0 && a <= 1, r);
+    var rows = CliAssertions.quickPresetRows(dir, "smm-fl");
+    assertEquals(5 * 2 * 3, rows.size(), "five variants at two eps, each as a grid row and two selections: " + rows);
+    for (var r : rows) {
+      assertTrue(List.of("smm-b8", "ddg-b8", "skellam-b8", "cpsgd-b8", "dp-sgd").contains(r.get("variant"))
+          && r.get("learner").equals("mlp"), r.toString());
+      assertTrue(Double.parseDouble(r.get("dp_eps")) <= Double.parseDouble(r.get("target_eps")) + 1e-9, r.toString());
+      double a = Double.parseDouble(r.get("test_acc"));
+      assertTrue(a >= 0 && a <= 1, r.toString());
     }
   }
 
