@@ -218,7 +218,7 @@ public final class DpFl {
       // The noise is sized for the fewest contributors a round may have: with more, there is only
       // more noise. Honest: the guaranteed honest contributors among them alone give std sigma C.
       double honest = switch (c.split()) {
-        case HONEST -> HelmetAccounting.honestContributors(minContributors, w, c.honestFraction());
+        case HONEST -> HelmetAccounting.noiseHonest(minContributors, w, c.honestFraction());
         case ALL_TRUSTED -> minContributors;
         case SQRT_W_PENALTY -> 1;
       };
@@ -392,8 +392,15 @@ public final class DpFl {
       double eps = epsilon();
       String relation = config.neighbours().describe();
       java.util.List<Guarantee> guarantees = new java.util.ArrayList<>();
-      guarantees.add(new Guarantee(Audience.releasedModel(summationName, summationRevealsInputs, colluders())
-          + "; covers every round's model", relation, "record", eps, config.delta()));
+      // All-trusted: the noise is split W ways with nobody left out, so a participant that subtracts
+      // its own share sees less than the calibrated noise; the audience says so (privacy review turn
+      // 3, finding 4).
+      String trust = config.split() == NoiseSplit.ALL_TRUSTED
+          ? " (all-trusted noise split: only if every party adds its noise share and no participant subtracts its "
+              + "own; a participant that does sees (W - 1) / W of the noise variance)"
+          : "";
+      guarantees.add(new Guarantee(Audience.releasedModel(summationName, summationRevealsInputs, colluders(),
+          config.split() != NoiseSplit.ALL_TRUSTED) + trust + "; covers every round's model", relation, "record", eps, config.delta()));
       if (summationRevealsInputs) {
         // In the clear the server sees each party's noised gradient sum every round: one party's own
         // noise (std partyStd on a sum of sensitivity C) protects that party's records.

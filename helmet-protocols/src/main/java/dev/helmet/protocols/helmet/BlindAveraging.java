@@ -191,7 +191,7 @@ public final class BlindAveraging {
       this.minContributors = privacy.minContributors(w);
       Checks.inRange("min contributors", minContributors, 1, w);
       double t = privacy.honestFraction();
-      this.plannedHonest = HelmetAccounting.honestContributors(minContributors, w, t);
+      this.plannedHonest = HelmetAccounting.noiseHonest(minContributors, w, t);
       if (plannedHonest <= 0) {
         throw new IllegalArgumentException(String.format(
             "with %d of %d parties contributing and honest fraction %s, no honest party's noise is "
@@ -314,7 +314,7 @@ public final class BlindAveraging {
       int m = minContributors;
       FixedPointEncoding encoding = noise.encoding();
       double t = privacy.honestFraction();
-      double actualHonest = HelmetAccounting.honestContributors(contributors, w, t);
+      double actualHonest = HelmetAccounting.noiseHonest(contributors, w, t);
       DpEvent achieved = noise.achievedEvent(actualHonest);
       double achievedEps = achieved == null
           ? Double.POSITIVE_INFINITY

@@ -18,7 +18,21 @@ public final class Audience {
    *     share what they know): floor((1 - t) w)
    */
   public static String releasedModel(String summation, boolean revealsInputs, int colluders) {
-    String parties = colluders <= 0 ? "no party" : "up to " + colluders + (colluders == 1 ? " party" : " parties");
+    return releasedModel(summation, revealsInputs, colluders, true);
+  }
+
+  /**
+   * As {@link #releasedModel(String, boolean, int)}; {@code observerCovered} false where the noise
+   * is not sized for a participant that subtracts its own share (DP-FL's all-trusted split), whose
+   * caller then says so.
+   */
+  public static String releasedModel(String summation, boolean revealsInputs, int colluders,
+      boolean observerCovered) {
+    // With no colluder tolerated the noise is still sized for one participant that subtracts its own
+    // share (HelmetAccounting.noiseHonest; cross-silo's M - T - 1): the text names that participant.
+    String parties = colluders > 0 ? "up to " + colluders + (colluders == 1 ? " party" : " parties")
+        : observerCovered ? "no party (any one participant, though it knows its own noise share, is covered)"
+        : "no party";
     if (revealsInputs) {
       return "anyone holding the released model who saw nothing else (not the server: the summation is in the clear)";
     }

@@ -65,7 +65,7 @@ final class SmmPlan {
     this.delta = delta;
     this.epsilonTarget = epsilon;
     this.honestFraction = honestFraction;
-    this.honest = HelmetAccounting.honestContributors(minContributors, sizes.length, honestFraction);
+    this.honest = HelmetAccounting.noiseHonest(minContributors, sizes.length, honestFraction);
     if (honest <= 0) {
       throw new IllegalArgumentException("honest fraction " + honestFraction + " of " + sizes.length + " parties "
           + "leaves no honest party among " + minContributors + " contributors: nobody's noise is guaranteed");

@@ -192,6 +192,22 @@ class DpFlTest {
   }
 
   /** The plan refuses models that would void the clipping, and rounds a party cannot afford. */
+  /**
+   * At honest fraction 1 no party may collude, but each participant holds every round's model and
+   * knows its own noise share: the other W - 1 shares alone must still carry the calibrated std
+   * sigma C (privacy review turn 3, finding 4; at a5230d4 each party added sigma C / sqrt(W)).
+   */
+  @Test
+  void atHonestFractionOneTheOtherPartiesNoiseAloneCarriesTheCalibratedStd() {
+    DpFl.Config c = addRemove(5, 1, 1.0);
+    DpFl.Plan plan = DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 4, 3, 2);
+    double others = plan.partyStd() * Math.sqrt(3);
+    assertTrue(others >= plan.noiseMultiplier() * c.clip() * (1 - 1e-12),
+        "the observer's view keeps std " + others + " < sigma C = " + plan.noiseMultiplier() * c.clip());
+    String against = plan.ledger("secagg+", false).guarantees().get(0).against();
+    assertTrue(against.contains("any one participant, though it knows its own noise share, is covered"), against);
+  }
+
   @Test
   void planRefusesNonFiniteModelsAndImpossibleSplits() {
     DpFl.Config c = addRemove(5, 1, 0.5);

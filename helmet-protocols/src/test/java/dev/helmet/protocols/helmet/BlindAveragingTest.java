@@ -48,6 +48,24 @@ class BlindAveragingTest {
     return m;
   }
 
+  /**
+   * At honest fraction 1 each participant still knows its own noise share: the other W - 1 scaled
+   * inputs' noise must reach std sigma S / W on the sum (privacy review turn 3, finding 4; at
+   * a5230d4 the W shares together did, so the observer saw sqrt((W - 1) / W) of it).
+   */
+  @Test
+  void atHonestFractionOneTheOtherPartiesNoiseAloneReachesTheCalibratedStd() {
+    LocalModels l = locals(new PartitionStrategy.Uneven(20, 20, 3, 0.5), SOFTMAX);
+    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1, 1e-5, 1.0), new PlainSummation(),
+        NoiseFactory.seededForTesting(3), 64, 2);
+    var d = r.ledger().details();
+    int w = (int) d.get("parties");
+    double tau = (double) d.get("noise_std_per_coordinate");
+    double needed = (double) d.get("noise_multiplier") * (double) d.get("scaled_sensitivity") / w;
+    assertTrue(tau * Math.sqrt(w - 1) >= needed * (1 - 1e-12), "observer keeps " + tau * Math.sqrt(w - 1)
+        + " < " + needed);
+  }
+
   @Test
   void withNegligibleNoiseTheReleaseIsTheSizeWeightedMeanOfTheLocalModels() {
     LocalModels l = locals(new PartitionStrategy.Uneven(20, 20, 3, 0.5), SOFTMAX);

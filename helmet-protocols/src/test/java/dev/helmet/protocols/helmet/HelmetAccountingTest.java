@@ -73,4 +73,22 @@ class HelmetAccountingTest {
     assertEquals(-1, HelmetAccounting.honestContributors(1, 4, 0.5));
     assertEquals(1000, HelmetAccounting.honestContributors(1000, 1000, 1));
   }
+  /**
+   * The noise is sized for the contributors whose shares the adversary cannot know: the dishonest
+   * ones are out, and so is one observing participant even when none may be dishonest (privacy
+   * review turn 3, finding 4). With one party there is nobody else to observe.
+   */
+  @Test
+  void noiseHonestLeavesOutTheObservingParticipantEvenAtHonestFractionOne() {
+    assertEquals(9, HelmetAccounting.noiseHonest(10, 10, 1));
+    assertEquals(9, HelmetAccounting.noiseHonest(10, 10, 0.95)); // floor(0.5) = 0 dishonest, one observer
+    assertEquals(9, HelmetAccounting.noiseHonest(10, 10, 0.9)); // the one dishonest party is the observer
+    assertEquals(500, HelmetAccounting.noiseHonest(1000, 1000, 0.5));
+    assertEquals(1, HelmetAccounting.noiseHonest(1, 1, 1));
+    assertEquals(1, HelmetAccounting.noiseHonest(2, 2, 1));
+    assertEquals(0, HelmetAccounting.noiseHonest(1, 2, 1));
+    String why = HelmetAccounting.honestProblem(1, 2, 1);
+    assertTrue(why != null && why.contains("min_contributors") && why.contains("its own noise share"), why);
+    assertEquals(null, HelmetAccounting.honestProblem(2, 2, 1));
+  }
 }

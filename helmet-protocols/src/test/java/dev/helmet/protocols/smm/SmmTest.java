@@ -130,6 +130,52 @@ class SmmTest {
     }
   }
 
+  /**
+   * At honest fraction 1 no party may collude, but every participant holds each round's model and
+   * knows its own noise share, so it can subtract it: the other W - 1 shares alone must still give
+   * the printed eps at the clip the release uses. Golden values (privacy review turn 3, finding 4,
+   * {@code smm_observer.py}, mpmath at 30 digits): in the MNIST setting (c = 4096, q = 0.004, T =
+   * 1000, delta 1e-5, general bound) calibrated to eps 3 for the whole noise, such a participant saw
+   * eps 3.772 with 10 parties and 6.409 with 3.
+   */
+  @Test
+  void aParticipantThatSubtractsItsOwnNoiseShareStillGetsThePrintedEps() {
+    for (int w : new int[] {3, 10}) {
+      AlgorithmSpec s = spec(3, 1.0, "bits=8,gamma=64,sampling_rate=0.004,rounds=1000,expected_batch=240");
+      int[] sizes = new int[w];
+      java.util.Arrays.fill(sizes, 6000);
+      PublicPlan plan = s.plan(sizes, w, false);
+      double printed = plan.ledger(w, "secagg+", false).epsilon();
+      assertTrue(printed <= 3 + 1e-9, "printed " + printed);
+      SmmPlan p = planOf((SmmRun) plan);
+      assertEquals(w - 1, p.honest(), "the observing participant's share is not counted");
+      var details = p.mechanism().details();
+      double others = (double) details.get("party_skellam_lambda") * (w - 1);
+      int deltaInf = (int) details.get("delta_inf");
+      double seen = epsilonAtClip(others, 4096, 0.004, 1000, 1e-5, deltaInf);
+      assertTrue(seen <= printed + 1e-9, w + " parties: the observer sees eps " + seen + " > printed " + printed);
+      // The total is calibrated as before; a plan that split it W ways (a5230d4) left the observer
+      // (W - 1) / W of it: the review's figures, reproduced here so the test can tell the two apart.
+      double total = (double) details.get("total_skellam_lambda");
+      double before = epsilonAtClip(total * (w - 1) / w, 4096, 0.004, 1000, 1e-5, deltaInf);
+      assertEquals(w == 10 ? 3.772 : 6.409, before, 0.002, "the review's attained eps at " + w + " parties");
+    }
+  }
+
+  /**
+   * RDP-to-(eps, delta) of T subsampled SMM rounds at a fixed integer clip (the release's), as the
+   * review's {@code eps_fixed_d}: orders from 2 while Theorem 5's conditions hold.
+   */
+  private static double epsilonAtClip(double lambda, double c, double q, int steps, double delta, int deltaInf) {
+    double best = Double.POSITIVE_INFINITY;
+    var e = new dev.helmet.privacy.event.SkellamMixtureDpEvent(lambda, c, deltaInf);
+    for (int a = 2; a <= SmmAccounting.MAX_ORDER && SkellamMixtureRdp.valid(a, lambda, deltaInf); a++) {
+      double rdp = steps * SkellamMixtureRdp.subsampledRdp(e, q, a, SkellamMixtureRdp.Subsampling.GENERAL);
+      best = Math.min(best, rdp + Math.log((a - 1.0) / a) - (Math.log(delta) + Math.log(a)) / (a - 1));
+    }
+    return best;
+  }
+
   private static SmmPlan planOf(SmmRun run) {
     try {
       var f = SmmRun.class.getDeclaredField("plan");
