@@ -13,13 +13,19 @@ import picocli.CommandLine.Option;
  * ({@link SmmAccounting}) from public parameters, or the Skellam lambda for a target eps.
  */
 final class SmmPrivacy {
+  /** The paper's subsampling bound is not proven for SMM: its eps is labelled (privacy review turn 3, finding 5). */
+  private static final java.util.function.Function<Subsampling, String> PAPER_CAVEAT = m -> m == Subsampling.PAPER
+      ? " (UNPROVEN for SMM: --subsampling paper reproduces the paper's figures; the general bound is the guarantee)"
+      : "";
+
   @Option(names = "--skellam-lambda", paramLabel = "L",
       description = "With --accountant smm: each client's Skellam parameter lambda (noise Sk(L, L) per coordinate).")
   Double lambda;
 
   @Option(names = "--clients", paramLabel = "N",
-      description = "With --accountant smm: clients whose noise is in each round's sum (the paper's |B|, expected "
-          + "clients per round).")
+      description = "With --accountant smm: clients whose noise is in every released sum (Theorem 5 needs the "
+          + "noise present in each sum; an expected number of sampled clients, the paper's |B| read as in its "
+          + "Theorem 6, is not that).")
   Double clients;
 
   @Option(names = "--mixture-c", paramLabel = "C",
@@ -96,16 +102,16 @@ final class SmmPrivacy {
       j.put("steps", r.steps);
       j.put("subsampling", mode.name().toLowerCase(Locale.ROOT));
       j.put("neighbours", "add-remove");
-      j.put("against", "anyone who sees the released sums");
+      j.put("against", "anyone who sees the released sums" + PAPER_CAVEAT.apply(mode));
       j.put("relation", "add or remove one client");
       out.println(Json.print(j));
     } else {
       out.printf(Locale.ROOT, "epsilon = %.6f at delta = %s (order %d) for %d round(s) of the Skellam mixture mechanism "
           + "(q = %s, %s subsampling bound), Skellam lambda %.6g per client x %s clients, c = %s; L-infinity clip: "
-          + "ceil|x_j| <= %d (valid below %.4g), against anyone who sees the released sums, for neighbours that add "
-          + "or remove one client%n", res.epsilon(), Trainer.fmt(r.delta), res.order(), r.steps,
+          + "ceil|x_j| <= %d (valid below %.4g), against anyone who sees the released sums%s, for neighbours that "
+          + "add or remove one client%n", res.epsilon(), Trainer.fmt(r.delta), res.order(), r.steps,
           Trainer.fmt(r.samplingRate), mode.name().toLowerCase(Locale.ROOT), perClient, Trainer.fmt(clients),
-          Trainer.fmt(mixtureC), res.deltaInf(), res.deltaInfBound());
+          Trainer.fmt(mixtureC), res.deltaInf(), res.deltaInfBound(), PAPER_CAVEAT.apply(mode));
     }
     out.flush();
   }

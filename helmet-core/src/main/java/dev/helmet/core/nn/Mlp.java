@@ -39,6 +39,15 @@ public final class Mlp {
    */
   public static final double CLIP_SLACK = 1e-12;
 
+  /**
+   * The margin this net uses: {@link #CLIP_SLACK}, or more where a layer is so wide that the
+   * computed norm's relative error could pass it: {@code (2 (n_max + L) + 8) 2^-53}, twice the
+   * error bound of a sum of n_max non-negative terms plus one term per layer and a few roundings
+   * for the products and the square root (privacy review turn 3, finding 8: the fixed 1e-12 was
+   * proven only up to widths of about 9,000). Equal to CLIP_SLACK up to widths of about 4,500.
+   */
+  private final double clipSlack;
+
   /** Examples per forward pass in {@link #predict} and {@link #meanLoss}, to bound the scratch. */
   private static final int CHUNK = 512;
 
@@ -73,6 +82,13 @@ public final class Mlp {
           + " has more parameters than one array holds");
     }
     this.parameterCount = (int) at;
+    int widest = Arrays.stream(widths).max().getAsInt();
+    this.clipSlack = Math.max(CLIP_SLACK, (2.0 * ((double) widest + layers) + 8) * 0x1p-53);
+  }
+
+  /** The relative clip margin this net uses (see {@link #CLIP_SLACK}). */
+  public double clipSlack() {
+    return clipSlack;
   }
 
   /** The widths {@code n_0, ..., n_L} (a copy). */
@@ -275,7 +291,7 @@ public final class Mlp {
       if (norms != null) {
         norms[j] = norm;
       }
-      double padded = norm * (1 + CLIP_SLACK);
+      double padded = norm * (1 + clipSlack);
       if (!Double.isFinite(norm)) {
         scale[j] = 0;
         clipped++;
@@ -318,7 +334,7 @@ public final class Mlp {
       pass.gradientNormsSquared(sq);
       for (int j = 0; j < m; j++) {
         double norm = Math.sqrt(sq[j]);
-        double padded = norm * (1 + CLIP_SLACK);
+        double padded = norm * (1 + clipSlack);
         double s = !Double.isFinite(norm) ? 0 : padded > clip ? clip / padded : 1;
         if (s != 1) {
           clipped++;

@@ -206,4 +206,16 @@ class MlpClippingTest {
     assertArrayEquals(alone, out, 0.0);
     assertTrue(ReferenceMlp.norm(out) <= 1.0);
   }
+  /**
+   * The clip margin grows with the widest layer where 1e-12 no longer covers the norm's rounding
+   * (about n 2^-53 for width n; privacy review turn 3, finding 8: proven only up to about 9,000),
+   * and stays 1e-12 for the usual widths, so nothing trained before changes.
+   */
+  @Test
+  void theClipMarginCoversTheRoundingOfTheWidestLayer() {
+    assertEquals(Mlp.CLIP_SLACK, new Mlp(784, 80, 10).clipSlack(), 0);
+    double wide = new Mlp(65_536, 16, 10).clipSlack();
+    assertTrue(wide >= 2 * 65_536 * 0x1p-53, "margin " + wide);
+    assertTrue(wide > Mlp.CLIP_SLACK);
+  }
 }

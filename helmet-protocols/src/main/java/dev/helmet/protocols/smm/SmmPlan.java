@@ -208,8 +208,15 @@ final class SmmPlan {
     double eps = epsilon();
     String relation = dev.helmet.privacy.event.NeighbourRelation.ADD_OR_REMOVE_ONE.describe();
     List<Guarantee> guarantees = new java.util.ArrayList<>();
+    // The paper's subsampling bound is proven for mechanisms like the Gaussian, not shown for SMM:
+    // its eps is a reproduction figure, and the guarantee says so where it is printed (privacy
+    // review turn 3, finding 5).
+    String unproven = config.subsampling() == dev.helmet.privacy.accounting.SkellamMixtureRdp.Subsampling.PAPER
+        ? " (UNPROVEN for SMM: eps from the paper's subsampling bound, --subsampling paper, which reproduces the "
+            + "paper's figures; the default general bound is the guarantee)"
+        : "";
     guarantees.add(new Guarantee(Audience.releasedModel(summation, revealsInputs, colluders())
-        + "; covers every round's model", relation, "record", eps, delta));
+        + unproven + "; covers every round's model", relation, "record", eps, delta));
     if (revealsInputs) {
       details.put("epsilon_against_server_per_party", "none: a party's own noise share is calibrated only as part "
           + "of the sum");
