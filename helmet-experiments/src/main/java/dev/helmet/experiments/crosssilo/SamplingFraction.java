@@ -4,9 +4,6 @@ import dev.helmet.core.util.Parallel;
 import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.accounting.PldAccountant;
 import dev.helmet.privacy.accounting.SworAmplification;
-import dev.helmet.privacy.event.GaussianDpEvent;
-import dev.helmet.privacy.event.NeighbourRelation;
-import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,7 +27,10 @@ import java.util.Locale;
  * k* the delta_s-quantile of the malicious tokens in a batch); and, at a few points, the
  * "equivalent fraction" of the exact hypergeometric mixture (the design note's derivation, not in
  * the paper): the Poisson rate whose replace-one PLD accounting over K steps at noise multiplier
- * sigma reaches the same eps at delta as the mixture does. A second sweep places the coalition
+ * sigma, with Poisson sampling's own pair, reaches the eps at delta that the mixture reaches with
+ * the pair fixed-size sampling attains ({@link SworAmplification}'s class note). The paper's
+ * fractions are rates of that fixed-size pair, b/n a rate of Poisson's: only the equivalent
+ * fraction puts both on one scale. A second sweep places the coalition
  * on the paper's N = 32 equal parties: T colluders plus the observing party hold n_A = (T + 1)
  * n / N records (doubts 1, 7 and 20), rounded up when that is not an integer (more malicious
  * records: never the kinder side).
@@ -216,8 +216,7 @@ public final class SamplingFraction {
   }
 
   private static double poissonEpsilon(double q, Grid g) {
-    return new PldAccountant().compose(new PoissonSampledDpEvent(q, new GaussianDpEvent(g.sigma()),
-        NeighbourRelation.REPLACE_ONE), g.steps()).epsilon(g.delta());
+    return new PldAccountant().compose(SworAmplification.poissonPair(q, g.sigma()), g.steps()).epsilon(g.delta());
   }
 
   /** The slack's label in column names and legends: 1e-15, 1e-10, 1e-05 as 1e-15, 1e-10, 1e-5. */

@@ -18,12 +18,37 @@ import org.apache.commons.statistics.distribution.HypergeometricDistribution;
  * Fig. 1) when a coalition holding {@code maliciousRecords} = n_A of the {@code records} = n
  * records knows which of its own tokens each step draws (docs/design/cross-silo.md 1.4).
  *
- * <p>Each step draws a batch of b tokens. The number of honest records in it is M ~
- * Hypergeometric(population n, successes n_H = n - n_A, draws b), known to the coalition, and given
- * M = m each honest record is in the batch with probability q_m = m/n_H. Three per-step analyses,
- * all for replace-one neighbours (SWOR under add/remove changes n; the paper pairs SWOR with
- * ~S) and the Poisson-subsampled replace-one pair of {@link PldAccountant} as the dominating pair
- * at each rate (doubt 21):
+ * <p><b>Adversary and relation.</b> The coalition (colluders plus the observing party) sees every
+ * released noisy sum and, for each step, which of its own tokens were drawn, hence the number M of
+ * honest records in the batch. Neighbours replace one honest record (SWOR under add/remove changes
+ * n; the paper pairs SWOR with ~S). Each step draws b tokens; M ~ Hypergeometric(population n,
+ * successes n_H = n - n_A, draws b) has the same law under both neighbours, and given M = m the
+ * honest part of the batch is a uniform m-subset of the n_H honest records: a <em>fixed-size</em>
+ * sample, each record in it with probability q_m = m/n_H.
+ *
+ * <p><b>The pair.</b> Fixed-size sampling does not let the rest of the batch factor out as Poisson
+ * sampling does: whether the replaced record is drawn changes which other records are summed. Its
+ * dominating pair under replace-one, at sensitivity 2C of the clipped sum (two clipped gradients
+ * differ by up to 2C), is the add-or-remove Poisson pair at rate q_m and noise multiplier sigma/2,
+ *
+ * <pre>
+ *   P = (1 - q_m) N(0, (sigma/2)^2) + q_m N(1, (sigma/2)^2)   vs   Q = N(0, (sigma/2)^2),
+ * </pre>
+ *
+ * in both directions (P vs Q and Q vs P; {@link PldAccountant} composes each direction and
+ * reports the worse): Zhu, Dong and Wang, "Optimal accounting of differential privacy via
+ * characteristic function" (AISTATS 2022), on subsampling without replacement under substitution;
+ * the single-step form is Dong, Roth and Su's C_q(G_{2/sigma}) ("Gaussian differential privacy",
+ * JRSS-B 2022, subsampling). The construction of the privacy review (turn 3, finding 1) attains it,
+ * so no smaller pair can be right: let D' hold n_H copies of x' and D hold x plus n_H - 1 copies of
+ * x', with clipped gradients g(x) = C u = -g(x'). Given m, the honest sum under D' is always m
+ * g(x'); under D it is m g(x') + 2 C u with probability q_m, else m g(x'): exactly P vs Q in every
+ * step. The Poisson replace-one pair (1 - q) N(0, sigma^2) + q N(1, sigma^2) vs (1 - q) N(0,
+ * sigma^2) + q N(-1, sigma^2), which this class used until then, holds for Poisson sampling only
+ * and understated eps sixfold and more (the review: 1.04 against 6.83 at q 0.004, sigma 1, 1000
+ * steps; Lebeda, Regehr, Kamath and Steinke, "Avoiding pitfalls for privacy accounting of
+ * subsampled mechanisms under composition", 2024). Three per-step analyses, all with this pair at
+ * each rate (doubt 21):
  *
  * <ul>
  *   <li>{@link WorstCase} (the paper): q = b/n_H, as if the whole batch were honest.
@@ -32,16 +57,16 @@ import org.apache.commons.statistics.distribution.HypergeometricDistribution;
  *       {@code hypergeom.ppf}), P[M > b - k*] = P[X < k*] < delta_s; the rate is (b - k*)/n_H and
  *       the rest is a {@link SlackDpEvent} of delta_s, paid every step (doubt 6).
  *   <li>{@link Exact} (the design note's derivation, not in the paper): M's law depends on no
- *       record, so the step is the revealed mixture sum_m h(m) omega_S(m/n_H, sigma) ({@link
- *       MixtureDpEvent}); no slack beyond the numerical tail.
+ *       record and the coalition sees m, so the step is the revealed mixture sum_m h(m) omega(m/n_H,
+ *       sigma/2) ({@link MixtureDpEvent}) of the pair above; no slack beyond the numerical tail.
  * </ul>
  *
  * <p>Monotonicity in q makes every simplification here conservative: for q < q', the channel
- * "with probability q/q' pass Y through, else output a fresh N(0, sigma^2)" maps the pair at q' to
- * the pair at q, so the pair at q is a post-processing and no less private at any eps. Hence mass
- * may move to larger m: the exact analysis groups m into at most {@code buckets} buckets, each
- * represented by its largest m, merges the lower tail into the lowest bucket, and charges the
- * upper tail beyond 1 - tail as a slack (total failure).
+ * "with probability q/q' pass Y through, else output a fresh N(0, (sigma/2)^2)" maps the pair at
+ * q' to the pair at q (in both directions), so the pair at q is a post-processing and no less
+ * private at any eps. Hence mass may move to larger m: the exact analysis groups m into at most
+ * {@code buckets} buckets, each represented by its largest m, merges the lower tail into the
+ * lowest bucket, and charges the upper tail beyond 1 - tail as a slack (total failure).
  *
  * <p>Hypergeometric probabilities come from commons-statistics (log-space, relative accuracy near
  * 1e-14, checked against exact rational arithmetic in the tests); tails are summed from their
@@ -203,13 +228,27 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
     return exact(sigma, (Exact) analysis);
   }
 
-  /** The replace-one Poisson-subsampled Gaussian at rate m/n_H (m = 0: nothing of the data). */
+  /**
+   * One step given m honest records in the batch: fixed-size sampling at rate m/n_H under
+   * replace-one, accounted with its dominating pair (class note), the add-or-remove Poisson pair at
+   * noise multiplier sigma/2, both directions. m = 0: nothing of the data. sigma/2 is exact in
+   * binary floating point; the rate m/n_H is rounded up (one ulp above the nearest double, capped
+   * at 1), so the analysed rate is never below the true one: conservative by the monotonicity in q.
+   */
   private DpEvent step(int m, double sigma) {
     if (m <= 0) {
       return new NoOpDpEvent();
     }
-    double q = Math.min(1, (double) m / honestRecords());
-    return new PoissonSampledDpEvent(q, new GaussianDpEvent(sigma), NeighbourRelation.REPLACE_ONE);
+    return fixedSizePair(m >= honestRecords() ? 1 : Math.min(1, Math.nextUp((double) m / honestRecords())), sigma);
+  }
+
+  /**
+   * The pair that fixed-size sampling at rate q attains under replace-one with noise multiplier
+   * sigma (relative to the clip): the add-or-remove Poisson-subsampled Gaussian at sigma/2 (class
+   * note).
+   */
+  public static DpEvent fixedSizePair(double q, double sigma) {
+    return new PoissonSampledDpEvent(q, new GaussianDpEvent(sigma / 2), NeighbourRelation.ADD_OR_REMOVE_ONE);
   }
 
   private DpEvent exact(double sigma, Exact a) {
@@ -310,11 +349,14 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
 
   /**
    * The equivalent fraction: the rate q at which {@code steps} steps of the plain replace-one
-   * Poisson-subsampled Gaussian have the same epsilon at delta as the exact mixture (the design
-   * note's extra curve for Fig. 1). Found by bisection on q to a relative 1e-3 (epsilon is
-   * increasing in q, by the monotonicity above); the upper end of the final bracket is returned,
-   * so the stated fraction never understates the exact mixture's cost. Each evaluation composes
-   * {@code steps} steps with the PLD accountant, so this costs about a dozen accountings.
+   * Poisson-subsampled Gaussian at the same sigma (the pair Poisson sampling attains, {@link
+   * #poissonPair}) have the same epsilon at delta as the exact mixture of the fixed-size pair: the
+   * Poisson rate that costs what SWOR costs, each sampling scheme accounted with its own pair
+   * (design note 1.4; the design note's extra curve for Fig. 1). Found by bisection on q to a
+   * relative 1e-3 (epsilon is increasing in q, by the monotonicity above); the upper end of the
+   * final bracket is returned, so the stated fraction never understates the exact mixture's cost.
+   * Each evaluation composes {@code steps} steps with the PLD accountant, so this costs about a
+   * dozen accountings.
    */
   public double equivalentFraction(double sigma, int steps, double delta) {
     Checks.openUnit("delta", delta);
@@ -322,10 +364,14 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
   }
 
   /**
-   * The rate q at which {@code steps} steps of the replace-one Poisson-subsampled Gaussian reach
-   * {@code epsilon} at delta, searched between b/n (halved while needed) and b/n_H, to a relative
-   * 1e-3, the upper end of the final bracket: what {@link #equivalentFraction} solves once it knows
-   * the exact mixture's epsilon.
+   * The rate q at which {@code steps} steps of the replace-one Poisson-subsampled Gaussian at
+   * sigma reach {@code epsilon} at delta, to a relative 1e-3, the upper end of the final bracket:
+   * what {@link #equivalentFraction} solves once it knows the exact mixture's epsilon. The bracket
+   * starts at [b/n, b/n_H]; its lower end is halved while Poisson there already exceeds epsilon,
+   * and its upper end doubled (up to 1) while Poisson there stays within it, since SWOR's
+   * fixed-size pair costs more than Poisson at b/n_H when sigma is small. 1 is returned when even
+   * q = 1 stays within epsilon: no Poisson rate costs as much (only the exact mixture's slack and
+   * the grid can put it there, as the pair at any rate is a post-processing of the Gaussian at q = 1).
    */
   public double fractionAtEpsilon(double epsilon, double sigma, int steps, double delta) {
     Checks.positive("noise multiplier", sigma);
@@ -341,8 +387,12 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
         return hi;
       }
     }
-    if (poissonEpsilon(hi, sigma, steps, delta) <= epsilon) {
-      return hi; // the worst case is never below the mixture but for the grids' rounding
+    while (poissonEpsilon(hi, sigma, steps, delta) <= epsilon) {
+      if (hi >= 1) {
+        return 1;
+      }
+      lo = hi;
+      hi = Math.min(1, 2 * hi);
     }
     while (hi - lo > 1e-3 * hi) {
       double mid = 0.5 * (lo + hi);
@@ -355,9 +405,17 @@ public record SworAmplification(int records, int maliciousRecords, int batch) {
     return hi;
   }
 
+  /**
+   * The pair Poisson sampling at rate q attains under replace-one with noise multiplier sigma: the
+   * rest of the batch is independent of the replaced record's coin and factors out, leaving (1 - q)
+   * N(0, sigma^2) + q N(1, sigma^2) vs (1 - q) N(0, sigma^2) + q N(-1, sigma^2) (the cross-silo
+   * paper's pair). The baseline of {@link #fractionAtEpsilon}; not an analysis of SWOR.
+   */
+  public static DpEvent poissonPair(double q, double sigma) {
+    return new PoissonSampledDpEvent(q, new GaussianDpEvent(sigma), NeighbourRelation.REPLACE_ONE);
+  }
+
   private static double poissonEpsilon(double q, double sigma, int steps, double delta) {
-    return new PldAccountant()
-        .compose(new PoissonSampledDpEvent(q, new GaussianDpEvent(sigma), NeighbourRelation.REPLACE_ONE), steps)
-        .epsilon(delta);
+    return new PldAccountant().compose(poissonPair(q, sigma), steps).epsilon(delta);
   }
 }

@@ -147,7 +147,9 @@ final class CrossSiloPlan {
   /**
    * The accounted event of one step at noise multiplier {@code s} (relative to the clip, or to C~
    * when projecting): the Poisson-subsampled Gaussian, or under SWOR the amplification of {@link
-   * SworAmplification} for n records of which the coalition knows nKnown.
+   * SworAmplification} for n records of which the coalition knows nKnown, each step accounted with
+   * the pair a fixed-size batch attains under replace-one (not Poisson's: privacy review turn 3,
+   * finding 1).
    */
   static DpEvent roundEvent(CrossSiloConfig c, int n, int nKnown, double s) {
     DpEvent step;
