@@ -154,15 +154,18 @@ final class CrossSiloPlan {
    * SworAmplification} for n records of which the coalition knows nKnown.
    */
   static DpEvent roundEvent(CrossSiloConfig c, int n, int nKnown, double s) {
+    DpEvent step;
     if (c.swor() == null) {
-      return new PoissonSampledDpEvent(c.samplingRate(), new GaussianDpEvent(s), c.neighbours());
+      step = new PoissonSampledDpEvent(c.samplingRate(), new GaussianDpEvent(s), c.neighbours());
+    } else {
+      SworAmplification.Analysis a = switch (c.swor().analysis()) {
+        case "worst-case" -> new SworAmplification.WorstCase();
+        case "slack" -> new SworAmplification.Slack(c.swor().slack());
+        default -> new SworAmplification.Exact();
+      };
+      step = new SworAmplification(n, nKnown, c.swor().batch()).event(s, a);
     }
-    SworAmplification.Analysis a = switch (c.swor().analysis()) {
-      case "worst-case" -> new SworAmplification.WorstCase();
-      case "slack" -> new SworAmplification.Slack(c.swor().slack());
-      default -> new SworAmplification.Exact();
-    };
-    return new SworAmplification(n, nKnown, c.swor().batch()).event(s, a);
+    return step;
   }
 
   private DpEvent roundEvent(double s) {
