@@ -271,8 +271,8 @@ class CrossSiloExperimentCliTest {
 
   /**
    * The crosssilo-projection preset's quick form trains with the parties' sums projected to k = 10
-   * and 20 dimensions and without projection (plotted at k = d = 12,730), within eps 1.6 (the slack
-   * included).
+   * and 20 dimensions and without projection (plotted at k = d = 12,730), within eps 1.6 (each
+   * record's projection clipped to C~, no slack).
    */
   @Test
   void quickCrossSiloProjectionPresetRunsEveryDimension(@TempDir Path dir) throws Exception {

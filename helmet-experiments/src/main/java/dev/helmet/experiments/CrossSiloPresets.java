@@ -115,8 +115,8 @@ final class CrossSiloPresets {
    * against the projection dimension k in {50, 100, 200, 400} and no projection (plotted at k = d
    * = 63,610), for 10 silos of 6,000 MNIST records, the 784-80-10 MLP (not the paper's 1m model:
    * generating P costs d x k Gaussians per step), Adam at 0.005, C = 2.5, q = 0.008, 300 steps,
-   * two repeats. Each variant's projection slack is the default (delta / 20 over all steps, inside
-   * the accounted event). The running-time half (the summation's cost falls with its length, d to
+   * two repeats. Each record's projected gradient is clipped to C~ = C r(k, delta') at the default
+   * delta' (no slack charged; docs/cross-silo.md "Random projections"). The running-time half (the summation's cost falls with its length, d to
    * k) is measured with {@code helmet bench secagg --protocol dca --compute-nodes 8 --params k} and
    * reported in docs/cross-silo.md. Quick: 4 silos of 200 records, hidden [16], k in {10, 20} and
    * none, 10 steps.

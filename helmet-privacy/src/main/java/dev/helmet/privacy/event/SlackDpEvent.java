@@ -4,15 +4,12 @@ import dev.helmet.core.util.Checks;
 
 /**
  * {@code inner}'s guarantee, except with probability at most {@code slack}, when it may not hold at
- * all: the per-step failure probability of an analysis that conditions on a likely event. Two
- * uses in the cross-silo design (docs/design/cross-silo.md, 1.4 and 1.5):
- *
- * <ul>
- *   <li>SWOR amplification with slack (Heikkila et al., Sec. 3.4.1): with probability below
- *       delta_s the batch holds more honest records than the analysed rate allows;
- *   <li>random projections (Sec. 3.5, Lemma 2.1, Theorem 2): with probability delta' (2 delta'
- *       under replace-one, doubt 3) a projected gradient exceeds the clip the noise is sized for.
- * </ul>
+ * all: the per-step failure probability of an analysis that conditions on a likely event. Its use
+ * in the cross-silo design (docs/design/cross-silo.md 1.4): SWOR amplification with slack
+ * (Heikkila et al., Sec. 3.4.1), where with probability below delta_s the batch holds more honest
+ * records than the analysed rate allows. (Random projections used it for Theorem 2's delta' until
+ * cross-silo clipped each record's projection, which needs no slack: a probability over P does not
+ * hold for data chosen against a public P; privacy review turn 3, finding 2.)
  *
  * <p>Its privacy loss distribution is {@code (1 - slack) omega_inner + slack * (mass at +infinity)},
  * in each direction: the bad event is charged as a total failure, so after K steps

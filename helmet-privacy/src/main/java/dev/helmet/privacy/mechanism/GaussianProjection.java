@@ -1,5 +1,6 @@
 package dev.helmet.privacy.mechanism;
 
+import dev.helmet.core.linalg.Blas;
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Parallel;
 import java.nio.ByteBuffer;
@@ -32,11 +33,14 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>Why a seed and not {@link java.security.SecureRandom}: P is public randomness. It must be
  * identical for every party and the server, it is not secret (the server un-projects with it), and
  * the projection is not a privacy mechanism by itself: privacy comes from the Gaussian noise (drawn
- * with SecureRandom by the noise samplers) and from the clip. What the chi^2 argument of Theorem 2
- * needs is that P be independent of the data and of the model the gradients are taken at; a seed
- * fixed before the model is chosen, or drawn jointly afterwards (design note doubt 5), gives that.
- * AES-CTR is used as a well-studied pseudorandom function, so that the entries behave as i.i.d.
- * Gaussians, not for secrecy.
+ * with SecureRandom by the noise samplers) and from the clip. The chi^2 argument of Theorem 2 needs P
+ * independent of the data and of the model; a seed fixed before the data does not give that
+ * against data chosen by someone who knows the seed (a crafted record aligned with P's top singular
+ * directions has ||P^T g|| / ||g|| near 1 + sqrt(d / k), not r(k, delta'); privacy review turn 3,
+ * finding 2). So the cross-silo protocol does not rely on it: {@link #addClippedProjections} clips
+ * each record's projection to the bound the noise is sized for, which holds for any P and any
+ * model. AES-CTR is used as a well-studied pseudorandom function, so that honest records' projections
+ * behave as under i.i.d. Gaussians (and the clip rarely fires), not for secrecy.
  */
 public final class GaussianProjection {
   /** Default number of columns generated together. */
@@ -107,7 +111,7 @@ public final class GaussianProjection {
       int to = Math.min(d, from + ROWS);
       double[] col = new double[to - from];
       for (int c = 0; c < k; c++) {
-        generate(c, col, from, to);
+        generate(c, col, 0, from, to);
         double s = 0;
         for (int j = from; j < to; j++) {
           s += col[j - from] * g[j];
@@ -154,7 +158,7 @@ public final class GaussianProjection {
       int to = Math.min(d, from + ROWS);
       double[] col = new double[to - from];
       for (int c = 0; c < k; c++) {
-        generate(c, col, from, to);
+        generate(c, col, 0, from, to);
         double yc = y[c];
         for (int j = from; j < to; j++) {
           into[j] += col[j - from] * yc;
@@ -163,11 +167,98 @@ public final class GaussianProjection {
     });
   }
 
+  /**
+   * {@code into += sum_r clip_bound(P^T g_r)} over the {@code count} vectors g_r = {@code
+   * rows[r d .. (r + 1) d)}: each vector is projected by itself and its projection scaled down to
+   * L2 norm at most {@code bound} before the projections are added, in order r = 0, 1, ... ("project
+   * then clip", design note 1.5 and doubt 5). Whatever P is and however the vectors were chosen, one
+   * vector then moves the sum by at most {@code bound} (add or remove) or its two versions by at
+   * most {@code bound} each (replace one): a deterministic sensitivity, unlike Theorem 2's bound,
+   * which holds only with probability 1 - delta' and only for vectors independent of P.
+   *
+   * <p>Rounding, towards the safe side: the computed norm of a k-vector, sqrt of a recursive sum of
+   * squares, is within a relative (k / 2 + 2) 2^-53 of the exact one (Higham, Accuracy and Stability
+   * of Numerical Algorithms, 2nd ed., Sec. 3.1: gamma_k for the sum, one rounding for sqrt), and
+   * scaling by the rounded factor adds two roundings per entry. The clip therefore aims at {@code
+   * bound (1 - (2k + 8) 2^-53)}: the scaled (or unscaled) projection's exact norm is then below
+   * {@code bound}. A projection whose norm is not finite (a vector with an infinite entry) counts
+   * as zero, as the learners count such gradients.
+   *
+   * <p>Cost: P is generated once per call (d k Gaussians, as {@link #project}) and multiplied by
+   * the count x d block ({@link Blas#productNT}, about count d k FMAs), so callers batch as many
+   * vectors per call as their memory allows. The bits do not depend on the threads: each output
+   * is the sum over the fixed row chunks of {@link #ROWS}, in chunk order, of the chunk's product.
+   *
+   * @param rows the vectors, {@code count} rows of length d one after the other
+   * @param count how many rows of {@code rows} to use, >= 0
+   * @param bound the L2 bound of each projection, > 0
+   * @param into the sum of the clipped projections, length k
+   * @return how many projections were scaled down (or dropped as not finite)
+   */
+  public int addClippedProjections(double[] rows, int count, double bound, double[] into) {
+    Checks.require(count >= 0 && (long) count * d <= rows.length, "count must be in [0, " + rows.length / d
+        + "] for rows of " + rows.length + " values. Provided value: " + count);
+    Checks.require(bound > 0 && Double.isFinite(bound), "bound must be > 0 and finite. Provided value: " + bound);
+    Checks.require(into.length == k, "output length must be " + k + ". Provided value: " + into.length);
+    if (count == 0) {
+      return 0;
+    }
+    int chunks = (d + ROWS - 1) / ROWS;
+    double[][] partial = new double[chunks][count * k];
+    Parallel.forEach(threads(chunks), chunks, ch -> {
+      int from = ch * ROWS;
+      int n = Math.min(d, from + ROWS) - from;
+      int block = Math.min(k, DEFAULT_BLOCK);
+      double[] cols = new double[block * n];
+      double[] out = new double[count * block];
+      int[] at = new int[count];
+      for (int r = 0; r < count; r++) {
+        at[r] = r * d + from;
+      }
+      for (int c0 = 0; c0 < k; c0 += block) {
+        int kk = Math.min(block, k - c0);
+        for (int c = 0; c < kk; c++) {
+          generate(c0 + c, cols, c * n, from, from + n);
+        }
+        Blas.productNT(rows, at, count, cols, 0, kk, n, out, kk);
+        for (int r = 0; r < count; r++) {
+          System.arraycopy(out, r * kk, partial[ch], r * k + c0, kk);
+        }
+      }
+    });
+    double target = bound * (1 - (2.0 * k + 8) * 0x1p-53);
+    double[] y = new double[k];
+    int clipped = 0;
+    for (int r = 0; r < count; r++) {
+      double norm2 = 0;
+      for (int c = 0; c < k; c++) {
+        double s = 0;
+        for (double[] p : partial) {
+          s += p[r * k + c];
+        }
+        y[c] = s;
+        norm2 += s * s;
+      }
+      double norm = Math.sqrt(norm2);
+      double f = !Double.isFinite(norm) ? 0 : norm > target ? target / norm : 1;
+      if (f != 1) {
+        clipped++;
+      }
+      if (f == 0) {
+        continue;
+      }
+      for (int c = 0; c < k; c++) {
+        into[c] += f == 1 ? y[c] : y[c] * f;
+      }
+    }
+    return clipped;
+  }
+
   /** Column c of P: d entries N(0, 1/k). */
   public double[] column(int c) {
     Checks.require(c >= 0 && c < k, "column must be in [0, " + k + "). Provided value: " + c);
     double[] out = new double[d];
-    generate(c, out, 0, d);
+    generate(c, out, 0, 0, d);
     return out;
   }
 
@@ -176,11 +267,11 @@ public final class GaussianProjection {
   }
 
   /**
-   * Writes rows [from, to) of column c into out[0 .. to - from): row pair p (rows 2p, 2p + 1) is
-   * one Box-Muller draw from the 16 keystream bytes of counter block p, so any even {@code from}
+   * Writes rows [from, to) of column c into out[at .. at + to - from): row pair p (rows 2p, 2p + 1)
+   * is one Box-Muller draw from the 16 keystream bytes of counter block p, so any even {@code from}
    * starts exactly where the whole column's stream would be.
    */
-  private void generate(int c, double[] out, int from, int to) {
+  private void generate(int c, double[] out, int at, int from, int to) {
     Checks.require(from % 2 == 0, "a chunk starts at an even row. Provided value: " + from);
     Cipher aes = columnCipher(c, from / 2);
     byte[] zeros = new byte[CHUNK];
@@ -200,9 +291,9 @@ public final class GaussianProjection {
       double u2 = (buf.getLong() >>> 11) * UNIT; // [0, 1)
       double r = StrictMath.sqrt(-2 * StrictMath.log(u1));
       double t = 2 * Math.PI * u2;
-      out[j - from] = r * StrictMath.cos(t) * scale;
+      out[at + j - from] = r * StrictMath.cos(t) * scale;
       if (j + 1 < to) {
-        out[j + 1 - from] = r * StrictMath.sin(t) * scale;
+        out[at + j + 1 - from] = r * StrictMath.sin(t) * scale;
       }
     }
   }

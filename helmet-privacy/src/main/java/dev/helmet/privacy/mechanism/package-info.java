@@ -28,8 +28,10 @@
  *
  * <p><b>Cross-silo projection.</b> {@link dev.helmet.privacy.mechanism.GaussianProjection} is the
  * Johnson-Lindenstrauss projection of Heikkila et al. (Sec. 2.2 and 3.5), generated column by
- * column from a public seed; its sensitivity is {@link
- * dev.helmet.privacy.accounting.ProjectionSensitivity}'s.
+ * column from a public seed. {@link
+ * dev.helmet.privacy.mechanism.GaussianProjection#addClippedProjections} clips each vector's
+ * projection to a bound, a sensitivity that holds for any P and any data; {@link
+ * dev.helmet.privacy.accounting.ProjectionSensitivity}'s r(k, delta') chooses that bound.
  *
  * <p>Rounding and noise are secure by default; the rotation's signs and the projection are public.
  */

@@ -88,13 +88,16 @@ public final class CrossSiloAlgorithm implements Algorithm {
                 + "the server each group's sum (--summation groups --mask-group g); 0: only the total is shown",
             "noise_group"),
         new Parameter(SECTION + ".projection", "--projection-dim", Type.INTEGER, "0",
-            "k: each party sends P^T of its noisy sum, P a fresh public d x k Gaussian matrix per step (0: none)",
+            "k: each party sends the sum of its records' projected gradients P^T g, each clipped to C~ = C "
+                + "r(k, delta'), plus its noise share; P a fresh public d x k Gaussian matrix per step (0: none)",
             "projection"),
         new Parameter(SECTION + ".projection_slack", "--projection-slack", Type.NUMBER, "delta / (20 c rounds)",
-            "delta': per step, the chance a record's projected gradient exceeds C~ (c = 2 under replace-one, 1 "
-                + "under add-remove); all steps' slack is part of delta"),
+            "delta': sets the projected clip C~ = C r(k, delta'), the bound an honest record's projection independent "
+                + "of P exceeds with probability delta' (c = 2 under replace-one, 1 under add-remove); a record "
+                + "beyond C~ is clipped to it, so delta' is not charged to delta"),
         new Parameter(SECTION + ".projection_seed", "--projection-seed", Type.INTEGER, "1",
-            "public seed of the projections"),
+            "seed of the public projections P_t (each step's from it and the step): changes which P is used, "
+                + "not the guarantee, which holds for any P since each record's projection is clipped to C~"),
         HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
   }
 
@@ -176,13 +179,10 @@ public final class CrossSiloAlgorithm implements Algorithm {
       throw d.error(d.has("projection_slack") ? "projection_slack" : "projection_seed", "applies only with a "
           + "projection (crosssilo.projection, --projection-dim k > 0)");
     }
-    // The default slack spends 5 % of delta over all steps: c rounds delta' = delta / 20.
+    // The default delta' is the one that spent 5 % of delta over all steps when it was charged
+    // (c rounds delta' = delta / 20): the same C~ as before, now a clip rather than a charge.
     int c2 = relation == NeighbourRelation.REPLACE_ONE ? 2 : 1;
     double slack = k == 0 ? 0 : d.number("projection_slack", common.delta() / (20.0 * c2 * rounds), 1e-300, 0.5);
-    if (k > 0 && (double) c2 * rounds * slack > common.delta() / 2) {
-      throw d.error("projection_slack", "spends " + c2 + " x " + rounds + " x " + slack + " of delta over the steps, "
-          + "more than half of delta = " + common.delta() + "; lower it (the default is delta / (20 c rounds))");
-    }
     long projectionSeed = d.integer("projection_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE);
     CrossSiloConfig.Swor swor = null;
     if (sampling.equals("swor")) {

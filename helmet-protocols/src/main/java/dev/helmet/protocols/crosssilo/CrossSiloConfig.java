@@ -21,11 +21,13 @@ import java.util.Locale;
  * @param clip C: the per-example gradient L2 bound
  * @param learningRate the server's step size
  * @param accountant the accountant (pld, or rdp under add-or-remove)
- * @param projection k: the dimension parties project their noisy sums to (paper Sec. 3.5), 0 for
- *     none
- * @param projectionSlack delta': per step, the chance that a record's projected gradient exceeds
- *     the projected clip bound C~ = C r(k, delta') (paper Theorem 2); 0 without projection
- * @param projectionSeed the public seed of the projections (a fresh P each step)
+ * @param projection k: the dimension parties project their records' gradients to (paper Sec. 3.5),
+ *     each projection clipped to C~ before summing; 0 for none
+ * @param projectionSlack delta', which sets the projected clip C~ = C r(k, delta'): the chance that
+ *     an honest record's projection, P independent of it, exceeds C~ (paper Theorem 2). A record
+ *     beyond C~ is clipped, so it is not charged; 0 without projection
+ * @param projectionSeed the public seed of the projections (a fresh P each step); the guarantee
+ *     holds for any P
  * @param noiseGroup the fewest parties in any sum the summation reveals (pairwise masks in disjoint
  *     groups of g reveal each group's sum), 0 when only the total is revealed: the colluders split
  *     then sizes each share for its group
@@ -71,8 +73,6 @@ record CrossSiloConfig(
     Checks.require(noiseGroup >= 0, "noise group must be >= 0. Provided value: " + noiseGroup);
     Checks.require(projection >= 0, "projection dimension must be >= 0. Provided value: " + projection);
     if (projection > 0) {
-      Checks.require(accountant.equals("pld"), "a projection's slack is accounted by the pld accountant only (the RDP "
-          + "accountant has no slack event); use accountant pld");
       Checks.require(projectionSlack > 0 && projectionSlack < 1,
           "projection slack must be in (0, 1). Provided value: " + projectionSlack);
     }

@@ -10,9 +10,7 @@ import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.event.GaussianDpEvent;
 import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
-import dev.helmet.privacy.event.SlackDpEvent;
 import dev.helmet.privacy.mechanism.GaussianProjection;
-import org.apache.commons.statistics.distribution.ChiSquaredDistribution;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
 import dev.helmet.privacy.ledger.Guarantee;
 import dev.helmet.privacy.ledger.PrivacyCharge;
@@ -56,12 +54,25 @@ import java.util.Map;
  * over the hypergeometric m ({@link SworAmplification}: exact, the paper's slack form, or the worst
  * case b / n_H), under replace-one neighbours only.
  *
- * <p><b>Projection</b> (Sec. 3.5, Theorem 2): parties send P^T of their sums with P public and
- * fresh each step; a record's projected gradient exceeds C~ = C r(k, delta') with probability at
- * most delta', so the noise is sized for C~ and every step's slack (2 delta' under replace-one, one
- * bound per vector of the pair; delta' under add-or-remove) is part of the accounted event. The
- * argument needs P independent of the model, i.e. a server that does not choose the model after
- * seeing P (honest-but-curious).
+ * <p><b>Projection</b> (Sec. 3.5, Algorithm 3), "project then clip" (design note 1.5, doubt 5):
+ * parties send the sum over their sampled records of clip_{C~}(P_t^T clip_C(g_i)), P_t (d x k,
+ * entries N(0, 1/k)) public and fresh each step, every record's projected gradient scaled down to
+ * C~ = C r(k, delta') by itself ({@link ProjectedClippedSum}). One record therefore moves a step's
+ * k-dimensional sum by at most C~ (add or remove; each of the replace-one pair's two vectors is
+ * within C~), deterministically and for any P_t and any theta_t, so the step is the subsampled
+ * Gaussian mechanism at multiplier sigma relative to C~, with no slack: the accounted event is the
+ * same as without projection. Adversary: anyone holding the released model and every round's
+ * noisy sum (the server with T colluding parties and the observing party, as above), including a
+ * malicious server that picks theta_t after seeing P_t; neighbours replace-one or add-or-remove,
+ * as configured. P_t's seed (projection_seed and the step) and theta_t are public and may be known
+ * before the data: that is harmless, since no step of the argument uses their independence from
+ * the data. What each party checks itself: it derives P_t from the session's public seed, sigma
+ * and its noise share from this plan, and clips its own records' projections; nothing the server
+ * sends (theta_t only) enters the bound. Theorem 2's chi^2 argument (a record's projection exceeds
+ * C~ with probability delta' when P is drawn independently of it) is used only to choose C~: an
+ * honest record independent of P is clipped with probability about delta', so the clip rarely
+ * changes an honest run. (Before, the noise was sized for C~ with that slack charged to delta, and
+ * the public, fixed seed let a crafted record reach 2-4x C~: privacy review turn 3, finding 2.)
  *
  * <p>Gaussian noise is unbounded and the ring is not: each share is clamped ({@link NoiseClamp})
  * and the tail is charged to delta.
@@ -81,7 +92,6 @@ final class CrossSiloPlan {
   private final FixedPointEncoding encoding;
   private final int length;
   private final double clipRatio;
-  private final double columnTail;
   private final long records;
   private final long maliciousRecords;
 
@@ -128,25 +138,19 @@ final class CrossSiloPlan {
     this.length = k > 0 ? k : model.length();
     this.clipRatio = k > 0 ? ProjectionSensitivity.clipRatio(k, config.projectionSlack()) : 1;
     NoiseClamp clamp = NoiseClamp.of((double) config.rounds() * sizes.length * length, epsilon, delta);
-    // A projected coordinate <P_c, S> of a party's clipped sum S (||S|| <= n_i C) is at most ||P_c||
-    // n_i C. The columns are public and data-independent; their norms are bounded by the chi-square
-    // quantile k ||P_c||^2 ~ chi2_d at tail tau, and a column beyond it (probability at most tau
-    // per column, union bound over k columns and the rounds) is charged to delta like the noise
-    // clamp, (1 + e^eps) times its probability, at 0.5 % of delta.
-    double columns = (double) k * config.rounds();
-    this.columnTail = k > 0 ? delta / 200 : 0;
-    double columnNorm = k > 0 ? Math.sqrt(ChiSquaredDistribution.of(model.length()).inverseSurvivalProbability(
-        columnTail / columns / (1 + Math.exp(epsilon))) / k) * (1 + 1e-9) : 1;
-    this.mechanismDelta = delta - clamp.deltaTail() - columnTail;
+    this.mechanismDelta = delta - clamp.deltaTail();
     this.sigma = calibrate(config, (int) Math.min(total, Integer.MAX_VALUE), (int) known, epsilon, mechanismDelta);
     this.partyStd = sigma * config.clip() * clipRatio / Math.sqrt(shares);
-    this.bound = maxLocal * config.clip() * columnNorm + clamp.stds() * partyStd;
+    // A party's signal has L2 norm at most n_i C (unprojected), or n_i C~ when projecting: each of its
+    // at most n_i records adds a projection clipped to C~. So every coordinate is within that too.
+    this.bound = maxLocal * config.clip() * clipRatio + clamp.stds() * partyStd;
     this.encoding = FixedPointEncoding.choose(ringBits, bound, sizes.length);
   }
 
   /**
    * The accounted event of one step at noise multiplier {@code s} (relative to the clip, or to C~
-   * when projecting): the Poisson-subsampled Gaussian, or under SWOR the amplification of {@link
+   * when projecting: each record's projection is clipped to C~, so the event is the same, with no
+   * slack): the Poisson-subsampled Gaussian, or under SWOR the amplification of {@link
    * SworAmplification} for n records of which the coalition knows nKnown, each step accounted with
    * the pair a fixed-size batch attains under replace-one (not Poisson's: privacy review turn 3,
    * finding 1).
@@ -163,8 +167,7 @@ final class CrossSiloPlan {
       };
       step = new SworAmplification(n, nKnown, c.swor().batch()).event(s, a);
     }
-    return c.projection() > 0
-        ? new SlackDpEvent(ProjectionSensitivity.perStepSlack(c.neighbours(), c.projectionSlack()), step) : step;
+    return step;
   }
 
   private DpEvent roundEvent(double s) {
@@ -259,10 +262,41 @@ final class CrossSiloPlan {
     return clipRatio;
   }
 
-  /** Step {@code round}'s projection P (d x k), or null without projection. */
+  /**
+   * Step {@code round}'s projection P (d x k), or null without projection. Its seed is public and
+   * fixed before the data; the guarantee does not depend on it (see the class note).
+   */
   GaussianProjection projection(int round) {
     return config.projection() > 0 ? new GaussianProjection(config.projectionSeed() * 0x9e3779b97f4a7c15L + round + 1,
         model.length(), config.projection()) : null;
+  }
+
+  /** C~ = C r(k, delta'): the bound on each record's projected gradient (C without projection). */
+  double projectedClip() {
+    return config.clip() * clipRatio;
+  }
+
+  /** An empty projected sum for step {@code round} (projection only). */
+  ProjectedClippedSum projectedSum(int round) {
+    Checks.require(config.projection() > 0, "no projection is configured");
+    return new ProjectedClippedSum(projection(round), projectedClip());
+  }
+
+  /**
+   * A party's input before its noise share at step {@code round}: the sum over {@code sample} of its
+   * records' gradients at theta clipped to C (length d), or with a projection the sum of their
+   * projections each clipped to C~ (length k). The sensitivity the noise is sized for, C or C~,
+   * holds for this sum whatever theta and P are.
+   */
+  double[] signal(int round, double[] theta, DpFlModel.Records rows, int[] sample) {
+    if (config.projection() == 0) {
+      double[] g = new double[model.length()];
+      model.addClippedGradients(rows, theta, config.clip(), sample, g);
+      return g;
+    }
+    ProjectedClippedSum s = projectedSum(round);
+    s.add(model, rows, theta, config.clip(), sample);
+    return s.sum();
   }
 
   /** Each party's noise std (before the clamp). */
@@ -375,13 +409,15 @@ final class CrossSiloPlan {
     details.put("fractional_bits", encoding.fractionalBits());
     if (config.projection() > 0) {
       details.put("projection_dimension", config.projection());
-      details.put("projection_slack_per_step", config.projectionSlack());
       details.put("projection_clip_ratio", clipRatio);
-      details.put("projection_slack_total", ProjectionSensitivity.totalSlack(ProjectionSensitivity.perStepSlack(
-          config.neighbours(), config.projectionSlack()), config.rounds()));
-      details.put("projection_seed", "public (from projection_seed and the step): the guarantee assumes the server "
-          + "does not choose the model after seeing P (an honest-but-curious server; see docs/cross-silo.md)");
-      details.put("delta_projection_columns", columnTail);
+      details.put("projection_clip", projectedClip());
+      details.put("projection_clip_tail", config.projectionSlack());
+      details.put("projection_clipping", "project then clip: each record's projected gradient is clipped to C~ = C "
+          + "r(k, delta') (delta' = projection_clip_tail, the chance an honest record independent of P exceeds it; "
+          + "not charged), so one record moves a step's sum by at most C~ for any P and any model");
+      details.put("projection_seed", "public (from projection_seed and the step), fixed before the data: harmless, "
+          + "the bound above does not use P's independence from the data or the model (a malicious server "
+          + "choosing the model after seeing P is covered)");
     }
     details.putAll(degradation());
     double eps = epsilon();
@@ -451,7 +487,7 @@ final class CrossSiloPlan {
     if (config.projection() > 0) {
       m.put("projection_dimension", config.projection());
       m.put("projection_clip_ratio", clipRatio);
-      m.put("projection_slack_per_step", config.projectionSlack());
+      m.put("projection_clipping", "per record, after projecting");
     }
     return m;
   }

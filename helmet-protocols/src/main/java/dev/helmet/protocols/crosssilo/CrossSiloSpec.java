@@ -147,7 +147,8 @@ final class CrossSiloSpec implements AlgorithmSpec {
         CrossSiloPlan.num(config.clip()), model.optimizer() == DpFlModel.Optimizer.ADAM ? "Adam " : "",
         CrossSiloPlan.num(config.learningRate()), config.split().id(), config.colluders(), config.accountant(),
         config.neighbours().id(), preprocessing.describe()) + (config.projection() > 0
-        ? "; projected to " + config.projection() + " dimensions (slack " + config.projectionSlack() + " per step)" : "");
+        ? "; projected to " + config.projection() + " dimensions, each record's projection clipped to C~ = C r(k, "
+        + config.projectionSlack() + ")" : "");
   }
 
   @Override
@@ -334,11 +335,8 @@ final class CrossSiloSpec implements AlgorithmSpec {
         double[] theta = unpack(state);
         return () -> {
           // Its sample (possibly empty) and its noise share: a party always answers with its noise.
-          double[] g = new double[theta.length];
           int[] sample = sample(party, round, rows.size(), sampling, mixnet);
-          plan.model().addClippedGradients(rows, theta, c.clip(), sample, g);
-          GaussianProjection p = plan.projection(round);
-          double[] y = p == null ? g : p.project(g);
+          double[] y = plan.signal(round, theta, rows, sample);
           own.addTo(y, plan.partyStd());
           long[] e = new long[y.length];
           for (int j = 0; j < y.length; j++) {
@@ -399,17 +397,26 @@ final class CrossSiloSpec implements AlgorithmSpec {
         @Override
         public String description() {
           return "simulated (the parties' noise drawn as one Gaussian" + (plan.config().projection() > 0
-              ? ", the summed gradients projected once" : "") + "; no messages)";
+              ? ", every record's gradient projected and clipped to C~ as each party does" : "") + "; no messages)";
         }
 
         @Override
         public double[] sum(int round, byte[] state, int threads) {
           double[] snapshot = unpack(state);
-          double[] sum = PartySums.sum(threads, w, d, (acc, i) -> plan.model().addClippedGradients(rows[i], snapshot,
-              c.clip(), sample(i, round, rows[i].size(), sampling[i], null), acc));
-          // Projection is linear: P^T of the sum is the sum of the parties' P^T (one P per step).
-          GaussianProjection p = plan.projection(round);
-          double[] y = p == null ? sum : p.project(sum);
+          double[] y;
+          if (plan.config().projection() > 0) {
+            // Each record's projection is clipped by itself (the parties' inputs' sum, as in
+            // contributor), so the parties' records go through one buffer: P once per batch of records.
+            ProjectedClippedSum projected = plan.projectedSum(round);
+            for (int i = 0; i < w; i++) {
+              projected.add(plan.model(), rows[i], snapshot, c.clip(), sample(i, round, rows[i].size(), sampling[i],
+                  null));
+            }
+            y = projected.sum();
+          } else {
+            y = PartySums.sum(threads, w, d, (acc, i) -> plan.model().addClippedGradients(rows[i], snapshot,
+                c.clip(), sample(i, round, rows[i].size(), sampling[i], null), acc));
+          }
           centre.addTo(y, std);
           return y;
         }

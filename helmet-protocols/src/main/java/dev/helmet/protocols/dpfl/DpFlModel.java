@@ -186,6 +186,27 @@ public final class DpFlModel {
   }
 
   /**
+   * Hands each record of {@code sample}'s loss gradient at {@code params}, clipped to L2 norm at
+   * most {@code clip} (the same factors and margin as {@link #addClippedGradients}), to {@code
+   * sink}, one at a time in sample order (the buffer is reused: copy what you keep). For mechanisms
+   * that transform each record's gradient before summing, as cross-silo's projection does.
+   */
+  public void clippedGradients(Records local, double[] params, double clip, int[] sample, Mlp.GradientSink sink) {
+    if (net != null) {
+      net.clippedGradients(params, local.examples(), sample, clip, sink);
+      return;
+    }
+    double[] g = new double[length()];
+    int[] one = new int[1];
+    for (int j = 0; j < sample.length; j++) {
+      Arrays.fill(g, 0);
+      one[0] = sample[j];
+      ClippedGradients.add(local.design(), params, classes, clip, one, g);
+      sink.accept(j, g);
+    }
+  }
+
+  /**
    * A Poisson sample of {@code rows} records at rate q from {@code rng} (the party's secret bits):
    * the indices, ascending.
    */
