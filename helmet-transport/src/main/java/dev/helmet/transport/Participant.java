@@ -362,7 +362,9 @@ public final class Participant {
         inbox.add(END);
       }
     });
-    ParticipantRun run = new ParticipantRun(config, spec, session, out, identity, nonce, data.size(), local, seed, s.noise(), hook,
+    // Under add-or-remove neighbours this party's size is private: it claims the public max_points.
+    int claimed = SessionPlan.claimedPoints(spec, config, data.size());
+    ParticipantRun run = new ParticipantRun(config, spec, session, out, identity, nonce, claimed, local, seed, s.noise(), hook,
         s.tls() == null ? null : IdentityBinding.ca(s.tls()), s.policy(), s.ledger());
     if (s.tls() != null) {
       run.ownCertificateSha256 = IdentityBinding.fingerprint(IdentityBinding.certificate(s.tls()));
@@ -372,7 +374,7 @@ public final class Participant {
     Result result = null;
     try {
       Join.Builder join = Join.newBuilder().setSessionId(config.getSessionId())
-          .setConfigDigest(ByteString.copyFrom(SessionPlan.digest(config))).setPoints(data.size())
+          .setConfigDigest(ByteString.copyFrom(SessionPlan.digest(config))).setPoints(claimed)
           .setIdentityKey(ByteString.copyFrom(identity.publicKey()))
           .setNonceCommitment(ByteString.copyFrom(run.commitment));
       if (s.tls() != null) {
