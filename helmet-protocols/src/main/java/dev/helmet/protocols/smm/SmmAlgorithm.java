@@ -99,8 +99,8 @@ public final class SmmAlgorithm implements Algorithm {
     }
     throw s.error("expected_batch", "is required: smm's guarantee is for one record added or removed, so the number "
         + "of records is private and the step's normaliser must be a public number; give the expected records per "
-        + "round, q x the records you plan for (e.g. 240 for q 0.004 on MNIST's 60,000 training records, which the "
-        + "default used for --dataset mnist)");
+        + "round, q x the records you plan for (e.g. 240 for q 0.004 on MNIST's 60,000 training records; for the "
+        + "built-in mnist and fashion-mnist, and with --per-party, that is the default)");
   }
 
   @Override

@@ -52,7 +52,9 @@ class SmmTest {
         }
       }
     }
-    Common common = new Common(eps, 1e-5, honest, Protection.record(), 0, DIGITS.dimension(), DIGITS.numClasses());
+    // The test data's size is public here: the default normaliser is q times it, as configuration.
+    Common common = new Common(eps, 1e-5, honest, Protection.record(), 0, DIGITS.dimension(), DIGITS.numClasses(),
+        DIGITS.size());
     return new SmmAlgorithm().configure(new StrictNode("test", c, IllegalArgumentException::new), common);
   }
 
