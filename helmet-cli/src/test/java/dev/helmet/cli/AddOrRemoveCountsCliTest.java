@@ -164,4 +164,19 @@ class AddOrRemoveCountsCliTest {
     assertTrue(c.errorLine().contains("240 for q 0.004 on MNIST's 60,000"), c.err);
     assertFalse(Files.exists(dir.resolve("m.json")), "nothing is released");
   }
+
+  /**
+   * The public record count smm's default normaliser may use is a constant of the catalogue (MNIST's
+   * published 60,000-record training split, less a configured holdout), never the rows of a file.
+   */
+  @Test
+  void thePublicRecordCountComesFromTheCatalogueNeverFromAFile() throws IOException {
+    DataOptions o = new DataOptions();
+    o.dataset = "mnist";
+    assertEquals(60_000, o.publicTrainRecords());
+    o.validationFraction = 0.2;
+    assertEquals(48_000, o.publicTrainRecords());
+    o.dataset = neighbours()[0].toString();
+    assertEquals(0, o.publicTrainRecords());
+  }
 }
