@@ -317,6 +317,14 @@ public final class Participant {
       throw new ParticipantException("the local data set is empty");
     }
     AlgorithmSpec spec = SessionPlan.spec(config);
+    if (spec.sizesPrivate() && data.size() > config.getMaxPoints()) {
+      // It will claim max_points in place of its private size, and the plan's bounds (a party's
+      // clipped sum is at most its points times the clip) rest on that claim bounding the size.
+      throw new ParticipantException("the local data has " + data.size() + " points, more than session " + session
+          + "'s max_points = " + config.getMaxPoints() + ": under add-or-remove neighbours a participant claims "
+          + "max_points in place of its size, so its size must not exceed it; use at most " + config.getMaxPoints()
+          + " points, or a session with a larger max_points");
+    }
     DesignMatrix design = spec.preprocessing().design(data);
     // Its own preparation on its own data (e.g. its local training), before it joins.
     long seed = s.trainingSeed() != null ? s.trainingSeed() : Secrets.random().nextLong();

@@ -154,4 +154,22 @@ class AddOrRemoveSizesTest {
           "the claimed number is not recorded: " + reasons);
     }
   }
+
+  /**
+   * max_points must bound the size it stands for: a participant holding more points refuses an
+   * add-or-remove session itself, before it joins or trains.
+   */
+  @Test
+  void aParticipantHoldingMoreThanMaxPointsRefusesAnAddOrRemoveSession(@TempDir Path dir) throws Exception {
+    SessionConfig config = addRemove(2).toBuilder().setMaxPoints(SIZES[0] - 1).build();
+    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, List.of(shards().get(0)), null, i -> null,
+          ParticipantPolicy.upTo(1e7));
+      Exception refused = outs.get(0).error();
+      assertNotNull(refused, "a party larger than max_points must refuse");
+      assertTrue(refused.getMessage().contains("more than session") && refused.getMessage().contains("max_points = "
+          + (SIZES[0] - 1)), refused.getMessage());
+      assertTrue(storedPoints(c).isEmpty(), "it never joined");
+    }
+  }
 }
