@@ -20,7 +20,7 @@ min_contributors: 3
 features: 784
 labels: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
 learner: {kind: mlp, hidden: [80]}
-smm: {bits: 8, gamma: 64, sampling_rate: 0.04, rounds: $rounds, learning_rate: 0.005}
+smm: {bits: 8, gamma: 64, sampling_rate: 0.04, expected_batch: 240, rounds: $rounds, learning_rate: 0.005}
 privacy: {epsilon: 3.0, delta: 1.0e-5, honest_fraction: 1.0}
 deadlines: {enrolment_seconds: 120, round_seconds: 60}
 listen: 127.0.0.1:$port

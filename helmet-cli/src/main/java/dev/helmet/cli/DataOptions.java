@@ -210,6 +210,17 @@ final class DataOptions {
     return new BuiltinDataset.TrainTest(shaped(tt.train()), shaped(tt.test()));
   }
 
+  /**
+   * The training records the configuration states before any file is read: a built-in data set's
+   * published training split (less the --validation-fraction held out of it), or 0 for a file of
+   * one's own (only its rows could tell, and under add-or-remove neighbours their number is private).
+   */
+  long publicTrainRecords() {
+    BuiltinDataset b = BuiltinDataset.byId(dataset);
+    long published = b == null ? 0 : b.publishedTrainSize();
+    return published == 0 ? 0 : Math.max(1, Math.round(published * (1 - validationFraction)));
+  }
+
   /** The cache directory in use. */
   Path cache() {
     return cacheDir != null ? cacheDir : BuiltinDataset.defaultCache();

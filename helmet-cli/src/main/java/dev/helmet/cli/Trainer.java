@@ -62,8 +62,12 @@ final class Trainer {
 
   /** Configures the algorithm for {@code train}'s shape. */
   static AlgorithmSpec configure(Spec spec, Dataset train) {
+    // Records fixed by configuration (parties x --per-party, or a built-in set's published split),
+    // never train.size(): an algorithm may default a normaliser to it (smm's expected batch).
+    long configured = spec.partition().configuredRecords();
     Common common = new Common(spec.privacy().epsilon, spec.privacy().delta, spec.privacy().honestFraction,
-        spec.privacy().protection(), spec.run().ringBits(), train.dimension(), train.numClasses());
+        spec.privacy().protection(), spec.run().ringBits(), train.dimension(), train.numClasses(),
+        configured > 0 ? configured : spec.data().publicTrainRecords());
     ObjectNode config = withLearnerDefault(spec.algorithmConfig(), "feature_bounds", spec.data().featureBoundsConfig());
     config = withLearnerDefault(config, "target_bounds", train.isRegression() ? spec.data().targetBoundsConfig() : null);
     return AlgorithmOptions.configure(spec.algorithm(), config, common);
@@ -158,7 +162,8 @@ final class Trainer {
     // lets anyone holding the model test guesses of a record, and an accuracy on private data is a
     // release the guarantee does not cover (docs/privacy.md).
     provenance.put("dataset", train.name());
-    provenance.put("partition", partition.description());
+    // Under add-or-remove neighbours the record counts are private: no count of the data is released.
+    provenance.put("partition", partition.description(a.sizesPrivate()));
     provenance.put("parties", partition.count());
     provenance.put("seed", seed);
     provenance.put("protocol", summation == null ? "simulated" : summation.name());
@@ -257,9 +262,17 @@ final class Trainer {
     j.put("engine", spec.run().engine.toLowerCase(java.util.Locale.ROOT));
     j.put("in_the_clear", inTheClear);
     j.put("parties", r.partition().count());
-    j.put("per_party", spec.perPartyRequested() > 0 ? spec.perPartyRequested()
-        : (double) r.partition().totalSize() / r.partition().count());
-    j.put("partition", r.partition().description());
+    // per_party: the configured --per-party (public), else the mean local size, which is public under
+    // replace-one neighbours and private under add-or-remove (then null: no count of the data leaves).
+    boolean countsPrivate = r.spec().sizesPrivate();
+    if (spec.perPartyRequested() > 0) {
+      j.put("per_party", spec.perPartyRequested());
+    } else if (countsPrivate) {
+      j.putNull("per_party");
+    } else {
+      j.put("per_party", (double) r.partition().totalSize() / r.partition().count());
+    }
+    j.put("partition", r.partition().description(countsPrivate));
     List<Double> drawAcc = r.draws().stream().map(Evaluation::accuracy).toList();
     boolean regression = r.test().isRegression();
     if (regression) {

@@ -29,7 +29,7 @@ final class TrainerReport {
           "; server %.2f s, %.3f s per party", so.serverSeconds(), so.partySeconds());
     }
     out.println(spec.title());
-    out.printf("  data              %s; %s%n", spec.data().dataset, r.partition().description());
+    out.printf("  data              %s; %s%n", spec.data().dataset, r.partition().description(r.spec().sizesPrivate()));
     if (!r.model().featureStage().isRaw()) {
       out.printf("  features          %s%n", r.model().featureStage().describe());
     }

@@ -37,7 +37,7 @@ class NetworkSmmTest {
         "features: 4",
         "labels: [0, 1, 2]",
         "learner: {kind: mlp, hidden: [8]}",
-        "smm: {bits: 10, gamma: 64, sampling_rate: 0.2, rounds: 6, learning_rate: 0.02}",
+        "smm: {bits: 10, gamma: 64, sampling_rate: 0.2, expected_batch: 90, rounds: 6, learning_rate: 0.02}",
         "privacy: {epsilon: 4.0, delta: 1.0e-5, honest_fraction: 1.0}",
         "deadlines: {enrolment_seconds: 60, round_seconds: 30}",
         "listen: 127.0.0.1:" + port,

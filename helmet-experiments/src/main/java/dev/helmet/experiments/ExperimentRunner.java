@@ -388,9 +388,12 @@ public final class ExperimentRunner {
     for (int i = 0; i < g.split().count(); i++) {
       records += g.split().size(i);
     }
+    // An experiment's partitions always hand out parties x per_party points (per_party >= 1, the
+    // uneven groups from it): the cell's records are fixed by its configuration, not counted from
+    // the data, so a default normaliser may be taken from them (docs/privacy.md).
     ObjectNode settings = Variants.resolve(v.points().get(cell.point()), records);
     Common common = new Common(c.epsilons().get(0), c.delta(), c.honestFraction(), Protection.record(), 0,
-        g.pool().dimension(), g.pool().numClasses());
+        g.pool().dimension(), g.pool().numClasses(), records);
     AlgorithmSpec first = configure(v, settings, common);
     // A centralized variant: the cell's records, all held by one party.
     dev.helmet.core.partition.Partition split = v.centralized()

@@ -111,7 +111,7 @@ final class Variants {
         for (int w : parties) {
           try {
             ExperimentRunner.configure(v, resolve(point, (long) w * perParty), new Common(epsilon, delta,
-                honestFraction, Protection.record(), 0, features, classes));
+                honestFraction, Protection.record(), 0, features, classes, (long) w * perParty));
           } catch (ExperimentConfig.ConfigException | IllegalArgumentException e) {
             throw new ExperimentConfig.ConfigException(source + ": " + e.getMessage());
           }

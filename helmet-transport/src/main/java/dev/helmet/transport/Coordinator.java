@@ -138,6 +138,11 @@ public final class Coordinator implements AutoCloseable {
   final Settings settings;
   final SessionConfig config;
   final byte[] configDigest;
+  /**
+   * Whether the algorithm is accounted under add-or-remove neighbours: then every party's size is
+   * private, and a Join must claim max_points (the roster and the database hold only that bound).
+   */
+  final boolean countsPrivate;
   final String sessionHex;
   final byte[] coordinatorNonce;
   final Store store;
@@ -206,6 +211,7 @@ public final class Coordinator implements AutoCloseable {
           + "coordinator by their certificates); give tls files");
     }
     this.configDigest = SessionPlan.digest(config);
+    this.countsPrivate = SessionPlan.spec(config).sizesPrivate();
     this.sessionHex = HexFormat.of().formatHex(sessionId);
     this.ca = s.tls() == null ? null : IdentityBinding.ca(s.tls());
     InetAddress address = InetAddress.getByName(s.host());

@@ -116,6 +116,11 @@ final class Inbound {
       why = "configuration mismatch: the participant agreed to configuration digest "
           + HexFormat.of().formatHex(j.getConfigDigest().toByteArray()) + " but the session's is "
           + HexFormat.of().formatHex(c.configDigest);
+    } else if (c.countsPrivate && j.getPoints() != c.config.getMaxPoints()) {
+      // Neither logged nor stored: under add-or-remove a number other than the bound may be a size.
+      why = "session " + c.sessionHex + " is accounted under add-or-remove neighbours, where a party's size is "
+          + "private: every participant claims max_points = " + c.config.getMaxPoints() + " instead of its size "
+          + "(a participant of this version does)";
     } else if (j.getPoints() < 1 || j.getPoints() > c.config.getMaxPoints()) {
       why = "a participant claims between 1 and max_points = " + c.config.getMaxPoints() + " training points; this one "
           + "claimed " + j.getPoints();

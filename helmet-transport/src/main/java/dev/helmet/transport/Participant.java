@@ -317,6 +317,14 @@ public final class Participant {
       throw new ParticipantException("the local data set is empty");
     }
     AlgorithmSpec spec = SessionPlan.spec(config);
+    if (spec.sizesPrivate() && data.size() > config.getMaxPoints()) {
+      // It will claim max_points in place of its private size, and the plan's bounds (a party's
+      // clipped sum is at most its points times the clip) rest on that claim bounding the size.
+      throw new ParticipantException("the local data has " + data.size() + " points, more than session " + session
+          + "'s max_points = " + config.getMaxPoints() + ": under add-or-remove neighbours a participant claims "
+          + "max_points in place of its size, so its size must not exceed it; use at most " + config.getMaxPoints()
+          + " points, or a session with a larger max_points");
+    }
     DesignMatrix design = spec.preprocessing().design(data);
     // Its own preparation on its own data (e.g. its local training), before it joins.
     long seed = s.trainingSeed() != null ? s.trainingSeed() : Secrets.random().nextLong();
@@ -362,7 +370,9 @@ public final class Participant {
         inbox.add(END);
       }
     });
-    ParticipantRun run = new ParticipantRun(config, spec, session, out, identity, nonce, data.size(), local, seed, s.noise(), hook,
+    // Under add-or-remove neighbours this party's size is private: it claims the public max_points.
+    int claimed = SessionPlan.claimedPoints(spec, config, data.size());
+    ParticipantRun run = new ParticipantRun(config, spec, session, out, identity, nonce, claimed, local, seed, s.noise(), hook,
         s.tls() == null ? null : IdentityBinding.ca(s.tls()), s.policy(), s.ledger());
     if (s.tls() != null) {
       run.ownCertificateSha256 = IdentityBinding.fingerprint(IdentityBinding.certificate(s.tls()));
@@ -372,7 +382,7 @@ public final class Participant {
     Result result = null;
     try {
       Join.Builder join = Join.newBuilder().setSessionId(config.getSessionId())
-          .setConfigDigest(ByteString.copyFrom(SessionPlan.digest(config))).setPoints(data.size())
+          .setConfigDigest(ByteString.copyFrom(SessionPlan.digest(config))).setPoints(claimed)
           .setIdentityKey(ByteString.copyFrom(identity.publicKey()))
           .setNonceCommitment(ByteString.copyFrom(run.commitment));
       if (s.tls() != null) {

@@ -135,6 +135,17 @@ public final class SessionPlan {
     return a.configure(n, common(c));
   }
 
+  /**
+   * The number of points a participant claims in its Join: its size {@code size} when the session's
+   * algorithm is accounted under replace-one neighbours (sizes are public there, and blind averaging
+   * and wd-dp weight by them), and the session's public bound max_points under add-or-remove, where
+   * a party's size is private (the neighbouring data sets differ in it). The participant derives
+   * {@code spec} itself from the configuration it agreed to, so this rests on no coordinator's word.
+   */
+  public static int claimedPoints(AlgorithmSpec spec, SessionConfig c, int size) {
+    return spec.sizesPrivate() ? c.getMaxPoints() : size;
+  }
+
   /** The canonical bytes of an algorithm's settings, for {@code algorithm_config}. */
   public static ByteString algorithmConfig(AlgorithmSpec spec) {
     try {
@@ -438,10 +449,11 @@ public final class SessionPlan {
 
   /**
    * Checks what every party can check of the roster on its own: indices in order, points within
-   * [1, max_points], identity keys, nonces and (over TLS) certificate fingerprints and subjects
+   * [1, max_points] (exactly max_points under add-or-remove neighbours), identity keys, nonces and (over TLS) certificate fingerprints and subjects
    * pairwise distinct.
    */
   public static void validateRoster(SessionConfig c, Roster r) {
+    boolean countsPrivate = spec(c).sizesPrivate();
     java.util.Set<String> keys = new java.util.HashSet<>();
     java.util.Set<String> nonces = new java.util.HashSet<>();
     java.util.Set<String> certs = new java.util.HashSet<>();
@@ -455,6 +467,11 @@ public final class SessionPlan {
       if (e.getPoints() < 1 || e.getPoints() > c.getMaxPoints()) {
         throw new IllegalArgumentException("party " + i + " claims " + e.getPoints() + " points, outside [1, max_points = "
             + c.getMaxPoints() + "]");
+      }
+      if (countsPrivate && e.getPoints() != c.getMaxPoints()) {
+        // The number is left out: under add-or-remove it is a party's private size.
+        throw new IllegalArgumentException("party " + i + " claims a number of points other than max_points = "
+            + c.getMaxPoints() + ", which every party of an add-or-remove session claims instead of its size");
       }
       if (!keys.add(hex.formatHex(e.getIdentityKey().toByteArray()))
           || !nonces.add(hex.formatHex(e.getNonceCommitment().toByteArray()))) {

@@ -56,7 +56,8 @@ class AlgorithmRunnersTest {
   /** The in-process run of {@code config}'s algorithm on {@code partition}. */
   private static Simulation.Result inProcess(SessionConfig config, Partition partition, boolean secure) {
     AlgorithmSpec spec = SessionPlan.spec(config);
-    Simulation.Prepared p = Simulation.prepare(spec, DIGITS, partition, SEED, 2, Progress.NONE);
+    Simulation.Prepared p = Loopback.rostered(config, Simulation.prepare(spec, DIGITS, partition, SEED, 2,
+        Progress.NONE));
     return Simulation.run(p, (int) config.getMinContributors(), secure
         ? new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0.5, InProcessSecAgg.DROPOUTS_FROM_THRESHOLD,
             DropoutPlan.NONE, 2)

@@ -115,7 +115,8 @@ class DcaNetworkTest {
 
   /** The in-process run through two compute servers. */
   private static double[] inProcess(SessionConfig config, Partition partition) {
-    Simulation.Prepared p = Simulation.prepare(SessionPlan.spec(config), DIGITS, partition, SEED, 2, Progress.NONE);
+    Simulation.Prepared p = Loopback.rostered(config, Simulation.prepare(SessionPlan.spec(config), DIGITS, partition,
+        SEED, 2, Progress.NONE));
     return Simulation.run(p, (int) config.getMinContributors(), new ComputeServerSummation(2, DropoutPlan.NONE, 2),
         NoiseFactory.seededForTesting(NOISE), 2, Progress.NONE).model().parameters();
   }

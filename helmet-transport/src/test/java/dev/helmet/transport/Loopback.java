@@ -57,6 +57,21 @@ final class Loopback {
     }
   }
 
+  /**
+   * {@code p} with the sizes the session's roster would list: each party's own under replace-one,
+   * max_points for every party under add-or-remove ({@link SessionPlan#claimedPoints}), so an
+   * in-process run derives the plan the networked one does.
+   */
+  static dev.helmet.protocols.simulation.Simulation.Prepared rostered(SessionConfig c,
+      dev.helmet.protocols.simulation.Simulation.Prepared p) {
+    int[] claimed = new int[p.sizes().length];
+    for (int i = 0; i < claimed.length; i++) {
+      claimed[i] = SessionPlan.claimedPoints(p.spec(), c, p.sizes()[i]);
+    }
+    return new dev.helmet.protocols.simulation.Simulation.Prepared(p.spec(), p.locals(), claimed, p.seeds(),
+        p.partition());
+  }
+
   /** A learner with the configuration's settings, for tests that train outside a participant. */
   static dev.helmet.core.learn.Learner learner(SessionConfig config) {
     var spec = SessionPlan.spec(config);

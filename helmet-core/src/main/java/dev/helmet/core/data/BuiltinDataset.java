@@ -261,6 +261,20 @@ public enum BuiltinDataset {
     return tabular != null ? tabular.classes() : LabelSet.ofIntegers(10).names();
   }
 
+  /**
+   * The published size of the data set's standard training split (MNIST's and Fashion-MNIST's
+   * official 60,000), a public constant of the catalogue fixed before any file is read; 0 for a data
+   * set without a standard split (the tabular ones are split here by a seeded draw). Never the count
+   * of the loaded rows: a run may take a default normaliser from this number and stay independent
+   * of the private data's size.
+   */
+  public long publishedTrainSize() {
+    return switch (this) {
+      case MNIST, FASHION_MNIST -> 60_000;
+      default -> 0;
+    };
+  }
+
   /** The built-in data set called {@code name}, or null. */
   public static BuiltinDataset byId(String name) {
     for (BuiltinDataset b : values()) {

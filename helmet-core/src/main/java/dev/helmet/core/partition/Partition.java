@@ -9,13 +9,28 @@ import java.util.List;
  *
  * @param parties one array of row indices per party
  * @param description how the partition was made, for reports and provenance
+ * @param countFreeDescription the same from the configuration alone, with no count computed from the
+ *     data ("iid over 2 parties" where the description says "iid, all 200 points over 2 parties"):
+ *     what a run whose record counts are private (add-or-remove neighbours) may release
  */
-public record Partition(List<int[]> parties, String description) {
+public record Partition(List<int[]> parties, String description, String countFreeDescription) {
   public Partition {
     parties = List.copyOf(parties);
     if (parties.isEmpty()) {
       throw new IllegalArgumentException("a partition needs at least one party");
     }
+    java.util.Objects.requireNonNull(description, "description");
+    java.util.Objects.requireNonNull(countFreeDescription, "countFreeDescription");
+  }
+
+  /** A partition whose description states only configuration (the parties, points per party given). */
+  public Partition(List<int[]> parties, String description) {
+    this(parties, description, description);
+  }
+
+  /** The description to release: {@link #countFreeDescription} when the record counts are private. */
+  public String description(boolean countsPrivate) {
+    return countsPrivate ? countFreeDescription : description;
   }
 
   /** Number of parties W. */

@@ -24,6 +24,27 @@ public sealed interface PartitionStrategy {
   Partition split(Dataset data, SplittableRandom rng);
 
   /**
+   * The number of records the split hands out when the configuration alone fixes it (parties x the
+   * points per party given), whatever the data; 0 when it depends on the data (all rows dealt out,
+   * or the data's party column). A split that cannot hand them out fails instead.
+   */
+  default long configuredRecords() {
+    if (this instanceof Iid i) {
+      return (long) i.parties() * i.perParty();
+    } else if (this instanceof IidWithReplacement i) {
+      return (long) i.parties() * i.perParty();
+    } else if (this instanceof OneClassPerParty o) {
+      return (long) o.parties() * o.perParty();
+    } else if (this instanceof Dirichlet d) {
+      return (long) d.parties() * d.perParty();
+    } else if (this instanceof Uneven u) {
+      int large = (int) Math.round(u.parties() * u.largeFraction());
+      return (long) large * Math.round(u.perParty() * u.ratio()) + (long) (u.parties() - large) * u.perParty();
+    }
+    return 0;
+  }
+
+  /**
    * IID: a random {@code parties x perParty} sample without replacement, or all rows dealt out
    * evenly (sizes differ by at most one) when {@code perParty == 0}.
    */
@@ -52,9 +73,10 @@ public sealed interface PartitionStrategy {
         out.add(Arrays.copyOfRange(order, at, at + n));
         at += n;
       }
-      return new Partition(out, perParty > 0
-          ? "iid, " + parties + " parties x " + perParty + " points"
-          : "iid, all " + data.size() + " points over " + parties + " parties");
+      return perParty > 0
+          ? new Partition(out, "iid, " + parties + " parties x " + perParty + " points")
+          : new Partition(out, "iid, all " + data.size() + " points over " + parties + " parties",
+              "iid over " + parties + " parties");
     }
   }
 
@@ -200,7 +222,9 @@ public sealed interface PartitionStrategy {
         }
         out.add(rows);
       }
-      return new Partition(out, "dirichlet(alpha=" + alpha + "), " + parties + " parties x " + n + " points");
+      String what = "dirichlet(alpha=" + alpha + "), " + parties + " parties";
+      // n is configuration when per-party points were given, and a count of the data otherwise
+      return new Partition(out, what + " x " + n + " points", perParty > 0 ? what + " x " + n + " points" : what);
     }
   }
 

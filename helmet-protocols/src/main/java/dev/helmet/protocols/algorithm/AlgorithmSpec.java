@@ -37,6 +37,22 @@ public interface AlgorithmSpec {
   Terms terms();
 
   /**
+   * The neighbouring relation of the guarantee these settings give. Under replace-one neighbours
+   * every party's size is public (neighbours keep it), so a plan may use the sizes; under
+   * add-or-remove the sizes are private: nothing released may carry or depend on a count of the
+   * records, a participant claims the session's public bound instead of its size, and every
+   * normaliser must be public configuration (docs/privacy.md). Replace-one by default.
+   */
+  default dev.helmet.privacy.event.NeighbourRelation neighbours() {
+    return dev.helmet.privacy.event.NeighbourRelation.REPLACE_ONE;
+  }
+
+  /** Whether the record counts are private under these settings' guarantee (add-or-remove neighbours). */
+  default boolean sizesPrivate() {
+    return neighbours() == dev.helmet.privacy.event.NeighbourRelation.ADD_OR_REMOVE_ONE;
+  }
+
+  /**
    * Why these settings cannot run over the network (a step that exists only in process), or null
    * when they can. A coordinator refuses such a session at start and a participant at joining,
    * rather than after enrolment.

@@ -14,9 +14,13 @@ import dev.helmet.protocols.privacy.Protection;
  * @param ringBits the summation ring: 32, 64, or 0 to choose
  * @param features features per row, before the intercept
  * @param classes the number of classes; 1 for regression (numeric targets, {@link #regression()})
+ * @param publicRecords the number of training records fixed by public configuration before any data
+ *     is read (parties x per-party points, or a built-in data set's published training split), or 0
+ *     when only the data could tell. Never a count of loaded records: under add-or-remove
+ *     neighbours that count is private, and an algorithm may default a normaliser to this one only
  */
 public record Common(double epsilon, double delta, double honestFraction, Protection protection, int ringBits,
-    int features, int classes) {
+    int features, int classes, long publicRecords) {
   public Common {
     Checks.positive("epsilon", epsilon);
     Checks.openUnit("delta", delta);
@@ -26,6 +30,18 @@ public record Common(double epsilon, double delta, double honestFraction, Protec
         "ring bits must be 0, 32 or 64. Provided value: " + ringBits);
     Checks.positive("features", features);
     Checks.require(classes >= 1, "classes must be at least 1 (1: regression). Provided value: " + classes);
+    Checks.require(publicRecords >= 0, "public records must be >= 0. Provided value: " + publicRecords);
+  }
+
+  /** The settings without a public record count (a session file, a user's own data). */
+  public Common(double epsilon, double delta, double honestFraction, Protection protection, int ringBits,
+      int features, int classes) {
+    this(epsilon, delta, honestFraction, protection, ringBits, features, classes, 0);
+  }
+
+  /** This target with the public record count {@code records} (0: none). */
+  public Common withPublicRecords(long records) {
+    return new Common(epsilon, delta, honestFraction, protection, ringBits, features, classes, records);
   }
 
   /** Whether the rows have numeric targets rather than classes (one "class"). */
@@ -47,6 +63,6 @@ public record Common(double epsilon, double delta, double honestFraction, Protec
 
   /** This target at another eps (experiments sweep eps with everything else fixed). */
   public Common withEpsilon(double eps) {
-    return new Common(eps, delta, honestFraction, protection, ringBits, features, classes);
+    return new Common(eps, delta, honestFraction, protection, ringBits, features, classes, publicRecords);
   }
 }

@@ -165,6 +165,11 @@ final class CrossSiloSpec implements AlgorithmSpec {
   }
 
   @Override
+  public dev.helmet.privacy.event.NeighbourRelation neighbours() {
+    return config.neighbours();
+  }
+
+  @Override
   public Terms terms() {
     // The colluders split is the honest split of the other algorithms, sized for T + 1 colluding
     // parties instead of an honest fraction; local noise protects each party by its own share.
@@ -190,8 +195,8 @@ final class CrossSiloSpec implements AlgorithmSpec {
   /** The non-private counterpart: the same model, start, update rule and clipping, without noise. */
   @Override
   public Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
-    return model.noiselessReference(pooled, config.clip(), config.samplingRate(), config.rounds(),
-        config.learningRate(), rng);
+    return model.noiselessReference(pooled, config.clip(), config.samplingRate(),
+        sizesPrivate() ? config.expectedBatch() : Double.NaN, config.rounds(), config.learningRate(), rng);
   }
 
   /** The public plan behind the algorithm interface. */

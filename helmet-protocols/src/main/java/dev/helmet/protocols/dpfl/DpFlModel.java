@@ -243,10 +243,20 @@ public final class DpFlModel {
    */
   public dev.helmet.protocols.algorithm.AlgorithmSpec.Reference noiselessReference(DesignMatrix pooled, double clip,
       double q, int rounds, double learningRate, java.util.SplittableRandom rng) {
+    return noiselessReference(pooled, clip, q, Double.NaN, rounds, learningRate, rng);
+  }
+
+  /**
+   * As above with batches of the public {@code expectedBatch} records when it is a number (add-or-remove
+   * neighbours, where the number of records is private and the description must not carry q N).
+   */
+  public dev.helmet.protocols.algorithm.AlgorithmSpec.Reference noiselessReference(DesignMatrix pooled, double clip,
+      double q, double expectedBatch, int rounds, double learningRate, java.util.SplittableRandom rng) {
     Records x = records(pooled);
     double[] params = start();
     Optimiser.State adam = adam(learningRate);
-    int batch = (int) Math.max(1, Math.round(q * x.size()));
+    int batch = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
+        Math.round(Double.isNaN(expectedBatch) ? q * x.size() : expectedBatch)));
     double[] g = new double[params.length];
     int[] idx = new int[batch];
     for (int t = 0; t < rounds; t++) {

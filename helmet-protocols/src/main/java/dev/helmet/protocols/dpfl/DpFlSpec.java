@@ -137,6 +137,11 @@ final class DpFlSpec implements AlgorithmSpec {
   }
 
   @Override
+  public dev.helmet.privacy.event.NeighbourRelation neighbours() {
+    return config.neighbours();
+  }
+
+  @Override
   public Terms terms() {
     return new Terms(model.kind().id(), false, config.split().id());
   }
@@ -170,8 +175,8 @@ final class DpFlSpec implements AlgorithmSpec {
     if (model.net() == null) {
       return AlgorithmSpec.super.reference(pooled, rng);
     }
-    return model.noiselessReference(pooled, config.clip(), config.samplingRate(), config.rounds(),
-        config.learningRate(), rng);
+    return model.noiselessReference(pooled, config.clip(), config.samplingRate(),
+        sizesPrivate() ? config.expectedBatch() : Double.NaN, config.rounds(), config.learningRate(), rng);
   }
 
   /** A round's state ({@link dev.helmet.protocols.algorithm.ModelState}). */

@@ -45,8 +45,11 @@ public final class SmmAlgorithm implements Algorithm {
             "per-example gradient L2 bound C (the mixture clip bound is c = (gamma C)^2)", "clip"),
         new Parameter("smm.sampling_rate", "--sampling-rate", Type.NUMBER, "0.004",
             "each record joins a round with probability Q (Poisson, secret)", "sampling_rate"),
-        new Parameter("smm.expected_batch", "--expected-batch", Type.NUMBER, "Q x the roster's records",
-            "the public number each round's sum is divided by (the paper's |B|)"),
+        new Parameter("smm.expected_batch", "--expected-batch", Type.NUMBER,
+            "Q x the public record count (a built-in data set's published training split, or parties x --per-party); "
+                + "required otherwise",
+            "the public number each round's sum is divided by (the paper's |B|; never computed from the records, "
+                + "whose number is private under add-or-remove neighbours)"),
         new Parameter("smm.rounds", "--rounds", Type.INTEGER, "epochs / Q", "rounds, one summation each"),
         new Parameter("smm.epochs", "--dp-epochs", Type.NUMBER, "4",
             "passes over the data when rounds is not given (rounds = epochs / Q)", "epochs"),
@@ -79,6 +82,25 @@ public final class SmmAlgorithm implements Algorithm {
           + "general bound");
     }
     return m;
+  }
+
+  /**
+   * The step's normaliser |B|: the configured one, or q times a record count fixed by public
+   * configuration ({@link Common#publicRecords}); never q times the records loaded or on the roster.
+   * SMM's guarantee is for one record added or removed, so the number of records is private: a
+   * normaliser computed from it would make the whole trajectory a function of N.
+   */
+  private static double expectedBatch(StrictNode s, double q, Common common) {
+    if (s.has("expected_batch")) {
+      return s.number("expected_batch", null, 1e-9, 1e12);
+    }
+    if (common.publicRecords() > 0) {
+      return q * common.publicRecords();
+    }
+    throw s.error("expected_batch", "is required: smm's guarantee is for one record added or removed, so the number "
+        + "of records is private and the step's normaliser must be a public number; give the expected records per "
+        + "round, q x the records you plan for (e.g. 240 for q 0.004 on MNIST's 60,000 training records; for the "
+        + "built-in mnist and fashion-mnist, and with --per-party, that is the default)");
   }
 
   @Override
@@ -117,7 +139,7 @@ public final class SmmAlgorithm implements Algorithm {
       throw s.error("subsampling", e.getMessage());
     }
     SmmConfig c = new SmmConfig(hidden, bits, gamma, s.number("grad_clip", 1.0, 1e-12, 1e12), q,
-        s.has("expected_batch") ? s.number("expected_batch", null, 1e-9, 1e12) : Double.NaN, rounds,
+        expectedBatch(s, q, common), rounds,
         s.number("learning_rate", 0.005, 1e-12, 1e6), opt.equals("adam"), sub,
         s.integer("start_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE), mechanism(s));
     return new SmmSpec(this, common, c, pre);

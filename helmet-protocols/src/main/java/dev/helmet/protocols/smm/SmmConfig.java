@@ -13,8 +13,8 @@ import java.util.Arrays;
  * @param clip C: each example's gradient is clipped to L2 norm C before the rotation; the mixture
  *     clip bound is then c = (gamma C)^2
  * @param samplingRate q: each record joins a round with this probability (Poisson, secret)
- * @param expectedBatch the public normaliser of each round's sum (the paper's |B|); NaN for q
- *     times the roster's records
+ * @param expectedBatch the public normaliser of each round's sum (the paper's |B|), required:
+ *     the guarantee is for one record added or removed, so the number of records is private
  * @param rounds T: summations (optimiser steps)
  * @param learningRate the server's step size
  * @param adam Adam (Kingma and Ba 2015, the paper's) or plain SGD
@@ -44,8 +44,8 @@ record SmmConfig(int[] hidden, int bits, double gamma, double clip, double sampl
     Checks.positive("clip", clip);
     Checks.require(samplingRate > 0 && samplingRate <= 1, "sampling rate must be in (0, 1]. Provided value: "
         + samplingRate);
-    Checks.require(Double.isNaN(expectedBatch) || expectedBatch > 0, "expected batch must be positive. Provided "
-        + "value: " + expectedBatch);
+    Checks.require(expectedBatch > 0 && Double.isFinite(expectedBatch), "the expected batch must be a public number "
+        + "> 0 (the number of records is private under add-or-remove neighbours). Provided value: " + expectedBatch);
     Checks.positive("rounds", rounds);
     Checks.positive("learning rate", learningRate);
     Checks.notNull("subsampling", subsampling);

@@ -121,16 +121,14 @@ final class SmmPlan {
     return new RandomizedHadamard(net.parameterCount(), Long.rotateLeft(config.startSeed(), 32) ^ (round + 1L));
   }
 
-  /** The step's normaliser: the configured |B|, or q times the roster's records. */
+  /**
+   * The step's normaliser: the configured, public |B| (SmmAlgorithm resolves its default from public
+   * configuration). Never the roster's records: under add-or-remove neighbours they are private.
+   */
   double normaliser() {
-    if (!Double.isNaN(config.expectedBatch())) {
-      return config.expectedBatch();
-    }
-    long records = 0;
-    for (int s : sizes) {
-      records += s;
-    }
-    return config.samplingRate() * records;
+    Checks.require(config.expectedBatch() > 0, "smm needs a public expected batch size. Provided value: "
+        + config.expectedBatch());
+    return config.expectedBatch();
   }
 
   /**

@@ -62,9 +62,7 @@ final class SmmSpec implements AlgorithmSpec {
     s.put("gamma", config.gamma());
     s.put("grad_clip", config.clip());
     s.put("sampling_rate", config.samplingRate());
-    if (!Double.isNaN(config.expectedBatch())) {
-      s.put("expected_batch", config.expectedBatch());
-    }
+    s.put("expected_batch", config.expectedBatch());
     s.put("rounds", config.rounds());
     s.put("learning_rate", config.learningRate());
     s.put("optimizer", config.adam() ? "adam" : "sgd");
@@ -116,6 +114,11 @@ final class SmmSpec implements AlgorithmSpec {
   }
 
   @Override
+  public dev.helmet.privacy.event.NeighbourRelation neighbours() {
+    return dev.helmet.privacy.event.NeighbourRelation.ADD_OR_REMOVE_ONE;
+  }
+
+  @Override
   public Terms terms() {
     return new Terms(LearnerKind.MLP.id(), true, "honest");
   }
@@ -145,7 +148,9 @@ final class SmmSpec implements AlgorithmSpec {
     double[] params = net.initialise(config.startSeed());
     var opt = (config.adam() ? new dev.helmet.core.nn.Adam(config.learningRate())
         : new dev.helmet.core.nn.Sgd(config.learningRate())).start(params.length);
-    int batch = (int) Math.max(1, Math.round(config.samplingRate() * x.size()));
+    // The public |B|, not q times the pooled records: the reference's description goes into the
+    // summary, and under add-or-remove neighbours the number of records is private.
+    int batch = (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.round(config.expectedBatch())));
     int steps = config.rounds();
     double[] g = new double[params.length];
     int[] idx = new int[batch];

@@ -52,7 +52,9 @@ class SmmTest {
         }
       }
     }
-    Common common = new Common(eps, 1e-5, honest, Protection.record(), 0, DIGITS.dimension(), DIGITS.numClasses());
+    // The test data's size is public here: the default normaliser is q times it, as configuration.
+    Common common = new Common(eps, 1e-5, honest, Protection.record(), 0, DIGITS.dimension(), DIGITS.numClasses(),
+        DIGITS.size());
     return new SmmAlgorithm().configure(new StrictNode("test", c, IllegalArgumentException::new), common);
   }
 
@@ -65,6 +67,47 @@ class SmmTest {
   private static double accuracy(Simulation.Result r) {
     DesignMatrix all = new dev.helmet.core.preprocess.Preprocessing(1, true).design(DIGITS);
     return Evaluation.of(all.labels(), r.model().predict(all), 10).accuracy();
+  }
+
+  private static AlgorithmSpec specWith(Common common, String key, double value) {
+    ObjectNode c = JsonNodeFactory.instance.objectNode();
+    c.putObject("learner").putArray("hidden").add(16);
+    ObjectNode s = c.putObject("smm").put("sampling_rate", 0.004).put("rounds", 3);
+    if (key != null) {
+      s.put(key, value);
+    }
+    return new SmmAlgorithm().configure(new StrictNode("test", c, IllegalArgumentException::new), common);
+  }
+
+  /**
+   * SMM's guarantee is for one record added or removed, so the number of records is private: the
+   * step's normaliser is public configuration. Its default is q times the record count fixed by
+   * public configuration (MNIST's published 60,000: 240 at q 0.004), and the plan's normaliser is
+   * the same whatever sizes the roster lists.
+   */
+  @Test
+  void theDefaultNormaliserIsQTimesThePublicRecordCountAndNeverTheRosters() {
+    Common mnist = new Common(3, 1e-5, 1, Protection.record(), 0, DIGITS.dimension(), DIGITS.numClasses(), 60_000);
+    AlgorithmSpec spec = specWith(mnist, null, 0);
+    assertEquals(240, spec.toConfig().get("smm").get("expected_batch").asDouble(), 1e-9);
+    assertTrue(spec.sizesPrivate(), "smm is accounted under add-or-remove neighbours");
+    SmmConfig config = ((SmmSpec) spec).config();
+    dev.helmet.core.nn.Mlp net = new dev.helmet.core.nn.Mlp(config.widths(DIGITS.dimension(), DIGITS.numClasses()));
+    double d = new SmmPlan(config, net, new int[] {100, 100}, 2, 3, 1e-5, 1).normaliser();
+    double dPrime = new SmmPlan(config, net, new int[] {100, 99}, 2, 3, 1e-5, 1).normaliser();
+    assertEquals(240, d, 1e-9);
+    assertEquals(d, dPrime, 0, "the normaliser does not depend on the roster's sizes");
+    // a configured one wins
+    assertEquals(12, specWith(mnist, "expected_batch", 12).toConfig().get("smm").get("expected_batch").asDouble(), 0);
+  }
+
+  /** Without a public record count (one's own data, a session file) smm.expected_batch must be given. */
+  @Test
+  void withoutAPublicRecordCountTheExpectedBatchIsRequired() {
+    Common own = new Common(3, 1e-5, 1, Protection.record(), 0, DIGITS.dimension(), DIGITS.numClasses());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> specWith(own, null, 0));
+    assertTrue(e.getMessage().contains("expected_batch") && e.getMessage().contains("is required"), e.getMessage());
+    assertEquals(5, specWith(own, "expected_batch", 5).toConfig().get("smm").get("expected_batch").asDouble(), 0);
   }
 
   /** Secure aggregation in a 10-bit ring sums exactly what the plain sum modulo 2^10 gives: the same model. */

@@ -428,6 +428,11 @@ public final class Store implements AutoCloseable {
     return sql.query("SELECT * FROM events WHERE session_id = ? ORDER BY id", id);
   }
 
+  /** One session's enrolled participants (party, subject, the points each claimed), by party. */
+  public synchronized List<Map<String, Object>> participants(String id) {
+    return sql.query("SELECT party, subject, points FROM participants WHERE session_id = ? ORDER BY party", id);
+  }
+
   /** One session's round outcomes. */
   public synchronized List<Map<String, Object>> rounds(String id) {
     return sql.query("SELECT * FROM round_outcomes WHERE session_id = ? ORDER BY closed_at", id);
