@@ -111,6 +111,14 @@ final class Trainer {
     if (rosterProblem != null) {
       throw new IllegalArgumentException(rosterProblem);
     }
+    if (a.sizesPrivate() && a.planDependsOnSizes() && spec.partition().configuredRecords() <= 0) {
+      // The plan (its ring encoding) is sized from the parties' sizes; under add-or-remove they are
+      // private unless the configuration fixes them, and a plan computed from them could tell
+      // neighbouring data sets apart (privacy review turn 3, finding 3).
+      throw new IllegalArgumentException("under add-or-remove neighbours the record counts are private, and this "
+          + "algorithm sizes its summation's encoding from the parties' sizes: give --per-party N (every party's "
+          + "size, fixed before the data) or --neighbours replace-one (sizes public)");
+    }
     int w = partition.count();
     int dropping = (int) Math.floor(spec.run().dropout * w + 1e-9);
     int fewest = spec.privacy().minContributors(w, spec.run().dropout);

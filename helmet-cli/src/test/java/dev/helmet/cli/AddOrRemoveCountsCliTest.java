@@ -119,10 +119,27 @@ class AddOrRemoveCountsCliTest {
     assertTrue(j.get("reference").asText().contains("5 steps of 7 records"), j.get("reference").asText());
   }
 
-  /** The same for DP-FL under --neighbours add-remove (its normaliser was public already). */
+  /**
+   * DP-FL under --neighbours add-remove sizes its ring encoding from the largest party's clipped
+   * sum, n_i C: without a configured --per-party that would be a function of the private count, so
+   * the run is refused (exit 2) naming the fix; with it, D and D' release the same ledger,
+   * provenance and partition (the configured size is public).
+   */
   @Test
   void dpFlUnderAddRemoveOnNeighbouringDataSetsReleasesNoCountOfTheRecords() throws IOException {
-    assertNeighboursReleaseNoCount("--algorithm", "dp-fl", "--neighbours", "add-remove", "--expected-batch", "10");
+    Path[] d = neighbours();
+    Cli c = Cli.run(train(d[0], d[2], dir.resolve("m.json"), "--algorithm", "dp-fl", "--neighbours", "add-remove",
+        "--expected-batch", "10"));
+    assertInvalid(c, "give --per-party N");
+    assertFalse(Files.exists(dir.resolve("m.json")), "nothing is released");
+    Path m200 = dir.resolve("m200.json");
+    Path m199 = dir.resolve("m199.json");
+    String[] dpfl = {"--algorithm", "dp-fl", "--neighbours", "add-remove", "--expected-batch", "10", "--per-party",
+        "99"};
+    JsonNode j200 = json(Cli.run(train(d[0], d[2], m200, dpfl)));
+    JsonNode j199 = json(Cli.run(train(d[1], d[2], m199, dpfl)));
+    assertEquals(released(j200), released(j199), "the --json of D and D' differ beyond the release");
+    assertEquals(releasedFile(m200), releasedFile(m199), "the model files of D and D' differ beyond the weights");
   }
 
   /**

@@ -47,6 +47,17 @@ public interface AlgorithmSpec {
     return dev.helmet.privacy.event.NeighbourRelation.REPLACE_ONE;
   }
 
+  /**
+   * Whether the plan's public parameters (e.g. the summation's fixed-point encoding, sized for the
+   * largest party's clipped sum) are computed from the parties' sizes. Where the sizes are private
+   * ({@link #sizesPrivate}), those sizes must then be fixed by public configuration (over the
+   * network: the public max_points every party claims; in process: --per-party), or the plan would
+   * be a function of a private count (privacy review turn 3, finding 3).
+   */
+  default boolean planDependsOnSizes() {
+    return false;
+  }
+
   /** Whether the record counts are private under these settings' guarantee (add-or-remove neighbours). */
   default boolean sizesPrivate() {
     return neighbours() == dev.helmet.privacy.event.NeighbourRelation.ADD_OR_REMOVE_ONE;

@@ -56,6 +56,12 @@ final class CrossSiloSpec implements AlgorithmSpec {
     return algorithm;
   }
 
+  /** The ring's encoding is sized for the largest party's clipped sum, n_i C. */
+  @Override
+  public boolean planDependsOnSizes() {
+    return true;
+  }
+
   @Override
   public Common common() {
     return common;
