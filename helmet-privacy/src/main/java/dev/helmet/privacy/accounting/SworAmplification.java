@@ -43,8 +43,11 @@ import org.apache.commons.statistics.distribution.HypergeometricDistribution;
  * so no smaller pair can be right: let D' hold n_H copies of x' and D hold x plus n_H - 1 copies of
  * x', with clipped gradients g(x) = C u = -g(x'). Given m, the honest sum under D' is always m
  * g(x'); under D it is m g(x') + 2 C u with probability q_m, else m g(x'): exactly P vs Q in every
- * step. The Poisson replace-one pair (1 - q) N(0, sigma^2) + q N(1, sigma^2) vs (1 - q) N(0,
- * sigma^2) + q N(-1, sigma^2), which this class used until then, holds for Poisson sampling only
+ * step. (Open point, design note doubt 21: composing each direction on its own, as the PLD
+ * accountant does, is exact for neighbours that meet one direction in every step, as these do; a
+ * proof that no neighbours mixing the directions across steps do worse is not written down here.)
+ * The Poisson replace-one pair (1 - q) N(0, sigma^2) + q N(1, sigma^2) vs (1 - q) N(0,
+ * sigma^2) + q N(-1, sigma^2), which this class used before that review, holds for Poisson only
  * and understated eps sixfold and more (the review: 1.04 against 6.83 at q 0.004, sigma 1, 1000
  * steps; Lebeda, Regehr, Kamath and Steinke, "Avoiding pitfalls for privacy accounting of
  * subsampled mechanisms under composition", 2024). Three per-step analyses, all with this pair at
