@@ -120,8 +120,11 @@ public final class PldAccountant implements PrivacyAccountant {
     return this;
   }
 
-  /** The per-step PLDs of a mechanism: {remove direction, add direction}. */
-  private Pld[] single(DpEvent event) {
+  /**
+   * The per-step PLDs of a mechanism: {remove direction, add direction}. Package-visible so that a
+   * test can compose neighbours whose steps mix the two directions (SWOR, design doubt 21).
+   */
+  Pld[] single(DpEvent event) {
     if (event instanceof SlackDpEvent sl) {
       Pld[] in = of(sl.inner());
       Pld r = in[0].withSlack(sl.slack());
