@@ -72,7 +72,8 @@ final class CrossSiloPrivacy {
       } else {
         out.printf("clip ratio C~/C = %.6f for a %d-dimensional projection at delta' = %s%n", ratio, dimension,
             Trainer.fmt(slack));
-        out.printf("slack: %s per step (%s), %s over %d step(s); add it to the accountant's delta%n",
+        out.printf("slack: %s per step (%s), %s over %d step(s): the chance that a record's projection exceeds "
+            + "C~ (cross-silo clips each projection to C~ and charges no slack)%n",
             Trainer.fmt(perStep), relation.describe(), Trainer.fmt(total), steps);
       }
       return Main.OK;
@@ -164,6 +165,8 @@ final class CrossSiloPrivacy {
         Json.put(j, "epsilon_exact", exact);
         Json.put(j, "epsilon_worst_case", worst);
         Json.put(j, "equivalent_fraction", equivalent);
+        j.put("caveat", "per-direction composition of the fixed-size pair: not proven in full for neighbours whose "
+            + "steps mix directions (docs/design/cross-silo.md, doubt 21)");
       }
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
@@ -182,6 +185,9 @@ final class CrossSiloPrivacy {
         out.printf("noise multiplier %s, %d replace-one steps, delta %s: epsilon %s (exact mixture), %s (worst case); "
             + "equivalent Poisson fraction %.6f%n", Trainer.fmt(sigma), steps, Trainer.fmt(delta), Trainer.fmt(exact),
             Trainer.fmt(worst), equivalent);
+        out.println("the SWOR epsilons compose each step's fixed-size pair per direction: NOT PROVEN in full for "
+            + "neighbours whose steps mix directions (checked numerically only; the proven bound is up to about 13 % "
+            + "larger; docs/design/cross-silo.md, doubt 21)");
       }
       return Main.OK;
     }

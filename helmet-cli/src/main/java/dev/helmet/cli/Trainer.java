@@ -111,6 +111,13 @@ final class Trainer {
     if (rosterProblem != null) {
       throw new IllegalArgumentException(rosterProblem);
     }
+    if (a.sizesPrivate() && spec.partition() instanceof dev.helmet.core.partition.PartitionStrategy.Natural) {
+      // The party column decides how many parties there are: removing a party's only record removes
+      // the party, and W is in every artifact (privacy review turn 3, attacker's read of finding 3).
+      throw new IllegalArgumentException("under add-or-remove neighbours the number of parties must not depend on "
+          + "the data, and --partition natural takes it from the party column: use --partition iid with --parties "
+          + "(and --per-party), or --neighbours replace-one (sizes and parties public)");
+    }
     if (a.sizesPrivate() && a.planDependsOnSizes() && spec.partition().configuredRecords() <= 0) {
       // The plan (its ring encoding) is sized from the parties' sizes; under add-or-remove they are
       // private unless the configuration fixes them, and a plan computed from them could tell

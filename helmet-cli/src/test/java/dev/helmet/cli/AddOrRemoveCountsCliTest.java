@@ -170,6 +170,30 @@ class AddOrRemoveCountsCliTest {
   }
 
   /**
+   * --partition natural takes the number of parties from the data's party column, so removing a
+   * party's only record removes the party, and W is in every artifact (the attacker's read of the
+   * fix: "natural, 3 parties" against "natural, 2 parties"). Under add-or-remove it is refused
+   * (exit 2), naming the fix, and nothing is released.
+   */
+  @Test
+  void aPartitionWhosePartyCountTheDataDecidesIsRefusedUnderAddRemove() throws IOException {
+    StringBuilder rows = new StringBuilder("a,b,party,label\n");
+    for (int i = 0; i < 41; i++) {
+      rows.append(i % 2 == 0 ? "0.5,-0.2," : "-0.5,0.3,").append(i == 40 ? "c" : i < 20 ? "p" : "q").append(',')
+          .append(i % 2).append('\n');
+    }
+    Path data = dir.resolve("natural.csv");
+    Files.writeString(data, rows.toString());
+    Path model = dir.resolve("m.json");
+    Cli c = Cli.run("train", "--dataset", data.toString(), "--test", data.toString(), "--label-column", "label",
+        "--classes", "0,1", "--partition", "natural", "--party-column", "party", "--algorithm", "smm", "--bits", "10",
+        "--hidden", "4", "--expected-batch", "5", "--epsilon", "4", "--rounds", "2", "--sampling-rate", "0.05",
+        "--honest-fraction", "1", "--json", "--quiet", "-o", model.toString());
+    assertInvalid(c, "--partition natural takes it from the party column");
+    assertFalse(Files.exists(model), "nothing is released");
+  }
+
+  /**
    * SMM on one's own file without --expected-batch is refused (exit 2), naming the flag and the
    * value of the standard setting, instead of dividing every step by q times the private count.
    */
