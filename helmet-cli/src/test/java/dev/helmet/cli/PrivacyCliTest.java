@@ -88,9 +88,7 @@ class PrivacyCliTest {
     JsonNode e = json(Cli.run(concat(new String[] {"privacy", "epsilon", "--binomial-trials", "2000"}, common)));
     double eps = e.get("epsilon").asDouble();
     assertTrue(eps > 0.6375 && eps < 0.6376, e.toString());
-    // --subsampling paper: the bound is unproven for SMM, and the audience says so (privacy review turn 3, finding 5)
-    assertEquals("anyone who sees the released sums (UNPROVEN for SMM: --subsampling paper reproduces the paper's "
-        + "figures; the general bound is the guarantee)", e.get("against").asText());
+    assertEquals("anyone who sees the released sums", e.get("against").asText());
     // N = 2 is far below Theorem 1's condition (N/4 >= 23 ln(10 / 1e-6) = 370.7): refused, naming it,
     // instead of printing eps = Infinity; a total beyond 2^63 is refused instead of overflowing.
     assertInvalid(Cli.run(concat(new String[] {"privacy", "epsilon", "--binomial-trials", "2"}, common)),
