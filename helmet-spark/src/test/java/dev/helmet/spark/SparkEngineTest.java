@@ -68,7 +68,7 @@ class SparkEngineTest {
           + "\"learning_rate\": 2, \"accountant\": \"rdp\", \"neighbours\": \"add-remove\", "
           + "\"expected_batch\": 150}}",
       "smm|{\"learner\": {\"kind\": \"mlp\", \"hidden\": [8]}, \"smm\": {\"bits\": 12, \"gamma\": 64, "
-          + "\"sampling_rate\": 0.2, \"rounds\": 3, \"learning_rate\": 0.02}}",
+          + "\"sampling_rate\": 0.2, \"expected_batch\": 60, \"rounds\": 3, \"learning_rate\": 0.02}}",
       "wd-dp|{\"wd_dp\": {\"steps\": 5}}",
       "cross-silo|{\"crosssilo\": {\"sampling\": \"poisson\", \"rounds\": 3}}"})
   void sparkReleasesExactlyTheLocalEnginesModel(String algorithm, String json) throws Exception {
