@@ -144,12 +144,19 @@ class AddOrRemoveSizesTest {
       assertNotNull(refused, "the coordinator must refuse the join");
       assertTrue(refused.getMessage().contains("claims max_points = " + MAX_POINTS), refused.getMessage());
       assertTrue(storedPoints(c).isEmpty(), "no participant is stored");
+      // The participant can read the refusal before the coordinator has written its event: wait for
+      // it, bounded (10 s).
       List<Map<String, Object>> events = c.store().events(c.sessionId());
+      for (long end = System.nanoTime() + 10_000_000_000L; events.isEmpty() && System.nanoTime() < end; ) {
+        Thread.sleep(50);
+        events = c.store().events(c.sessionId());
+      }
       StringBuilder reasons = new StringBuilder();
       for (Map<String, Object> e : events) {
         reasons.append(e.get("REASON")).append(' ').append(e.get("DETAIL")).append('\n');
       }
-      assertTrue(reasons.toString().contains("add-or-remove"), events::toString);
+      List<Map<String, Object>> seen = events;
+      assertTrue(reasons.toString().contains("add-or-remove"), seen::toString);
       assertFalse(java.util.regex.Pattern.compile("\\b" + size + "\\b").matcher(reasons).find(),
           "the claimed number is not recorded: " + reasons);
     }
