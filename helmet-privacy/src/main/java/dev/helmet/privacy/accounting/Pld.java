@@ -137,6 +137,18 @@ final class Pld {
             + eps);
       }
     }
+    return fromProfile(k0, delta, h);
+  }
+
+  /**
+   * The discrete PLD on losses (k0 + i) h whose delta, as a function of x = e^eps, is the
+   * piecewise-linear interpolation of {@code delta[i]} at eps_i = (k0 + i) h, extended below the
+   * grid by the chord to (x = 0, delta = 1) and constant above it (its mass at infinity, delta at
+   * the top). If the delta[i] bound a profile that is convex in x and 1 at x = 0, the PLD dominates
+   * it everywhere ({@link #connectTheDots}).
+   */
+  private static Pld fromProfile(int k0, double[] delta, double h) {
+    int n = delta.length;
     double em1 = Math.expm1(h);
     double[] pmf = new double[n];
     for (int i = 0; i < n; i++) {
@@ -147,6 +159,62 @@ final class Pld {
       pmf[i] = Math.max(0, right - left);
     }
     return new Pld(k0, pmf, Math.max(0, delta[n - 1]));
+  }
+
+  /**
+   * The symmetrisation of a pair given by its two directions' PLDs on the grid h: the PLD whose
+   * profile is the connect-the-dots of max(delta_a(eps), delta_b(eps)) on every grid loss of
+   * either, i.e. of the tradeoff function conv(min(f, f^-1)) when a is the pair (P, Q) with
+   * tradeoff f and b the pair (Q, P). This is the dominating pair of Dong, Roth and Su's C_p
+   * ("Gaussian differential privacy", JRSS-B 2022, Sec. 4.2, subsampling without replacement):
+   * one PLD that dominates both orderings of the pair at once, so it composes (f-DP composition)
+   * whatever the ordering of each step.
+   *
+   * <p>Conservative: each of a and b dominates its true direction at every eps (connect the dots:
+   * its delta, linear in e^eps between grid losses and the chord below them, lies above the true
+   * convex profile); the max of two upper bounds bounds the max of the true profiles, which is
+   * convex in e^eps (a max of convex functions), so the interpolation of the grid values and the
+   * chord to (0, 1) lie above it, and above the grid the constant delta at the top (the larger mass
+   * at infinity) bounds the non-increasing profile.
+   */
+  static Pld symmetrised(Pld a, Pld b, double h) {
+    int lo = Math.min(a.offset, b.offset);
+    int hi = Math.max(a.offset + a.pmf.length - 1, b.offset + b.pmf.length - 1);
+    double[] da = a.profile(lo, hi, h);
+    double[] db = b.profile(lo, hi, h);
+    double[] delta = new double[hi - lo + 1];
+    for (int i = 0; i < delta.length; i++) {
+      delta[i] = Math.max(da[i], db[i]);
+    }
+    return fromProfile(lo, delta, h);
+  }
+
+  /**
+   * delta(eps_k) at every grid loss eps_k = k h, k in [lo, hi] (lo <= offset, hi at or above the
+   * top loss), in one pass down the grid: delta(eps_k) = infinity + S_k - E_k with S_k the mass above
+   * eps_k and E_k = sum_(l > k) p_l e^(eps_k - eps_l) = e^-h (E_(k+1) + p_(k+1)), so no exponential
+   * of a large loss is formed. Below the lowest loss this is the chord 1 - e^eps sum_l p_l e^-eps_l
+   * (masses summing to 1 - infinity), as {@link #delta} gives there. Each running sum gains a
+   * relative rounding error of at most 2 ulps per term, so S is rounded up and E down by 4 n ulps
+   * (n the terms): the profile errs upwards.
+   */
+  private double[] profile(int lo, int hi, double h) {
+    double decay = Math.exp(-h);
+    double[] out = new double[hi - lo + 1];
+    double margin = 4.0 * (out.length + pmf.length) * Math.ulp(1.0);
+    double s = 0;
+    double e = 0;
+    for (int k = hi; k >= lo; k--) {
+      int above = k + 1 - offset; // index of the loss eps_(k+1) in pmf
+      if (above >= 0 && above < pmf.length) {
+        s += pmf[above];
+        e = decay * (e + pmf[above]);
+      } else {
+        e = decay * e;
+      }
+      out[k - lo] = Math.min(1, Math.max(0, infinity + s * (1 + margin) - e * (1 - margin)));
+    }
+    return out;
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.helmet.privacy.event.MixtureDpEvent;
 import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.NoOpDpEvent;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
+import dev.helmet.privacy.event.SampledWithoutReplacementDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
 import dev.helmet.privacy.event.SlackDpEvent;
 import java.util.function.DoubleUnaryOperator;
@@ -31,8 +32,10 @@ import org.apache.commons.numbers.gamma.Erfc;
  * <p>Supported: the Gaussian mechanism; the Poisson-subsampled Gaussian under add-or-remove
  * neighbours (both directions, "remove" P = (1-q) N(0, s^2) + q N(1, s^2) vs Q = N(0, s^2), and
  * "add" with P and Q swapped; the answer is the worse) and under replace-one (the cross-silo
- * paper's pair (1-q) N(0, s^2) + q N(1, s^2) vs (1-q) N(0, s^2) + q N(-1, s^2), symmetric);
- * compositions of them; a {@link SlackDpEvent} around any of these ({@link Pld#withSlack}); a
+ * paper's pair (1-q) N(0, s^2) + q N(1, s^2) vs (1-q) N(0, s^2) + q N(-1, s^2), symmetric); the
+ * Gaussian on a fixed-size sample without replacement under replace-one ({@link
+ * SampledWithoutReplacementDpEvent}: Dong, Roth and Su's C_p, one symmetrised PLD, {@link
+ * Pld#symmetrised}); compositions of them; a {@link SlackDpEvent} around any of these ({@link Pld#withSlack}); a
  * revealed {@link MixtureDpEvent} of any of these ({@link Pld#mix}, per direction).
  */
 public final class PldAccountant implements PrivacyAccountant {
@@ -89,7 +92,8 @@ public final class PldAccountant implements PrivacyAccountant {
       return true;
     }
     return event instanceof GaussianDpEvent || event instanceof NoOpDpEvent
-        || event instanceof PoissonSampledDpEvent p && p.event() instanceof GaussianDpEvent;
+        || event instanceof PoissonSampledDpEvent p && p.event() instanceof GaussianDpEvent
+        || event instanceof SampledWithoutReplacementDpEvent w && w.event() instanceof GaussianDpEvent;
   }
 
   @Override
@@ -150,18 +154,33 @@ public final class PldAccountant implements PrivacyAccountant {
       Pld p = Pld.connectTheDots(new Cdf(1, s, 1), new Cdf(0, s, 1), x -> (2 * x - 1) / (2 * s * s), true, h, tail);
       return new Pld[] {p, p};
     }
+    if (event instanceof SampledWithoutReplacementDpEvent w) {
+      // Dong, Roth and Su (Sec. 4.2): a fixed-size sample at rate p of a mechanism that is f-DP
+      // under replace-one is C_p(f)-DP, C_p(f) = conv(min(f_p, f_p^-1)) with f_p = p f + (1 - p) Id:
+      // f_p is the pair (1 - p) N(0, s^2) + p N(1, s^2) vs N(0, s^2) (the add-or-remove Poisson pair's
+      // remove direction) and f_p^-1 its add direction; their symmetrisation is one PLD for both.
+      Pld[] directions = poissonAddOrRemove(w.samplingFraction(), inRange(((GaussianDpEvent) w.event()).noiseMultiplier()));
+      Pld sym = Pld.symmetrised(directions[0], directions[1], h);
+      return new Pld[] {sym, sym};
+    }
     PoissonSampledDpEvent ps = (PoissonSampledDpEvent) event;
     double q = ps.samplingProbability();
     double s = inRange(((GaussianDpEvent) ps.event()).noiseMultiplier());
-    LogMix mix = new LogMix(q);
-    if (ps.neighbours() == NeighbourRelation.REPLACE_ONE) {
-      // P = (1-q) N(0,s^2) + q N(1,s^2), Q = (1-q) N(0,s^2) + q N(-1,s^2); dividing both densities by
-      // the N(0, s^2) density: L(x) = ln((1-q) + q e^{(2x-1)/(2s^2)}) - ln((1-q) + q e^{(-2x-1)/(2s^2)}),
-      // increasing in x; the pair is symmetric under x -> -x, so both directions are the same.
-      DoubleUnaryOperator loss = x -> mix.apply((2 * x - 1) / (2 * s * s)) - mix.apply((-2 * x - 1) / (2 * s * s));
-      Pld p = Pld.connectTheDots(new Cdf(q, s, 1), new Cdf(q, s, -1), loss, true, h, tail);
-      return new Pld[] {p, p};
+    if (ps.neighbours() != NeighbourRelation.REPLACE_ONE) {
+      return poissonAddOrRemove(q, s);
     }
+    LogMix mix = new LogMix(q);
+    // P = (1-q) N(0,s^2) + q N(1,s^2), Q = (1-q) N(0,s^2) + q N(-1,s^2); dividing both densities by
+    // the N(0, s^2) density: L(x) = ln((1-q) + q e^{(2x-1)/(2s^2)}) - ln((1-q) + q e^{(-2x-1)/(2s^2)}),
+    // increasing in x; the pair is symmetric under x -> -x, so both directions are the same.
+    DoubleUnaryOperator loss = x -> mix.apply((2 * x - 1) / (2 * s * s)) - mix.apply((-2 * x - 1) / (2 * s * s));
+    Pld p = Pld.connectTheDots(new Cdf(q, s, 1), new Cdf(q, s, -1), loss, true, h, tail);
+    return new Pld[] {p, p};
+  }
+
+  /** {remove, add} of the Poisson-subsampled Gaussian at rate q, noise s, under add-or-remove. */
+  private Pld[] poissonAddOrRemove(double q, double s) {
+    LogMix mix = new LogMix(q);
     // Remove: P = mixture, Q = N(0, s^2): L(x) = ln((1-q) + q e^{(2x-1)/(2s^2)}), increasing.
     DoubleUnaryOperator lr = x -> mix.apply((2 * x - 1) / (2 * s * s));
     Pld r = Pld.connectTheDots(new Cdf(q, s, 1), new Cdf(0, s, 1), lr, true, h, tail);

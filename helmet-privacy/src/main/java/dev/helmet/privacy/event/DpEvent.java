@@ -9,7 +9,7 @@ package dev.helmet.privacy.event;
 public sealed interface DpEvent
     permits GaussianDpEvent, DistributedDiscreteGaussianDpEvent, SelfComposedDpEvent, ComposedDpEvent,
         NoOpDpEvent, PoissonSampledDpEvent, SkellamMixtureDpEvent, SkellamDpEvent, SlackDpEvent, MixtureDpEvent,
-        BinomialDpEvent {
+        BinomialDpEvent, SampledWithoutReplacementDpEvent {
 
   /** A short human-readable form, e.g. {@code "10 x Gaussian(sigma=3.73)"}. */
   String describe();

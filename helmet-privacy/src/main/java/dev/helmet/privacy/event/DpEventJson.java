@@ -16,6 +16,7 @@ import java.util.Locale;
  * <pre>
  * {"type": "gaussian", "noise_multiplier": 3.73}
  * {"type": "poisson_sampled", "sampling_probability": 0.01, "neighbours": "replace_one", "event": {...}}
+ * {"type": "sampled_without_replacement", "source_dataset_size": 364, "sample_size": 14, "event": {...}}
  * {"type": "self_composed", "count": 100, "event": {...}}
  * {"type": "composed", "events": [{...}, {...}]}
  * {"type": "distributed_discrete_gaussian", "sigma": 40.2, "parties": 500, "l2_sensitivity": 1.1e4,
@@ -45,6 +46,11 @@ public final class DpEventJson {
       n.put("sampling_probability", p.samplingProbability());
       n.put("neighbours", p.neighbours().name().toLowerCase(Locale.ROOT));
       n.set("event", toJson(p.event()));
+    } else if (event instanceof SampledWithoutReplacementDpEvent w) {
+      n.put("type", "sampled_without_replacement");
+      n.put("source_dataset_size", w.populationSize());
+      n.put("sample_size", w.sampleSize());
+      n.set("event", toJson(w.event()));
     } else if (event instanceof SelfComposedDpEvent s) {
       n.put("type", "self_composed");
       n.put("count", s.count());
@@ -117,6 +123,8 @@ public final class DpEventJson {
         case "gaussian" -> new GaussianDpEvent(number(n, "noise_multiplier"));
         case "poisson_sampled" -> new PoissonSampledDpEvent(number(n, "sampling_probability"),
             fromJson(n.get("event")), relation(text(n, "neighbours")));
+        case "sampled_without_replacement" -> new SampledWithoutReplacementDpEvent(
+            integer(n, "source_dataset_size"), integer(n, "sample_size"), fromJson(n.get("event")));
         case "self_composed" -> new SelfComposedDpEvent(fromJson(n.get("event")), integer(n, "count"));
         case "composed" -> {
           JsonNode a = n.get("events");

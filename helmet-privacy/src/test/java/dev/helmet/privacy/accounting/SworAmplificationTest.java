@@ -13,6 +13,7 @@ import dev.helmet.privacy.event.GaussianDpEvent;
 import dev.helmet.privacy.event.MixtureDpEvent;
 import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
+import dev.helmet.privacy.event.SampledWithoutReplacementDpEvent;
 import dev.helmet.privacy.event.SlackDpEvent;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -89,19 +90,19 @@ class SworAmplificationTest {
   }
 
   /**
-   * Without a coalition (n_H = n) every analysis is fixed-size sampling at b/n, accounted with its
-   * pair (the add-or-remove Poisson pair at sigma/2, class note): q = 400/50 000 = 0.008, sigma 1,
+   * Without a coalition (n_H = n) every analysis is fixed-size sampling at b/n, accounted with
+   * Dong, Roth and Su's C_q (class note): q = 400/50 000 = 0.008, sigma 1,
    * 1250 steps, delta 1e-5. The paper's 2.507 (Heikkila et al. Fig. 2; {@link PldAccountantTest})
    * is Poisson sampling's, with its replace-one pair; SWOR at the same rate costs far more.
    */
   @Test
-  void withoutACoalitionEveryAnalysisIsTheFixedSizePairAtBOverN() {
+  void withoutACoalitionEveryAnalysisIsTheFixedSizeBoundAtBOverN() {
     SworAmplification s = new SworAmplification(50_000, 0, 400);
     DpEvent e = s.event(1, new Exact());
     assertInstanceOf(MixtureDpEvent.class, e);
     assertEquals(1, ((MixtureDpEvent) e).size());
     double eps = s.epsilon(1, new Exact(), 1250, 1e-5);
-    double pair = new PldAccountant().compose(SworAmplification.fixedSizePair(0.008, 1), 1250).epsilon(1e-5);
+    double pair = new PldAccountant().compose(SworAmplification.fixedSizeStep(400, 50_000, 1), 1250).epsilon(1e-5);
     assertEquals(pair, eps, 1e-6);
     assertEquals(eps, s.epsilon(1, new WorstCase(), 1250, 1e-5), 1e-9);
     double poisson = new PldAccountant().compose(SworAmplification.poissonPair(0.008, 1), 1250).epsilon(1e-5);
@@ -154,11 +155,11 @@ class SworAmplificationTest {
     SworAmplification s = new SworAmplification(50_000, 12_500, 500);
     SlackDpEvent slack = (SlackDpEvent) s.event(1, new Slack(1e-10));
     assertEquals(1e-10, slack.slack());
-    PoissonSampledDpEvent pair = (PoissonSampledDpEvent) slack.inner();
-    assertEquals((500 - 67) / 37_500.0, pair.samplingProbability(), 1e-15);
-    assertTrue(pair.samplingProbability() >= (500 - 67) / 37_500.0, "the rate is rounded up");
-    assertEquals(NeighbourRelation.ADD_OR_REMOVE_ONE, pair.neighbours());
-    assertEquals(0.5, ((GaussianDpEvent) pair.event()).noiseMultiplier());
+    SampledWithoutReplacementDpEvent step = (SampledWithoutReplacementDpEvent) slack.inner();
+    assertEquals(500 - 67, step.sampleSize());
+    assertEquals(37_500, step.populationSize());
+    assertTrue(step.samplingFraction() > (500 - 67) / 37_500.0, "the rate is rounded up");
+    assertEquals(0.5, ((GaussianDpEvent) step.event()).noiseMultiplier(), "sigma/2: the replace-one sensitivity is 2C");
     SlackDpEvent exact = (SlackDpEvent) s.event(1, new Exact());
     assertTrue(exact.slack() > 0 && exact.slack() <= 1e-15 * (1 + 1e-10), "tail " + exact.slack());
     MixtureDpEvent m = (MixtureDpEvent) exact.inner();
@@ -226,7 +227,7 @@ class SworAmplificationTest {
     MixtureDpEvent m = (MixtureDpEvent) exact.inner();
     assertTrue(m.size() <= SworAmplification.DEFAULT_BUCKETS, m.size() + " buckets");
     double nH = n - nA;
-    double top = ((PoissonSampledDpEvent) m.component(0)).samplingProbability() * nH;
+    double top = ((SampledWithoutReplacementDpEvent) m.component(0)).sampleSize();
     double honestMean = b - mean;
     assertTrue((top - honestMean) / sd > 7.7 && (top - honestMean) / sd < 8.3, "top " + (top - honestMean) / sd);
     assertMessage(() -> s.event(1, new Exact(64, 0)), "needs a positive tail");

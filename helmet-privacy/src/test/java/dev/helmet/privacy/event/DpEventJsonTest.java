@@ -76,6 +76,23 @@ class DpEventJsonTest {
     assertTrue(b.getMessage().contains("slack must be in [0, 1]"), b.getMessage());
   }
 
+  /**
+   * SWOR's step (a fixed-size sample under replace-one) reads back equal, under dp_accounting's
+   * field names; a sample larger than its population is refused naming it.
+   */
+  @Test
+  void sampledWithoutReplacementRoundTripsAndRefusesAnImpossibleSample() {
+    DpEvent w = new SampledWithoutReplacementDpEvent(364, 14, new GaussianDpEvent(1.153));
+    DpEvent e = new MixtureDpEvent(new double[] {0.25, 0.75}, new DpEvent[] {new NoOpDpEvent(), w});
+    assertEquals(e, DpEventJson.parse(DpEventJson.toString(e)));
+    assertEquals(364, DpEventJson.toJson(w).get("source_dataset_size").asInt());
+    assertEquals(14, DpEventJson.toJson(w).get("sample_size").asInt());
+    IllegalArgumentException a = assertThrows(IllegalArgumentException.class, () -> DpEventJson.parse(
+        "{\"type\": \"sampled_without_replacement\", \"source_dataset_size\": 10, \"sample_size\": 11, "
+            + "\"event\": {\"type\": \"gaussian\", \"noise_multiplier\": 1}}"));
+    assertTrue(a.getMessage().contains("sample size must be in [1, population size 10]"), a.getMessage());
+  }
+
   @Test
   void malformedEventsAreRefusedNamingTheField() {
     IllegalArgumentException a = assertThrows(IllegalArgumentException.class,

@@ -357,22 +357,9 @@ final class CrossSiloPlan {
         config.neighbours().describe(), "record").epsilon();
   }
 
-  /**
-   * What a SWOR eps rests on beyond a proof (privacy review turn 3, finding 1, and its attacker's
-   * read): the fixed-size pair is composed per direction, which the crafted neighbours attain, but
-   * neighbours whose steps are symmetric or mix directions are covered only by a numerical check;
-   * the proven per-step bound (Dong, Roth and Su's C_q, or RDP) is about 13 % larger at the
-   * breast-cancer setting (3.38-3.41 against 3.00). Printed with every SWOR guarantee until the
-   * accounting uses the proven bound (docs/design/cross-silo.md, doubt 21).
-   */
-  static final String SWOR_CAVEAT = " (SWOR: NOT PROVEN in full: each step's fixed-size pair is composed per "
-      + "direction; neighbours whose steps mix directions are checked numerically only, and the proven bound is up "
-      + "to about 13 % larger; docs/design/cross-silo.md, doubt 21)";
-
   /** Whom the released model's guarantee protects against, naming T and the split. */
   String audience(String summation, boolean revealsInputs) {
-    String base = Audience.releasedModel(summation, revealsInputs, colluders()) + (config.swor() == null ? ""
-        : SWOR_CAVEAT);
+    String base = Audience.releasedModel(summation, revealsInputs, colluders());
     return switch (config.split()) {
       case COLLUDERS -> base + " (T = " + config.colluders() + " tolerated colluders plus the observing party: each "
           + "of the " + minContributors + " contributors adds 1/" + shares + " of the noise variance)";
