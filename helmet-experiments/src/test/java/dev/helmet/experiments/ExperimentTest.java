@@ -158,6 +158,32 @@ class ExperimentTest {
    * sets raw: its cells are kept and read as raw. A hog run is refused there before any feature is
    * computed.
    */
+  /**
+   * smm's paper subsampling bound is unproven for SMM (privacy review turn 3, finding 5): a grid row
+   * accounted with it says so beside its relation (the `neighbours` column of results.csv) and so in
+   * the report's sentence on relations; the general bound's row does not.
+   */
+  @Test
+  void aGridRowAccountedWithThePapersSubsamplingBoundIsLabelledUnproven(@TempDir Path out) throws Exception {
+    String smm = "{learner: {kind: mlp, hidden: [4]}, smm: {sampling_rate: 0.1, expected_batch: 6, rounds: 2, bits: 12, "
+        + "subsampling: %s}}";
+    String yaml = String.join("\n",
+        "dataset: mnist",
+        "parties: [2]",
+        "per_party: 30",
+        "epsilons: [3]",
+        "variants:",
+        "  - {name: paper, algorithm: smm, summation: simulated, settings: " + String.format(smm, "paper") + "}",
+        "  - {name: general, algorithm: smm, summation: simulated, settings: " + String.format(smm, "general") + "}",
+        "");
+    ExperimentRunner.Summary s = ExperimentRunner.run(parse(yaml), settings(out));
+    Map<String, String> relation = new HashMap<>();
+    s.rows().forEach(r -> relation.put(r.variant(), r.neighbours()));
+    assertTrue(relation.get("paper").contains("UNPROVEN"), relation.toString());
+    assertFalse(relation.get("general").contains("UNPROVEN"), relation.toString());
+    assertTrue(Report.relations(s.rows()).contains("UNPROVEN"), Report.relations(s.rows()));
+  }
+
   @Test
   void aFolderFromBeforeFeatureStagesStillResumes(@TempDir Path out) throws Exception {
     String yaml = String.join("\n",

@@ -28,8 +28,8 @@ import java.util.Locale;
  * "equivalent fraction" of the exact hypergeometric mixture (the design note's derivation, not in
  * the paper): the Poisson rate whose replace-one PLD accounting over K steps at noise multiplier
  * sigma, with Poisson sampling's own pair, reaches the eps at delta that the mixture reaches with
- * the pair fixed-size sampling attains ({@link SworAmplification}'s class note). The paper's
- * fractions are rates of that fixed-size pair, b/n a rate of Poisson's: only the equivalent
+ * the bound fixed-size sampling has (Dong, Roth and Su's C_q; {@link SworAmplification}'s class
+ * note). The paper's fractions are rates of that fixed-size bound, b/n a rate of Poisson's: only the equivalent
  * fraction puts both on one scale. A second sweep places the coalition
  * on the paper's N = 32 equal parties: T colluders plus the observing party hold n_A = (T + 1)
  * n / N records (doubts 1, 7 and 20), rounded up when that is not an integer (more malicious

@@ -22,7 +22,7 @@ public final class Accountants {
     return switch (name) {
       case "gaussian", "gaussian-exact" -> GaussianAccountant::new;
       case "rdp" -> RdpAccountant::new;
-      case "rdp-paper-subsampling" -> () -> new RdpAccountant(SkellamMixtureRdp.Subsampling.PAPER);
+      case RdpAccountant.PAPER_SUBSAMPLING -> () -> new RdpAccountant(SkellamMixtureRdp.Subsampling.PAPER);
       case "pld" -> PldAccountant::new;
       case "approx-dp" -> ApproxDpAccountant::new;
       default -> throw new IllegalArgumentException("accountant must be gaussian, rdp, pld or approx-dp. Provided "

@@ -38,6 +38,11 @@ import dev.helmet.privacy.event.SkellamMixtureDpEvent;
  */
 public final class RdpAccountant implements PrivacyAccountant {
   static final double[] ORDERS = orders();
+  /**
+   * The name of an accountant whose Skellam mixture rounds use the paper's subsampling bound
+   * (unproven for SMM: privacy review turn 3, finding 5): whatever prints its eps says so.
+   */
+  public static final String PAPER_SUBSAMPLING = "rdp-paper-subsampling";
   private final double[] orders;
   private final double[] rdp;
   private final SkellamMixtureRdp.Subsampling smmSubsampling;
@@ -94,7 +99,7 @@ public final class RdpAccountant implements PrivacyAccountant {
 
   @Override
   public String name() {
-    return smmSubsampling == SkellamMixtureRdp.Subsampling.GENERAL ? "rdp" : "rdp-paper-subsampling";
+    return smmSubsampling == SkellamMixtureRdp.Subsampling.GENERAL ? "rdp" : PAPER_SUBSAMPLING;
   }
 
   @Override

@@ -52,7 +52,7 @@ final class MixtureRounds implements RoundMechanism {
 
   @Override
   public String accountant() {
-    return config.subsampling() == Subsampling.GENERAL ? "rdp" : "rdp-paper-subsampling";
+    return config.subsampling() == Subsampling.GENERAL ? "rdp" : dev.helmet.privacy.accounting.RdpAccountant.PAPER_SUBSAMPLING;
   }
 
   @Override
