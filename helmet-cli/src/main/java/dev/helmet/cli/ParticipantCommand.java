@@ -149,15 +149,23 @@ final class ParticipantCommand implements Callable<Integer> {
       description = "This participant's own privacy ledger for its data (JSON; created if missing): a session's "
           + "target is reserved when joined (refused if it would exceed --budget-epsilon / --budget-delta), and when "
           + "this participant stops its data is charged what its own accountant computes for the rounds it sent "
-          + "(refunded only if it sent none), never a number from the coordinator.")
+          + "(refunded only if it sent none), never a number from the coordinator. Default: a file for this data "
+          + "under the cache (CACHE/ledgers/KEY.json, KEY a keyed digest of the records as loaded, so the same "
+          + "records share one ledger whatever their file is called).")
   Path ledger;
 
-  @Option(names = "--budget-epsilon", paramLabel = "E", defaultValue = "1",
-      description = "With --ledger: the total eps the data may spend. Default: ${DEFAULT-VALUE}.")
-  double budgetEpsilon;
+  @Option(names = "--no-ledger",
+      description = "Keep no ledger: nothing records what this data spent across runs, so a run joins no further "
+          + "session (after a restarted coordinator) once it has sent any input.")
+  boolean noLedger;
+
+  @Option(names = "--budget-epsilon", paramLabel = "E",
+      description = "The total eps the ledger lets this data spend, over every run and session. Default: "
+          + "--max-epsilon (a bare command never spends more than one session's eps).")
+  Double budgetEpsilon;
 
   @Option(names = "--budget-delta", paramLabel = "D", defaultValue = "1e-4",
-      description = "With --ledger: the total delta. Default: ${DEFAULT-VALUE}.")
+      description = "The ledger's total delta. Default: ${DEFAULT-VALUE}.")
   double budgetDelta;
 
   @Option(names = {"-o", "--model-out"}, paramLabel = "FILE", description = "Write the released model here.")
@@ -211,7 +219,17 @@ final class ParticipantCommand implements Callable<Integer> {
         }
       }
     }
-    LocalLedger book = ledger == null ? null : new LocalLedger(ledger, budgetEpsilon, budgetDelta);
+    if (noLedger && ledger != null) {
+      throw new IllegalArgumentException("--no-ledger cannot be combined with --ledger");
+    }
+    Path ledgerFile = noLedger ? null : ledger != null ? ledger : defaultLedger(local);
+    LocalLedger book = ledgerFile == null ? null
+        : new LocalLedger(ledgerFile, budgetEpsilon != null ? budgetEpsilon : maxEpsilon, budgetDelta);
+    if (book != null) {
+      java.math.BigDecimal[] used = book.used();
+      spec.commandLine().getErr().printf("ledger %s: eps %s of %s spent or reserved%n", ledgerFile,
+          used[0].toPlainString(), Trainer.fmt(book.budget()[0]));
+    }
     Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book)
         .waiting(waitSeconds), new ParticipantProgress(spec.commandLine().getErr(), json));
     if (r.completed() && modelOut != null) {
@@ -228,6 +246,14 @@ final class ParticipantCommand implements Callable<Integer> {
       // This participant's own accounting of the rounds it sent, not the coordinator's number.
       Json.put(j, "epsilon", r.epsilon());
       j.put("epsilon_source", "this participant's own accountant, for the rounds it sent");
+      // Every session of this run in which it sent input (a restarted coordinator's included).
+      Json.put(j, "epsilon_run_total", r.runEpsilon());
+      j.put("sessions_with_inputs", r.sessionsWithInputs());
+      if (ledgerFile != null) {
+        j.put("ledger", ledgerFile.toString());
+      } else {
+        j.putNull("ledger");
+      }
       j.put("neighbours", r.neighbours());
       if (!r.against().isEmpty()) { // the released model's audience, from this party's own plan
         j.put("against", r.against());
@@ -274,8 +300,18 @@ final class ParticipantCommand implements Callable<Integer> {
               : "neighbours: " + r.neighbours() + "; against " + r.against() + "; the rounds it sent are spent for "
                   + "good");
     }
+    if (!json && r.sessionsWithInputs() > 1) {
+      out.printf("  this run sent input in %d sessions (a restarted coordinator's): eps = %s in total by its own "
+          + "accounting%n", r.sessionsWithInputs(), Trainer.fmt(r.runEpsilon()));
+    }
     out.flush();
     return r.completed() ? Main.OK : Main.SESSION_FAILED;
+  }
+
+  /** CACHE/ledgers/KEY.json, KEY a keyed digest of the records as loaded ({@link LocalDataKey}). */
+  private Path defaultLedger(Dataset local) {
+    Path dir = (cacheDir != null ? cacheDir : BuiltinDataset.defaultCache()).resolve("ledgers");
+    return dir.resolve(dev.helmet.core.data.LocalDataKey.of(dir.resolve("ledgers.key"), local) + ".json");
   }
 
   private static final String LOCAL_NOTE = "this party's own held-out data: a statistic of it, shown to this party "

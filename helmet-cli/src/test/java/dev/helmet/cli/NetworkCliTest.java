@@ -58,7 +58,7 @@ class NetworkCliTest {
     String iris = TestData.path("iris.csv").toString();
     // A participant whose policy forbids eps = 1 refuses, saying why (exit 4), and does not join.
     Cli refusing = Loopback.onceReachable("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris,
-        "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1",
+        "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1", "--no-ledger",
         "--max-epsilon", "0.5");
     assertEquals(Main.SESSION_FAILED, refusing.exit, refusing.toString());
     assertTrue(refusing.err.contains("refusing to join") && refusing.err.contains("accepts at most 0.5"),
@@ -70,7 +70,7 @@ class NetworkCliTest {
     for (int k = 1; k <= 3; k++) {
       String name = "participant-" + k;
       parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
-          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
+          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--ledger", dir.resolve(name + "-ledger.json").toString(),
           "--min-contributors", "3", "--honest-fraction", "1", "--json")));
     }
     List<JsonNode> partyGuarantees = new ArrayList<>();
@@ -171,7 +171,7 @@ class NetworkCliTest {
       parts.add(CompletableFuture.supplyAsync(() -> {
         try {
           return Loopback.onceReachable("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris,
-              "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
+              "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--ledger", dir.resolve(name + "-ledger.json").toString(),
               "--min-contributors", "3", "--honest-fraction", "1", "--allow-float-noise", "--json");
         } catch (InterruptedException e) {
           throw new IllegalStateException(e);

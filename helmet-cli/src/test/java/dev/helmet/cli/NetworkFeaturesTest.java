@@ -48,14 +48,14 @@ class NetworkFeaturesTest {
     // A participant that takes part only with raw features refuses, naming the session's stage.
     Cli refusing = Loopback.onceReachable("participant", "--coordinator", "127.0.0.1:" + port, "--data", digits,
         "--tls-dir",
-          dir.resolve("certs").toString(), "--name", "participant-1", "--features", "raw");
+          dir.resolve("certs").toString(), "--name", "participant-1", "--features", "raw", "--no-ledger");
     assertEquals(Main.SESSION_FAILED, refusing.exit, refusing.toString());
     assertTrue(refusing.err.contains("the session computes hog features"), refusing.err);
     List<CompletableFuture<Cli>> parts = new ArrayList<>();
     for (int k = 1; k <= 3; k++) {
       String name = "participant-" + k;
       parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
-          "--data", digits, "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--min-contributors", "3",
+          "--data", digits, "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--ledger", dir.resolve(name + "-ledger.json").toString(), "--min-contributors", "3",
           "--honest-fraction", "1", "--features", "hog,scatter", "--json")));
     }
     for (CompletableFuture<Cli> f : parts) {

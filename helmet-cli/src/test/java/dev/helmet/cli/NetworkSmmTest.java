@@ -48,7 +48,7 @@ class NetworkSmmTest {
     String iris = TestData.path("iris.csv").toString();
     // A participant that trains only linear models refuses, naming the learner.
     Cli refusing = Loopback.onceReachable("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris,
-        "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1",
+        "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1", "--no-ledger",
         "--honest-fraction", "1", "--max-epsilon", "4", "--min-contributors", "3");
     assertEquals(Main.SESSION_FAILED, refusing.exit, refusing.toString());
     assertTrue(refusing.err.contains("mlp"), refusing.err);
@@ -56,7 +56,7 @@ class NetworkSmmTest {
     for (int k = 1; k <= 3; k++) {
       String name = "participant-" + k;
       parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
-          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
+          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--ledger", dir.resolve(name + "-ledger.json").toString(),
           "--min-contributors", "3", "--honest-fraction", "1", "--max-epsilon", "4", "--learners", "mlp",
           "--test", iris, "--json")));
     }

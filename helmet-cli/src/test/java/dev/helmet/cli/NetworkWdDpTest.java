@@ -44,14 +44,14 @@ class NetworkWdDpTest {
     // The step noise is floating point: a participant that requires exact noise refuses, saying so.
     Cli refusing = Loopback.onceReachable("participant", "--coordinator", "127.0.0.1:" + port, "--data", iris,
         "--skip-rows", "1",
-          "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1");
+          "--tls-dir", dir.resolve("certs").toString(), "--name", "participant-1", "--no-ledger");
     assertEquals(Main.SESSION_FAILED, refusing.exit, refusing.toString());
     assertTrue(refusing.err.contains("refusing to join"), refusing.err);
     List<CompletableFuture<Cli>> parts = new ArrayList<>();
     for (int k = 1; k <= 3; k++) {
       String name = "participant-" + k;
       parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
-          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
+          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--ledger", dir.resolve(name + "-ledger.json").toString(),
           "--min-contributors", "3", "--honest-fraction", "1", "--allow-float-noise", "--test", iris, "--json")));
     }
     for (CompletableFuture<Cli> f : parts) {
@@ -117,7 +117,7 @@ class NetworkWdDpTest {
     for (int k = 1; k <= 3; k++) {
       String name = "participant-" + k;
       parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
-          "--data", data.toString(), "--tls-dir", dir.resolve("certs").toString(), "--name", name,
+          "--data", data.toString(), "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--ledger", dir.resolve(name + "-ledger.json").toString(),
           "--min-contributors", "3", "--honest-fraction", "1", "--allow-float-noise", "--max-epsilon", "6",
           "--learners", "linreg", "--test", data.toString(), "--json")));
     }

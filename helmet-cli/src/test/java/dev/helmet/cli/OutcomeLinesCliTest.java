@@ -34,7 +34,7 @@ class OutcomeLinesCliTest {
     for (int k = 1; k <= n; k++) {
       String name = "participant-" + k;
       parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
-          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
+          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--ledger", dir.resolve(name + "-ledger.json").toString(),
           "--min-contributors", "3", "--honest-fraction", "1", "--wait", "60")));
     }
     List<Cli> out = new ArrayList<>();

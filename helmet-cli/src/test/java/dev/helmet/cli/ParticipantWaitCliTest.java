@@ -23,7 +23,7 @@ class ParticipantWaitCliTest {
   void aParticipantSaysWhatItWaitsForAndGivesUpWhenTheWaitIsOver() throws Exception {
     int port = Loopback.freePort(); // nothing listens there
     Cli c = Cli.run("participant", "--coordinator", "127.0.0.1:" + port, "--data",
-        TestData.path("iris.csv").toString(), "--skip-rows", "1", "--plaintext", "--wait", "3");
+        TestData.path("iris.csv").toString(), "--skip-rows", "1", "--plaintext", "--wait", "3", "--no-ledger");
     assertEquals(Main.SESSION_FAILED, c.exit, c.toString());
     assertTrue(c.err.contains("the coordinator at 127.0.0.1:" + port + " does not answer")
         && c.err.contains("connection refused: nothing listens there") && c.err.contains("trying again in 1 s"), c.err);

@@ -29,7 +29,8 @@ import java.util.List;
  * sent (the upper bound of what any release of them costs), or <em>refunded</em> if it sent none
  * (its data never left in any form). An entry left reserved or committed by a participant that
  * crashed keeps its full target. Sessions compose by basic composition, summed in decimal. Every
- * update replaces the file atomically, and each commit is on disk before the input is sent.
+ * update replaces the file atomically, and each commit is on disk before the input is sent. Every
+ * read-check-write holds the file exclusively, across threads and processes ({@link #locked}).
  */
 public final class LocalLedger {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -53,16 +54,18 @@ public final class LocalLedger {
   }
 
   /** What the data has spent or has reserved: {eps, delta}. */
-  public synchronized BigDecimal[] used() {
-    BigDecimal e = BigDecimal.ZERO;
-    BigDecimal d = BigDecimal.ZERO;
-    for (JsonNode s : read()) {
-      if (!"refunded".equals(s.path("status").asText())) {
-        e = e.add(amount(s, "epsilon"));
-        d = d.add(amount(s, "delta"));
+  public BigDecimal[] used() {
+    return locked(() -> {
+      BigDecimal e = BigDecimal.ZERO;
+      BigDecimal d = BigDecimal.ZERO;
+      for (JsonNode s : read()) {
+        if (!"refunded".equals(s.path("status").asText())) {
+          e = e.add(amount(s, "epsilon"));
+          d = d.add(amount(s, "delta"));
+        }
       }
-    }
-    return new BigDecimal[] {e, d};
+      return new BigDecimal[] {e, d};
+    });
   }
 
   /**
@@ -70,18 +73,20 @@ public final class LocalLedger {
    * different neighbouring relations or protected units do not add up (an add-or-remove eps is not
    * a replace-one eps), so a budget is spent under one relation and unit.
    */
-  public synchronized String relationConflict(PrivacyCharge charge) {
-    for (JsonNode s : read()) {
-      if (!"refunded".equals(s.path("status").asText()) && s.has("charge")) {
-        PrivacyCharge other = PrivacyCharge.fromJson(s.get("charge"));
-        if (!other.sameRelation(charge)) {
-          return "this data's budget is spent under '" + other.neighbours() + "' per " + other.unit() + " (session "
-              + s.path("session").asText() + "); this session's guarantee is under '" + charge.neighbours() + "' per "
-              + charge.unit() + ", and the two do not add up";
+  public String relationConflict(PrivacyCharge charge) {
+    return locked(() -> {
+      for (JsonNode s : read()) {
+        if (!"refunded".equals(s.path("status").asText()) && s.has("charge")) {
+          PrivacyCharge other = PrivacyCharge.fromJson(s.get("charge"));
+          if (!other.sameRelation(charge)) {
+            return "this data's budget is spent under '" + other.neighbours() + "' per " + other.unit() + " (session "
+                + s.path("session").asText() + "); this session's guarantee is under '" + charge.neighbours() + "' per "
+                + charge.unit() + ", and the two do not add up";
+          }
         }
       }
-    }
-    return null;
+      return null;
+    });
   }
 
   /**
@@ -90,31 +95,34 @@ public final class LocalLedger {
    * @return null if charged, else the reason for refusing
    * @throws IllegalArgumentException if eps or delta is negative or not finite
    */
-  public synchronized String reserve(String session, double epsilon, double delta) {
-    check(epsilon, delta);
-    BigDecimal[] used = used();
-    if (used[0].add(BigDecimal.valueOf(epsilon)).compareTo(BigDecimal.valueOf(budgetEpsilon)) > 0
-        || used[1].add(BigDecimal.valueOf(delta)).compareTo(BigDecimal.valueOf(budgetDelta)) > 0) {
-      return String.format("the local budget (eps = %s, delta = %s) has (eps = %s, delta = %s) spent or reserved; this "
-          + "session needs (eps = %s, delta = %s)", budgetEpsilon, budgetDelta, used[0].toPlainString(),
-          used[1].toPlainString(), epsilon, delta);
-    }
-    ArrayNode all = read();
-    for (JsonNode n : all) {
-      if (session.equals(n.path("session").asText())) {
-        throw new IllegalArgumentException("session " + session + " is already in the ledger " + file
-            + "; a session is joined once");
+  public String reserve(String session, double epsilon, double delta) {
+    return locked(() -> {
+      check(epsilon, delta);
+      BigDecimal[] used = used();
+      if (used[0].add(BigDecimal.valueOf(epsilon)).compareTo(BigDecimal.valueOf(budgetEpsilon)) > 0
+          || used[1].add(BigDecimal.valueOf(delta)).compareTo(BigDecimal.valueOf(budgetDelta)) > 0) {
+        return String.format("the local budget (eps = %s, delta = %s) has (eps = %s, delta = %s) spent or reserved; this "
+            + "session needs (eps = %s, delta = %s); the ledger is %s (`helmet participant --budget-epsilon E` "
+            + "raises the total this data may spend)", budgetEpsilon, budgetDelta, used[0].toPlainString(),
+            used[1].toPlainString(), epsilon, delta, file);
       }
-    }
-    ObjectNode s = all.addObject();
-    s.put("session", session);
-    s.put("epsilon", epsilon);
-    s.put("delta", delta);
-    s.put("status", "reserved");
-    s.put("rounds", 0);
-    s.put("updated", Instant.now().toString());
-    write(all);
-    return null;
+      ArrayNode all = read();
+      for (JsonNode n : all) {
+        if (session.equals(n.path("session").asText())) {
+          throw new IllegalArgumentException("session " + session + " is already in the ledger " + file
+              + "; a session is joined once");
+        }
+      }
+      ObjectNode s = all.addObject();
+      s.put("session", session);
+      s.put("epsilon", epsilon);
+      s.put("delta", delta);
+      s.put("status", "reserved");
+      s.put("rounds", 0);
+      s.put("updated", Instant.now().toString());
+      write(all);
+      return null;
+    });
   }
 
   /**
@@ -125,19 +133,22 @@ public final class LocalLedger {
    * @throws IllegalStateException if the session was not reserved, or the charge of the rounds
    *     sent would exceed the reservation (the plan is not the one the participant agreed to)
    */
-  public synchronized void commit(String session, PrivacyCharge charge, int rounds) {
-    Checks.positive("rounds", rounds);
-    ArrayNode all = read();
-    ObjectNode o = open(all, session);
-    if (rounds > charge.plannedRounds()) {
-      throw new IllegalStateException("session " + session + ": round " + rounds + " was not planned (the plan has "
-          + charge.plannedRounds() + ")");
-    }
-    o.set("charge", charge.toJson());
-    o.put("rounds", rounds);
-    o.put("status", "committed");
-    o.put("updated", Instant.now().toString());
-    write(all);
+  public void commit(String session, PrivacyCharge charge, int rounds) {
+    locked(() -> {
+      Checks.positive("rounds", rounds);
+      ArrayNode all = read();
+      ObjectNode o = open(all, session);
+      if (rounds > charge.plannedRounds()) {
+        throw new IllegalStateException("session " + session + ": round " + rounds + " was not planned (the plan has "
+            + charge.plannedRounds() + ")");
+      }
+      o.set("charge", charge.toJson());
+      o.put("rounds", rounds);
+      o.put("status", "committed");
+      o.put("updated", Instant.now().toString());
+      write(all);
+      return null;
+    });
   }
 
   /**
@@ -146,31 +157,35 @@ public final class LocalLedger {
    *
    * @return the eps charged (0 for a refund)
    */
-  public synchronized double settle(String session) {
-    ArrayNode all = read();
-    ObjectNode o = open(all, session);
-    int rounds = o.path("rounds").asInt(0);
-    double eps = 0;
-    if (rounds == 0 || !o.has("charge")) {
-      o.put("status", "refunded");
-    } else {
-      PrivacyCharge c = PrivacyCharge.fromJson(o.get("charge"));
-      eps = c.epsilon(rounds);
-      check(eps, c.delta(rounds));
-      o.put("epsilon", eps);
-      o.put("delta", c.delta(rounds));
-      o.put("status", "spent");
-    }
-    o.put("updated", Instant.now().toString());
-    write(all);
-    return eps;
+  public double settle(String session) {
+    return locked(() -> {
+      ArrayNode all = read();
+      ObjectNode o = open(all, session);
+      int rounds = o.path("rounds").asInt(0);
+      double eps = 0;
+      if (rounds == 0 || !o.has("charge")) {
+        o.put("status", "refunded");
+      } else {
+        PrivacyCharge c = PrivacyCharge.fromJson(o.get("charge"));
+        eps = c.epsilon(rounds);
+        check(eps, c.delta(rounds));
+        o.put("epsilon", eps);
+        o.put("delta", c.delta(rounds));
+        o.put("status", "spent");
+      }
+      o.put("updated", Instant.now().toString());
+      write(all);
+      return eps;
+    });
   }
 
   /** Every entry as stored (session, epsilon, delta, status, rounds, updated, ...), oldest first. */
-  public synchronized List<JsonNode> entries() {
-    List<JsonNode> out = new java.util.ArrayList<>();
-    read().forEach(out::add);
-    return out;
+  public List<JsonNode> entries() {
+    return locked(() -> {
+      List<JsonNode> out = new java.util.ArrayList<>();
+      read().forEach(out::add);
+      return out;
+    });
   }
 
   /**
@@ -182,19 +197,55 @@ public final class LocalLedger {
    * @return the eps charged (0 for a refund)
    * @throws IllegalStateException if the session has no open entry
    */
-  public synchronized double settleStale(String session, String reason) {
-    if (reason == null || reason.isBlank()) {
-      throw new IllegalArgumentException("settling an entry needs a reason (it is recorded in the ledger)");
-    }
-    double eps = settle(session);
-    ArrayNode all = read();
-    for (JsonNode n : all) {
-      if (session.equals(n.path("session").asText())) {
-        ((ObjectNode) n).put("settled_by", "operator").put("reason", reason);
+  public double settleStale(String session, String reason) {
+    return locked(() -> {
+      if (reason == null || reason.isBlank()) {
+        throw new IllegalArgumentException("settling an entry needs a reason (it is recorded in the ledger)");
       }
+      double eps = settle(session);
+      ArrayNode all = read();
+      for (JsonNode n : all) {
+        if (session.equals(n.path("session").asText())) {
+          ((ObjectNode) n).put("settled_by", "operator").put("reason", reason);
+        }
+      }
+      write(all);
+      return eps;
+    });
+  }
+
+  /** Per ledger file in this JVM: the lock each process holds its file lock under. */
+  private static final java.util.concurrent.ConcurrentHashMap<Path, java.util.concurrent.locks.ReentrantLock> LOCKS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * Runs {@code work} holding the ledger exclusively: a lock per file within this JVM and, across
+   * processes, an OS file lock on {@code FILE.lock} (two runs of one data holder on one ledger each
+   * read, check and write it whole, so neither can double-reserve the budget or lose the other's
+   * entry: security review turn 3, T3-6). Reentrant: a locked method may call another.
+   */
+  private <T> T locked(java.util.function.Supplier<T> work) {
+    Path key = file.toAbsolutePath().normalize();
+    java.util.concurrent.locks.ReentrantLock lock = LOCKS.computeIfAbsent(key, k -> new java.util.concurrent.locks.ReentrantLock());
+    lock.lock();
+    try {
+      if (lock.getHoldCount() > 1) {
+        return work.get(); // this thread holds the file lock already
+      }
+      Path lockFile = key.resolveSibling(key.getFileName() + ".lock");
+      try {
+        Files.createDirectories(key.getParent());
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lockFile,
+            java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+            java.nio.channels.FileLock held = ch.lock()) {
+          return work.get();
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot lock the ledger " + file + " (" + lockFile + "): " + e.getMessage(), e);
+      }
+    } finally {
+      lock.unlock();
     }
-    write(all);
-    return eps;
   }
 
   /** The budget this ledger was opened with: {eps, delta}. */

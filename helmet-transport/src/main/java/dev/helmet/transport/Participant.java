@@ -152,7 +152,50 @@ public final class Participant {
       long bytesReceived,
       double seconds,
       String neighbours,
-      String against) {}
+      String against,
+      double runEpsilon,
+      int sessionsWithInputs) {
+
+    /** One session's result, before the run's totals are known: they start as this session's own. */
+    Result(boolean completed, String reason, ReleasedModel model, double epsilon, int party, List<Integer> contributors,
+        long bytesSent, long bytesReceived, double seconds, String neighbours, String against) {
+      this(completed, reason, model, epsilon, party, contributors, bytesSent, bytesReceived, seconds, neighbours,
+          against, epsilon, epsilon > 0 ? 1 : 0);
+    }
+
+    /** This session's result with the totals of the whole run (every session this run sent input in). */
+    Result withRun(RunTally tally) {
+      return new Result(completed, reason, model, epsilon, party, contributors, bytesSent, bytesReceived, seconds,
+          neighbours, against, tally.epsilon(), tally.sessionsWithInputs());
+    }
+  }
+
+  /**
+   * What one run of a participant has spent across the sessions it joined (a restarted
+   * coordinator's included): each session in which it sent input adds its own eps for the rounds it
+   * sent (basic composition, as the ledger adds them). Without a ledger this is the only record, so
+   * such a run joins no further session once it has sent input (security review turn 3, T3-1).
+   */
+  static final class RunTally {
+    private double epsilon;
+    private int sessions;
+
+    synchronized void add(int roundsSent, double eps) {
+      if (roundsSent > 0) {
+        // Rounded up so that the total never understates the sum of the sessions' eps.
+        epsilon = Math.nextUp(epsilon + eps);
+        sessions++;
+      }
+    }
+
+    synchronized double epsilon() {
+      return epsilon;
+    }
+
+    synchronized int sessionsWithInputs() {
+      return sessions;
+    }
+  }
 
   /** The session was refused (by the participant's policy or by the coordinator), or failed. */
   public static class ParticipantException extends Exception {
@@ -229,15 +272,26 @@ public final class Participant {
     listener.event("connecting", Map.of("coordinator", s.target()));
     Prepared prepared = null;
     String previous = null;
+    RunTally tally = new RunTally();
     while (true) {
       SessionConfig config = CoordinatorLink.session(s.target(), channel, s.waitSeconds(), previous, listener);
       String session = HexFormat.of().formatHex(config.getSessionId().toByteArray());
       prepared = prepare(s, config, session, prepared, listener);
       try {
-        return join(s, channel, hook, listener, config, session, prepared, start);
+        return join(s, channel, hook, listener, config, session, prepared, start, tally).withRun(tally);
       } catch (CoordinatorLink.Lost e) {
         if (s.waitSeconds() <= 0) {
           throw e;
+        }
+        if (s.ledger() == null && tally.sessionsWithInputs() > 0) {
+          // Joining again would release the same data again, and with no ledger nothing would bound
+          // or record it (a coordinator that drops every stream after the sum collects a release
+          // per session: security review turn 3, T3-1).
+          throw new ParticipantException("session " + session + " was lost (" + e.getMessage() + "); this run "
+              + "has sent input in " + tally.sessionsWithInputs() + " session(s), eps = " + tally.epsilon()
+              + " by its own accounting, and runs without a ledger, so it joins no further session: rejoin with "
+              + "a ledger (the default; --ledger FILE), which charges every session and refuses one past the budget",
+              e);
         }
         // Its ledger has settled the lost session (charged the rounds it sent, else refunded). A
         // restarted coordinator opens a new session, which this party joins if its policy accepts it.
@@ -338,8 +392,8 @@ public final class Participant {
 
   /** Takes part in {@code session} until it ends (or the coordinator is lost: {@link CoordinatorLink.Lost}). */
   private static Result join(Settings s, ManagedChannel channel, Hook hook, ParticipantListener listener,
-      SessionConfig config, String session, Prepared prepared, long start) throws ParticipantException,
-      InterruptedException {
+      SessionConfig config, String session, Prepared prepared, long start, RunTally tally)
+      throws ParticipantException, InterruptedException {
     Dataset data = prepared.data();
     AlgorithmSpec spec = prepared.spec();
     Local local = prepared.local();
@@ -432,11 +486,13 @@ public final class Participant {
       }
       // Whatever the outcome, this party takes no further part: its data is charged exactly the
       // rounds it sent, by its own accountant (or refunded if it sent none).
+      double eps = run.ownEpsilon();
       if (s.ledger() != null) {
-        double eps = s.ledger().settle(session);
+        eps = s.ledger().settle(session);
         LOG.log(Level.INFO, "session {0}: the local ledger charged eps = {1} for {2} round(s) sent", session, eps,
             run.roundsSent);
       }
+      tally.add(run.roundsSent, eps);
     }
   }
 

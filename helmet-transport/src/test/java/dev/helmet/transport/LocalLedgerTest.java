@@ -23,6 +23,66 @@ class LocalLedgerTest {
   private static final PrivacyCharge CHARGE = new PrivacyCharge("gaussian", new GaussianDpEvent(4), 3, 1e-5, 1e-5,
       "replace one record", "record");
 
+  /**
+   * Security review turn 3, T3-6 (built on its {@code LedgerRacePocTest}): two runs of one data
+   * holder on one ledger each read, checked and wrote it with no lock between them, so both
+   * reserved the whole budget (137 of 200 races) and the file then kept one entry (131). Now
+   * reservations against one file are exclusive: of two racing for a budget of 1 at eps 1 each,
+   * exactly one wins, and the file keeps it.
+   */
+  @Test
+  void twoLedgersOnOneFileNeverBothReserveTheWholeBudget(@TempDir Path dir) throws Exception {
+    for (int t = 0; t < 100; t++) {
+      Path file = dir.resolve("ledger-" + t + ".json");
+      LocalLedger a = new LocalLedger(file, 1.0, 1e-4);
+      LocalLedger b = new LocalLedger(file, 1.0, 1e-4);
+      java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+      String[] why = new String[2];
+      Thread ta = new Thread(() -> why[0] = race(go, a, "session-a"));
+      Thread tb = new Thread(() -> why[1] = race(go, b, "session-b"));
+      ta.start();
+      tb.start();
+      go.countDown();
+      ta.join(30_000);
+      tb.join(30_000);
+      assertTrue((why[0] == null) != (why[1] == null), "race " + t + ": " + java.util.Arrays.toString(why));
+      assertEquals(1, new LocalLedger(file, 1.0, 1e-4).entries().size(), "race " + t);
+    }
+  }
+
+  private static String race(java.util.concurrent.CountDownLatch go, LocalLedger l, String session) {
+    try {
+      go.await();
+      return l.reserve(session, 1.0, 1e-5);
+    } catch (Exception e) {
+      return "error " + e;
+    }
+  }
+
+  /**
+   * Across processes: while another process holds the ledger's lock (and writes its reservation
+   * only after it said so), a reservation here waits for it, then sees that reservation and is
+   * refused; reading without the lock would have reserved the whole budget a second time.
+   */
+  @Test
+  void aReservationWaitsForAnotherProcessHoldingTheLedger(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("ledger.json");
+    Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+        System.getProperty("java.class.path"), LedgerLockHolder.class.getName(), file.toString(), "700")
+        .redirectErrorStream(true).start();
+    try {
+      java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(other.getInputStream(),
+          java.nio.charset.StandardCharsets.UTF_8));
+      assertEquals("locked", out.readLine());
+      String why = new LocalLedger(file, 1.0, 1e-4).reserve("this-run", 1.0, 1e-5);
+      assertTrue(why != null && why.contains("has (eps = 1.0"), "reserved past the other process's entry: " + why);
+      assertTrue(other.waitFor(30, TimeUnit.SECONDS), "the other process did not finish");
+      assertEquals(0, other.exitValue());
+    } finally {
+      other.destroyForcibly();
+    }
+  }
+
   /** A participant's budget, too, is spent under one relation and unit (issue 12). */
   @Test
   void epsilonsOfDifferentRelationsAreNotAdded(@TempDir Path dir) {

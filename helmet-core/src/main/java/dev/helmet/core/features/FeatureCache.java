@@ -96,38 +96,10 @@ final class FeatureCache {
     }
   }
 
-  /**
-   * This cache's key: 32 bytes from SecureRandom, made once (owner-only, written under a temporary
-   * name and moved into place, so two runs starting together agree on one key).
-   */
+  /** This cache's key ({@link dev.helmet.core.util.LocalSecret}), beside the features directory. */
   static byte[] secret(Path dir) throws IOException {
-    Path file = dir.resolveSibling("features.key");
-    if (!Files.isRegularFile(file)) {
-      Files.createDirectories(dir);
-      byte[] k = new byte[32];
-      new java.security.SecureRandom().nextBytes(k);
-      Path tmp = Files.createTempFile(dir, "key-", ".part");
-      try {
-        Files.write(tmp, k);
-        try {
-          Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        } catch (UnsupportedOperationException ignored) {
-          // not a POSIX file system: the directory's own permissions apply
-        }
-        try {
-          Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        } catch (java.nio.file.FileAlreadyExistsException raced) {
-          // another run made it first: use theirs
-        }
-      } finally {
-        Files.deleteIfExists(tmp);
-      }
-    }
-    byte[] k = Files.readAllBytes(file);
-    if (k.length != 32) {
-      throw new IOException(file + " is not a 32-byte cache key");
-    }
-    return k;
+    Files.createDirectories(dir);
+    return dev.helmet.core.util.LocalSecret.of(dir.resolveSibling("features.key"));
   }
 
   /**

@@ -1,0 +1,168 @@
+package dev.helmet.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.testdata.TestData;
+import dev.helmet.transport.wire.CoordinatorMessage;
+import dev.helmet.transport.wire.ParticipantMessage;
+import dev.helmet.transport.wire.SessionConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Security review turn 3, T3-1 (built on its {@code WaitReReleasePocTest}): a coordinator that takes
+ * the sum and then drops every participant's stream instead of sending the Outcome, and opens a new
+ * session on the same port, collected one release per session from a single {@code Participant.run}
+ * (four from one run that reported eps 1). Now a run sends input in no more sessions than its
+ * ledger has room for, and without a ledger in one only; it reports the whole run's eps. Three
+ * participants of the digits, eps 1 per session, the coordinator restarted up to three times.
+ */
+class ReReleaseAcrossSessionsTest {
+  private static final Dataset DIGITS = TestData.digits();
+  private static final int W = 3;
+
+  /** Without a ledger: the first lost session that carried input ends the run. */
+  @Test
+  void withoutALedgerARunSendsInputInOneSessionOnly(@TempDir Path dir) throws Exception {
+    Outcome o = run(dir, k -> null, 3);
+    for (int i = 0; i < W; i++) {
+      assertEquals(1, o.inputs.get(i), "participant " + i + " sent input in more than one session");
+      ExecutionException e = assertInstanceOf(ExecutionException.class, o.results.get(i));
+      assertTrue(e.getCause().getMessage().contains("runs without a ledger, so it joins no further session"),
+          e.getCause().getMessage());
+    }
+  }
+
+  /**
+   * A ledger with room for two sessions (budget 2.5, eps 1 each): the run sends input in two
+   * sessions, its ledger refuses the third, and the ledger holds both, spent.
+   */
+  @Test
+  void aLedgerLetsARunSendInputInAsManySessionsAsItsBudgetHolds(@TempDir Path dir) throws Exception {
+    Outcome o = run(dir, k -> new LocalLedger(dir.resolve("ledger-" + k + ".json"), 2.5, 1e-4), 3);
+    for (int i = 0; i < W; i++) {
+      assertEquals(2, o.inputs.get(i), "participant " + i);
+      ExecutionException e = assertInstanceOf(ExecutionException.class, o.results.get(i));
+      assertTrue(e.getCause().getMessage().contains("the local budget (eps = 2.5"), e.getCause().getMessage());
+      LocalLedger book = new LocalLedger(dir.resolve("ledger-" + i + ".json"), 2.5, 1e-4);
+      assertEquals(2, book.entries().stream().filter(n -> n.path("status").asText().equals("spent")).count(),
+          book.entries().toString());
+      assertTrue(book.used()[0].doubleValue() <= 2.0 + 1e-9, "spent " + book.used()[0]);
+    }
+  }
+
+  /**
+   * A run whose second session completes reports both: the session's eps and the run's total over
+   * the two sessions it sent input in.
+   */
+  @Test
+  void aRunThatCompletesAfterARestartReportsItsTotal(@TempDir Path dir) throws Exception {
+    Outcome o = run(dir, k -> new LocalLedger(dir.resolve("ledger-" + k + ".json"), 2.5, 1e-4), 1);
+    for (int i = 0; i < W; i++) {
+      assertEquals(2, o.inputs.get(i));
+      Participant.Result r = (Participant.Result) o.results.get(i);
+      assertTrue(r.completed(), r.reason());
+      assertEquals(2, r.sessionsWithInputs());
+      assertTrue(r.epsilon() > 0.9 && r.epsilon() <= 1.0 + 1e-9, "session eps " + r.epsilon());
+      assertTrue(r.runEpsilon() > 1.8 && r.runEpsilon() <= 2.0 + 1e-9, "run eps " + r.runEpsilon());
+    }
+  }
+
+  private record Outcome(AtomicIntegerArray inputs, List<Object> results) {}
+
+  /**
+   * Runs the participants against a coordinator that drops the streams after each of the first
+   * {@code drops} sessions' sums, restarting it each time (bounded: each wait is at most 120 s).
+   * Each element of {@code results} is the participant's Result, or the ExecutionException it
+   * ended with.
+   */
+  private static Outcome run(Path dir, java.util.function.IntFunction<LocalLedger> ledgers, int drops)
+      throws Exception {
+    SessionConfig config = Loopback.config(DIGITS, W, W, 1.0).build();
+    int port;
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = probe.getLocalPort();
+    }
+    List<Dataset> shards = Loopback.shards(DIGITS, W, 60, 9);
+    AtomicInteger session = new AtomicInteger(0);
+    AtomicIntegerArray inputs = new AtomicIntegerArray(W);
+    ExecutorService pool = Executors.newFixedThreadPool(W);
+    List<Future<Participant.Result>> fs = new ArrayList<>();
+    Coordinator c = Coordinator.start(Loopback.onPort(Loopback.settings(config, dir.resolve("s0"), null, 1e6), port));
+    try {
+      for (int i = 0; i < W; i++) {
+        int k = i;
+        Participant.Hook hook = new Participant.Hook() {
+          @Override
+          public void received(CoordinatorMessage m, io.grpc.ManagedChannel ch) throws Participant.ParticipantException {
+            if (m.hasOutcome() && session.get() < drops) {
+              // the coordinator kept the sum; the participant sees its stream lost instead of the Outcome
+              throw new CoordinatorLink.Lost("lost the coordinator (UNAVAILABLE) after this party sent 1 round(s) "
+                  + "of input", null);
+            }
+          }
+
+          @Override
+          public List<ParticipantMessage> sending(ParticipantMessage m) {
+            if (m.hasMaskedInput()) {
+              inputs.incrementAndGet(k);
+            }
+            return List.of(m);
+          }
+        };
+        fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + port, null,
+            ParticipantPolicy.upTo(1.0), shards.get(k), 11L + k, 120, ledgers.apply(k)).waiting(30), hook,
+            (kind, fields) -> { })));
+      }
+      for (int s = 0; s <= drops; s++) {
+        Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
+        c.close();
+        if (!r.completed() || s == drops) {
+          break; // the participants stayed away: the session could not complete
+        }
+        session.incrementAndGet();
+        c = Coordinator.start(Loopback.onPort(Loopback.settings(config, dir.resolve("s" + (s + 1)), null, 1e6),
+            port));
+        if (allDone(fs)) {
+          break;
+        }
+      }
+      List<Object> results = new ArrayList<>();
+      for (Future<Participant.Result> f : fs) {
+        try {
+          results.add(f.get(150, TimeUnit.SECONDS));
+        } catch (ExecutionException e) {
+          results.add(e);
+        }
+      }
+      return new Outcome(inputs, results);
+    } finally {
+      c.close();
+      pool.shutdownNow();
+    }
+  }
+
+  /** Whether every participant has stopped, polled for up to 10 s (they retry each second). */
+  private static boolean allDone(List<Future<Participant.Result>> fs) throws InterruptedException {
+    for (int t = 0; t < 50; t++) {
+      if (fs.stream().allMatch(Future::isDone)) {
+        return true;
+      }
+      Thread.sleep(200);
+    }
+    return false;
+  }
+}
