@@ -55,7 +55,8 @@ parts=()
 allow=$([ "$algorithm" = dp-fl ] || [ "$algorithm" = cross-silo ] && echo --allow-float-noise || true)
 for k in 1 2 3; do
   timeout 300 "$here/helmet" participant --coordinator "127.0.0.1:$port" --data "$iris" --skip-rows 1 \
-      --tls-dir "$dir/certs" --name "participant-$k" --min-contributors 3 --honest-fraction "$honest" --json $allow \
+      --tls-dir "$dir/certs" --name "participant-$k" --ledger "$dir/ledger-$k.json" --min-contributors 3 \
+      --honest-fraction "$honest" --json $allow \
       >"$dir/participant-$k.json" 2>"$dir/participant-$k.log" &
   parts+=($!)
 done

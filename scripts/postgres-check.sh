@@ -35,7 +35,7 @@ iris="$here/helmet-core/src/test/resources/dev/helmet/core/testdata/iris.csv"
 sleep 3
 for k in 1 2 3; do
   "$here/helmet" participant --coordinator 127.0.0.1:7451 --plaintext --data "$iris" --skip-rows 1 \
-      --min-contributors 3 --json > "$work/p$k.json" 2> "$work/p$k.log" &
+      --ledger "$work/ledger-$k.json" --min-contributors 3 --json > "$work/p$k.json" 2> "$work/p$k.log" &
 done
 wait
 grep -h "\"status\"" "$work"/*.json || { for f in "$work"/*.log; do echo "== $f"; tail -n 5 "$f"; done; exit 1; }

@@ -35,7 +35,7 @@ pids+=("$coordinator")
 parts=()
 for k in 1 2 3; do
   timeout 900 "$here/helmet" participant --coordinator "127.0.0.1:$port" --data mnist --shard "$k/3" \
-      --shard-size 2000 --tls-dir "$dir/certs" --name "participant-$k" --min-contributors 3 \
+      --shard-size 2000 --tls-dir "$dir/certs" --name "participant-$k" --ledger "$dir/ledger-$k.json" --min-contributors 3 \
       --honest-fraction 1 --max-epsilon 3 --learners mlp --test builtin --json \
       >"$dir/participant-$k.json" 2>"$dir/participant-$k.log" &
   parts+=($!)

@@ -69,9 +69,14 @@ class NetworkCliTest {
     List<CompletableFuture<Cli>> parts = new ArrayList<>();
     for (int k = 1; k <= 3; k++) {
       String name = "participant-" + k;
-      parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
-          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--ledger", dir.resolve(name + "-ledger.json").toString(),
-          "--min-contributors", "3", "--honest-fraction", "1", "--json")));
+      // participant-1 keeps the default ledger (under its cache), the others a file they name
+      List<String> ledger = k == 1 ? List.of("--cache-dir", dir.resolve("cache").toString())
+          : List.of("--ledger", dir.resolve(name + "-ledger.json").toString());
+      List<String> args = new ArrayList<>(List.of("participant", "--coordinator", "127.0.0.1:" + port,
+          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
+          "--min-contributors", "3", "--honest-fraction", "1", "--json"));
+      args.addAll(ledger);
+      parts.add(CompletableFuture.supplyAsync(() -> Cli.run(args.toArray(new String[0]))));
     }
     List<JsonNode> partyGuarantees = new ArrayList<>();
     for (CompletableFuture<Cli> f : parts) {
@@ -81,6 +86,12 @@ class NetworkCliTest {
       partyGuarantees.add(j.at("/privacy/guarantees"));
       assertEquals("completed", j.get("status").asText());
       assertEquals(3, j.get("contributors").asInt());
+      // One session with input: the run's total is the session's own eps (T3-1).
+      assertEquals(1, j.get("sessions_with_inputs").asInt());
+      assertEquals(j.get("epsilon").asDouble(), j.get("epsilon_run_total").asDouble(), 1e-12);
+      Path book = Path.of(j.get("ledger").asText());
+      assertTrue(Files.isRegularFile(book), "no ledger at " + book);
+      assertTrue(Files.readString(book).contains("\"spent\""), Files.readString(book));
       // With --json each phase is one JSON object per line on stderr, in order.
       List<String> events = new ArrayList<>();
       for (String line : p.err.lines().filter(l -> l.startsWith("{")).toList()) {
@@ -99,6 +110,12 @@ class NetworkCliTest {
       assertTrue(events.indexOf("joined") < events.indexOf("roster")
           && events.indexOf("roster") < events.indexOf("round") && events.indexOf("round") < events.indexOf("sent"),
           events.toString());
+    }
+    // The default ledger: one file for the data under CACHE/ledgers, named by a keyed digest.
+    try (var files = Files.list(dir.resolve("cache/ledgers"))) {
+      List<String> names = files.map(f -> f.getFileName().toString()).sorted().toList();
+      assertTrue(names.contains("ledgers.key") && names.stream().anyMatch(n -> n.matches("[0-9a-f]{32}\\.json")),
+          names.toString());
     }
     Cli c = coordinator.get(120, TimeUnit.SECONDS);
     assertEquals(0, c.exit, c.toString());
