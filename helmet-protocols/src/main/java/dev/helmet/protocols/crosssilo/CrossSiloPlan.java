@@ -50,8 +50,9 @@ import java.util.Map;
  * <p><b>Sampling without replacement</b> (paper Sec. 3.4): each step's batch is a uniform subset of
  * b of all n records ({@link SworBatches}); the coalition (the T + 1 largest parties, the worst case
  * from the public sizes) knows which of its own tokens are drawn, so given m honest records in the
- * batch each honest record is in it with probability m / n_H; the step is accounted as the mixture
- * over the hypergeometric m ({@link SworAmplification}: exact, the paper's slack form, or the worst
+ * batch each honest record is in it with probability m / n_H, in a batch of fixed size m; the step
+ * is accounted as the mixture over the hypergeometric m of Dong, Roth and Su's C_{m/n_H}, the bound
+ * of fixed-size sampling ({@link SworAmplification}: exact, the paper's slack form, or the worst
  * case b / n_H), under replace-one neighbours only.
  *
  * <p><b>Projection</b> (Sec. 3.5, Algorithm 3), "project then clip" (design note 1.5, doubt 5):
