@@ -74,7 +74,7 @@ final class CrossSiloPrivacy {
             Trainer.fmt(slack));
         out.printf("slack: %s per step (%s), %s over %d step(s): the chance that a record's projection exceeds "
             + "C~ (cross-silo clips each projection to C~ and charges no slack)%n",
-            Trainer.fmt(perStep), relation.describe(), Trainer.fmt(total), steps);
+            Trainer.fmtBound(perStep), relation.describe(), Trainer.fmtBound(total), steps);
       }
       return Main.OK;
     }
@@ -187,8 +187,8 @@ final class CrossSiloPrivacy {
       }
       if (accounted) {
         out.printf("noise multiplier %s, %d replace-one steps, delta %s: epsilon %s (exact mixture), %s (worst case); "
-            + "equivalent Poisson fraction %.6f%n", Trainer.fmt(sigma), steps, Trainer.fmt(delta), Trainer.fmt(exact),
-            Trainer.fmt(worst), equivalent);
+            + "equivalent Poisson fraction %.6f%n", Trainer.fmt(sigma), steps, Trainer.fmt(delta), Trainer.fmtBound(exact),
+            Trainer.fmtBound(worst), equivalent);
         out.println("each step given m is accounted with Dong, Roth and Su's C_q (a fixed-size sample under "
             + "replace-one), composed as f-DP; docs/design/cross-silo.md, doubt 21");
       }

@@ -150,9 +150,15 @@ final class ParticipantCommand implements Callable<Integer> {
           + "target is reserved when joined (refused if it would exceed --budget-epsilon / --budget-delta), and when "
           + "this participant stops its data is charged what its own accountant computes for the rounds it sent "
           + "(refunded only if it sent none), never a number from the coordinator. Default: a file for this data "
-          + "under the cache (CACHE/ledgers/KEY.json, KEY a keyed digest of the records as loaded, so the same "
+          + "in --ledger-dir (KEY.json, KEY a keyed digest of the records as loaded, in any order, so the same "
           + "records share one ledger whatever their file is called).")
   Path ledger;
+
+  @Option(names = "--ledger-dir", paramLabel = "DIR",
+      description = "Where the default ledgers are kept (state, not cache: deleting it forgets what the data "
+          + "spent). Default: $HELMET_LEDGERS, else $XDG_DATA_HOME/helmet/ledgers, else "
+          + "~/.local/share/helmet/ledgers.")
+  Path ledgerDir;
 
   @Option(names = "--no-ledger",
       description = "Keep no ledger: nothing records what this data spent across runs, so a run joins no further "
@@ -219,8 +225,11 @@ final class ParticipantCommand implements Callable<Integer> {
         }
       }
     }
-    if (noLedger && ledger != null) {
-      throw new IllegalArgumentException("--no-ledger cannot be combined with --ledger");
+    if (noLedger && (ledger != null || ledgerDir != null)) {
+      throw new IllegalArgumentException("--no-ledger cannot be combined with --ledger or --ledger-dir");
+    }
+    if (ledger != null && ledgerDir != null) {
+      throw new IllegalArgumentException("--ledger names the file itself; --ledger-dir is for the default file");
     }
     Path ledgerFile = noLedger ? null : ledger != null ? ledger : defaultLedger(local);
     LocalLedger book = ledgerFile == null ? null
@@ -285,7 +294,7 @@ final class ParticipantCommand implements Callable<Integer> {
           r.party(), r.contributors().size(), r.bytesSent(), r.bytesReceived(), r.seconds(),
           modelOut == null ? "" : "; model written to " + modelOut);
       out.printf("  this party's data spent eps = %s (its own accounting; neighbours: %s), against %s%n",
-          Trainer.fmt(r.epsilon()), r.neighbours(), r.model().privacy().guarantees().get(0).against());
+          Trainer.fmtBound(r.epsilon()), r.neighbours(), r.model().privacy().guarantees().get(0).against());
       for (var g : r.model().privacy().guarantees()) {
         out.printf("  released model: %s%n", g.describe());
       }
@@ -295,23 +304,34 @@ final class ParticipantCommand implements Callable<Integer> {
       }
     } else {
       out.printf("session aborted: %s%n", r.reason());
-      out.printf("  this party's data spent eps = %s by its own accounting (%s)%n", Trainer.fmt(r.epsilon()),
+      out.printf("  this party's data spent eps = %s by its own accounting (%s)%n", Trainer.fmtBound(r.epsilon()),
           r.epsilon() == 0 ? "it sent nothing that depends on its data"
               : "neighbours: " + r.neighbours() + "; against " + r.against() + "; the rounds it sent are spent for "
                   + "good");
     }
     if (!json && r.sessionsWithInputs() > 1) {
       out.printf("  this run sent input in %d sessions (a restarted coordinator's): eps = %s in total by its own "
-          + "accounting%n", r.sessionsWithInputs(), Trainer.fmt(r.runEpsilon()));
+          + "accounting%n", r.sessionsWithInputs(), Trainer.fmtBound(r.runEpsilon()));
     }
     out.flush();
     return r.completed() ? Main.OK : Main.SESSION_FAILED;
   }
 
-  /** CACHE/ledgers/KEY.json, KEY a keyed digest of the records as loaded ({@link LocalDataKey}). */
+  /** DIR/KEY.json, KEY a keyed digest of the records as loaded ({@link dev.helmet.core.data.LocalDataKey}). */
   private Path defaultLedger(Dataset local) {
-    Path dir = (cacheDir != null ? cacheDir : BuiltinDataset.defaultCache()).resolve("ledgers");
+    Path dir = ledgerDir != null ? ledgerDir : defaultLedgerDir();
     return dir.resolve(dev.helmet.core.data.LocalDataKey.of(dir.resolve("ledgers.key"), local) + ".json");
+  }
+
+  /** $HELMET_LEDGERS, else $XDG_DATA_HOME/helmet/ledgers, else ~/.local/share/helmet/ledgers. */
+  static Path defaultLedgerDir() {
+    String env = System.getenv("HELMET_LEDGERS");
+    if (env != null && !env.isBlank()) {
+      return Path.of(env);
+    }
+    String xdg = System.getenv("XDG_DATA_HOME");
+    Path data = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".local", "share");
+    return data.resolve("helmet").resolve("ledgers");
   }
 
   private static final String LOCAL_NOTE = "this party's own held-out data: a statistic of it, shown to this party "

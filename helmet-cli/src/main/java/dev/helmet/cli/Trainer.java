@@ -487,6 +487,11 @@ final class Trainer {
     return Math.sqrt(s / (v.size() - 1));
   }
 
+  /** An eps or delta for print: rounded up, never below the bound ({@link dev.helmet.privacy.ledger.Guarantee#format}). */
+  static String fmtBound(double v) {
+    return dev.helmet.privacy.ledger.Guarantee.format(v);
+  }
+
   static String fmt(double v) {
     if (!Double.isFinite(v)) {
       return v > 0 ? "infinity" : String.valueOf(v);

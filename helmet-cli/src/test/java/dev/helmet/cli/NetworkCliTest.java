@@ -69,8 +69,8 @@ class NetworkCliTest {
     List<CompletableFuture<Cli>> parts = new ArrayList<>();
     for (int k = 1; k <= 3; k++) {
       String name = "participant-" + k;
-      // participant-1 keeps the default ledger (under its cache), the others a file they name
-      List<String> ledger = k == 1 ? List.of("--cache-dir", dir.resolve("cache").toString())
+      // participant-1 keeps the default ledger (in its ledger directory), the others a file they name
+      List<String> ledger = k == 1 ? List.of("--ledger-dir", dir.resolve("ledgers").toString())
           : List.of("--ledger", dir.resolve(name + "-ledger.json").toString());
       List<String> args = new ArrayList<>(List.of("participant", "--coordinator", "127.0.0.1:" + port,
           "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name,
@@ -111,8 +111,8 @@ class NetworkCliTest {
           && events.indexOf("roster") < events.indexOf("round") && events.indexOf("round") < events.indexOf("sent"),
           events.toString());
     }
-    // The default ledger: one file for the data under CACHE/ledgers, named by a keyed digest.
-    try (var files = Files.list(dir.resolve("cache/ledgers"))) {
+    // The default ledger: one file for the data in the ledger directory, named by a keyed digest.
+    try (var files = Files.list(dir.resolve("ledgers"))) {
       List<String> names = files.map(f -> f.getFileName().toString()).sorted().toList();
       assertTrue(names.contains("ledgers.key") && names.stream().anyMatch(n -> n.matches("[0-9a-f]{32}\\.json")),
           names.toString());

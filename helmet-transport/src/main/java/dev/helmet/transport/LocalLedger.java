@@ -48,7 +48,17 @@ public final class LocalLedger {
     if (!(budgetEpsilon > 0) || !Double.isFinite(budgetEpsilon) || !(budgetDelta >= 0 && budgetDelta < 1)) {
       throw new IllegalArgumentException("the local budget needs eps > 0 (finite) and delta in [0, 1)");
     }
-    this.file = file;
+    // A symbolic link is followed once, here: replacing the link itself on the first write would
+    // split one ledger into two names with two lock files (the attacker's read of T3-6).
+    Path real = file.toAbsolutePath().normalize();
+    try {
+      if (Files.isSymbolicLink(real)) {
+        real = real.toRealPath();
+      }
+    } catch (IOException e) {
+      throw new IllegalArgumentException("the ledger " + file + " is a link that cannot be followed: " + e.getMessage(), e);
+    }
+    this.file = real;
     this.budgetEpsilon = budgetEpsilon;
     this.budgetDelta = budgetDelta;
   }
@@ -141,6 +151,13 @@ public final class LocalLedger {
       if (rounds > charge.plannedRounds()) {
         throw new IllegalStateException("session " + session + ": round " + rounds + " was not planned (the plan has "
             + charge.plannedRounds() + ")");
+      }
+      // The rounds sent may cost no more than was reserved (the participant checked its plan against
+      // the session's target to the same 1e-9 relative tolerance before it joined).
+      double reserved = o.path("epsilon").asDouble();
+      if (charge.epsilon(rounds) > reserved * (1 + 1e-9)) {
+        throw new IllegalStateException("session " + session + ": " + rounds + " round(s) cost eps = "
+            + charge.epsilon(rounds) + ", more than the " + reserved + " reserved");
       }
       o.set("charge", charge.toJson());
       o.put("rounds", rounds);
@@ -300,7 +317,10 @@ public final class LocalLedger {
       Path dir = file.toAbsolutePath().getParent();
       Files.createDirectories(dir);
       Path tmp = Files.createTempFile(dir, ".ledger", ".tmp");
-      JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), all);
+      try (java.io.FileOutputStream out = new java.io.FileOutputStream(tmp.toFile())) {
+        out.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(all));
+        out.getFD().sync(); // on disk before it replaces the ledger: a commit precedes the input it charges
+      }
       try {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } catch (AtomicMoveNotSupportedException e) {

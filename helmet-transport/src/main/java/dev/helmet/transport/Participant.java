@@ -283,16 +283,7 @@ public final class Participant {
         if (s.waitSeconds() <= 0) {
           throw e;
         }
-        if (s.ledger() == null && tally.sessionsWithInputs() > 0) {
-          // Joining again would release the same data again, and with no ledger nothing would bound
-          // or record it (a coordinator that drops every stream after the sum collects a release
-          // per session: security review turn 3, T3-1).
-          throw new ParticipantException("session " + session + " was lost (" + e.getMessage() + "); this run "
-              + "has sent input in " + tally.sessionsWithInputs() + " session(s), eps = " + tally.epsilon()
-              + " by its own accounting, and runs without a ledger, so it joins no further session: rejoin with "
-              + "a ledger (the default; --ledger FILE), which charges every session and refuses one past the budget",
-              e);
-        }
+        refuseToRejoinWithoutLedger(s, tally, session, "was lost (" + e.getMessage() + ")", e);
         // Its ledger has settled the lost session (charged the rounds it sent, else refunded). A
         // restarted coordinator opens a new session, which this party joins if its policy accepts it.
         LOG.log(Level.WARNING, "session {0}: {1}; waiting up to {2} s for the coordinator''s next session", session,
@@ -304,12 +295,31 @@ public final class Participant {
         if (now == null) {
           throw e;
         }
-        // Restarted between its GetSession and its Join: nothing was sent, and the ledger refunded it.
+        // Restarted between its GetSession and its Join (nothing was sent, and the ledger refunded it),
+        // or a coordinator that took the sum and answers with a refusal instead of the Outcome (the
+        // rounds sent stay charged; without a ledger the run stops here, as after a loss).
         String why = "the coordinator was restarted and runs session " + now + " now";
+        refuseToRejoinWithoutLedger(s, tally, session, "was refused (" + e.getMessage() + "; " + why + ")", e);
         LOG.log(Level.WARNING, "session {0}: {1}", session, why);
         listener.event("lost", Map.of("session", session, "reason", why, "wait_seconds", s.waitSeconds()));
         previous = session;
       }
+    }
+  }
+
+  /**
+   * A run without a ledger that has sent input joins no further session: joining again would
+   * release the same data again, and nothing would bound or record it (a coordinator that drops
+   * every stream, or answers with a refusal, after taking the sum collects a release per session:
+   * security review turn 3, T3-1, and its attacker's read).
+   */
+  private static void refuseToRejoinWithoutLedger(Settings s, RunTally tally, String session, String what,
+      Exception cause) throws ParticipantException {
+    if (s.ledger() == null && tally.sessionsWithInputs() > 0) {
+      throw new ParticipantException("session " + session + " " + what + "; this run has sent input in "
+          + tally.sessionsWithInputs() + " session(s), eps = " + tally.epsilon() + " by its own accounting, and runs "
+          + "without a ledger, so it joins no further session: rejoin with a ledger (the default; --ledger FILE), "
+          + "which charges every session and refuses one past the budget", cause);
     }
   }
 

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class LocalLedgerTest {
-  private static final PrivacyCharge CHARGE = new PrivacyCharge("gaussian", new GaussianDpEvent(4), 3, 1e-5, 1e-5,
+  /** Cheap enough that two rounds fit the reservations below (a commit may cost no more than its reservation). */
+  private static final PrivacyCharge CHARGE = new PrivacyCharge("gaussian", new GaussianDpEvent(20), 3, 1e-5, 1e-5,
       "replace one record", "record");
 
   /**
@@ -48,6 +49,35 @@ class LocalLedgerTest {
       assertTrue((why[0] == null) != (why[1] == null), "race " + t + ": " + java.util.Arrays.toString(why));
       assertEquals(1, new LocalLedger(file, 1.0, 1e-4).entries().size(), "race " + t);
     }
+  }
+
+  /**
+   * A ledger path that is a symbolic link is followed, not replaced by the first write: the
+   * attacker's read of T3-6 had one ledger split into the link's name and the target's, each with its
+   * own lock, and 1.9 reserved against a budget of 1.
+   */
+  @Test
+  void aLedgerReachedThroughALinkStaysOneLedger(@TempDir Path dir) throws Exception {
+    Path real = dir.resolve("real.json");
+    Path link = dir.resolve("link.json");
+    assertNull(new LocalLedger(real, 1.0, 1e-4).reserve("s1", 0.6, 1e-5));
+    Files.createSymbolicLink(link, real);
+    String why = new LocalLedger(link, 1.0, 1e-4).reserve("s2", 0.6, 1e-5);
+    assertTrue(why != null && why.contains("has (eps = 0.6"), "the link's ledger did not see the target's entry: " + why);
+    assertTrue(Files.isSymbolicLink(link), "the link was replaced");
+    assertNull(new LocalLedger(link, 1.0, 1e-4).reserve("s3", 0.3, 1e-5));
+    assertEquals(2, new LocalLedger(real, 1.0, 1e-4).entries().size());
+  }
+
+  /** A commit whose rounds would cost more than the session reserved is refused before the input leaves. */
+  @Test
+  void aCommitCostingMoreThanTheReservationIsRefused(@TempDir Path dir) {
+    LocalLedger l = new LocalLedger(dir.resolve("ledger.json"), 10, 1e-3);
+    assertNull(l.reserve("s1", CHARGE.epsilon(2), 1e-5));
+    l.commit("s1", CHARGE, 1);
+    l.commit("s1", CHARGE, 2);
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> l.commit("s1", CHARGE, 3));
+    assertTrue(e.getMessage().contains("more than the"), e.getMessage());
   }
 
   private static String race(java.util.concurrent.CountDownLatch go, LocalLedger l, String session) {

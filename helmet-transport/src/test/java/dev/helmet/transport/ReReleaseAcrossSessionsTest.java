@@ -47,6 +47,22 @@ class ReReleaseAcrossSessionsTest {
   }
 
   /**
+   * Without a ledger, when the coordinator answers with a refusal after taking the sum (in place of
+   * the Outcome, once its next session is up): the run stops too (the turn-3 attacker's read of this
+   * fix collected four releases this way).
+   */
+  @Test
+  void withoutALedgerARefusalAfterTheSumEndsTheRunToo(@TempDir Path dir) throws Exception {
+    Outcome o = run(dir, k -> null, 3, true);
+    for (int i = 0; i < W; i++) {
+      assertEquals(1, o.inputs.get(i), "participant " + i + " sent input in more than one session");
+      ExecutionException e = assertInstanceOf(ExecutionException.class, o.results.get(i));
+      assertTrue(e.getCause().getMessage().contains("was refused") && e.getCause().getMessage().contains(
+          "runs without a ledger, so it joins no further session"), e.getCause().getMessage());
+    }
+  }
+
+  /**
    * A ledger with room for two sessions (budget 2.5, eps 1 each): the run sends input in two
    * sessions, its ledger refuses the third, and the ledger holds both, spent.
    */
@@ -91,6 +107,16 @@ class ReReleaseAcrossSessionsTest {
    */
   private static Outcome run(Path dir, java.util.function.IntFunction<LocalLedger> ledgers, int drops)
       throws Exception {
+    return run(dir, ledgers, drops, false);
+  }
+
+  /**
+   * As above; with {@code refuse} the coordinator, having the sum, first opens its next session and
+   * then answers the old stream with a refusal in place of the Outcome (the attacker's read of this
+   * fix: the refusal path rejoined too).
+   */
+  private static Outcome run(Path dir, java.util.function.IntFunction<LocalLedger> ledgers, int drops, boolean refuse)
+      throws Exception {
     SessionConfig config = Loopback.config(DIGITS, W, W, 1.0).build();
     int port;
     try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -98,6 +124,7 @@ class ReReleaseAcrossSessionsTest {
     }
     List<Dataset> shards = Loopback.shards(DIGITS, W, 60, 9);
     AtomicInteger session = new AtomicInteger(0);
+    AtomicInteger started = new AtomicInteger(0); // coordinators restarted so far
     AtomicIntegerArray inputs = new AtomicIntegerArray(W);
     ExecutorService pool = Executors.newFixedThreadPool(W);
     List<Future<Participant.Result>> fs = new ArrayList<>();
@@ -106,13 +133,35 @@ class ReReleaseAcrossSessionsTest {
       for (int i = 0; i < W; i++) {
         int k = i;
         Participant.Hook hook = new Participant.Hook() {
+          final ThreadLocal<Boolean> refusing = ThreadLocal.withInitial(() -> false);
+
           @Override
           public void received(CoordinatorMessage m, io.grpc.ManagedChannel ch) throws Participant.ParticipantException {
-            if (m.hasOutcome() && session.get() < drops) {
+            refusing.set(false);
+            int s = session.get();
+            if (m.hasOutcome() && s < drops && !refuse) {
               // the coordinator kept the sum; the participant sees its stream lost instead of the Outcome
               throw new CoordinatorLink.Lost("lost the coordinator (UNAVAILABLE) after this party sent 1 round(s) "
                   + "of input", null);
             }
+            if (m.hasOutcome() && s < drops) {
+              long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+              while (started.get() <= s && System.nanoTime() < until) { // its next session is up first
+                try {
+                  Thread.sleep(50);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  return;
+                }
+              }
+              refusing.set(true);
+            }
+          }
+
+          @Override
+          public CoordinatorMessage rewrite(CoordinatorMessage m) {
+            return refusing.get() ? CoordinatorMessage.newBuilder().setRefused(dev.helmet.transport.wire.Refused
+                .newBuilder().setReason("restarted")).build() : m;
           }
 
           @Override
@@ -136,6 +185,7 @@ class ReReleaseAcrossSessionsTest {
         session.incrementAndGet();
         c = Coordinator.start(Loopback.onPort(Loopback.settings(config, dir.resolve("s" + (s + 1)), null, 1e6),
             port));
+        started.incrementAndGet();
         if (allDone(fs)) {
           break;
         }

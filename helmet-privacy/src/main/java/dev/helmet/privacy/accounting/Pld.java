@@ -178,6 +178,57 @@ final class Pld {
    * at infinity) bounds the non-increasing profile.
    */
   static Pld symmetrised(Pld a, Pld b, double h) {
+    Pld mirrored = mirrored(a, b, h);
+    return mirrored != null ? mirrored : maxProfile(a, b, h);
+  }
+
+  /**
+   * The symmetrisation built from its non-negative losses alone: the connect-the-dots of
+   * max(delta_a, delta_b) on the grid losses eps_k >= 0 gives masses p_k at k h > 0 (and the mass at
+   * infinity); a symmetric pair has mass e^(-k h) p_k at -k h, and the rest at 0 (C_p's segment of
+   * slope -1). This is a probability distribution by construction, symmetric, and no wider than
+   * twice the positive losses, where {@link #maxProfile}'s rounding noise at very negative eps
+   * clamps into spurious mass (up to 1e-8 at losses near -18, a total above 1 by about 1e-8) and
+   * widens every convolution. It dominates C_p: for eps >= 0 its delta is the interpolation of the
+   * grid values, above the true profile as in {@link #maxProfile}; a symmetric pair has delta(-eps) =
+   * 1 - e^-eps + e^-eps delta(eps), increasing in delta(eps), so the same order holds below 0. The
+   * mirrored masses are rounded down (moving the difference to loss 0, up: more loss, never less).
+   * Null when the atom at 0 would be negative (the interpolation above the true profile by more than
+   * the segment's length), for {@link #maxProfile} to be used.
+   */
+  private static Pld mirrored(Pld a, Pld b, double h) {
+    int hi = Math.max(a.offset + a.pmf.length - 1, b.offset + b.pmf.length - 1);
+    if (hi < 1) {
+      return null;
+    }
+    double[] da = a.profile(0, hi, h);
+    double[] db = b.profile(0, hi, h);
+    double[] delta = new double[hi + 1];
+    for (int i = 0; i <= hi; i++) {
+      delta[i] = Math.max(da[i], db[i]);
+    }
+    Pld positive = fromProfile(0, delta, h);
+    double[] pmf = new double[2 * hi + 1]; // losses -hi h .. hi h
+    double used = positive.infinity;
+    double neg = 0;
+    for (int i = 1; i <= hi; i++) {
+      double p = positive.pmf[i];
+      pmf[hi + i] = p;
+      double m = p * Math.exp(-i * h) * (1 - 1e-15); // rounded down: the rest goes to loss 0
+      pmf[hi - i] = m;
+      used += p;
+      neg += m;
+    }
+    double atom = 1 - used - neg;
+    if (!(atom >= 0)) {
+      return null;
+    }
+    pmf[hi] = atom;
+    return new Pld(-hi, pmf, positive.infinity);
+  }
+
+  /** The symmetrisation as the connect-the-dots of max(delta_a, delta_b) on every grid loss of either. */
+  private static Pld maxProfile(Pld a, Pld b, double h) {
     int lo = Math.min(a.offset, b.offset);
     int hi = Math.max(a.offset + a.pmf.length - 1, b.offset + b.pmf.length - 1);
     double[] da = a.profile(lo, hi, h);

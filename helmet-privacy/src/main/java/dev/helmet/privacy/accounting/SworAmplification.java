@@ -48,7 +48,7 @@ import org.apache.commons.statistics.distribution.HypergeometricDistribution;
  * Given m, the honest sum under D' is always m g(x'); under D it is m g(x') + 2 C u with
  * probability q_m, else m g(x'): exactly P vs Q in every step, so composing P vs Q alone (the
  * pair's one direction, which accounting before this bound did, per direction) is attained; C_q
- * costs about 13 % more eps there (3.41 against 3.00 on the breast-cancer run of the review). The
+ * costs about 13 % more eps there (3.39 against 3.00 at sigma 2.1614 on the breast-cancer run of the review). The
  * turn-3 attacker's read: with the other records' gradients at 0 and x = +C u, x' = -C u, one
  * step is the Poisson replace-one pair at sigma, symmetric and dominated by neither direction of P
  * vs Q, but dominated by C_q ({@code SworFixedSizePairTest} checks all three, and mixtures of them

@@ -29,15 +29,25 @@ public record Guarantee(String against, String neighbours, String unit, double e
         format(epsilon), format(delta), unit, neighbours, against);
   }
 
-  /** A short number: 4 significant digits, "infinity" for no guarantee. */
+  /**
+   * A bound as a short number, rounded <em>up</em> (a printed eps or delta is never below the one
+   * computed): 4 decimals, or 3 significant digits below 1e-3 and from 1e6; "infinity" for no
+   * guarantee. The double's shortest decimal form is what is rounded, so 1e-5 prints 1.00e-05, not
+   * the next step above its binary value.
+   */
   public static String format(double v) {
     if (v == Double.POSITIVE_INFINITY) {
       return "infinity";
     }
-    if (v != 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e6)) {
-      return String.format(java.util.Locale.ROOT, "%.3g", v);
+    if (!Double.isFinite(v)) {
+      return String.valueOf(v);
     }
-    String s = String.format(java.util.Locale.ROOT, "%.4f", v).replaceAll("0+$", "");
+    java.math.BigDecimal d = java.math.BigDecimal.valueOf(v);
+    if (v != 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e6)) {
+      java.math.BigDecimal up = d.round(new java.math.MathContext(3, java.math.RoundingMode.CEILING));
+      return String.format(java.util.Locale.ROOT, "%.2e", up);
+    }
+    String s = d.setScale(4, java.math.RoundingMode.CEILING).toPlainString().replaceAll("0+$", "");
     return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
   }
 }

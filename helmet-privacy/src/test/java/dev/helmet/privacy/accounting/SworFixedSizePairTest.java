@@ -119,11 +119,11 @@ class SworFixedSizePairTest {
   }
 
   /**
-   * One step, every eps on the grid (negative ones included, where the add direction's profile is
-   * the larger): the symmetrised PLD's delta is at least that of each direction and of the
-   * attacker's symmetric step (each connect-the-dots on the same grid, so exact at the grid losses
-   * within its range), and it is symmetric, delta(-eps) = 1 - e^-eps + e^-eps delta(eps)
-   * (the identity of a pair with T(P, Q) = T(Q, P)), to the grid's error.
+   * One step, eps from -4 to 4 (negative ones included, where the add direction's profile is the
+   * larger): the symmetrised PLD's delta is at least the exact hockey-stick divergence of each
+   * direction of the crafted pair and of the attacker's symmetric step (closed forms at the
+   * likelihood ratio's threshold, sharing no code with the accountant), and it is symmetric,
+   * delta(-eps) = 1 - e^-eps + e^-eps delta(eps) (the identity of a pair with T(P, Q) = T(Q, P)).
    */
   @Test
   void theSymmetrisedStepDominatesBothDirectionsAndTheSymmetricStepAtEveryEps() {
@@ -131,21 +131,14 @@ class SworFixedSizePairTest {
     for (double[] qs : new double[][] {{0.01, 1.0}, {0.055, 2.3}, {0.3, 0.8}, {1, 1.5}}) {
       double q = qs[0];
       double sigma = qs[1];
-      PldAccountant acc = new PldAccountant();
-      Pld sym = acc.single(SworAmplification.fixedSizeStep(qsample(q), 1_000_000, sigma))[0];
-      double rate = new SampledWithoutReplacementDpEvent(1_000_000, qsample(q),
-          new GaussianDpEvent(1)).samplingFraction();
-      Pld[] dirs = acc.single(new PoissonSampledDpEvent(rate,
-          new GaussianDpEvent(sigma / 2)));
-      Pld attack = acc.single(SworAmplification.poissonPair(rate, sigma))[0];
+      Pld sym = new PldAccountant().single(SworAmplification.fixedSizeStep(qsample(q), 1_000_000, sigma))[0];
       for (double eps = -4; eps <= 4; eps += 0.05) {
         double d = sym.delta(eps, h);
-        for (Pld other : new Pld[] {dirs[0], dirs[1], attack}) {
-          if (eps < other.offset * h) {
-            continue; // below its lowest loss the other's delta is its chord to (e^eps = 0, 1), not its profile
-          }
-          assertTrue(d >= other.delta(eps, h) * (1 - 1e-12) - 1e-15, String.format("q %s sigma %s eps %.2f: symmetrised %.6e < %.6e",
-              q, sigma, eps, d, other.delta(eps, h)));
+        double[] exact = pairDelta(q, sigma, eps);
+        double attack = symmetricStepDelta(q, sigma, eps);
+        for (double other : new double[] {exact[0], exact[1], attack}) {
+          assertTrue(d >= other * (1 - 1e-12) - 1e-14, String.format("q %s sigma %s eps %.2f: symmetrised %.9e < %.9e",
+              q, sigma, eps, d, other));
         }
         if (eps > 0) {
           double mirrored = 1 - Math.exp(-eps) + Math.exp(-eps) * d;
@@ -154,6 +147,63 @@ class SworFixedSizePairTest {
         }
       }
     }
+  }
+
+  /**
+   * {remove, add}: the exact delta(eps) of P = (1 - q) N(0, sigma^2) + q N(2, sigma^2) against Q =
+   * N(0, sigma^2) and of Q against P (units of C), at any real eps.
+   */
+  static double[] pairDelta(double q, double sigma, double eps) {
+    NormalDistribution z = NormalDistribution.of(0, 1);
+    double e = Math.exp(eps);
+    double s = sigma;
+    double remove;
+    if (e - (1 - q) <= 0) {
+      remove = 1 - e; // P > e^eps Q everywhere
+    } else {
+      double t = 1 + s * s / 2 * Math.log((e - (1 - q)) / q);
+      remove = (1 - q) * z.survivalProbability(t / s) + q * z.survivalProbability((t - 2) / s)
+          - e * z.survivalProbability(t / s);
+    }
+    double add = 0;
+    double r = (1 / e - (1 - q)) / q;
+    if (r > 0) {
+      double u = 1 + s * s / 2 * Math.log(r);
+      add = z.cumulativeProbability(u / s) - e * ((1 - q) * z.cumulativeProbability(u / s)
+          + q * z.cumulativeProbability((u - 2) / s));
+    }
+    return new double[] {Math.max(0, remove), Math.max(0, add)};
+  }
+
+  /**
+   * The exact delta(eps) of the attacker's step (1 - q) N(0, sigma^2) + q N(1, sigma^2) against (1 -
+   * q) N(0, sigma^2) + q N(-1, sigma^2): the loss is increasing in x, so the set is {x > x*}, x*
+   * found by bisection.
+   */
+  static double symmetricStepDelta(double q, double sigma, double eps) {
+    NormalDistribution z = NormalDistribution.of(0, 1);
+    java.util.function.DoubleUnaryOperator loss = x -> Math.log((1 - q) + q * Math.exp((2 * x - 1) / (2 * sigma * sigma)))
+        - Math.log((1 - q) + q * Math.exp((-2 * x - 1) / (2 * sigma * sigma)));
+    double lo = -60 * sigma;
+    double hi = 60 * sigma;
+    if (loss.applyAsDouble(lo) > eps) {
+      return 1 - Math.exp(eps);
+    }
+    if (loss.applyAsDouble(hi) <= eps) {
+      return 0;
+    }
+    for (int i = 0; i < 200; i++) {
+      double mid = 0.5 * (lo + hi);
+      if (loss.applyAsDouble(mid) > eps) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    double x = lo;
+    double p = (1 - q) * z.survivalProbability(x / sigma) + q * z.survivalProbability((x - 1) / sigma);
+    double qq = (1 - q) * z.survivalProbability(x / sigma) + q * z.survivalProbability((x + 1) / sigma);
+    return Math.max(0, p - Math.exp(eps) * qq);
   }
 
   private static double breastCancerSigma;
