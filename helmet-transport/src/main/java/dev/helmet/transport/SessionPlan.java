@@ -63,11 +63,15 @@ public final class SessionPlan {
     };
   }
 
-  /** The settings every algorithm shares: the privacy target and the data's shape. */
+  /**
+   * The settings every algorithm shares: the privacy target and the data's shape, with the
+   * published {@code parties} as the base of the honest fraction (colluders counted against it,
+   * not against the roster the coordinator enrolled: security review turn 3, T3-3).
+   */
   public static Common common(SessionConfig c) {
     var p = c.getPrivacy();
     return new Common(p.getEpsilon(), p.getDelta(), p.getHonestFraction(), protection(c), (int) c.getRingBits(),
-        (int) c.getFeatures(), c.getLabelsCount());
+        (int) c.getFeatures(), c.getLabelsCount()).withPublishedParties((int) c.getParties());
   }
 
   /** The feature stage the participants apply to their raw rows (raw when none is published). */
@@ -433,7 +437,15 @@ public final class SessionPlan {
       return new SecAggParameters(secaggSession(c, graphSeed(c, r, nonces), 0), context(c, r), vectorLength, ringBits,
           CommunicationGraph.complete(n), n - 1, m, keys);
     }
-    SecAggSizing.Choice choice = SecAggSizing.choose(plus(c), n, c.getColludingFraction(), (double) (n - m) / n, m);
+    // The colluders are counted against the published parties (T3-3): floor(gamma P) of them, as a
+    // fraction of this roster (k + 1/2 over n, so that the sizing's floor gives back k exactly).
+    int colluders = (int) Math.floor(c.getColludingFraction() * c.getParties() + 1e-9);
+    if (colluders >= n) {
+      throw new IllegalArgumentException("the roster of " + n + " parties could be all colluders: " + colluders + " of the "
+          + "published " + c.getParties() + " parties may collude; a session needs more parties enrolled than that");
+    }
+    double colluding = Math.max(c.getColludingFraction(), (colluders + 0.5) / n);
+    SecAggSizing.Choice choice = SecAggSizing.choose(plus(c), n, colluding, (double) (n - m) / n, m);
     byte[] seed = graphSeed(c, r, nonces);
     for (int i = 0; i < nonces.size() && !choice.complete(); i++) {
       if (nonces.get(i).length == 0) {

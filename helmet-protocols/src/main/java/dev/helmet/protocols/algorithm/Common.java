@@ -18,9 +18,14 @@ import dev.helmet.protocols.privacy.Protection;
  *     is read (parties x per-party points, or a built-in data set's published training split), or 0
  *     when only the data could tell. Never a count of loaded records: under add-or-remove
  *     neighbours that count is private, and an algorithm may default a normaliser to this one only
+ * @param publishedParties the number of parties the session published (a networked session's
+ *     {@code parties}), against which the honest fraction counts colluders: floor((1 - t) P) of them,
+ *     whatever roster the coordinator enrols, so a roster of the victim and the colluders does not
+ *     shrink the noise (security review turn 3, T3-3); 0: the roster's own size (in process, where
+ *     the roster is every party)
  */
 public record Common(double epsilon, double delta, double honestFraction, Protection protection, int ringBits,
-    int features, int classes, long publicRecords) {
+    int features, int classes, long publicRecords, int publishedParties) {
   public Common {
     Checks.positive("epsilon", epsilon);
     Checks.openUnit("delta", delta);
@@ -31,17 +36,38 @@ public record Common(double epsilon, double delta, double honestFraction, Protec
     Checks.positive("features", features);
     Checks.require(classes >= 1, "classes must be at least 1 (1: regression). Provided value: " + classes);
     Checks.require(publicRecords >= 0, "public records must be >= 0. Provided value: " + publicRecords);
+    Checks.require(publishedParties >= 0, "published parties must be >= 0. Provided value: " + publishedParties);
+  }
+
+  /** The settings with a public record count and the roster's own size as the parties. */
+  public Common(double epsilon, double delta, double honestFraction, Protection protection, int ringBits,
+      int features, int classes, long publicRecords) {
+    this(epsilon, delta, honestFraction, protection, ringBits, features, classes, publicRecords, 0);
   }
 
   /** The settings without a public record count (a session file, a user's own data). */
   public Common(double epsilon, double delta, double honestFraction, Protection protection, int ringBits,
       int features, int classes) {
-    this(epsilon, delta, honestFraction, protection, ringBits, features, classes, 0);
+    this(epsilon, delta, honestFraction, protection, ringBits, features, classes, 0, 0);
   }
 
   /** This target with the public record count {@code records} (0: none). */
   public Common withPublicRecords(long records) {
-    return new Common(epsilon, delta, honestFraction, protection, ringBits, features, classes, records);
+    return new Common(epsilon, delta, honestFraction, protection, ringBits, features, classes, records,
+        publishedParties);
+  }
+
+  /** This target with the published number of parties {@code parties} (0: the roster's size). */
+  public Common withPublishedParties(int parties) {
+    return new Common(epsilon, delta, honestFraction, protection, ringBits, features, classes, publicRecords, parties);
+  }
+
+  /**
+   * The parties the honest fraction is a fraction of, for a roster of {@code roster}: the published
+   * number when there is one (never fewer than the roster), else the roster.
+   */
+  public int colluderBase(int roster) {
+    return Math.max(roster, publishedParties);
   }
 
   /** Whether the rows have numeric targets rather than classes (one "class"). */
@@ -63,6 +89,6 @@ public record Common(double epsilon, double delta, double honestFraction, Protec
 
   /** This target at another eps (experiments sweep eps with everything else fixed). */
   public Common withEpsilon(double eps) {
-    return new Common(eps, delta, honestFraction, protection, ringBits, features, classes, publicRecords);
+    return new Common(eps, delta, honestFraction, protection, ringBits, features, classes, publicRecords, publishedParties);
   }
 }

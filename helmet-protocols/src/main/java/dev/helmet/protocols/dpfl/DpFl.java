@@ -184,6 +184,8 @@ public final class DpFl {
   public static final class Plan {
     private final Config config;
     private final int parties;
+    /** The parties the honest fraction counts colluders of: the published number, at least the roster (T3-3). */
+    private final int colluderBase;
     private final int minContributors;
     private final DpFlModel model;
     private final double sigma;
@@ -193,12 +195,13 @@ public final class DpFl {
     private final double bound;
     private final FixedPointEncoding encoding;
 
-    private Plan(Config c, DpFlModel model, int[] sizes, int minContributors) {
+    private Plan(Config c, DpFlModel model, int[] sizes, int minContributors, int publishedParties) {
       Checks.require(sizes.length >= 1, "DP-FL needs at least one party");
       Checks.require(minContributors >= 1 && minContributors <= sizes.length,
           "min contributors must be in [1, " + sizes.length + "]. Provided value: " + minContributors);
       this.config = c;
       this.parties = sizes.length;
+      this.colluderBase = Math.max(sizes.length, publishedParties);
       this.minContributors = minContributors;
       this.model = Checks.notNull("model", model);
       int w = sizes.length;
@@ -218,7 +221,7 @@ public final class DpFl {
       // The noise is sized for the fewest contributors a round may have: with more, there is only
       // more noise. Honest: the guaranteed honest contributors among them alone give std sigma C.
       double honest = switch (c.split()) {
-        case HONEST -> HelmetAccounting.noiseHonest(minContributors, w, c.honestFraction());
+        case HONEST -> HelmetAccounting.noiseHonest(minContributors, colluderBase, c.honestFraction());
         case ALL_TRUSTED -> minContributors;
         case SQRT_W_PENALTY -> 1;
       };
@@ -248,7 +251,15 @@ public final class DpFl {
      * @param minContributors the fewest parties a round's sum may have (W in-process)
      */
     public static Plan of(Config c, DpFlModel model, int[] sizes, int minContributors) {
-      return new Plan(c, model, sizes.clone(), minContributors);
+      return of(c, model, sizes, minContributors, 0);
+    }
+
+    /**
+     * As above, with the honest fraction a fraction of {@code publishedParties} (0: of the roster):
+     * a networked session counts its colluders against the parties it published (T3-3).
+     */
+    public static Plan of(Config c, DpFlModel model, int[] sizes, int minContributors, int publishedParties) {
+      return new Plan(c, model, sizes.clone(), minContributors, publishedParties);
     }
 
     public Config config() {
@@ -341,7 +352,8 @@ public final class DpFl {
     /** The most parties that may collude with the server and leave the noise calibrated. */
     public int colluders() {
       return switch (config.split()) {
-        case HONEST -> parties - HelmetAccounting.honestContributors(parties, parties, config.honestFraction());
+        case HONEST -> colluderBase - HelmetAccounting.honestContributors(colluderBase, colluderBase,
+            config.honestFraction());
         case ALL_TRUSTED -> 0;
         case SQRT_W_PENALTY -> minContributors - 1; // one honest party's noise is the full noise
       };

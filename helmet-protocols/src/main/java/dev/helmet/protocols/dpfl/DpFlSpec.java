@@ -167,7 +167,7 @@ final class DpFlSpec implements AlgorithmSpec {
 
   @Override
   public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
-    return new Plan(DpFl.Plan.of(config, model, sizes, minContributors), sizes.clone());
+    return new Plan(DpFl.Plan.of(config, model, sizes, minContributors, common.publishedParties()), sizes.clone());
   }
 
   /**

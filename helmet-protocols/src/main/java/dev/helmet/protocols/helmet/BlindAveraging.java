@@ -191,7 +191,7 @@ public final class BlindAveraging {
       this.minContributors = privacy.minContributors(w);
       Checks.inRange("min contributors", minContributors, 1, w);
       double t = privacy.honestFraction();
-      this.plannedHonest = HelmetAccounting.noiseHonest(minContributors, w, t);
+      this.plannedHonest = HelmetAccounting.noiseHonest(minContributors, privacy.colluderBase(w), t);
       if (plannedHonest <= 0) {
         throw new IllegalArgumentException(String.format(
             "with %d of %d parties contributing and honest fraction %s, no honest party's noise is "
@@ -238,7 +238,8 @@ public final class BlindAveraging {
 
     /** The most parties that may collude with the server: floor((1 - t) w). */
     public int colluders() {
-      return sizes.length - HelmetAccounting.honestContributors(sizes.length, sizes.length, privacy.honestFraction());
+      int base = privacy.colluderBase(sizes.length);
+      return base - HelmetAccounting.honestContributors(base, base, privacy.honestFraction());
     }
 
     /**
@@ -314,7 +315,7 @@ public final class BlindAveraging {
       int m = minContributors;
       FixedPointEncoding encoding = noise.encoding();
       double t = privacy.honestFraction();
-      double actualHonest = HelmetAccounting.noiseHonest(contributors, w, t);
+      double actualHonest = HelmetAccounting.noiseHonest(contributors, privacy.colluderBase(w), t);
       DpEvent achieved = noise.achievedEvent(actualHonest);
       double achievedEps = achieved == null
           ? Double.POSITIVE_INFINITY

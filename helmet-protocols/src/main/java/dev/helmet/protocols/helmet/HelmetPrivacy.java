@@ -15,10 +15,12 @@ import dev.helmet.core.util.Checks;
  *     aggregation threshold); 0 derives it from {@code dropoutTolerance}
  * @param dropoutTolerance with {@code minContributors = 0}: the fraction of parties that may drop,
  *     so the noise is calibrated for {@code floor((1 - dropoutTolerance) w)} contributors (0: all)
+ * @param publishedParties the parties the honest fraction is a fraction of: a networked session's
+ *     published number (colluders floor((1 - t) P), whatever roster is enrolled: T3-3); 0: the roster
  */
 public record HelmetPrivacy(
     double epsilon, double delta, double honestFraction, Protection protection, int minContributors,
-    double dropoutTolerance) {
+    double dropoutTolerance, int publishedParties) {
   public HelmetPrivacy {
     Checks.positive("epsilon", epsilon);
     Checks.openUnit("delta", delta);
@@ -27,6 +29,18 @@ public record HelmetPrivacy(
     Checks.nonNegative("min contributors", minContributors);
     Checks.require(dropoutTolerance >= 0 && dropoutTolerance < 1,
         "dropout tolerance must be in [0, 1). Provided value: " + dropoutTolerance);
+    Checks.nonNegative("published parties", publishedParties);
+  }
+
+  /** The target with the roster as the base of the honest fraction. */
+  public HelmetPrivacy(double epsilon, double delta, double honestFraction, Protection protection, int minContributors,
+      double dropoutTolerance) {
+    this(epsilon, delta, honestFraction, protection, minContributors, dropoutTolerance, 0);
+  }
+
+  /** The parties the honest fraction counts colluders of, for a roster of {@code roster}. */
+  public int colluderBase(int roster) {
+    return Math.max(roster, publishedParties);
   }
 
   /** The fewest contributors among {@code parties} the noise is calibrated for. */

@@ -133,7 +133,7 @@ final class HelmetSpec implements AlgorithmSpec {
   @Override
   public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
     HelmetPrivacy privacy = new HelmetPrivacy(common.epsilon(), common.delta(), common.honestFraction(),
-        common.protection(), minContributors, 0);
+        common.protection(), minContributors, 0, common.publishedParties());
     return new Plan(BlindAveraging.plan(learner, preprocessing, sizes, privacy, noise, common.ringBits(), secureNoise));
   }
 

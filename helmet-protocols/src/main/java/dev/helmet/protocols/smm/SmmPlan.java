@@ -54,8 +54,16 @@ final class SmmPlan {
   private final double epsilonTarget;
   private final double honestFraction;
 
+  /** The parties the honest fraction counts colluders of: the published number, at least the roster (T3-3). */
+  private final int colluderBase;
+
   SmmPlan(SmmConfig config, Mlp net, int[] sizes, int minContributors, double epsilon, double delta,
       double honestFraction) {
+    this(config, net, sizes, minContributors, epsilon, delta, honestFraction, 0);
+  }
+
+  SmmPlan(SmmConfig config, Mlp net, int[] sizes, int minContributors, double epsilon, double delta,
+      double honestFraction, int publishedParties) {
     Checks.require(minContributors >= 1 && minContributors <= sizes.length,
         "min contributors must be in [1, " + sizes.length + "]. Provided value: " + minContributors);
     this.config = config;
@@ -65,7 +73,8 @@ final class SmmPlan {
     this.delta = delta;
     this.epsilonTarget = epsilon;
     this.honestFraction = honestFraction;
-    this.honest = HelmetAccounting.noiseHonest(minContributors, sizes.length, honestFraction);
+    this.colluderBase = Math.max(sizes.length, publishedParties);
+    this.honest = HelmetAccounting.noiseHonest(minContributors, colluderBase, honestFraction);
     if (honest <= 0) {
       throw new IllegalArgumentException("honest fraction " + honestFraction + " of " + sizes.length + " parties "
           + "leaves no honest party among " + minContributors + " contributors: nobody's noise is guaranteed");
@@ -113,7 +122,7 @@ final class SmmPlan {
 
   /** The most parties that may collude with the server and leave the noise calibrated. */
   int colluders() {
-    return sizes.length - HelmetAccounting.honestContributors(sizes.length, sizes.length, honestFraction);
+    return colluderBase - HelmetAccounting.honestContributors(colluderBase, colluderBase, honestFraction);
   }
 
   /** The round's public rotation. */

@@ -138,7 +138,7 @@ final class SmmSpec implements AlgorithmSpec {
   @Override
   public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
     return new SmmRun(new SmmPlan(config, net, sizes, minContributors, common.epsilon(), common.delta(),
-        common.honestFraction()));
+        common.honestFraction(), common.publishedParties()));
   }
 
   /** The non-private counterpart: the same MLP trained by Adam on the pooled rows, without clipping or noise. */
