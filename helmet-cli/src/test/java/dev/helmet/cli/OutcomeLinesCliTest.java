@@ -33,8 +33,10 @@ class OutcomeLinesCliTest {
     List<CompletableFuture<Cli>> parts = new ArrayList<>();
     for (int k = 1; k <= n; k++) {
       String name = "participant-" + k;
+      // A ledger per session: each session's budget is its own (a participant's default ledger would
+      // refuse a second session of the same data at the default budget of one session's eps).
       parts.add(CompletableFuture.supplyAsync(() -> Cli.run("participant", "--coordinator", "127.0.0.1:" + port,
-          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--ledger", dir.resolve(name + "-ledger.json").toString(),
+          "--data", iris, "--skip-rows", "1", "--tls-dir", dir.resolve("certs").toString(), "--name", name, "--ledger", dir.resolve(name + "-" + port + "-ledger.json").toString(),
           "--min-contributors", "3", "--honest-fraction", "1", "--wait", "60")));
     }
     List<Cli> out = new ArrayList<>();
