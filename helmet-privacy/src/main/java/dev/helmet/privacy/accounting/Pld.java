@@ -177,8 +177,8 @@ final class Pld {
    * chord to (0, 1) lie above it, and above the grid the constant delta at the top (the larger mass
    * at infinity) bounds the non-increasing profile.
    */
-  static Pld symmetrised(Pld a, Pld b, double h) {
-    Pld mirrored = mirrored(a, b, h);
+  static Pld symmetrised(Pld a, Pld b, double h, double tail) {
+    Pld mirrored = mirrored(a, b, h, tail);
     return mirrored != null ? mirrored : maxProfile(a, b, h);
   }
 
@@ -196,7 +196,7 @@ final class Pld {
    * Null when the atom at 0 would be negative (the interpolation above the true profile by more than
    * the segment's length), for {@link #maxProfile} to be used.
    */
-  private static Pld mirrored(Pld a, Pld b, double h) {
+  private static Pld mirrored(Pld a, Pld b, double h, double tail) {
     int hi = Math.max(a.offset + a.pmf.length - 1, b.offset + b.pmf.length - 1);
     if (hi < 1) {
       return null;
@@ -224,7 +224,18 @@ final class Pld {
       return null;
     }
     pmf[hi] = atom;
-    return new Pld(-hi, pmf, positive.infinity);
+    // The mirror of a large loss l has mass e^-l p_l: below some -L it holds less than `tail` in all.
+    // That mass is lifted to the lowest loss kept (more loss, never less), as every convolution does,
+    // so the grid is not twice as wide as the positive losses for nothing.
+    int bottom = 0;
+    double lifted = 0;
+    while (bottom < hi && lifted + pmf[bottom] <= tail) {
+      lifted += pmf[bottom];
+      bottom++;
+    }
+    double[] kept = java.util.Arrays.copyOfRange(pmf, bottom, pmf.length);
+    kept[0] += lifted;
+    return new Pld(bottom - hi, kept, positive.infinity);
   }
 
   /** The symmetrisation as the connect-the-dots of max(delta_a, delta_b) on every grid loss of either. */

@@ -160,7 +160,7 @@ public final class PldAccountant implements PrivacyAccountant {
       // f_p is the pair (1 - p) N(0, s^2) + p N(1, s^2) vs N(0, s^2) (the add-or-remove Poisson pair's
       // remove direction) and f_p^-1 its add direction; their symmetrisation is one PLD for both.
       Pld[] directions = poissonAddOrRemove(w.samplingFraction(), inRange(((GaussianDpEvent) w.event()).noiseMultiplier()));
-      Pld sym = Pld.symmetrised(directions[0], directions[1], h);
+      Pld sym = Pld.symmetrised(directions[0], directions[1], h, tail);
       return new Pld[] {sym, sym};
     }
     PoissonSampledDpEvent ps = (PoissonSampledDpEvent) event;
