@@ -117,6 +117,13 @@ final class ParticipantCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}.")
   double honestFraction;
 
+  @Option(names = "--max-colluders", paramLabel = "K", defaultValue = "0",
+      description = "The most parties you believe may collude with the coordinator, as a number you know (e.g. "
+          + "half of your federation): refuse sessions whose noise or secure aggregation assumes fewer. 0 relies on "
+          + "the session's published parties times 1 - --honest-fraction, a number the coordinator chose. "
+          + "Default: ${DEFAULT-VALUE}.")
+  int maxColluders;
+
   @Option(names = "--max-delta", paramLabel = "D", defaultValue = "1e-5",
       description = "Refuse sessions whose delta is larger (a larger delta buys less noise). Default: ${DEFAULT-VALUE}.")
   double maxDelta;
@@ -216,7 +223,7 @@ final class ParticipantCommand implements Callable<Integer> {
     ParticipantPolicy policy = new ParticipantPolicy(maxEpsilon, minContributors, lower(learners), honestFraction,
         maxDelta, lower(protections), lower(noiseSplits), !allowFloatNoise, minNeighbours, maxPoints,
         algorithms == null ? java.util.Set.of() : lower(algorithms))
-        .withFeatures(features == null ? java.util.Set.of() : lower(features));
+        .withFeatures(features == null ? java.util.Set.of() : lower(features)).withMaxColluders(maxColluders);
     if (features != null) {
       for (String f : lower(features)) {
         if (!dev.helmet.core.features.FeatureStage.IDS.contains(f)) {

@@ -26,19 +26,36 @@ import java.util.Set;
  * @param minNeighbours the fewest SecAgg+ neighbours it accepts (the roster's degree)
  * @param maxPoints the most points it lets any one party claim (the session's max_points)
  * @param algorithms the algorithms it takes part in (empty: any registered one)
+ * @param features the feature stages it takes part with (empty: any)
+ * @param maxColluders the most parties this participant believes may collude with the coordinator,
+ *     in absolute numbers, from its own knowledge of the federation (0: it relies on the session's
+ *     published {@code parties} times 1 - t); a session whose noise and summation assume fewer is
+ *     refused, so a coordinator cannot lower the count by publishing a small {@code parties}
+ *     (security review turn 3, T3-3, and its attacker's read)
  */
 public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
     double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
-    long maxPoints, Set<String> algorithms, Set<String> features) {
+    long maxPoints, Set<String> algorithms, Set<String> features, int maxColluders) {
   /** The default for a deployment: delta at most 1e-5, exact noise, any unit, the honest noise split. */
   public static final double DEFAULT_MAX_DELTA = 1e-5;
 
   public ParticipantPolicy {
+    if (maxColluders < 0) {
+      throw new IllegalArgumentException("max colluders must be >= 0. Provided value: " + maxColluders);
+    }
     learners = Set.copyOf(learners);
     protections = Set.copyOf(protections);
     noiseSplits = Set.copyOf(noiseSplits);
     algorithms = Set.copyOf(algorithms);
     features = Set.copyOf(features);
+  }
+
+  /** No absolute bound on colluders (the published parties times 1 - t). */
+  public ParticipantPolicy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
+      double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
+      long maxPoints, Set<String> algorithms, Set<String> features) {
+    this(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
+        requireExactNoise, minNeighbours, maxPoints, algorithms, features, 0);
   }
 
   /** Any feature stage. */
@@ -75,13 +92,19 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
   /** This policy with {@code maxDelta} and the other new bounds replaced. */
   public ParticipantPolicy with(double maxDelta, boolean requireExactNoise, int minNeighbours, long maxPoints) {
     return new ParticipantPolicy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-        requireExactNoise, minNeighbours, maxPoints, algorithms, features);
+        requireExactNoise, minNeighbours, maxPoints, algorithms, features, maxColluders);
   }
 
   /** This policy, accepting only sessions whose feature stage is one of {@code ids} (empty: any). */
   public ParticipantPolicy withFeatures(Set<String> ids) {
     return new ParticipantPolicy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-        requireExactNoise, minNeighbours, maxPoints, algorithms, ids);
+        requireExactNoise, minNeighbours, maxPoints, algorithms, ids, maxColluders);
+  }
+
+  /** This policy, assuming up to {@code colluders} parties may collude, whatever the session publishes. */
+  public ParticipantPolicy withMaxColluders(int colluders) {
+    return new ParticipantPolicy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections,
+        noiseSplits, requireExactNoise, minNeighbours, maxPoints, algorithms, features, colluders);
   }
 
   /** Why the configuration is refused (naming the parameter), or null if it is acceptable. */
@@ -127,6 +150,18 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
           + " of the parties colluding with the coordinator; this participant assumes up to "
           + (1 - maxHonestFraction) + " may be dishonest";
     }
+    if (maxColluders > 0) {
+      // The noise (honest fraction) and the summation (colluding fraction) count colluders of the
+      // published parties; both must cover this participant's own absolute bound.
+      int noiseColluders = (int) Math.floor((1 - p.getHonestFraction()) * c.getParties() + 1e-9);
+      int sumColluders = (int) Math.floor(c.getColludingFraction() * c.getParties() + 1e-9);
+      if (Math.min(noiseColluders, sumColluders) < maxColluders) {
+        return "parties: the session assumes at most " + Math.min(noiseColluders, sumColluders) + " colluding parties "
+            + "(honest_fraction " + p.getHonestFraction() + " and colluding_fraction " + c.getColludingFraction()
+            + " of its " + c.getParties() + " published parties); this participant assumes up to " + maxColluders
+            + " may collude (--max-colluders)";
+      }
+    }
     String unit = p.getProtection().isEmpty() ? "record" : p.getProtection().toLowerCase(Locale.ROOT);
     if (!protections.isEmpty() && !protections.contains(unit)) {
       return "privacy.protection: the session protects a " + unit + "; this participant allows " + protections;
@@ -142,7 +177,7 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
     }
     // A split sized for a stated number of colluders must cover as many as this participant
     // believes may be dishonest among the session's parties.
-    int dishonest = (int) Math.floor((1 - maxHonestFraction) * c.getParties() + 1e-9);
+    int dishonest = Math.max(maxColluders, (int) Math.floor((1 - maxHonestFraction) * c.getParties() + 1e-9));
     if (terms.colluders() >= 0 && terms.colluders() < dishonest) {
       return "noise_split: the session's noise survives " + terms.colluders() + " colluding parties; this "
           + "participant assumes up to " + dishonest + " of " + c.getParties() + " may be dishonest";

@@ -102,6 +102,27 @@ class HonestCountFromPublishedPartiesTest {
     }
   }
 
+  /**
+   * The attacker's read of this fix: the coordinator publishes {@code parties} itself, so one that
+   * publishes parties = m = 11 and enrols the victim and its ten colluders (of a federation of 20)
+   * passes a default participant, which then plans for 6 honest contributors where there is 1 (eps
+   * 1.0 on the ledger, 2.47 in fact). A participant that states its own bound, {@code
+   * --max-colluders 10}, refuses that session, naming the flag, and accepts the honest one that
+   * publishes its 20 parties.
+   */
+  @Test
+  void aParticipantsOwnBoundOnColludersRefusesASessionThatPublishesTooFewParties() {
+    ParticipantPolicy defaults = new ParticipantPolicy(1.0, 10, java.util.Set.of(), 0.5); // the CLI's defaults
+    SessionConfig small = config("dca", "helmet", Loopback.HELMET, 11, 11, 0.5);
+    SessionConfig honest = config("dca", "helmet", Loopback.HELMET, 20, 11, 0.5);
+    org.junit.jupiter.api.Assertions.assertNull(defaults.check(small), "the default policy relies on the published parties");
+    String why = defaults.withMaxColluders(10).check(small);
+    assertTrue(why != null && why.contains("--max-colluders") && why.contains("assumes at most 5"), why);
+    org.junit.jupiter.api.Assertions.assertNull(defaults.withMaxColluders(10).check(honest));
+    // and the session it accepts plans for the one honest contributor among any roster of 11
+    assertEquals(10, SessionPlan.spec(honest).plan(sizes(11), 11, true).colluders());
+  }
+
   /** A roster that could be all colluders is refused when the summation is sized. */
   @Test
   void aRosterNoLargerThanThePublishedColludersIsRefused() {
