@@ -44,13 +44,13 @@ final class CoordinatorCommand implements Callable<Integer> {
 
   @Option(names = "--status-listen", paramLabel = "HOST:PORT|none", defaultValue = "127.0.0.1:0",
       description = "Serve the read-only status page (/), its JSON (/api/status) and Prometheus metrics (/metrics) "
-          + "here while the session runs; the address is printed at start. Off loopback every request needs the "
-          + "access token printed with it (or --status-token). none: no page. Default: ${DEFAULT-VALUE} (any free "
-          + "port).")
+          + "here while the session runs; the address is printed at start, with its access token after '#'. Every "
+          + "data request needs the token in the header Authorization: Bearer TOKEN, on loopback too (a ?token= in "
+          + "the address, read before, is no longer read). none: no page. Default: ${DEFAULT-VALUE} (any free port).")
   String statusListen;
 
   @Option(names = "--status-token", paramLabel = "TOKEN",
-      description = "The status page's access token (default: a fresh random one off loopback, none on loopback).")
+      description = "The status page's access token (default: a fresh random one, on loopback too).")
   String statusToken;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;

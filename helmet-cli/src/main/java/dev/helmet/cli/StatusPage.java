@@ -72,7 +72,7 @@ final class StatusPage implements AutoCloseable {
     java.nio.file.Path discovery = discoveryFile(c.settings().databaseUrl());
     if (discovery != null) {
       com.fasterxml.jackson.databind.node.ObjectNode j = Json.object();
-      j.put("url", s.url().replaceFirst("\\?.*$", ""));
+      j.put("url", s.url().replaceFirst("[?#].*$", ""));
       j.put("token", s.token());
       j.put("session", c.sessionId());
       j.put("pid", ProcessHandle.current().pid());

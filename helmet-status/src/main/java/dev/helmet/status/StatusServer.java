@@ -14,10 +14,14 @@ import java.util.HexFormat;
 
 /**
  * A coordinator's status page: read-only, served by Javalin (Jetty), on 127.0.0.1 unless told
- * otherwise. {@code /} is the page (it polls the JSON once a second), {@code /api/status} the JSON
- * ({@link StatusJson}), {@code /metrics} Prometheus text ({@link Metrics}). Off loopback every
- * request needs the access token printed at start (header {@code Authorization: Bearer TOKEN} or
- * {@code ?token=TOKEN}); nothing is writable and nothing a released artifact may not show is shown.
+ * otherwise. {@code /} is the page (static: it holds no data, and polls the JSON once a second),
+ * {@code /api/status} the JSON ({@link StatusJson}), {@code /api/ledger} the ledger, {@code
+ * /metrics} Prometheus text ({@link Metrics}). Every data request needs the access token, on
+ * loopback too (any local user could read a port there: security review turn 3, T3-4), and only in
+ * the header {@code Authorization: Bearer TOKEN}: the printed address carries it after {@code #},
+ * which the browser keeps to itself, so it reaches no server log. On a loopback address a request
+ * whose Host is not that address or localhost is refused (DNS rebinding). Nothing is writable and
+ * nothing a released artifact may not show is shown.
  */
 public final class StatusServer implements AutoCloseable {
   private final Javalin app;
@@ -40,14 +44,25 @@ public final class StatusServer implements AutoCloseable {
    */
   public static StatusServer start(Coordinator c, String host, int port, String token) throws IOException {
     InetAddress address = InetAddress.getByName(host);
-    String need = token != null ? token : address.isLoopbackAddress() ? null : HexFormat.of().formatHex(Secrets.bytes(16));
+    String need = token != null ? token : HexFormat.of().formatHex(Secrets.bytes(16));
+    boolean loopback = address.isLoopbackAddress();
+    String literal = address.getHostAddress().contains(":") ? "[" + address.getHostAddress() + "]"
+        : address.getHostAddress();
     Metrics metrics = new Metrics(c);
     byte[] page = resource("index.html");
+    int[] bound = new int[1];
     Javalin app = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
       config.jetty.host = address.getHostAddress();
       config.jetty.port = port;
-      config.routes.before(ctx -> authorise(ctx, need));
+      config.routes.before(ctx -> {
+        if (loopback) {
+          checkHost(ctx, literal, bound[0]);
+        }
+        if (!ctx.path().equals("/")) {
+          authorise(ctx, need);
+        }
+      });
       config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(page));
       config.routes.get("/api/status", ctx -> ctx.contentType("application/json")
           .result(StatusJson.MAPPER.writeValueAsString(StatusJson.of(c))));
@@ -62,24 +77,34 @@ public final class StatusServer implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new IOException("cannot serve the status page on " + host + ":" + port + ": " + e.getMessage(), e);
     }
+    bound[0] = app.port();
     c.listen(metrics);
-    String h = address.getHostAddress().contains(":") ? "[" + address.getHostAddress() + "]" : address.getHostAddress();
-    String u = "http://" + h + ":" + app.port() + "/" + (need == null ? "" : "?token=" + need);
+    String u = "http://" + literal + ":" + app.port() + "/#token=" + need;
     return new StatusServer(app, u, need);
   }
 
+  /**
+   * A page on a loopback address answers only requests addressed to it: Host must be the bound
+   * literal or localhost, with the bound port. A web page that rebinds its own name to 127.0.0.1
+   * sends its own name, and is refused.
+   */
+  private static void checkHost(Context ctx, String literal, int port) {
+    String host = ctx.header("Host");
+    java.util.Set<String> allowed = java.util.Set.of(literal + ":" + port, "localhost:" + port);
+    if (host == null || !allowed.contains(host.toLowerCase(java.util.Locale.ROOT))) {
+      throw new io.javalin.http.ForbiddenResponse("this status page answers requests to " + literal + ":" + port
+          + " or localhost:" + port + " only (Host was " + host + ")");
+    }
+  }
+
   private static void authorise(Context ctx, String need) {
-    if (need == null) {
-      return;
-    }
-    String given = ctx.queryParam("token");
     String header = ctx.header("Authorization");
-    if (given == null && header != null && header.startsWith("Bearer ")) {
-      given = header.substring(7).trim();
-    }
+    String given = header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : null;
     if (given == null || !MessageDigest.isEqual(given.getBytes(StandardCharsets.UTF_8),
         need.getBytes(StandardCharsets.UTF_8))) {
-      throw new UnauthorizedResponse("this status page needs the access token printed when the coordinator started");
+      throw new UnauthorizedResponse("this status page needs the access token printed when the coordinator started, "
+          + "in the header Authorization: Bearer TOKEN (the page's printed address carries it after '#'; a ?token= "
+          + "in the address is no longer read, since addresses reach logs and histories)");
     }
   }
 
@@ -92,12 +117,12 @@ public final class StatusServer implements AutoCloseable {
     }
   }
 
-  /** The page's address, with the token when one is needed. */
+  /** The page's address, with the token after '#'. */
   public String url() {
     return url;
   }
 
-  /** The access token, or null on loopback without one. */
+  /** The access token (every data request needs it). */
   public String token() {
     return token;
   }

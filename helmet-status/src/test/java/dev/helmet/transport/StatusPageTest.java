@@ -35,8 +35,15 @@ class StatusPageTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** GET with the page's token in the bearer header, as its own script sends it. */
+  private static HttpResponse<String> get(StatusServer s, String path) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
+        .header("Authorization", "Bearer " + s.token()).timeout(java.time.Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   private static JsonNode status(StatusServer s) throws Exception {
-    HttpResponse<String> r = get("http://127.0.0.1:" + s.port() + "/api/status");
+    HttpResponse<String> r = get(s, "/api/status");
     assertEquals(200, r.statusCode(), r.body());
     return JSON.readTree(r.body());
   }
@@ -87,7 +94,7 @@ class StatusPageTest {
       HttpResponse<String> html = get(page.url());
       assertEquals(200, html.statusCode());
       assertTrue(html.body().contains("Privacy ledger") && html.body().contains("api/status"));
-      String metrics = get("http://127.0.0.1:" + page.port() + "/metrics").body();
+      String metrics = get(page, "/metrics").body();
       for (String name : new String[] {"helmet_stage_duration_seconds_count{stage=\"MASKED_INPUT\"}",
           "helmet_enrolled_parties 3.0", "helmet_sessions_finished_total{outcome=\"released\"} 1.0",
           "helmet_budget_epsilon{dataset=\"digits\"} 10.0", "helmet_stage_answered_total",
@@ -97,22 +104,50 @@ class StatusPageTest {
     }
   }
 
-  /** With a token every request needs it (query or bearer header); a wrong one is refused. */
+  /**
+   * Security review turn 3, T3-4: on loopback the page had no token and answered any Host, so any
+   * local user, and a web page that rebinds its name to 127.0.0.1, read the ledger and events; the
+   * token travelled in the URL. Now every data request needs the token, on loopback too and only in
+   * the bearer header (a ?token= is not read); the page itself (static, no data) loads without it and
+   * takes the token from the address's fragment; a foreign Host is refused.
+   */
   @Test
-  void aTokenGuardsEveryEndpoint(@TempDir Path dir) throws Exception {
+  void aTokenGuardsEveryDataEndpointAndAForeignHostIsRefused(@TempDir Path dir) throws Exception {
     SessionConfig config = Loopback.config(DIGITS, 3, 3, 1).build();
     try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 10));
-        StatusServer page = StatusServer.start(c, "127.0.0.1", 0, "s3cret-token")) {
+        StatusServer page = StatusServer.start(c, "127.0.0.1", 0, "s3cret-token");
+        StatusServer fresh = StatusServer.start(c, "127.0.0.1", 0, null)) {
       String base = "http://127.0.0.1:" + page.port();
       assertEquals(401, get(base + "/api/status").statusCode());
+      assertEquals(401, get(base + "/api/ledger").statusCode());
       assertEquals(401, get(base + "/metrics?token=wrong").statusCode());
-      assertEquals(401, get(base + "/").statusCode());
-      assertEquals(200, get(base + "/api/status?token=s3cret-token").statusCode());
-      assertTrue(page.url().endsWith("?token=s3cret-token"), page.url());
+      assertEquals(401, get(base + "/api/status?token=s3cret-token").statusCode(), "a token in the address is not read");
+      assertEquals(200, get(base + "/").statusCode(), "the static page loads, and reads the token after '#'");
+      assertTrue(page.url().endsWith("/#token=s3cret-token"), page.url());
       HttpResponse<String> bearer = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/metrics"))
           .header("Authorization", "Bearer s3cret-token").build(), HttpResponse.BodyHandlers.ofString());
       assertEquals(200, bearer.statusCode());
+      // on loopback without --status-token: a fresh random token all the same
+      assertTrue(fresh.token() != null && fresh.token().matches("[0-9a-f]{32}"), fresh.token());
+      assertEquals(401, get("http://127.0.0.1:" + fresh.port() + "/api/status").statusCode());
+      assertEquals(200, get(fresh, "/api/status").statusCode());
+      // DNS rebinding: the attacker's name in Host is refused even with the token
+      assertEquals(403, rawStatus(page.port(), "attacker.example:" + page.port(), "s3cret-token"));
+      assertEquals(200, rawStatus(page.port(), "localhost:" + page.port(), "s3cret-token"));
       c.close();
+    }
+  }
+
+  /** The status code of a GET of /api/status with a chosen Host header (java.net.http cannot set Host). */
+  private static int rawStatus(int port, String host, String token) throws Exception {
+    try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+      socket.setSoTimeout(10_000);
+      var out = socket.getOutputStream();
+      out.write(("GET /api/status HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + token
+          + "\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      out.flush();
+      String response = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      return Integer.parseInt(response.substring(9, 12)); // "HTTP/1.1 NNN"
     }
   }
 }
