@@ -53,10 +53,13 @@ iris="$here/helmet-core/src/test/resources/dev/helmet/core/testdata/iris.csv"
 [ -f "$iris" ] || iris="$(find "$here" -name iris.csv -path '*testdata*' | head -1)"
 parts=()
 allow=$([ "$algorithm" = dp-fl ] || [ "$algorithm" = cross-silo ] && echo --allow-float-noise || true)
+# Each participant names the node it trusts to stay honest (here the first): the session's privacy
+# rests on one honest node, which the participant chooses, not the coordinator.
+trusted=$(sha256sum < <(openssl x509 -in "$dir/certs/compute-node-1.pem" -outform DER 2>/dev/null) | cut -d' ' -f1)
 for k in 1 2 3; do
   timeout 300 "$here/helmet" participant --coordinator "127.0.0.1:$port" --data "$iris" --skip-rows 1 \
       --tls-dir "$dir/certs" --name "participant-$k" --ledger "$dir/ledger-$k.json" --min-contributors 3 \
-      --honest-fraction "$honest" --json $allow \
+      --honest-fraction "$honest" --trusted-node "$trusted" --json $allow \
       >"$dir/participant-$k.json" 2>"$dir/participant-$k.log" &
   parts+=($!)
 done

@@ -124,6 +124,13 @@ final class ParticipantCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}.")
   int maxColluders;
 
+  @Option(names = "--trusted-node", paramLabel = "SHA256",
+      description = "A compute node you trust to stay honest, by the SHA-256 of its certificate (hex; repeatable). "
+          + "A dca session must list at least one: its privacy needs one honest node, and the coordinator chose the "
+          + "list. Nodes that share a certificate subject or key are refused as one holder whatever you trust. "
+          + "Default: none (no dca session).")
+  List<String> trustedNodes;
+
   @Option(names = "--max-delta", paramLabel = "D", defaultValue = "1e-5",
       description = "Refuse sessions whose delta is larger (a larger delta buys less noise). Default: ${DEFAULT-VALUE}.")
   double maxDelta;
@@ -223,7 +230,8 @@ final class ParticipantCommand implements Callable<Integer> {
     ParticipantPolicy policy = new ParticipantPolicy(maxEpsilon, minContributors, lower(learners), honestFraction,
         maxDelta, lower(protections), lower(noiseSplits), !allowFloatNoise, minNeighbours, maxPoints,
         algorithms == null ? java.util.Set.of() : lower(algorithms))
-        .withFeatures(features == null ? java.util.Set.of() : lower(features)).withMaxColluders(maxColluders);
+        .withFeatures(features == null ? java.util.Set.of() : lower(features)).withMaxColluders(maxColluders)
+        .withTrustedNodes(trustedNodes == null ? java.util.Set.of() : new java.util.HashSet<>(trustedNodes));
     if (features != null) {
       for (String f : lower(features)) {
         if (!dev.helmet.core.features.FeatureStage.IDS.contains(f)) {

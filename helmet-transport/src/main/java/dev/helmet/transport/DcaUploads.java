@@ -36,13 +36,57 @@ final class DcaUploads implements AutoCloseable {
   long bytesSent;
   double seconds;
 
-  DcaUploads(SessionConfig config, String session, Tls.Files tls, Participant.Hook hook) {
+  /** Each node's certificate as its handshake showed it (null until then). */
+  private final java.security.cert.X509Certificate[] seen;
+  /** Why a node's handshake was refused by the holder check, by node. */
+  private final java.util.Map<Integer, String> refused = new java.util.concurrent.ConcurrentHashMap<>();
+  private final ParticipantListener listener;
+
+  DcaUploads(SessionConfig config, String session, Tls.Files tls, Participant.Hook hook, ParticipantListener listener) {
     this.config = config;
     this.session = session;
     this.hook = hook;
-    for (ComputeNodeEntry e : config.getComputeNodesList()) {
+    this.listener = listener;
+    this.seen = new java.security.cert.X509Certificate[config.getComputeNodesCount()];
+    for (int l = 0; l < config.getComputeNodesCount(); l++) {
+      ComputeNodeEntry e = config.getComputeNodes(l);
+      int node = l;
       channels.add(NettyChannelBuilder.forTarget(e.getEndpoint(), NodeTls.pinned(tls, e.getCertificateSha256()
-          .toByteArray(), e.getName())).build());
+          .toByteArray(), e.getName(), cert -> distinctHolder(node, cert))).build());
+    }
+  }
+
+  /**
+   * Privacy needs one honest node besides the others, so the nodes must be different holders: a
+   * node whose certificate shares its subject or its public key with another node's is refused in
+   * its handshake, before its share leaves (two certificates of one holder, a renewal, passed as two
+   * nodes and that holder rebuilt every party's input: security review turn 3, T3-2). A share alone
+   * is uniformly random, so what the first of such nodes received tells it nothing.
+   */
+  private synchronized void distinctHolder(int node, java.security.cert.X509Certificate cert)
+      throws java.security.cert.CertificateException {
+    String name = config.getComputeNodes(node).getName();
+    for (int other = 0; other < seen.length; other++) {
+      java.security.cert.X509Certificate o = seen[other];
+      if (other == node || o == null) {
+        continue;
+      }
+      boolean subject = o.getSubjectX500Principal().equals(cert.getSubjectX500Principal());
+      boolean key = java.util.Arrays.equals(o.getPublicKey().getEncoded(), cert.getPublicKey().getEncoded());
+      if (subject || key) {
+        String why = "compute node " + name + " has the same " + (subject ? "subject" : "public key") + " as compute "
+            + "node " + config.getComputeNodes(other).getName() + " (" + cert.getSubjectX500Principal().getName()
+            + "): one holder would receive every share of this party's input, so it gets none";
+        if (refused.putIfAbsent(node, why) == null) {
+          listener.event("compute_node_refused", java.util.Map.of("node", name, "reason", why));
+        }
+        throw new java.security.cert.CertificateException(why);
+      }
+    }
+    if (seen[node] == null) {
+      seen[node] = cert;
+      listener.event("compute_node", java.util.Map.of("node", name, "subject",
+          cert.getSubjectX500Principal().getName()));
     }
   }
 
@@ -68,7 +112,9 @@ final class DcaUploads implements AutoCloseable {
         acks.get(l).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       } catch (ExecutionException e) {
         Status s = Status.fromThrowable(e.getCause());
-        failed.add(name + ": " + s.getCode() + (s.getDescription() == null ? "" : " (" + s.getDescription() + ")"));
+        String why = refused.get(l);
+        failed.add(name + ": " + (why != null ? why
+            : s.getCode() + (s.getDescription() == null ? "" : " (" + s.getDescription() + ")")));
       } catch (TimeoutException e) {
         failed.add(name + ": no answer within the round deadline");
       }

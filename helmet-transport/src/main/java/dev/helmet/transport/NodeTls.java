@@ -66,6 +66,15 @@ public final class NodeTls {
    * the role marker, fails the handshake.
    */
   static ChannelCredentials pinned(Tls.Files f, byte[] sha256, String node) {
+    return pinned(f, sha256, node, cert -> { });
+  }
+
+  /**
+   * As {@link #pinned(Tls.Files, byte[], String)}, then {@code also} on the node's certificate,
+   * inside the handshake: a {@link CertificateException} it throws fails the handshake, so nothing is
+   * sent to that node.
+   */
+  static ChannelCredentials pinned(Tls.Files f, byte[] sha256, String node, ServerCheck also) {
     X509TrustManager ca = caTrust(f);
     X509TrustManager pin = new Checking(ca, cert -> {
       if (!MessageDigest.isEqual(IdentityBinding.fingerprint(encoded(cert)), sha256)) {
@@ -77,6 +86,7 @@ public final class NodeTls {
         throw new CertificateException("compute node " + node + " presented a certificate without the role marker "
             + "OU=" + ROLE_MARKER + " (" + cert.getSubjectX500Principal().getName() + ")");
       }
+      also.check(cert);
     });
     return clientWith(f, pin);
   }
@@ -168,7 +178,7 @@ public final class NodeTls {
   }
 
   /** A check on the server's certificate after the CA's own. */
-  private interface ServerCheck {
+  interface ServerCheck {
     void check(X509Certificate cert) throws CertificateException;
   }
 

@@ -32,14 +32,29 @@ import java.util.Set;
  *     published {@code parties} times 1 - t); a session whose noise and summation assume fewer is
  *     refused, so a coordinator cannot lower the count by publishing a small {@code parties}
  *     (security review turn 3, T3-3, and its attacker's read)
+ * @param trustedNodes the SHA-256 digests (lower-case hex) of the compute-node certificates this
+ *     participant trusts to stay honest; a dca session must list at least one of them, since its
+ *     privacy needs one honest node and the coordinator chose the list (T3-2). Empty: it takes part
+ *     in no dca session; {@link #ANY_NODE}: any node (tests and in-process demos, whose nodes the
+ *     demo itself made)
  */
 public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<String> learners, double maxHonestFraction,
     double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
-    long maxPoints, Set<String> algorithms, Set<String> features, int maxColluders) {
+    long maxPoints, Set<String> algorithms, Set<String> features, int maxColluders, Set<String> trustedNodes) {
+  /** {@link #trustedNodes} that trusts any compute node: for tests and demos only. */
+  public static final Set<String> ANY_NODE = Set.of("*");
+
   /** The default for a deployment: delta at most 1e-5, exact noise, any unit, the honest noise split. */
   public static final double DEFAULT_MAX_DELTA = 1e-5;
 
   public ParticipantPolicy {
+    trustedNodes = Set.copyOf(trustedNodes);
+    for (String d : trustedNodes) {
+      if (!d.equals("*") && !d.matches("[0-9a-f]{64}")) {
+        throw new IllegalArgumentException("a trusted node is the SHA-256 of its certificate, 64 lower-case hex "
+            + "digits. Provided value: " + d);
+      }
+    }
     if (maxColluders < 0) {
       throw new IllegalArgumentException("max colluders must be >= 0. Provided value: " + maxColluders);
     }
@@ -55,7 +70,7 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
       double maxDelta, Set<String> protections, Set<String> noiseSplits, boolean requireExactNoise, int minNeighbours,
       long maxPoints, Set<String> algorithms, Set<String> features) {
     this(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-        requireExactNoise, minNeighbours, maxPoints, algorithms, features, 0);
+        requireExactNoise, minNeighbours, maxPoints, algorithms, features, 0, Set.of());
   }
 
   /** Any feature stage. */
@@ -86,25 +101,35 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
    */
   public static ParticipantPolicy upTo(double maxEpsilon) {
     return new ParticipantPolicy(maxEpsilon, 2, Set.of(), 1, DEFAULT_MAX_DELTA, Set.of(), Set.of(), false, 1,
-        Integer.MAX_VALUE);
+        Integer.MAX_VALUE, Set.of(), Set.of(), 0, ANY_NODE);
   }
 
   /** This policy with {@code maxDelta} and the other new bounds replaced. */
   public ParticipantPolicy with(double maxDelta, boolean requireExactNoise, int minNeighbours, long maxPoints) {
     return new ParticipantPolicy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-        requireExactNoise, minNeighbours, maxPoints, algorithms, features, maxColluders);
+        requireExactNoise, minNeighbours, maxPoints, algorithms, features, maxColluders, trustedNodes);
   }
 
   /** This policy, accepting only sessions whose feature stage is one of {@code ids} (empty: any). */
   public ParticipantPolicy withFeatures(Set<String> ids) {
     return new ParticipantPolicy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections, noiseSplits,
-        requireExactNoise, minNeighbours, maxPoints, algorithms, ids, maxColluders);
+        requireExactNoise, minNeighbours, maxPoints, algorithms, ids, maxColluders, trustedNodes);
   }
 
   /** This policy, assuming up to {@code colluders} parties may collude, whatever the session publishes. */
   public ParticipantPolicy withMaxColluders(int colluders) {
     return new ParticipantPolicy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections,
-        noiseSplits, requireExactNoise, minNeighbours, maxPoints, algorithms, features, colluders);
+        noiseSplits, requireExactNoise, minNeighbours, maxPoints, algorithms, features, colluders, trustedNodes);
+  }
+
+  /** This policy, trusting the compute nodes whose certificates have these SHA-256 digests (hex). */
+  public ParticipantPolicy withTrustedNodes(Set<String> digests) {
+    Set<String> lower = new java.util.HashSet<>();
+    for (String d : digests) {
+      lower.add(d.equals("*") ? d : d.toLowerCase(Locale.ROOT).replace(":", ""));
+    }
+    return new ParticipantPolicy(maxEpsilon, minContributors, learners, maxHonestFraction, maxDelta, protections,
+        noiseSplits, requireExactNoise, minNeighbours, maxPoints, algorithms, features, maxColluders, lower);
   }
 
   /** Why the configuration is refused (naming the parameter), or null if it is acceptable. */
@@ -160,6 +185,24 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
             + "(honest_fraction " + p.getHonestFraction() + " and colluding_fraction " + c.getColludingFraction()
             + " of its " + c.getParties() + " published parties); this participant assumes up to " + maxColluders
             + " may collude (--max-colluders)";
+      }
+    }
+    if (SessionPlan.dca(c) && !trustedNodes.contains("*")) {
+      // dca's privacy needs one honest node among those the coordinator listed: one this
+      // participant chose itself (T3-2).
+      boolean trusts = false;
+      for (var node : c.getComputeNodesList()) {
+        trusts |= trustedNodes.contains(java.util.HexFormat.of().formatHex(node.getCertificateSha256().toByteArray()));
+      }
+      if (!trusts) {
+        StringBuilder listed = new StringBuilder();
+        for (var node : c.getComputeNodesList()) {
+          listed.append(listed.length() == 0 ? "" : ", ").append(node.getName()).append(" ")
+              .append(java.util.HexFormat.of().formatHex(node.getCertificateSha256().toByteArray()));
+        }
+        return "compute_nodes: the session's privacy rests on one honest compute node, and it lists none this "
+            + "participant trusts (" + listed + "); name the certificate digest of a node you trust with "
+            + "--trusted-node SHA256";
       }
     }
     String unit = p.getProtection().isEmpty() ? "record" : p.getProtection().toLowerCase(Locale.ROOT);

@@ -256,7 +256,7 @@ final class ParticipantRun {
         throw new Participant.ParticipantException("session " + session + " sums through compute nodes (dca), which "
             + "need mutual TLS: give this participant its TLS files");
       }
-      dca = new DcaUploads(config, session, tls, hook);
+      dca = new DcaUploads(config, session, tls, hook, listener == null ? (k, f) -> { } : listener);
     }
     codec = new WireCodec(roster.getPartiesCount(), params.length(), params.ringBits());
     firstRound = params;

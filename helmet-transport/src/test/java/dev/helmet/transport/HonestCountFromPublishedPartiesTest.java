@@ -112,7 +112,9 @@ class HonestCountFromPublishedPartiesTest {
    */
   @Test
   void aParticipantsOwnBoundOnColludersRefusesASessionThatPublishesTooFewParties() {
-    ParticipantPolicy defaults = new ParticipantPolicy(1.0, 10, java.util.Set.of(), 0.5); // the CLI's defaults
+    // the CLI's defaults, trusting the listed nodes (T3-2 is another check)
+    ParticipantPolicy defaults = new ParticipantPolicy(1.0, 10, java.util.Set.of(), 0.5)
+        .withTrustedNodes(ParticipantPolicy.ANY_NODE);
     SessionConfig small = config("dca", "helmet", Loopback.HELMET, 11, 11, 0.5);
     SessionConfig honest = config("dca", "helmet", Loopback.HELMET, 20, 11, 0.5);
     org.junit.jupiter.api.Assertions.assertNull(defaults.check(small), "the default policy relies on the published parties");
