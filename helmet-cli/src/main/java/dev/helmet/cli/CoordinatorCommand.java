@@ -50,8 +50,14 @@ final class CoordinatorCommand implements Callable<Integer> {
   String statusListen;
 
   @Option(names = "--status-token", paramLabel = "TOKEN",
-      description = "The status page's access token (default: a fresh random one, on loopback too).")
+      description = "The status page's access token (default: a fresh random one, on loopback too). A command "
+          + "line is visible to every local user (ps): prefer --status-token-file.")
   String statusToken;
+
+  @Option(names = "--status-token-file", paramLabel = "FILE",
+      description = "Read the status page's access token from FILE (its first line; keep it owner-only), e.g. the "
+          + "one a Prometheus scrape sends.")
+  java.nio.file.Path statusTokenFile;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
@@ -60,6 +66,7 @@ final class CoordinatorCommand implements Callable<Integer> {
     Logging.configure(json);
     Coordinator.Settings s = SessionFile.read(config, algorithm);
     StatusPage.Address status = StatusPage.parse(statusListen);
+    String token = token(); // before anything starts: a bad token option loses nothing
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (Coordinator c = Coordinator.start(s)) {
@@ -68,7 +75,7 @@ final class CoordinatorCommand implements Callable<Integer> {
           s.config().getParties());
       err.flush();
       Runtime.getRuntime().addShutdownHook(new Thread(c::close));
-      try (StatusPage page = StatusPage.start(c, status, statusToken, err)) {
+      try (StatusPage page = StatusPage.start(c, status, token, err)) {
         return run(c, s, out);
       }
     }
@@ -149,5 +156,20 @@ final class CoordinatorCommand implements Callable<Integer> {
       out.printf("session %s aborted: %s%n", r.sessionId(), r.reason());
     }
     out.flush();
+  }
+
+  /** The status page's token: --status-token, or the first line of --status-token-file, or null (a fresh one). */
+  private String token() throws java.io.IOException {
+    if (statusToken != null && statusTokenFile != null) {
+      throw new IllegalArgumentException("give --status-token or --status-token-file, not both");
+    }
+    if (statusTokenFile == null) {
+      return statusToken;
+    }
+    String t = java.nio.file.Files.readAllLines(statusTokenFile).stream().findFirst().orElse("").trim();
+    if (t.isEmpty()) {
+      throw new IllegalArgumentException("--status-token-file " + statusTokenFile + " holds no token on its first line");
+    }
+    return t;
   }
 }

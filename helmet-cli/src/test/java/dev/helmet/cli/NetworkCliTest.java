@@ -225,4 +225,23 @@ class NetworkCliTest {
       assertTrue(c.errorLine().contains(k[1]), k[1] + " not in: " + c.err);
     }
   }
+
+  /**
+   * The status page's token from a file (the attacker's read of T3-4: a --status-token on the
+   * command line is visible to every local user); both at once, or an empty file, are refused
+   * before anything starts.
+   */
+  @Test
+  void theStatusTokenComesFromAFileAndConflictingOptionsAreRefused(@TempDir Path dir) throws Exception {
+    Cli.run("certs", "--out", dir.resolve("certs").toString(), "--participants", "1");
+    Path yaml = session(dir, freePort(), "");
+    Path empty = Files.writeString(dir.resolve("empty.token"), "\n");
+    Cli both = Cli.run("coordinator", "--config", yaml.toString(), "--status-token", "a", "--status-token-file",
+        empty.toString());
+    assertEquals(Main.INVALID_INPUT, both.exit, both.toString());
+    assertTrue(both.errorLine().contains("not both"), both.err);
+    Cli none = Cli.run("coordinator", "--config", yaml.toString(), "--status-token-file", empty.toString());
+    assertEquals(Main.INVALID_INPUT, none.exit, none.toString());
+    assertTrue(none.errorLine().contains("holds no token"), none.err);
+  }
 }

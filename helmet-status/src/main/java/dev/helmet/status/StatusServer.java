@@ -46,7 +46,8 @@ public final class StatusServer implements AutoCloseable {
     InetAddress address = InetAddress.getByName(host);
     String need = token != null ? token : HexFormat.of().formatHex(Secrets.bytes(16));
     boolean loopback = address.isLoopbackAddress();
-    String literal = address.getHostAddress().contains(":") ? "[" + address.getHostAddress() + "]"
+    // IPv6 in its compressed form, as browsers send it in Host ([::1], not [0:0:0:0:0:0:0:1])
+    String literal = address instanceof java.net.Inet6Address ? "[" + compressed(address) + "]"
         : address.getHostAddress();
     Metrics metrics = new Metrics(c);
     byte[] page = resource("index.html");
@@ -57,7 +58,7 @@ public final class StatusServer implements AutoCloseable {
       config.jetty.port = port;
       config.routes.before(ctx -> {
         if (loopback) {
-          checkHost(ctx, literal, bound[0]);
+          checkHost(ctx, address, literal, bound[0]);
         }
         if (!ctx.path().equals("/")) {
           authorise(ctx, need);
@@ -88,13 +89,70 @@ public final class StatusServer implements AutoCloseable {
    * literal or localhost, with the bound port. A web page that rebinds its own name to 127.0.0.1
    * sends its own name, and is refused.
    */
-  private static void checkHost(Context ctx, String literal, int port) {
+  private static void checkHost(Context ctx, InetAddress bound, String literal, int port) {
     String host = ctx.header("Host");
-    java.util.Set<String> allowed = java.util.Set.of(literal + ":" + port, "localhost:" + port);
-    if (host == null || !allowed.contains(host.toLowerCase(java.util.Locale.ROOT))) {
+    if (host == null || !addressedTo(host, bound, port)) {
       throw new io.javalin.http.ForbiddenResponse("this status page answers requests to " + literal + ":" + port
-          + " or localhost:" + port + " only (Host was " + host + ")");
+          + " or localhost:" + port + " only (Host was " + host + "); behind a tunnel or proxy, keep the port "
+          + "(ssh -L " + port + ":" + literal + ":" + port + ") or have the proxy send that Host");
     }
+  }
+
+  /** Whether a Host header names the bound address (any spelling of the IP literal) or localhost, with its port. */
+  static boolean addressedTo(String host, InetAddress bound, int port) {
+    String h = host.trim().toLowerCase(java.util.Locale.ROOT);
+    int colon = h.lastIndexOf(':');
+    if (colon <= 0 || h.endsWith("]") || !h.substring(colon + 1).equals(String.valueOf(port))) {
+      return false;
+    }
+    String name = h.substring(0, colon);
+    if (name.equals("localhost")) {
+      return true;
+    }
+    if (name.startsWith("[") && name.endsWith("]")) {
+      name = name.substring(1, name.length() - 1);
+    } else if (name.contains(":")) {
+      return false;
+    }
+    // an IP literal only (no name lookups): the same address in any spelling, [::1] or [0:0:0:0:0:0:0:1]
+    if (!name.matches("[0-9a-f:.]+") || !(name.contains(":") || name.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}"))) {
+      return false;
+    }
+    try {
+      return InetAddress.getByName(name).equals(bound);
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+
+  /** An IPv6 address in RFC 5952's compressed form (the longest run of zero groups as ::). */
+  static String compressed(InetAddress a) {
+    String[] g = a.getHostAddress().replaceAll("%.*$", "").split(":");
+    int best = -1;
+    int bestLen = 1;
+    for (int i = 0; i < g.length; i++) {
+      int j = i;
+      while (j < g.length && g[j].replaceFirst("^0+", "").isEmpty()) {
+        j++;
+      }
+      if (j - i > bestLen) {
+        best = i;
+        bestLen = j - i;
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < g.length; i++) {
+      if (i == best) {
+        out.append(i == 0 ? "::" : ":");
+        i += bestLen - 1;
+        continue;
+      }
+      out.append(g[i].replaceFirst("^0+(?=.)", ""));
+      if (i < g.length - 1) {
+        out.append(':');
+      }
+    }
+    return out.toString();
   }
 
   private static void authorise(Context ctx, String need) {
