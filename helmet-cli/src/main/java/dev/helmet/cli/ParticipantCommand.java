@@ -240,6 +240,14 @@ final class ParticipantCommand implements Callable<Integer> {
         }
       }
     }
+    if (trustedNodes != null) {
+      for (String d : trustedNodes) {
+        if (!d.replace(":", "").matches("[0-9a-fA-F]{64}")) {
+          throw new IllegalArgumentException("--trusted-node takes the SHA-256 of a compute node's certificate, 64 hex "
+              + "digits (openssl x509 -in NODE.pem -outform DER | sha256sum). Provided value: " + d);
+        }
+      }
+    }
     if (noLedger && (ledger != null || ledgerDir != null)) {
       throw new IllegalArgumentException("--no-ledger cannot be combined with --ledger or --ledger-dir");
     }

@@ -61,7 +61,10 @@ final class DcaUploads implements AutoCloseable {
    * node whose certificate shares its subject or its public key with another node's is refused in
    * its handshake, before its share leaves (two certificates of one holder, a renewal, passed as two
    * nodes and that holder rebuilt every party's input: security review turn 3, T3-2). A share alone
-   * is uniformly random, so what the first of such nodes received tells it nothing.
+   * is uniformly random, so what the first of such nodes received tells it nothing. A heuristic: it
+   * catches renewals and byte-identical subjects, not one holder with fresh keys and another subject
+   * (its attacker's read); privacy rests on the node the participant trusts ({@link
+   * ParticipantPolicy#trustedNodes}) being honest.
    */
   private synchronized void distinctHolder(int node, java.security.cert.X509Certificate cert)
       throws java.security.cert.CertificateException {

@@ -97,7 +97,8 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
 
   /**
    * A permissive policy for tests and demos: any learner and unit, eps up to {@code maxEpsilon},
-   * delta up to 1e-5, floating-point noise allowed.
+   * delta up to 1e-5, floating-point noise allowed, and <b>any compute node trusted</b> ({@link
+   * #ANY_NODE}: only where the caller made the nodes itself).
    */
   public static ParticipantPolicy upTo(double maxEpsilon) {
     return new ParticipantPolicy(maxEpsilon, 2, Set.of(), 1, DEFAULT_MAX_DELTA, Set.of(), Set.of(), false, 1,
