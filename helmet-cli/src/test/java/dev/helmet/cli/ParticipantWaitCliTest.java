@@ -29,4 +29,13 @@ class ParticipantWaitCliTest {
         && c.err.contains("connection refused: nothing listens there") && c.err.contains("trying again in 1 s"), c.err);
     assertTrue(c.err.contains("gave up after waiting 3 s (--wait)"), c.err);
   }
+
+  /** A trusted compute node is named by its certificate's digest only: '*' (any node) is refused (T3-2). */
+  @Test
+  void aTrustedNodeMustBeACertificateDigest() {
+    Cli c = Cli.run("participant", "--coordinator", "127.0.0.1:1", "--data", TestData.path("iris.csv").toString(),
+        "--skip-rows", "1", "--plaintext", "--no-ledger", "--trusted-node", "*");
+    assertEquals(2, c.exit, c.toString());
+    assertTrue(c.err.contains("--trusted-node takes the SHA-256"), c.err);
+  }
 }
