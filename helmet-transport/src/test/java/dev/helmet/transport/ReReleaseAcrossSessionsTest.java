@@ -186,7 +186,8 @@ class ReReleaseAcrossSessionsTest {
         c = Coordinator.start(Loopback.onPort(Loopback.settings(config, dir.resolve("s" + (s + 1)), null, 1e6),
             port));
         started.incrementAndGet();
-        if (allDone(fs)) {
+        Coordinator current = c;
+        if (allDone(fs, () -> finished(current))) {
           break;
         }
       }
@@ -205,14 +206,36 @@ class ReReleaseAcrossSessionsTest {
     }
   }
 
-  /** Whether every participant has stopped, polled for up to 10 s (they retry each second). */
-  private static boolean allDone(List<Future<Participant.Result>> fs) throws InterruptedException {
-    for (int t = 0; t < 50; t++) {
+  /**
+   * Whether every participant has stopped, polled for up to 60 s, or false as soon as the current
+   * session has finished (the participants then wait for the next one): a participant that lost its
+   * coordinator polls for the next session with a backoff of up to 10 s, and one the new session's
+   * ledger refuses must see that session before it stops (a 10 s poll closed the session first on a
+   * loaded machine, and the participant then only found no coordinator).
+   */
+  private static boolean allDone(List<Future<Participant.Result>> fs, java.util.function.BooleanSupplier finished)
+      throws InterruptedException {
+    for (int t = 0; t < 300; t++) {
       if (fs.stream().allMatch(Future::isDone)) {
         return true;
+      }
+      if (finished.getAsBoolean()) {
+        return false;
       }
       Thread.sleep(200);
     }
     return false;
+  }
+
+  private static boolean finished(Coordinator c) {
+    try {
+      c.await(1, TimeUnit.MILLISECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
+    }
   }
 }
