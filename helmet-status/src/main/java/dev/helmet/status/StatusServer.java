@@ -2,6 +2,7 @@ package dev.helmet.status;
 
 import dev.helmet.secagg.crypto.Secrets;
 import dev.helmet.transport.Coordinator;
+import com.google.common.net.InetAddresses;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.UnauthorizedResponse;
@@ -98,7 +99,10 @@ public final class StatusServer implements AutoCloseable {
     }
   }
 
-  /** Whether a Host header names the bound address (any spelling of the IP literal) or localhost, with its port. */
+  /**
+   * Whether a Host header names the bound address (any spelling of the IP literal, parsed by
+   * Guava's {@code InetAddresses}, which does no name lookups) or localhost, with its port.
+   */
   static boolean addressedTo(String host, InetAddress bound, int port) {
     String h = host.trim().toLowerCase(java.util.Locale.ROOT);
     int colon = h.lastIndexOf(':');
@@ -109,50 +113,12 @@ public final class StatusServer implements AutoCloseable {
     if (name.equals("localhost")) {
       return true;
     }
-    if (name.startsWith("[") && name.endsWith("]")) {
-      name = name.substring(1, name.length() - 1);
-    } else if (name.contains(":")) {
-      return false;
-    }
-    // an IP literal only (no name lookups): the same address in any spelling, [::1] or [0:0:0:0:0:0:0:1]
-    if (!name.matches("[0-9a-f:.]+") || !(name.contains(":") || name.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}"))) {
-      return false;
-    }
-    try {
-      return InetAddress.getByName(name).equals(bound);
-    } catch (java.net.UnknownHostException e) {
-      return false;
-    }
+    return InetAddresses.isUriInetAddress(name) && InetAddresses.forUriString(name).equals(bound);
   }
 
-  /** An IPv6 address in RFC 5952's compressed form (the longest run of zero groups as ::). */
+  /** An IPv6 address in RFC 5952's compressed form, as browsers send it in Host ([::1]). */
   static String compressed(InetAddress a) {
-    String[] g = a.getHostAddress().replaceAll("%.*$", "").split(":");
-    int best = -1;
-    int bestLen = 1;
-    for (int i = 0; i < g.length; i++) {
-      int j = i;
-      while (j < g.length && g[j].replaceFirst("^0+", "").isEmpty()) {
-        j++;
-      }
-      if (j - i > bestLen) {
-        best = i;
-        bestLen = j - i;
-      }
-    }
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < g.length; i++) {
-      if (i == best) {
-        out.append(i == 0 ? "::" : ":");
-        i += bestLen - 1;
-        continue;
-      }
-      out.append(g[i].replaceFirst("^0+(?=.)", ""));
-      if (i < g.length - 1) {
-        out.append(':');
-      }
-    }
-    return out.toString();
+    return InetAddresses.toAddrString(a);
   }
 
   private static void authorise(Context ctx, String need) {

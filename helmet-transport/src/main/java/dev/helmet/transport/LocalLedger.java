@@ -65,17 +65,20 @@ public final class LocalLedger {
 
   /** What the data has spent or has reserved: {eps, delta}. */
   public BigDecimal[] used() {
-    return locked(() -> {
-      BigDecimal e = BigDecimal.ZERO;
-      BigDecimal d = BigDecimal.ZERO;
-      for (JsonNode s : read()) {
-        if (!"refunded".equals(s.path("status").asText())) {
-          e = e.add(amount(s, "epsilon"));
-          d = d.add(amount(s, "delta"));
-        }
+    return locked(() -> used(read()));
+  }
+
+  /** {eps, delta} of the entries that are not refunded. */
+  private BigDecimal[] used(ArrayNode all) {
+    BigDecimal e = BigDecimal.ZERO;
+    BigDecimal d = BigDecimal.ZERO;
+    for (JsonNode s : all) {
+      if (!"refunded".equals(s.path("status").asText())) {
+        e = e.add(amount(s, "epsilon"));
+        d = d.add(amount(s, "delta"));
       }
-      return new BigDecimal[] {e, d};
-    });
+    }
+    return new BigDecimal[] {e, d};
   }
 
   /**
@@ -108,7 +111,8 @@ public final class LocalLedger {
   public String reserve(String session, double epsilon, double delta) {
     return locked(() -> {
       check(epsilon, delta);
-      BigDecimal[] used = used();
+      ArrayNode all = read();
+      BigDecimal[] used = used(all);
       if (used[0].add(BigDecimal.valueOf(epsilon)).compareTo(BigDecimal.valueOf(budgetEpsilon)) > 0
           || used[1].add(BigDecimal.valueOf(delta)).compareTo(BigDecimal.valueOf(budgetDelta)) > 0) {
         return String.format("the local budget (eps = %s, delta = %s) has (eps = %s, delta = %s) spent or reserved; this "
@@ -116,7 +120,6 @@ public final class LocalLedger {
             + "raises the total this data may spend)", budgetEpsilon, budgetDelta, used[0].toPlainString(),
             used[1].toPlainString(), epsilon, delta, file);
       }
-      ArrayNode all = read();
       for (JsonNode n : all) {
         if (session.equals(n.path("session").asText())) {
           throw new IllegalArgumentException("session " + session + " is already in the ledger " + file

@@ -62,14 +62,6 @@ public record Common(double epsilon, double delta, double honestFraction, Protec
     return new Common(epsilon, delta, honestFraction, protection, ringBits, features, classes, publicRecords, parties);
   }
 
-  /**
-   * The parties the honest fraction is a fraction of, for a roster of {@code roster}: the published
-   * number when there is one (never fewer than the roster), else the roster.
-   */
-  public int colluderBase(int roster) {
-    return Math.max(roster, publishedParties);
-  }
-
   /** Whether the rows have numeric targets rather than classes (one "class"). */
   public boolean regression() {
     return classes == 1;

@@ -201,7 +201,7 @@ public final class DpFl {
           "min contributors must be in [1, " + sizes.length + "]. Provided value: " + minContributors);
       this.config = c;
       this.parties = sizes.length;
-      this.colluderBase = Math.max(sizes.length, publishedParties);
+      this.colluderBase = HelmetAccounting.colluderBase(sizes.length, publishedParties);
       this.minContributors = minContributors;
       this.model = Checks.notNull("model", model);
       int w = sizes.length;

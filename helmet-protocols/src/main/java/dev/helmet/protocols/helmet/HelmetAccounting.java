@@ -111,6 +111,16 @@ public final class HelmetAccounting {
   }
 
   /**
+   * The parties the honest fraction counts colluders of, for a roster of {@code roster}: the
+   * published number when there is one (never fewer than the roster), else the roster (0
+   * published: in process, where the roster is every party). Colluders are counted against the
+   * published parties, not the roster the coordinator enrolled (security review turn 3, T3-3).
+   */
+  public static int colluderBase(int roster, int publishedParties) {
+    return Math.max(roster, publishedParties);
+  }
+
+  /**
    * The contributors whose noise shares the adversary cannot know: {@code contributors - c} with
    * the coalition {@code c = max(floor((1 - t) parties), 1)} (0 for a single party). Every
    * participant holds the released model and its own noise share, so even at honest fraction 1 the

@@ -40,7 +40,7 @@ public record HelmetPrivacy(
 
   /** The parties the honest fraction counts colluders of, for a roster of {@code roster}. */
   public int colluderBase(int roster) {
-    return Math.max(roster, publishedParties);
+    return HelmetAccounting.colluderBase(roster, publishedParties);
   }
 
   /** The fewest contributors among {@code parties} the noise is calibrated for. */

@@ -73,7 +73,7 @@ final class SmmPlan {
     this.delta = delta;
     this.epsilonTarget = epsilon;
     this.honestFraction = honestFraction;
-    this.colluderBase = Math.max(sizes.length, publishedParties);
+    this.colluderBase = HelmetAccounting.colluderBase(sizes.length, publishedParties);
     this.honest = HelmetAccounting.noiseHonest(minContributors, colluderBase, honestFraction);
     if (honest <= 0) {
       throw new IllegalArgumentException("honest fraction " + honestFraction + " of " + sizes.length + " parties "
