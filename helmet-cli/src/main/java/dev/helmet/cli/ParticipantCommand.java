@@ -282,7 +282,10 @@ final class ParticipantCommand implements Callable<Integer> {
       Json.put(j, "epsilon_run_total", r.runEpsilon());
       j.put("sessions_with_inputs", r.sessionsWithInputs());
       if (ledgerFile != null) {
-        j.put("ledger", ledgerFile.toString());
+        // The file the user named, or the default's directory: a default ledger's name is a keyed
+        // digest of the records, and this summary is an artifact that may leave the machine (the
+        // console line above names the file for the local operator).
+        j.put("ledger", (ledger != null ? ledgerFile : ledgerFile.getParent()).toString());
       } else {
         j.putNull("ledger");
       }
