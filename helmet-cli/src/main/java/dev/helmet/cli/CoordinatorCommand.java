@@ -46,7 +46,9 @@ final class CoordinatorCommand implements Callable<Integer> {
       description = "Serve the read-only status page (/), its JSON (/api/status) and Prometheus metrics (/metrics) "
           + "here while the session runs; the address is printed at start, with its access token after '#'. Every "
           + "data request needs the token in the header Authorization: Bearer TOKEN, on loopback too (a ?token= in "
-          + "the address, read before, is no longer read). none: no page. Default: ${DEFAULT-VALUE} (any free port).")
+          + "the address, read before, is no longer read). Off loopback the page is served only over HTTPS, with the "
+          + "coordinator's certificate (the session file's tls; clients trust the deployment's ca.pem); its events never show "
+          + "certificate subjects (the log does). none: no page. Default: ${DEFAULT-VALUE} (any free port).")
   String statusListen;
 
   @Option(names = "--status-token", paramLabel = "TOKEN",

@@ -49,7 +49,8 @@ final class CoordinatorLedger {
     }
     JsonNode where = Json.MAPPER.readTree(discovery.toFile());
     String url = where.path("url").asText();
-    if (!url.startsWith("http://")) {
+    boolean https = url.startsWith("https://");
+    if (!https && !url.startsWith("http://")) {
       throw new IllegalStateException(discovery + " does not hold a status page address");
     }
     HttpRequest.Builder get = HttpRequest.newBuilder(URI.create(url + "api/ledger")).timeout(Duration.ofSeconds(10));
@@ -58,8 +59,11 @@ final class CoordinatorLedger {
     }
     HttpResponse<String> answer;
     try {
-      answer = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
-          .send(get.build(), HttpResponse.BodyHandlers.ofString());
+      HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+      if (https) {
+        client.sslContext(trusting(Path.of(where.path("ca").asText())));
+      }
+      answer = client.build().send(get.build(), HttpResponse.BodyHandlers.ofString());
     } catch (java.net.ConnectException ex) {
       throw new IllegalStateException(e.getMessage() + "; the coordinator's status page at " + url + " (from "
           + discovery + ") does not answer: has it just stopped? Try again", ex);
@@ -76,6 +80,22 @@ final class CoordinatorLedger {
     j.put("source", "the running coordinator (session " + where.path("session").asText() + "), through its status "
         + "page " + url);
     return j;
+  }
+
+  /** TLS trusting only the deployment's CA (the page off loopback is HTTPS with the coordinator's certificate). */
+  private static javax.net.ssl.SSLContext trusting(Path ca) throws IOException {
+    try (var in = Files.newInputStream(ca)) {
+      java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+      trust.load(null, null);
+      trust.setCertificateEntry("ca", java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+      javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+      tmf.init(trust);
+      javax.net.ssl.SSLContext ssl = javax.net.ssl.SSLContext.getInstance("TLS");
+      ssl.init(null, tmf.getTrustManagers(), null);
+      return ssl;
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IOException("cannot trust the deployment's CA " + ca + " for the status page: " + e.getMessage(), e);
+    }
   }
 
   /** Prints the report as text. */

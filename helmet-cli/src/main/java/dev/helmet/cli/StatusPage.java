@@ -74,6 +74,9 @@ final class StatusPage implements AutoCloseable {
       com.fasterxml.jackson.databind.node.ObjectNode j = Json.object();
       j.put("url", s.url().replaceFirst("[?#].*$", ""));
       j.put("token", s.token());
+      if (s.url().startsWith("https://")) {
+        j.put("ca", c.settings().tls().ca().toAbsolutePath().toString());
+      }
       j.put("session", c.sessionId());
       j.put("pid", ProcessHandle.current().pid());
       java.nio.file.Path tmp = discovery.resolveSibling(discovery.getFileName() + ".tmp");

@@ -16,7 +16,7 @@ import java.util.Map;
  * configuration, live enrolment and stage, recorded stage outcomes and events, the release's
  * guarantee and the data set's privacy ledger. Only what the coordinator already records or
  * publishes: no contribution, no model weights, nothing computed from private data beyond the
- * released guarantee.
+ * released guarantee, and no certificate subject ({@link Subjects}).
  */
 final class StatusJson {
   static final ObjectMapper MAPPER = new ObjectMapper();
@@ -78,7 +78,8 @@ final class StatusJson {
       put(o, "party", ev.get("PARTY"));
       put(o, "kind", ev.get("KIND"));
       put(o, "reason", ev.get("REASON"));
-      put(o, "detail", ev.get("DETAIL"));
+      Object detail = ev.get("DETAIL");
+      put(o, "detail", detail == null ? null : Subjects.withhold(detail.toString()));
     }
     Map<String, Object> rel = store.releaseSummary(live.session());
     if (rel == null) {

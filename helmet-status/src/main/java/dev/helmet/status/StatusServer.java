@@ -21,8 +21,9 @@ import java.util.HexFormat;
  * loopback too (any local user could read a port there: security review turn 3, T3-4), and only in
  * the header {@code Authorization: Bearer TOKEN}: the printed address carries it after {@code #},
  * which the browser keeps to itself, so it reaches no server log. On a loopback address a request
- * whose Host is not that address or localhost is refused (DNS rebinding). Nothing is writable and
- * nothing a released artifact may not show is shown.
+ * whose Host is not that address or localhost is refused (DNS rebinding); off loopback the page is
+ * served only over HTTPS, with the coordinator's certificate. Nothing is writable and nothing a
+ * released artifact may not show is shown; events show no certificate subjects ({@link Subjects}).
  */
 public final class StatusServer implements AutoCloseable {
   private final Javalin app;
@@ -40,11 +41,37 @@ public final class StatusServer implements AutoCloseable {
    *
    * @param host the address to listen on
    * @param port the port, 0 for any free one
-   * @param token the access token, or null: none on loopback, a fresh random one otherwise
+   * @param token the access token, or null for a fresh random one
    * @throws IOException if the address cannot be resolved or the port is taken
+   * @throws IllegalArgumentException off loopback, for a coordinator without TLS files
    */
   public static StatusServer start(Coordinator c, String host, int port, String token) throws IOException {
     InetAddress address = InetAddress.getByName(host);
+    return start(c, address, port, token, address.isLoopbackAddress() ? null : httpsFiles(c, host));
+  }
+
+  /**
+   * Off loopback the page is served only over HTTPS (security review turn 3, T3-4: in plain HTTP its
+   * token and data cross the network in clear), with the coordinator's own certificate and key, which
+   * participants already trust through the deployment's CA.
+   */
+  private static dev.helmet.transport.Tls.Files httpsFiles(Coordinator c, String host) {
+    dev.helmet.transport.Tls.Files tls = c.settings().tls();
+    if (tls == null) {
+      throw new IllegalArgumentException("--status-listen " + host + " is not a loopback address, and off loopback the "
+          + "status page is served only over HTTPS with the coordinator's certificate; this coordinator runs without "
+          + "TLS files. Listen on 127.0.0.1 and reach the page through an SSH tunnel (ssh -L PORT:127.0.0.1:PORT), "
+          + "or give the coordinator its certificate");
+    }
+    return tls;
+  }
+
+  /**
+   * Starts the page, over HTTPS with {@code https}'s certificate and key when it is not null (tests
+   * use this on loopback; the CLI only off loopback).
+   */
+  public static StatusServer start(Coordinator c, InetAddress address, int port, String token,
+      dev.helmet.transport.Tls.Files https) throws IOException {
     String need = token != null ? token : HexFormat.of().formatHex(Secrets.bytes(16));
     boolean loopback = address.isLoopbackAddress();
     // IPv6 in its compressed form, as browsers send it in Host ([::1], not [0:0:0:0:0:0:0:1])
@@ -57,6 +84,9 @@ public final class StatusServer implements AutoCloseable {
       config.startup.showJavalinBanner = false;
       config.jetty.host = address.getHostAddress();
       config.jetty.port = port;
+      if (https != null) {
+        config.jetty.addConnector((server, http) -> HttpsConnector.of(server, http, https, address, port));
+      }
       config.routes.before(ctx -> {
         if (loopback) {
           checkHost(ctx, address, literal, bound[0]);
@@ -77,11 +107,11 @@ public final class StatusServer implements AutoCloseable {
     try {
       app.start();
     } catch (RuntimeException e) {
-      throw new IOException("cannot serve the status page on " + host + ":" + port + ": " + e.getMessage(), e);
+      throw new IOException("cannot serve the status page on " + literal + ":" + port + ": " + e.getMessage(), e);
     }
     bound[0] = app.port();
     c.listen(metrics);
-    String u = "http://" + literal + ":" + app.port() + "/#token=" + need;
+    String u = (https != null ? "https://" : "http://") + literal + ":" + app.port() + "/#token=" + need;
     return new StatusServer(app, u, need);
   }
 

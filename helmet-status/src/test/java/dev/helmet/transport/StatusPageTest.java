@@ -138,6 +138,63 @@ class StatusPageTest {
     }
   }
 
+  /**
+   * Security review turn 3, T3-4, off loopback: the page was plain HTTP, its token and data in clear.
+   * Now it is served over HTTPS with the coordinator's own certificate (a client that trusts the
+   * deployment's CA reads it; plain HTTP on its port gets no page), a coordinator without TLS files
+   * refuses to serve it off loopback, and its events name no certificate subject.
+   */
+  @Test
+  void offLoopbackThePageIsHttpsWithTheCoordinatorsCertificateAndShowsNoSubjects(@TempDir Path dir) throws Exception {
+    Path certs = dir.resolve("certs");
+    Certificates.create(certs, List.of("127.0.0.1"), 1, java.time.Duration.ofDays(1));
+    Tls.Files tls = Tls.Files.in(certs, "coordinator");
+    SessionConfig config = Loopback.config(DIGITS, 3, 3, 1).build();
+    try (Coordinator plain = Coordinator.start(Loopback.settings(config, dir.resolve("plain"), null, 10))) {
+      // 192.0.2.1 (TEST-NET-1) is never bound: the refusal comes before any listener
+      IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> StatusServer.start(plain, "192.0.2.1", 0, null));
+      assertTrue(refused.getMessage().contains("HTTPS") && refused.getMessage().contains("ssh -L"),
+          refused.getMessage());
+    }
+    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir.resolve("tls"), tls, 10));
+        StatusServer page = StatusServer.start(c, java.net.InetAddress.getLoopbackAddress(), 0, null, tls)) {
+      assertTrue(page.url().startsWith("https://127.0.0.1:" + page.port() + "/#token="), page.url());
+      c.store().event(c.sessionId(), "ENROLMENT", null, "LEFT", "DISCONNECTED",
+          "CN=participant-2: the connection was cancelled");
+      c.store().event(c.sessionId(), "ENROLMENT", null, "REJECT", "TLS_HANDSHAKE",
+          "refused a TLS handshake: certificate OU=compute-node,CN=St Mary\\, London (issued by CN=Helmet demo CA)");
+      javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+      java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+      trust.load(null, null);
+      try (var in = java.nio.file.Files.newInputStream(certs.resolve("ca.pem"))) {
+        trust.setCertificateEntry("ca", java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+      }
+      tmf.init(trust);
+      javax.net.ssl.SSLContext ssl = javax.net.ssl.SSLContext.getInstance("TLS");
+      ssl.init(null, tmf.getTrustManagers(), null);
+      HttpClient https = HttpClient.newBuilder().sslContext(ssl).build();
+      HttpResponse<String> r = https.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + page.port()
+          + "/api/status")).header("Authorization", "Bearer " + page.token()).timeout(java.time.Duration.ofSeconds(10))
+          .build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, r.statusCode(), r.body());
+      JsonNode events = JSON.readTree(r.body()).get("events");
+      assertEquals(2, events.size(), events.toString());
+      assertEquals("(subject withheld): the connection was cancelled", events.get(0).get("detail").asText());
+      assertEquals("refused a TLS handshake: certificate (subject withheld) (issued by (subject withheld))",
+          events.get(1).get("detail").asText());
+      assertFalse(r.body().contains("participant-2") || r.body().contains("St Mary"), r.body());
+      // plain HTTP on the HTTPS port: no page
+      boolean plainAnswered;
+      try {
+        plainAnswered = get("http://127.0.0.1:" + page.port() + "/api/status").statusCode() == 200;
+      } catch (java.io.IOException e) {
+        plainAnswered = false;
+      }
+      assertFalse(plainAnswered, "plain HTTP was answered on the HTTPS port");
+    }
+  }
+
   /** The status code of a GET of /api/status with a chosen Host header (java.net.http cannot set Host). */
   private static int rawStatus(int port, String host, String token) throws Exception {
     try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
