@@ -38,10 +38,16 @@ import org.junit.jupiter.params.provider.CsvSource;
 class CoordinatorRideOutTest {
   private static final Dataset DIGITS = TestData.digits();
 
-  @ParameterizedTest(name = "{0}, killed at the first {1}")
-  @CsvSource({"helmet, ENROLLED", "helmet, UNMASKING_REQUEST", "dp-fl, ROUND_START"})
-  void participantsFinishInTheRestartedCoordinatorsSessionWithConsistentLedgers(String algorithm, BodyCase killAt,
-      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+  /** A killed first coordinator, its successor on the same port and database, and the participants' runs. */
+  private record Killed(SessionConfig config, int w, String firstSession, List<Loopback.Outcome> outs,
+      List<LocalLedger> ledgers, CompletableFuture<Coordinator> successor) {}
+
+  /**
+   * Starts a coordinator process, kills it (SIGKILL) when the first participant receives {@code
+   * killAt}, has the operator start it again, and runs every participant to its end, each with its
+   * own ledger of {@code budget}.
+   */
+  private static Killed killAndRestart(String algorithm, BodyCase killAt, Path dir, double budget) throws Exception {
     boolean dpfl = algorithm.equals("dp-fl");
     int w = dpfl ? 4 : 8;
     int min = dpfl ? w : w - 2;
@@ -85,7 +91,7 @@ class CoordinatorRideOutTest {
         }
       };
       for (int i = 0; i < w; i++) {
-        ledgers.add(new LocalLedger(dir.resolve("ledger-" + i + ".json"), 3e6, 1e-3));
+        ledgers.add(new LocalLedger(dir.resolve("ledger-" + i + ".json"), budget, 1e-3));
       }
       outs = Loopback.participants(port, Loopback.shards(DIGITS, w, 60, 9), null, i -> null,
           ParticipantPolicy.upTo(1e7), i -> kill, ledgers::get, 120);
@@ -93,6 +99,44 @@ class CoordinatorRideOutTest {
     } finally {
       first.destroyForcibly();
     }
+    return new Killed(config, w, firstSession, outs, ledgers, successor);
+  }
+
+  /**
+   * Security review turn 3, T3-1, on a real restart: a participant whose ledger has room for one
+   * session (budget 1.5e6, eps 1e6 per session) sent its input before the coordinator was killed;
+   * it does not send again in the restarted session, and says why (its local budget).
+   */
+  @org.junit.jupiter.api.Test
+  void aParticipantWhoseBudgetHoldsOneSessionDoesNotSendAgainAfterTheRestart(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    Killed k = killAndRestart("helmet", BodyCase.UNMASKING_REQUEST, dir, 1.5e6);
+    try (Coordinator c = k.successor().get(60, TimeUnit.SECONDS)) {
+      for (int i = 0; i < k.w(); i++) {
+        Loopback.Outcome o = k.outs().get(i);
+        assertNotNull(o.error(), "participant " + i + " joined the restarted session beyond its budget");
+        assertTrue(o.error().getMessage().contains("the local budget (eps = 1500000"), o.error().getMessage());
+        List<JsonNode> entries = k.ledgers().get(i).entries();
+        assertEquals(1, entries.size(), entries::toString);
+        assertEquals(k.firstSession(), entries.get(0).path("session").asText());
+        assertEquals("spent", entries.get(0).path("status").asText(), entries::toString);
+      }
+      assertEquals(0, c.live().enrolled(), "nobody enrolled in the restarted session");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}, killed at the first {1}")
+  @CsvSource({"helmet, ENROLLED", "helmet, UNMASKING_REQUEST", "dp-fl, ROUND_START"})
+  void participantsFinishInTheRestartedCoordinatorsSessionWithConsistentLedgers(String algorithm, BodyCase killAt,
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    boolean dpfl = algorithm.equals("dp-fl");
+    Killed k = killAndRestart(algorithm, killAt, dir, 3e6);
+    SessionConfig config = k.config();
+    int w = k.w();
+    String firstSession = k.firstSession();
+    List<Loopback.Outcome> outs = k.outs();
+    List<LocalLedger> ledgers = k.ledgers();
+    CompletableFuture<Coordinator> successor = k.successor();
     try (Coordinator c = successor.get(60, TimeUnit.SECONDS)) {
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());
