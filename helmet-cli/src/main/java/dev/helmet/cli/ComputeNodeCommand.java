@@ -52,6 +52,18 @@ final class ComputeNodeCommand implements Callable<Integer> {
   @Option(names = "--threads", paramLabel = "N", description = "Threads for the sums. Default: the processors.")
   Integer threads;
 
+  @Option(names = "--session-idle-seconds", paramLabel = "SECONDS",
+      description = "End a session, erasing the shares it holds, once the coordinator has called nothing for this "
+          + "long beyond what the session's published deadlines allow (round_seconds per setup step, and two per "
+          + "round): an aborted session's shares do not stay in memory. Every session also ends at its last "
+          + "release. Default: " + ComputeNodeServer.Settings.DEFAULT_SESSION_IDLE_SECONDS + ".")
+  int sessionIdleSeconds = ComputeNodeServer.Settings.DEFAULT_SESSION_IDLE_SECONDS;
+
+  @Option(names = "--max-sessions", paramLabel = "N",
+      description = "The most sessions the node holds at once; it refuses another Open until one ends. Default: "
+          + ComputeNodeServer.Settings.DEFAULT_MAX_SESSIONS + ".")
+  int maxSessions = ComputeNodeServer.Settings.DEFAULT_MAX_SESSIONS;
+
   @Option(names = "--stats-json", paramLabel = "FILE",
       description = "Write the node's totals (rounds released, bytes in and out, CPU seconds) here after every "
           + "released round and at exit.")
@@ -75,7 +87,7 @@ final class ComputeNodeCommand implements Callable<Integer> {
     int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
     ComputeNodeServer node = ComputeNodeServer.start(new ComputeNodeServer.Settings(name,
         listen.substring(0, colon).replace("[", "").replace("]", ""), port, new Tls.Files(cert, key, ca), coordinator,
-        t));
+        t, sessionIdleSeconds, maxSessions));
     PrintWriter err = spec.commandLine().getErr();
     err.printf("helmet: compute node %s listening on %s (mutual TLS); certificate SHA-256 %s%n", name,
         listen.substring(0, colon) + ":" + node.port(), HexFormat.of().formatHex(node.certificateSha256()));

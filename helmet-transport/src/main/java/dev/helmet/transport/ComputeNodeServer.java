@@ -19,8 +19,11 @@ import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 /**
  * One compute node of dca sessions (the cross-silo paper's Algorithm 1), as its own process
@@ -37,6 +40,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code Release} once per round, for a set of at least min_contributors parties whose shares it
  *       holds.</li>
  * </ul>
+ * It holds at most {@code maxSessions} sessions, takes one round's uploads at a time, and erases a
+ * session's shares at its last release or once the coordinator leaves it idle beyond its deadlines
+ * ({@link NodeService}).
  */
 public final class ComputeNodeServer implements AutoCloseable {
   static final System.Logger LOG = System.getLogger(ComputeNodeServer.class.getName());
@@ -51,8 +57,22 @@ public final class ComputeNodeServer implements AutoCloseable {
    * @param coordinator the coordinator's host:port, to pin its certificate and published session;
    *     null: any coordinator certificate of the CA may control this node
    * @param threads worker threads for the sums
+   * @param sessionIdleSeconds how long, beyond what its published deadlines allow, the coordinator
+   *     may leave a session without a call before the node ends it and erases its shares
+   * @param maxSessions the most sessions the node holds at once; it refuses another Open
    */
-  public record Settings(String name, String host, int port, Tls.Files tls, String coordinator, int threads) {
+  public record Settings(String name, String host, int port, Tls.Files tls, String coordinator, int threads,
+      int sessionIdleSeconds, int maxSessions) {
+    /** The default of {@code sessionIdleSeconds}: ten minutes of the coordinator's own computing. */
+    public static final int DEFAULT_SESSION_IDLE_SECONDS = 600;
+    /** The default of {@code maxSessions}. */
+    public static final int DEFAULT_MAX_SESSIONS = 16;
+
+    /** With the default idle limit and session cap. */
+    public Settings(String name, String host, int port, Tls.Files tls, String coordinator, int threads) {
+      this(name, host, port, tls, coordinator, threads, DEFAULT_SESSION_IDLE_SECONDS, DEFAULT_MAX_SESSIONS);
+    }
+
     public Settings {
       if (name == null || !name.matches("[A-Za-z0-9._-]{1,64}")) {
         throw new IllegalArgumentException("name must be 1 to 64 letters, digits, '.', '_' or '-'. Provided value: " + name);
@@ -63,11 +83,23 @@ public final class ComputeNodeServer implements AutoCloseable {
       if (threads < 1) {
         throw new IllegalArgumentException("threads must be positive. Provided value: " + threads);
       }
+      if (sessionIdleSeconds < 1) {
+        throw new IllegalArgumentException("session idle seconds must be positive. Provided value: "
+            + sessionIdleSeconds);
+      }
+      if (maxSessions < 1) {
+        throw new IllegalArgumentException("max sessions must be positive. Provided value: " + maxSessions);
+      }
     }
   }
 
+  /** How often idle sessions are looked for (an expired session's shares outlive its limit by at most this). */
+  static final long SWEEP_SECONDS = 15;
+
   private final Settings settings;
   private final Server server;
+  private final NodeService service;
+  private final ScheduledExecutorService sweeper;
   private final byte[] ownFingerprint;
   private final X509Certificate ca;
   /** The coordinator's certificate fingerprint, once fetched (with {@code coordinator} set). */
@@ -78,7 +110,7 @@ public final class ComputeNodeServer implements AutoCloseable {
   private long bytesOut;
   private long cpuNanos;
 
-  private ComputeNodeServer(Settings s) throws IOException {
+  private ComputeNodeServer(Settings s, LongSupplier clock) throws IOException {
     this.settings = s;
     byte[] cert = IdentityBinding.certificate(s.tls());
     X509Certificate own = NodeTls.parse(cert);
@@ -89,19 +121,31 @@ public final class ComputeNodeServer implements AutoCloseable {
     }
     this.ownFingerprint = IdentityBinding.fingerprint(cert);
     this.ca = IdentityBinding.ca(s.tls());
+    this.service = new NodeService(this, s.maxSessions(), clock);
     this.server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getByName(s.host()), s.port()),
             NodeTls.server(s.tls()))
-        .addService(ServerInterceptors.intercept(new NodeService(this), new Tls.PeerInterceptor()))
+        .addService(ServerInterceptors.intercept(service, new Tls.PeerInterceptor()))
         .maxInboundMessageSize(NodeService.CHUNK_BYTES + (64 << 10) + (64 << 20))
         .maxInboundMetadataSize(16 << 10)
         .handshakeTimeout(20, TimeUnit.SECONDS)
         .build();
+    this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "helmet-node-sweeper");
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   /** Starts listening. */
   public static ComputeNodeServer start(Settings s) throws IOException {
-    ComputeNodeServer n = new ComputeNodeServer(s);
+    return start(s, System::nanoTime);
+  }
+
+  /** Starts listening, with the clock of the idle limits (tests pass one they advance). */
+  static ComputeNodeServer start(Settings s, LongSupplier clock) throws IOException {
+    ComputeNodeServer n = new ComputeNodeServer(s, clock);
     n.server.start();
+    n.sweeper.scheduleWithFixedDelay(n.service::expire, SWEEP_SECONDS, SWEEP_SECONDS, TimeUnit.SECONDS);
     LOG.log(Level.INFO, "compute node {0} listening on {1}:{2}", s.name(), s.host(), String.valueOf(n.port()));
     return n;
   }
@@ -128,8 +172,15 @@ public final class ComputeNodeServer implements AutoCloseable {
     server.awaitTermination();
   }
 
+  /** The service (for tests: its sessions and shares). */
+  NodeService service() {
+    return service;
+  }
+
+  /** Stops listening; every session ends and its shares are erased. */
   @Override
   public void close() {
+    sweeper.shutdownNow();
     server.shutdown();
     try {
       if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
@@ -139,6 +190,7 @@ public final class ComputeNodeServer implements AutoCloseable {
       server.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    service.endAll();
   }
 
   /** What this node received, sent and spent over the rounds it released. */
@@ -250,6 +302,6 @@ public final class ComputeNodeServer implements AutoCloseable {
       throw new IllegalArgumentException("the roster lists " + why);
     }
     PublicPlan plan = SessionPlan.plan(config, roster);
-    return new NodeService.Session(config, roster, node, plan);
+    return new NodeService.Session(config, roster, node, plan, settings.sessionIdleSeconds());
   }
 }

@@ -4,6 +4,7 @@ import dev.helmet.core.util.Parallel;
 import dev.helmet.secagg.crypto.CryptoProfile;
 import dev.helmet.secagg.crypto.MaskPrg;
 import dev.helmet.secagg.ring.BitPacking;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -53,20 +54,42 @@ final class NodeRound {
     return true;
   }
 
+  /**
+   * Overwrites every share this round holds with zeros and forgets them: after its release, or when
+   * its session ends without one. A share alone is uniformly random, but a node compromised later
+   * together with the other nodes would rebuild every input from what they still hold; a share no
+   * sum needs any more is erased rather than left for the garbage collector to reclaim some day.
+   */
+  void erase() {
+    for (byte[] share : shares.values()) {
+      Arrays.fill(share, (byte) 0);
+    }
+    shares.clear();
+  }
+
   BitSet arrived() {
     BitSet b = new BitSet();
     shares.keySet().forEach(b::set);
     return b;
   }
 
+  /** The shares of {@code contributors}, in their order (taken under the lock, summed outside it). */
+  byte[][] sharesOf(int[] contributors) {
+    byte[][] out = new byte[contributors.length][];
+    for (int i = 0; i < contributors.length; i++) {
+      out[i] = shares.get(contributors[i]);
+    }
+    return out;
+  }
+
   /**
-   * The sum over {@code contributors} of this node's shares mod 2^bits: seeds expanded through the
-   * mask generator (nodes 1 .. M-1), or the last shares added (node M).
+   * The sum of {@code shares} (one per contributor, {@link #sharesOf}) mod 2^bits: seeds expanded
+   * through the mask generator (nodes 1 .. M-1), or the last shares added (node M).
    */
-  long[] sum(int[] contributors, boolean seeds, int length, int bits, int threads) {
+  static long[] sum(byte[][] shares, boolean seeds, int length, int bits, int threads) {
     CryptoProfile profile = new CryptoProfile();
-    long[] acc = Parallel.sumInto(threads, contributors.length, length, (a, i) -> {
-      byte[] share = shares.get(contributors[i]);
+    long[] acc = Parallel.sumInto(threads, shares.length, length, (a, i) -> {
+      byte[] share = shares[i];
       if (seeds) {
         MaskPrg.apply(share, false, a, bits, profile);
       } else {
