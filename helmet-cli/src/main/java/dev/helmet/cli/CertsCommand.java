@@ -40,21 +40,30 @@ final class CertsCommand implements Callable<Integer> {
   int participants;
 
   @Option(names = "--host", paramLabel = "NAME|ADDRESS", split = ",", defaultValue = "localhost,127.0.0.1",
-      description = "The coordinator's (and compute nodes') host names and addresses, as participants will dial "
-          + "them (comma-separated or repeated). Default: ${DEFAULT-VALUE}.")
+      description = "The coordinator's host names and addresses, as participants will dial it (comma-separated "
+          + "or repeated). Default: ${DEFAULT-VALUE}.")
   List<String> hosts;
 
   @Option(names = "--compute-nodes", paramLabel = "M", defaultValue = "0",
       description = "Compute node certificates to create for dca sessions (compute-node-1.pem, ...): server "
-          + "certificates marked OU=compute-node, which cannot enrol as participants. Default: ${DEFAULT-VALUE}.")
+          + "certificates marked OU=compute-node, which cannot enrol as participants nor serve as the coordinator. "
+          + "Default: ${DEFAULT-VALUE}.")
   int computeNodes;
+
+  @Option(names = "--compute-node-host", paramLabel = "NAME|ADDRESS", split = ",",
+      defaultValue = "localhost,127.0.0.1",
+      description = "The compute nodes' host names and addresses, as participants and the coordinator dial them "
+          + "(comma-separated or repeated; every node certificate lists them all). Not the coordinator's --host: a "
+          + "node's certificate no longer names the coordinator's hosts (list a shared host here if nodes run on the "
+          + "coordinator's machine). Default: ${DEFAULT-VALUE}.")
+  List<String> nodeHosts;
 
   @Option(names = "--days", paramLabel = "D", defaultValue = "30",
       description = "Validity in days. Default: ${DEFAULT-VALUE}.")
   int days;
 
   @Option(names = "--json", description = "Print one JSON object naming the files written (keys: out, ca, "
-      + "coordinator, hosts, participants, compute_nodes, days).")
+      + "coordinator, hosts, participants, compute_nodes, compute_node_hosts, days).")
   boolean json;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -73,7 +82,8 @@ final class CertsCommand implements Callable<Integer> {
     if (computeNodes < 0 || computeNodes > 1000) {
       throw new IllegalArgumentException("compute nodes must be in [0, 1000]. Provided value: " + computeNodes);
     }
-    Certificates.Written w = Certificates.create(out, hosts, participants, computeNodes, Duration.ofDays(days));
+    Certificates.Written w = Certificates.create(out, hosts, participants, computeNodes, nodeHosts,
+        Duration.ofDays(days));
     PrintWriter o = spec.commandLine().getOut();
     if (json) {
       var j = Json.object();
@@ -85,6 +95,10 @@ final class CertsCommand implements Callable<Integer> {
       var ps = j.putArray("participants");
       w.participants().forEach(x -> ps.add(x.toString()));
       j.put("compute_nodes", computeNodes);
+      var nh = j.putArray("compute_node_hosts");
+      if (computeNodes > 0) {
+        nodeHosts.forEach(nh::add);
+      }
       j.put("days", days);
       o.println(Json.print(j));
       o.flush();
@@ -93,7 +107,8 @@ final class CertsCommand implements Callable<Integer> {
     o.printf("wrote %s (CA), %s (coordinator, hosts %s) and %d participant certificates to %s%n",
         w.ca().getFileName(), w.coordinator().getFileName(), String.join(", ", hosts), w.participants().size(), out);
     if (computeNodes > 0) {
-      o.printf("wrote %d compute node certificates (compute-node-1.pem ...; OU=compute-node)%n", computeNodes);
+      o.printf("wrote %d compute node certificates (compute-node-1.pem ...; OU=compute-node; hosts %s)%n",
+          computeNodes, String.join(", ", nodeHosts));
     }
     o.flush();
     return Main.OK;

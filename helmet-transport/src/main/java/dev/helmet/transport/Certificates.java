@@ -65,19 +65,41 @@ public final class Certificates {
     return create(dir, hosts, participants, 0, validity);
   }
 
+  /** The compute nodes' host names when none are given: loopback, where the demo runs them. */
+  public static final List<String> LOOPBACK = List.of("localhost", "127.0.0.1");
+
   /**
-   * As {@link #create(Path, List, int, Duration)}, and {@code compute-node-1.pem} ...
-   * {@code compute-node-M.pem}: server certificates for the hosts, subject
-   * {@code CN=compute-node-l, OU=compute-node} (the role marker, {@link NodeTls}), usable as a
-   * client too (a node may fetch the coordinator's published session).
+   * As {@link #create(Path, List, int, int, List, Duration)} with the nodes on {@link #LOOPBACK}
+   * (a demo's nodes, beside the coordinator).
    */
   public static Written create(Path dir, List<String> hosts, int participants, int computeNodes, Duration validity)
       throws IOException {
+    return create(dir, hosts, participants, computeNodes, LOOPBACK, validity);
+  }
+
+  /**
+   * As {@link #create(Path, List, int, Duration)}, and {@code compute-node-1.pem} ...
+   * {@code compute-node-M.pem}: server certificates for the nodes' own host names
+   * {@code nodeHosts}, subject {@code CN=compute-node-l, OU=compute-node} (the role marker, {@link
+   * NodeTls}), usable as a client too (a node may fetch the coordinator's published session). A
+   * node's certificate names the nodes' hosts, not the coordinator's: it used to carry the
+   * coordinator's {@code hosts}, which made it valid for the coordinator's name (security review
+   * turn 3, T3-9; participants also refuse the marker on the coordinator's side,
+   * {@link CoordinatorTrustManager}). Nodes that share the coordinator's host list that host here.
+   *
+   * @param nodeHosts the compute nodes' host names or addresses, as participants and the
+   *     coordinator dial them (at least one when {@code computeNodes > 0})
+   */
+  public static Written create(Path dir, List<String> hosts, int participants, int computeNodes,
+      List<String> nodeHosts, Duration validity) throws IOException {
     if (computeNodes < 0) {
       throw new IllegalArgumentException("compute nodes must be non-negative. Provided value: " + computeNodes);
     }
     if (hosts.isEmpty()) {
       throw new IllegalArgumentException("the coordinator needs at least one host name or address");
+    }
+    if (computeNodes > 0 && nodeHosts.isEmpty()) {
+      throw new IllegalArgumentException("the compute nodes need at least one host name or address");
     }
     if (participants < 0) {
       throw new IllegalArgumentException("participants must be non-negative. Provided value: " + participants);
@@ -97,12 +119,8 @@ public final class Certificates {
       write(dir.resolve("ca.pem"), caCert);
       writeKey(dir.resolve("ca-key.pem"), caKeys.getPrivate());
 
-      List<GeneralName> names = new ArrayList<>();
-      for (String h : hosts) {
-        names.add(isAddress(h) ? new GeneralName(GeneralName.iPAddress, h) : new GeneralName(GeneralName.dNSName, h));
-      }
       Path coordinator = leaf(dir, "coordinator", "CN=helmet-coordinator", caCert, caKeys, now, validity,
-          KeyPurposeId.id_kp_serverAuth, new GeneralNames(names.toArray(GeneralName[]::new)));
+          KeyPurposeId.id_kp_serverAuth, altNames(hosts));
       List<Path> parts = new ArrayList<>();
       for (int i = 1; i <= participants; i++) {
         parts.add(leaf(dir, "participant-" + i, "CN=participant-" + i, caCert, caKeys, now, validity,
@@ -113,7 +131,7 @@ public final class Certificates {
         KeyPair keys = keyPair();
         X509Certificate cert = issue(new X500Name("CN=compute-node-" + l + ",OU=" + NodeTls.ROLE_MARKER), keys.getPublic(),
             caCert, caKeys.getPrivate(), now, validity, new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth,
-                KeyPurposeId.id_kp_clientAuth}, new GeneralNames(names.toArray(GeneralName[]::new)));
+                KeyPurposeId.id_kp_clientAuth}, altNames(nodeHosts));
         Path p = dir.resolve("compute-node-" + l + ".pem");
         write(p, cert);
         writeKey(dir.resolve("compute-node-" + l + "-key.pem"), keys.getPrivate());
@@ -123,6 +141,15 @@ public final class Certificates {
     } catch (GeneralSecurityException | OperatorCreationException e) {
       throw new IllegalStateException("cannot create certificates: " + e.getMessage(), e);
     }
+  }
+
+  /** Subject alternative names for host names (dNSName) and literal addresses (iPAddress). */
+  static GeneralNames altNames(List<String> hosts) {
+    List<GeneralName> names = new ArrayList<>();
+    for (String h : hosts) {
+      names.add(isAddress(h) ? new GeneralName(GeneralName.iPAddress, h) : new GeneralName(GeneralName.dNSName, h));
+    }
+    return new GeneralNames(names.toArray(GeneralName[]::new));
   }
 
   static Path leaf(Path dir, String file, String subject, X509Certificate caCert, KeyPair caKeys, Instant now,

@@ -126,6 +126,10 @@ final class CoordinatorLink {
       if (c instanceof java.security.cert.CertificateExpiredException) {
         return "a certificate has expired (" + c.getMessage() + "); issue a new one (helmet certs sign)";
       }
+      if (c instanceof CoordinatorTrustManager.NodeCertificate) {
+        return "TLS handshake failed: " + c.getMessage() + "; connect to the coordinator's address, or ask its "
+            + "operator why it presents a node's certificate";
+      }
       chain.append(c.getClass().getName()).append(": ").append(c.getMessage()).append('\n');
     }
     String m = chain.toString();

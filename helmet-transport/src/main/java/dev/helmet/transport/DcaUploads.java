@@ -41,12 +41,20 @@ final class DcaUploads implements AutoCloseable {
   /** Why a node's handshake was refused by the holder check, by node. */
   private final java.util.Map<Integer, String> refused = new java.util.concurrent.ConcurrentHashMap<>();
   private final ParticipantListener listener;
+  /** The certificate the coordinator presented on this party's session stream. */
+  private final java.security.cert.X509Certificate coordinator;
 
-  DcaUploads(SessionConfig config, String session, Tls.Files tls, Participant.Hook hook, ParticipantListener listener) {
+  /**
+   * @param coordinator the certificate the coordinator presented on this party's own connection to
+   *     it ({@link CoordinatorCertificate}); no node may share its holder
+   */
+  DcaUploads(SessionConfig config, String session, Tls.Files tls, java.security.cert.X509Certificate coordinator,
+      Participant.Hook hook, ParticipantListener listener) {
     this.config = config;
     this.session = session;
     this.hook = hook;
     this.listener = listener;
+    this.coordinator = java.util.Objects.requireNonNull(coordinator, "the coordinator's certificate");
     this.seen = new java.security.cert.X509Certificate[config.getComputeNodesCount()];
     for (int l = 0; l < config.getComputeNodesCount(); l++) {
       ComputeNodeEntry e = config.getComputeNodes(l);
@@ -61,29 +69,34 @@ final class DcaUploads implements AutoCloseable {
    * node whose certificate shares its subject or its public key with another node's is refused in
    * its handshake, before its share leaves (two certificates of one holder, a renewal, passed as two
    * nodes and that holder rebuilt every party's input: security review turn 3, T3-2). A share alone
-   * is uniformly random, so what the first of such nodes received tells it nothing. A heuristic: it
-   * catches renewals and byte-identical subjects, not one holder with fresh keys and another subject
-   * (its attacker's read); privacy rests on the node the participant trusts ({@link
-   * ParticipantPolicy#trustedNodes}) being honest.
+   * is uniformly random, so what the first of such nodes received tells it nothing. The same holds
+   * against the coordinator's certificate, as this party saw it on its own session stream: a node
+   * sharing its subject or key is the coordinator's own node, and the coordinator (which also
+   * receives the nodes' sums) counts as a colluder of every node it runs, so such a node gets no
+   * share at all. A heuristic: it catches renewals and byte-identical subjects, not one holder with
+   * fresh keys and another subject (its attacker's read); privacy rests on the node the participant
+   * trusts ({@link ParticipantPolicy#trustedNodes}) being honest.
    */
   private synchronized void distinctHolder(int node, java.security.cert.X509Certificate cert)
       throws java.security.cert.CertificateException {
     String name = config.getComputeNodes(node).getName();
+    String withCoordinator = shared(coordinator, cert);
+    if (withCoordinator != null) {
+      refuse(node, name, "compute node " + name + " has the same " + withCoordinator + " as the coordinator's "
+          + "certificate (" + cert.getSubjectX500Principal().getName() + "; the coordinator's: "
+          + coordinator.getSubjectX500Principal().getName() + "): the coordinator would hold this node's share of this "
+          + "party's input, so it gets none");
+    }
     for (int other = 0; other < seen.length; other++) {
       java.security.cert.X509Certificate o = seen[other];
       if (other == node || o == null) {
         continue;
       }
-      boolean subject = o.getSubjectX500Principal().equals(cert.getSubjectX500Principal());
-      boolean key = java.util.Arrays.equals(o.getPublicKey().getEncoded(), cert.getPublicKey().getEncoded());
-      if (subject || key) {
-        String why = "compute node " + name + " has the same " + (subject ? "subject" : "public key") + " as compute "
+      String same = shared(o, cert);
+      if (same != null) {
+        refuse(node, name, "compute node " + name + " has the same " + same + " as compute "
             + "node " + config.getComputeNodes(other).getName() + " (" + cert.getSubjectX500Principal().getName()
-            + "): one holder would receive every share of this party's input, so it gets none";
-        if (refused.putIfAbsent(node, why) == null) {
-          listener.event("compute_node_refused", java.util.Map.of("node", name, "reason", why));
-        }
-        throw new java.security.cert.CertificateException(why);
+            + "): one holder would receive every share of this party's input, so it gets none");
       }
     }
     if (seen[node] == null) {
@@ -91,6 +104,22 @@ final class DcaUploads implements AutoCloseable {
       listener.event("compute_node", java.util.Map.of("node", name, "subject",
           cert.getSubjectX500Principal().getName()));
     }
+  }
+
+  /** "subject" or "public key" (SubjectPublicKeyInfo) if the two certificates share it, else null. */
+  static String shared(java.security.cert.X509Certificate a, java.security.cert.X509Certificate b) {
+    if (a.getSubjectX500Principal().equals(b.getSubjectX500Principal())) {
+      return "subject";
+    }
+    return java.util.Arrays.equals(a.getPublicKey().getEncoded(), b.getPublicKey().getEncoded()) ? "public key" : null;
+  }
+
+  /** Reports the refusal of {@code node} once and fails its handshake. */
+  private void refuse(int node, String name, String why) throws java.security.cert.CertificateException {
+    if (refused.putIfAbsent(node, why) == null) {
+      listener.event("compute_node_refused", java.util.Map.of("node", name, "reason", why));
+    }
+    throw new java.security.cert.CertificateException(why);
   }
 
   /**

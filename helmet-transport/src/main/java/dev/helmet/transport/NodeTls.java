@@ -93,10 +93,16 @@ public final class NodeTls {
 
   /**
    * Credentials that trust the CA and report the server's certificate to {@code seen} (a node
-   * learning the coordinator's certificate from its own handshake).
+   * learning the coordinator's certificate from its own handshake). A server presenting a compute
+   * node's certificate fails the handshake, as it does for participants ({@link
+   * CoordinatorTrustManager}; security review turn 3, T3-9): a node's certificate is never the
+   * coordinator's, so this node never takes it as the one to obey.
    */
   static ChannelCredentials capturing(Tls.Files f, Consumer<X509Certificate> seen) {
-    return clientWith(f, new Checking(caTrust(f), seen::accept));
+    return clientWith(f, new Checking(caTrust(f), cert -> {
+      CoordinatorTrustManager.refuseNode(cert, "the coordinator");
+      seen.accept(cert);
+    }));
   }
 
   private static ChannelCredentials clientWith(Tls.Files f, X509TrustManager trust) {

@@ -418,7 +418,10 @@ public final class Participant {
     Signatures.KeyPair identity = Signatures.generate();
     byte[] nonce = Secrets.bytes(32);
     BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
-    StreamObserver<ParticipantMessage> out = CoordinatorGrpc.newStub(channel).participate(new StreamObserver<>() {
+    // The coordinator's certificate on this very stream, against which a dca party checks the nodes (T3-2).
+    CoordinatorCertificate coordinator = new CoordinatorCertificate();
+    CoordinatorGrpc.CoordinatorStub stub = CoordinatorGrpc.newStub(channel).withInterceptors(coordinator);
+    StreamObserver<ParticipantMessage> out = stub.participate(new StreamObserver<>() {
       @Override
       public void onNext(CoordinatorMessage m) {
         inbox.add(m);
@@ -442,6 +445,7 @@ public final class Participant {
       run.ownCertificateSha256 = IdentityBinding.fingerprint(IdentityBinding.certificate(s.tls()));
     }
     run.tls = s.tls();
+    run.coordinator = coordinator;
     run.listener = listener;
     Result result = null;
     try {

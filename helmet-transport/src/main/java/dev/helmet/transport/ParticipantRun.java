@@ -73,6 +73,8 @@ final class ParticipantRun {
   /** Its TLS files (null over plaintext), and in a dca session its uploads to the compute nodes. */
   Tls.Files tls;
   DcaUploads dca;
+  /** The certificate the coordinator presented on this session's stream (null until its headers, or over plaintext). */
+  CoordinatorCertificate coordinator;
   /** Told each phase as it begins. */
   ParticipantListener listener = ParticipantListener.NONE;
   /** The plan's setup board (cross-silo SWOR's mixnet), or null when the plan needs none. */
@@ -256,7 +258,12 @@ final class ParticipantRun {
         throw new Participant.ParticipantException("session " + session + " sums through compute nodes (dca), which "
             + "need mutual TLS: give this participant its TLS files");
       }
-      dca = new DcaUploads(config, session, tls, hook, listener == null ? (k, f) -> { } : listener);
+      java.security.cert.X509Certificate seen = coordinator == null ? null : coordinator.certificate();
+      if (seen == null) {
+        throw new Participant.ParticipantException("session " + session + " sums through compute nodes (dca), but "
+            + "this participant cannot tell which certificate the coordinator presented, against which it checks them");
+      }
+      dca = new DcaUploads(config, session, tls, seen, hook, listener == null ? (k, f) -> { } : listener);
     }
     codec = new WireCodec(roster.getPartiesCount(), params.length(), params.ringBits());
     firstRound = params;

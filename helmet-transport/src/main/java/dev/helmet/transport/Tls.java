@@ -143,15 +143,19 @@ public final class Tls {
     throw new java.security.GeneralSecurityException("no X.509 trust manager for " + caFile);
   }
 
-  /** Client credentials presenting the participant's certificate and trusting only the CA. */
+  /**
+   * Client credentials presenting the participant's certificate and trusting only the CA, and of
+   * its certificates only a coordinator's: one carrying the compute-node marker fails the handshake
+   * ({@link CoordinatorTrustManager}; security review turn 3, T3-9).
+   */
   public static ChannelCredentials client(Files f) {
     checkKeyMatchesCertificate(f);
     try {
       return TlsChannelCredentials.newBuilder()
           .keyManager(f.certificate().toFile(), f.key().toFile())
-          .trustManager(f.ca().toFile())
+          .trustManager(new CoordinatorTrustManager(caTrustManager(f.ca())))
           .build();
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | java.security.GeneralSecurityException | RuntimeException e) {
       throw new IllegalArgumentException("cannot load the TLS files " + f.certificate() + ", " + f.key() + ", " + f.ca()
           + ": " + e.getMessage(), e);
     }
