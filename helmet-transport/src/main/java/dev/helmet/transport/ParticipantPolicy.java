@@ -137,7 +137,8 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
   public String check(SessionConfig c) {
     String algorithm = c.getAlgorithm().isEmpty() ? Algorithms.DEFAULT : c.getAlgorithm();
     if (!algorithms.isEmpty() && !algorithms.contains(algorithm)) {
-      return "algorithm: the session runs " + algorithm + "; this participant takes part in " + algorithms;
+      return "algorithm: the session runs " + algorithm + "; this participant takes part in " + new java.util.TreeSet<>(algorithms)
+          + " (--algorithm " + algorithm + " would allow it)";
     }
     if (!features.isEmpty()) {
       String stage;
@@ -148,33 +149,35 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
       }
       if (!features.contains(stage)) {
         return "feature_stage: the session computes " + stage + " features; this participant takes part with "
-            + new java.util.TreeSet<>(features);
+            + new java.util.TreeSet<>(features) + " (--features " + stage + " would allow it)";
       }
     }
     var p = c.getPrivacy();
     if (!(p.getEpsilon() <= maxEpsilon)) {
       return "privacy.epsilon: the session spends eps = " + p.getEpsilon() + "; this participant accepts at most "
-          + maxEpsilon;
+          + maxEpsilon + " (--max-epsilon " + p.getEpsilon() + " would allow it)";
     }
     if (!(p.getDelta() <= maxDelta)) {
       return "privacy.delta: the session's delta = " + p.getDelta() + "; this participant accepts at most " + maxDelta
-          + " (a larger delta buys less noise)";
+          + " (a larger delta buys less noise; --max-delta " + p.getDelta() + " would allow it)";
     }
     if (c.getMinContributors() < minContributors) {
       return "min_contributors: the session may release a sum of " + c.getMinContributors()
-          + " parties; this participant needs at least " + minContributors;
+          + " parties; this participant needs at least " + minContributors + " (--min-contributors " + c.getMinContributors()
+          + " would allow it)";
     }
     if (!(p.getHonestFraction() <= maxHonestFraction + 1e-12)) {
       return "privacy.honest_fraction: the session counts on an honest fraction of " + p.getHonestFraction()
           + " (the noise is sized for that many honest parties); this participant assumes at most "
-          + maxHonestFraction + " are honest";
+          + maxHonestFraction + " are honest (--honest-fraction " + p.getHonestFraction() + " would allow it, if you "
+          + "trust that many parties to add their noise)";
     }
     // The summation must withstand as many colluders as this participant believes may be
     // dishonest, whatever the session's own honest fraction says (1e-9 absorbs decimal rounding).
     if (c.getColludingFraction() < 1 - maxHonestFraction - 1e-9) {
       return "colluding_fraction: the session's secure aggregation withstands " + c.getColludingFraction()
           + " of the parties colluding with the coordinator; this participant assumes up to "
-          + (1 - maxHonestFraction) + " may be dishonest";
+          + (1 - maxHonestFraction) + " may be dishonest (a larger --honest-fraction, if you trust more parties)";
     }
     if (maxColluders > 0) {
       // The noise (honest fraction) and the summation (colluding fraction) count colluders of the
@@ -208,15 +211,18 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
     }
     String unit = p.getProtection().isEmpty() ? "record" : p.getProtection().toLowerCase(Locale.ROOT);
     if (!protections.isEmpty() && !protections.contains(unit)) {
-      return "privacy.protection: the session protects a " + unit + "; this participant allows " + protections;
+      return "privacy.protection: the session protects a " + unit + "; this participant allows " + new java.util.TreeSet<>(protections)
+          + " (--protections " + unit + " would allow it)";
     }
     Terms terms = SessionPlan.spec(c).terms();
     if (!learners.isEmpty() && !learners.contains(terms.learner().toLowerCase(Locale.ROOT))) {
-      return "learner: the session trains " + terms.learner() + "; this participant allows " + learners;
+      return "learner: the session trains " + terms.learner() + "; this participant allows " + new java.util.TreeSet<>(learners)
+          + " (--learners " + terms.learner().toLowerCase(Locale.ROOT) + " would allow it)";
     }
     if (!noiseSplits.isEmpty() && !noiseSplits.contains(terms.noiseSplit())) {
       return "noise_split: the session (" + c.getAlgorithm() + ") splits the noise as " + terms.noiseSplit()
-          + "; this participant allows " + noiseSplits + " (any other split assumes more honest parties than the "
+          + "; this participant allows " + new java.util.TreeSet<>(noiseSplits) + " (--noise-splits " + terms.noiseSplit()
+          + " would allow it; any other split assumes more honest parties than the "
           + "honest fraction)";
     }
     // A split sized for a stated number of colluders must cover as many as this participant
@@ -228,11 +234,11 @@ public record ParticipantPolicy(double maxEpsilon, int minContributors, Set<Stri
     }
     if (requireExactNoise && !terms.exactNoise()) {
       return "noise: the session (" + c.getAlgorithm() + ") draws its noise in floating point; this participant "
-          + "requires exact (discrete Gaussian) noise (allow floating-point noise to join)";
+          + "requires exact (discrete Gaussian) noise (--allow-float-noise would allow it)";
     }
     if (c.getMaxPoints() > maxPoints) {
       return "max_points: the session lets a party claim up to " + c.getMaxPoints() + " points; this participant "
-          + "accepts at most " + maxPoints + " (one party's weight in the average)";
+          + "accepts at most " + maxPoints + " (one party's weight in the average; --max-points " + c.getMaxPoints() + " would allow it)";
     }
     return null;
   }

@@ -38,18 +38,20 @@ class PolicyTest {
     SessionConfig c = base().setPrivacy(base().getPrivacy().toBuilder().setDelta(0.4)).build();
     String why = DEFAULT.check(c);
     assertTrue(why != null && why.startsWith("privacy.delta") && why.contains("1.0E-5"), why);
+    assertTrue(why.contains("--max-delta 0.4 would allow it"), why);
   }
 
   @Test
   void floatingPointNoiseAWeakerSplitAndHugeClaimsAreRefusedByDefault() {
     String why = DEFAULT.check(gaussian());
-    assertTrue(why != null && why.startsWith("noise:") && why.contains("exact"), why);
+    assertTrue(why != null && why.startsWith("noise:") && why.contains("exact") && why.contains("--allow-float-noise"),
+        why);
     SessionConfig dpfl = Loopback.algorithm(base(), "dp-fl", "{\"dpfl\": {\"sampling_rate\": 0.5, \"grad_clip\": 1, "
         + "\"rounds\": 2, \"learning_rate\": 1, \"noise_split\": \"all-trusted\"}}").build();
     why = DEFAULT.check(dpfl);
     assertTrue(why != null && why.startsWith("noise_split"), why);
     why = DEFAULT.check(base().setMaxPoints(SessionFile.DEFAULT_MAX_POINTS + 1).build());
-    assertTrue(why != null && why.startsWith("max_points"), why);
+    assertTrue(why != null && why.startsWith("max_points") && why.contains("--max-points "), why);
     ParticipantPolicy lenient = ParticipantPolicy.upTo(1);
     assertNull(lenient.check(gaussian()), "a demo policy may allow float noise");
     assertFalse(lenient.check(base().setPrivacy(base().getPrivacy().toBuilder().setDelta(0.4)).build()) == null,
@@ -78,6 +80,8 @@ class PolicyTest {
     SessionPlan.validate(allHonest); // consistent in itself
     String why = DEFAULT.check(allHonest);
     assertTrue(why != null && why.startsWith("privacy.honest_fraction"), why);
+    // issue 47: the refusal names the flag that would change it (a new user could not tell)
+    assertTrue(why.contains("--honest-fraction 1.0 would allow it"), why);
     SessionConfig fewColluders = base().setColludingFraction(0.3)
         .setPrivacy(base().getPrivacy().toBuilder().setHonestFraction(0.7)).build();
     why = new ParticipantPolicy(1, 2, Set.of(), 0.7).check(fewColluders);
