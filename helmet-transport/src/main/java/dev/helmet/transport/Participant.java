@@ -27,8 +27,6 @@ import java.lang.System.Logger.Level;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,16 +40,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Participant {
   static final System.Logger LOG = System.getLogger(Participant.class.getName());
-  private static final Object END = new Object();
 
   /**
    * The largest message accepted from the coordinator (a roster of 100,000 parties, or a key roster
    * of 10,000 neighbours, is a few MB; a model of a million parameters 8 MB).
    */
   static final int MAX_INBOUND_BYTES = 64 << 20;
-
-  /** The largest released model accepted, decompressed. */
-  static final long MAX_MODEL_JSON_BYTES = 256L << 20;
 
   private Participant() {}
 
@@ -417,26 +411,12 @@ public final class Participant {
     }
     Signatures.KeyPair identity = Signatures.generate();
     byte[] nonce = Secrets.bytes(32);
-    BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+    // At most CoordinatorInbox.CAPACITY messages wait for this thread; the rest stay with the coordinator (T3-7).
+    CoordinatorInbox inbox = new CoordinatorInbox();
     // The coordinator's certificate on this very stream, against which a dca party checks the nodes (T3-2).
     CoordinatorCertificate coordinator = new CoordinatorCertificate();
-    CoordinatorGrpc.CoordinatorStub stub = CoordinatorGrpc.newStub(channel).withInterceptors(coordinator);
-    StreamObserver<ParticipantMessage> out = stub.participate(new StreamObserver<>() {
-      @Override
-      public void onNext(CoordinatorMessage m) {
-        inbox.add(m);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        inbox.add(t);
-      }
-
-      @Override
-      public void onCompleted() {
-        inbox.add(END);
-      }
-    });
+    StreamObserver<ParticipantMessage> out = CoordinatorGrpc.newStub(channel).withInterceptors(coordinator)
+        .participate(inbox);
     // Under add-or-remove neighbours this party's size is private: it claims the public max_points.
     int claimed = SessionPlan.claimedPoints(spec, config, data.size());
     ParticipantRun run = new ParticipantRun(config, spec, session, out, identity, nonce, claimed, local, seed, s.noise(), hook,
@@ -478,7 +458,7 @@ public final class Participant {
           }
           throw new ParticipantException("the coordinator ended the connection: " + CoordinatorLink.describe(t), t);
         }
-        if (next == END) {
+        if (next == CoordinatorInbox.END) {
           throw new ParticipantException("the coordinator closed the stream before the session ended");
         }
         hook.received((CoordinatorMessage) next, channel);

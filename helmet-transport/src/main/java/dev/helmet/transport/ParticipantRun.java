@@ -7,7 +7,6 @@ import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Contributor;
 import dev.helmet.protocols.algorithm.Local;
 import dev.helmet.protocols.algorithm.PublicPlan;
-import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
 import dev.helmet.secagg.crypto.CryptoProfile;
 import dev.helmet.secagg.crypto.Signatures;
@@ -480,21 +479,24 @@ final class ParticipantRun {
   Participant.Result result(Outcome o, double seconds) {
     boolean completed = o.getStatus().equals("completed");
     ReleasedModel released = null;
-    if (completed) {
+    // Without a plan (no roster) this party took no part in any summation: nothing to read.
+    if (completed && plan != null) {
       try {
-        ReleasedModel sent = ModelFile.fromJson(new com.fasterxml.jackson.databind.ObjectMapper().readTree(
-            Bounded.stream(new java.util.zip.GZIPInputStream(o.getModelGzip().newInput()), Participant.MAX_MODEL_JSON_BYTES,
-                "the released model")), "the coordinator's outcome");
+        // Bounded by this party's own algorithm and the published configuration (T3-7).
+        ReleasedModel sent = OutcomeModel.read(o.getModelGzip(), OutcomeModel.Limits.of(spec, config),
+            "the coordinator's released model");
         // The weights are the coordinator's (the released sum); everything said about them is
         // this party's own: its preprocessing, learner and the ledger of the plan it derived,
         // never the coordinator's numbers.
-        released = plan == null ? null : new ReleasedModel(sent.weights(), spec.preprocessing(),
+        released = new ReleasedModel(sent.weights(), spec.preprocessing(),
             SessionPlan.labels(config), (int) config.getFeatures(), spec.learner(),
             plan.ledger(o.getContributorsCount(), config.getProtocol() + " over gRPC",
                 SessionPlan.revealsInputs(config)), sent.provenance(),
             SessionPlan.featureStage(config));
-      } catch (java.io.IOException | RuntimeException e) {
-        return new Participant.Result(false, "the released model does not parse: " + e.getMessage(), null, ownEpsilon(), party,
+      } catch (RuntimeException e) {
+        String why = e instanceof dev.helmet.protocols.model.ModelFormatException ? e.getMessage()
+            : "the coordinator's released model does not fit this participant's session: " + e.getMessage();
+        return new Participant.Result(false, why, null, ownEpsilon(), party,
             o.getContributorsList(), sent(), bytesReceived, seconds, relation(), against == null ? "" : against);
       }
     }

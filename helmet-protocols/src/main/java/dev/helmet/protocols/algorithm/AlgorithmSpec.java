@@ -30,6 +30,15 @@ public interface AlgorithmSpec {
   /** The length of every input vector (public before the roster: it bounds message sizes). */
   int length();
 
+  /**
+   * The number of parameters of the model the run releases (public before the roster: a
+   * participant bounds and checks the released model it is sent by it). By default the inputs are
+   * the model's parameters; an algorithm whose inputs are padded or projected overrides this.
+   */
+  default int modelParameters() {
+    return length();
+  }
+
   /** Its settings in one line for people ("softmax, Lambda 0.5, R 2, 50 epochs, ..."). */
   String describe();
 

@@ -142,6 +142,12 @@ final class CrossSiloSpec implements AlgorithmSpec {
     return config.projection() > 0 ? config.projection() : model.length();
   }
 
+  /** The model's parameters: with a projection the inputs are shorter than the model. */
+  @Override
+  public int modelParameters() {
+    return model.length();
+  }
+
   @Override
   public String describe() {
     String sampling = config.swor() == null ? "Poisson sampling rate " + CrossSiloPlan.num(config.samplingRate())

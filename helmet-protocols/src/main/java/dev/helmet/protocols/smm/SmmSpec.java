@@ -93,6 +93,12 @@ final class SmmSpec implements AlgorithmSpec {
     return RandomizedHadamard.paddedLength(net.parameterCount());
   }
 
+  /** The MLP's parameters: the inputs are padded to a power of two for the Hadamard rotation. */
+  @Override
+  public int modelParameters() {
+    return net.parameterCount();
+  }
+
   @Override
   public String describe() {
     String by = switch (config.mechanism()) {
