@@ -107,6 +107,15 @@ final class NetworkDemo {
           .setSessionId(ByteString.copyFrom(new byte[16]))
           .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
       AlgorithmSpec spec = AlgorithmOptions.configure(algorithm, algorithmConfig, SessionPlan.common(builder.build()));
+      if (!spec.sizesPrivate() && spec.setupProblem(parties, SessionFile.DEFAULT_MAX_POINTS) != null) {
+        // A setup sized by the claims (cross-silo swor's mixnet) is sized for every party claiming
+        // max_points; the demo's shard sizes are public under replace-one, so the largest bounds them.
+        int largest = 0;
+        for (int k = 0; k < parties; k++) {
+          largest = Math.max(largest, partition.indices(k).length);
+        }
+        builder.setMaxPoints(largest);
+      }
       SessionConfig config = builder.setAlgorithmConfig(SessionPlan.algorithmConfig(spec)).build();
       Path certs = tmp.resolve("certs");
       Coordinator.Settings settings = new Coordinator.Settings(config, "127.0.0.1", 0,

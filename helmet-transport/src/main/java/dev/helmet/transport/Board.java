@@ -1,6 +1,7 @@
 package dev.helmet.transport;
 
 import com.google.protobuf.ByteString;
+import dev.helmet.protocols.algorithm.Setup;
 import dev.helmet.secagg.crypto.CryptoProfile;
 import dev.helmet.secagg.crypto.Signatures;
 import dev.helmet.transport.wire.BoardChunk;
@@ -78,39 +79,53 @@ final class Board {
   /**
    * One post arriving in chunks: in order, each continuing where the last ended, the total the
    * schedule's length; complete when the last byte and the signature have come.
+   *
+   * <p>Memory: the buffer starts at one chunk and grows with the bytes received (doubling, never
+   * past the schedule's length), so a sender that announces a long post and stops after its first
+   * chunk costs the reader about what it sent, not the announced length (security review turn 3,
+   * T3-11).
    */
   static final class Assembly {
+    /** The first buffer: one wire chunk. */
+    private static final int FIRST = CHUNK_BYTES;
     final int step;
     final int sender;
-    private final byte[] post;
+    private final int expected;
+    private byte[] post;
     private int filled;
     private byte[] signature;
 
     Assembly(int step, int sender, long expected) {
-      if (expected < 0 || expected > Integer.MAX_VALUE - 8) {
-        throw new IllegalArgumentException("a post of " + expected + " bytes is beyond what a board carries");
+      if (expected < 0 || expected > Setup.MAX_POST_BYTES) {
+        throw new IllegalArgumentException("a post of " + expected + " bytes is beyond what a board carries ("
+            + Setup.MAX_POST_BYTES + ")");
       }
       this.step = step;
       this.sender = sender;
-      this.post = new byte[(int) expected];
+      this.expected = (int) expected;
+      this.post = new byte[Math.min(this.expected, FIRST)];
     }
 
     /**
      * Adds a chunk; returns null if it fits, else what is wrong with it (the post is then void).
      */
     String add(BoardChunk ch) {
-      if (ch.getTotalBytes() != post.length) {
+      if (ch.getTotalBytes() != expected) {
         return "its post at step " + step + " announces " + ch.getTotalBytes() + " bytes; the schedule says "
-            + post.length;
+            + expected;
       }
-      if (ch.getOffset() != filled || ch.getData().size() > post.length - filled
-          || (ch.getData().isEmpty() && post.length > 0)) {
+      if (ch.getOffset() != filled || ch.getData().size() > expected - filled
+          || (ch.getData().isEmpty() && expected > 0)) {
         return "a chunk of its post at step " + step + " at offset " + ch.getOffset() + " with " + ch.getData().size()
             + " bytes does not continue the " + filled + " bytes received";
       }
+      int need = filled + ch.getData().size();
+      if (need > post.length) {
+        post = Arrays.copyOf(post, (int) Math.min(expected, Math.max(need, 2L * post.length)));
+      }
       ch.getData().copyTo(post, filled);
-      filled += ch.getData().size();
-      boolean last = filled == post.length;
+      filled = need;
+      boolean last = filled == expected;
       if (last != !ch.getSignature().isEmpty()) {
         return last ? "the last chunk of its post at step " + step + " carries no signature"
             : "a chunk before the end of its post at step " + step + " carries a signature";
@@ -119,6 +134,11 @@ final class Board {
         signature = ch.getSignature().toByteArray();
       }
       return null;
+    }
+
+    /** Bytes of buffer held now: at most the larger of one chunk and twice the bytes received. */
+    int held() {
+      return post.length;
     }
 
     boolean complete() {

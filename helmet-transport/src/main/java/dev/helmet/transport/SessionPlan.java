@@ -298,6 +298,12 @@ public final class SessionPlan {
     if (roster != null) {
       throw new IllegalArgumentException(roster);
     }
+    // A setup whose posts grow with the claims (cross-silo swor's mixnet) must fit the board and a
+    // party's memory for every roster the session admits (security review turn 3, T3-11).
+    String setup = spec(c).setupProblem((int) c.getParties(), c.getMaxPoints());
+    if (setup != null) {
+      throw new IllegalArgumentException(setup);
+    }
     if (!dca(c) && c.getParties() >= 2) {
       // The sizing the roster will need, checked before anyone trains: the most enrolled parties
       // (W) lose the largest fraction to the contributor floor; the fewest (M) lose none.

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NetworkedSworTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final int W = 3;
-  /** The setup's steps for three parties: keys, wraps, three mixers, commit, reveal, seed. */
+  /** The setup's steps for three parties: keys, wraps, three mixers, commit, reveal, seed, agreement. */
   private static final int SEED_STEP = W + 4;
 
   private static SessionConfig config() {
@@ -87,8 +87,8 @@ class NetworkedSworTest {
 
   /**
    * The session completes and every participant releases the model; every party posted the same
-   * 32-byte joint seed at the last step; the last mixer's final list holds the 90 distinct tokens;
-   * and the ledger says the batches came from the mixnet.
+   * 32-byte joint seed, then the same agreement after reading everyone's; the last mixer's final
+   * list holds the 90 distinct tokens; and the ledger says the batches came from the mixnet.
    */
   @Test
   void theMixnetRunsOnTheBoardAndTheSessionReleases(@TempDir Path dir) throws Exception {
@@ -101,6 +101,12 @@ class NetworkedSworTest {
     for (int k = 1; k < W; k++) {
       assertArrayEquals(seed, posts.get(k + "/" + SEED_STEP), "party " + k + "'s joint seed");
     }
+    // each party read every seed and posted its agreement before round 0 (T3-10)
+    for (int k = 0; k < W; k++) {
+      assertArrayEquals(posts.get("0/" + (SEED_STEP + 1)), posts.get(k + "/" + (SEED_STEP + 1)), "party " + k
+          + "'s agreement");
+    }
+    assertEquals(32, posts.get("0/" + (SEED_STEP + 1)).length);
     byte[] last = posts.get((W - 1) + "/" + (W + 1));
     assertEquals(90 * 16, last.length, "the final list: 90 plain tokens");
     java.util.Set<ByteString> tokens = new java.util.HashSet<>();

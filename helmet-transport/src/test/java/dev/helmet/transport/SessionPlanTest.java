@@ -71,6 +71,31 @@ class SessionPlanTest {
   }
 
   /**
+   * Security review turn 3, T3-11 (PoC numbers): a swor session of 45 parties with the default
+   * max_points of 1,000,000 implies a mixer list beyond what a board post carries (one party's
+   * step-1 post alone 2,075 MiB); it is refused when validated, which the coordinator does at start
+   * and every participant at joining, before anyone trains, naming max_points, the board's limit and
+   * the max_points that fits. The networked swor tests' configuration (3 parties, max_points 100,000)
+   * and the same 45 parties with max_points 6,000 are accepted.
+   */
+  @Test
+  void aSworSessionWhoseSetupNoBoardCarriesIsRefusedAtValidation() {
+    String swor = "{\"learner\": {\"kind\": \"softmax\"}, \"crosssilo\": {\"colluders\": 0, \"sampling\": "
+        + "\"swor\", \"batch\": 20, \"rounds\": 3}}";
+    SessionConfig.Builder b = Loopback.config(TestData.digits(), 45, 45, 1);
+    b.setPrivacy(b.getPrivacy().toBuilder().setHonestFraction(0.5)).setColludingFraction(0.5);
+    var e = assertThrows(IllegalArgumentException.class, () -> SessionPlan.validate(Loopback.algorithm(b.clone()
+        .setMaxPoints(1_000_000), "cross-silo", swor).build()));
+    assertTrue(e.getMessage().contains("parties = 45") && e.getMessage().contains("max_points = 1000000")
+        && e.getMessage().contains("board post") && e.getMessage().contains("lower max_points to at most"),
+        e.getMessage());
+    SessionPlan.validate(Loopback.algorithm(b.clone().setMaxPoints(6000), "cross-silo", swor).build());
+    SessionConfig.Builder three = Loopback.config(TestData.digits(), 3, 3, 4).setColludingFraction(0.5);
+    three.setPrivacy(three.getPrivacy().toBuilder().setHonestFraction(0.5));
+    SessionPlan.validate(Loopback.algorithm(three, "cross-silo", swor).build());
+  }
+
+  /**
    * A session whose minimum contributors guarantee no honest party under its honest fraction (4
    * parties, half honest: floor(0.5 x 4) = 2 may be dishonest, so 2 contributors guarantee none) is
    * refused when validated, before anyone trains or enrols, naming both fixes with the numbers; so

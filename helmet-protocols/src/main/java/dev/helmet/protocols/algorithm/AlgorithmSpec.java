@@ -101,6 +101,20 @@ public interface AlgorithmSpec {
   }
 
   /**
+   * Why a networked session of {@code parties} parties, each claiming up to {@code maxPoints}
+   * records (the session's public max_points), could need a {@link PublicPlan#setup} that a board
+   * cannot carry ({@link Setup#MAX_POST_BYTES}) or that needs more memory per party than the
+   * setup's public bound, with the fix; null if no roster the session admits can. A setup whose
+   * posts grow with the parties' claims is sized for the worst roster (every party claiming
+   * max_points), since one party's claim costs every other party memory and work (security review
+   * turn 3, T3-11). Checked when a session is validated, by the coordinator at start and by each
+   * participant at joining, before anyone trains.
+   */
+  default String setupProblem(int parties, long maxPoints) {
+    return null;
+  }
+
+  /**
    * A party's work before the roster, on its own preprocessed rows (Helmet: its local training).
    * It must not depend on the privacy target (eps, delta, t): a party prepares once, and
    * experiments reuse one preparation across privacy levels.

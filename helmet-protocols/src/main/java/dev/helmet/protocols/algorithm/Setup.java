@@ -14,6 +14,14 @@ import java.util.List;
  * plan, so every party and the runner derive it alike and a runner cannot ask a party for more.
  */
 public interface Setup {
+  /**
+   * The longest post a board carries, in bytes: a runner assembles each post in one Java array
+   * (whose length is at most {@code Integer.MAX_VALUE - 8} on common JVMs). A plan whose schedule
+   * implies a longer post is refused when the session is validated ({@link
+   * AlgorithmSpec#setupProblem}), before anyone trains.
+   */
+  long MAX_POST_BYTES = Integer.MAX_VALUE - 8;
+
   /** One post's place on the board: its step and its sender. */
   record PostId(int step, int sender) {}
 

@@ -170,6 +170,12 @@ final class CrossSiloSpec implements AlgorithmSpec {
         + "default) or sampling poisson for a networked session";
   }
 
+  /** The real mixnet's posts grow with the parties' claims (T3-11): sized for every party claiming max_points. */
+  @Override
+  public String setupProblem(int parties, long maxPoints) {
+    return config.swor() == null || config.swor().idealMixnet() ? null : MixnetSetup.sizeProblem(parties, maxPoints);
+  }
+
   @Override
   public String notDistributed() {
     return config.swor() == null ? null : "sampling swor draws its batches in a setup of all parties (a mixnet, or "

@@ -18,7 +18,7 @@ import java.util.List;
  * Algorithm 2 of the cross-silo paper (Sec. 3.4) and the joint seed as a {@link Setup}: the same
  * steps run in process ({@link dev.helmet.protocols.algorithm.SetupBoard}) and over the network
  * (the coordinator relays the posts, each signed by its sender's identity key). For N parties
- * holding n = sum n_i records, N + 5 steps:
+ * holding n = sum n_i records, N + 6 steps:
  *
  * <ul>
  *   <li>step 0: every party posts its fresh X25519 mixnet key (32 bytes);
@@ -31,16 +31,33 @@ import java.util.List;
  *       (Theorem 1 i) and posts its commitment to a fresh seed share, bound to the list's digest;
  *   <li>step N+3: every party reads every commitment and posts its share;
  *   <li>step N+4: every party reads every share, checks each against its commitment,
- *       and posts the joint seed S; the step is unanimous, so a runner that saw the board differ
- *       between parties (a coordinator showing two lists) ends the session.
+ *       and posts the joint seed S it derived under its own view of the board;
+ *   <li>step N+5: every party reads every party's seed and goes on only if all equal its own
+ *       ({@link JointSeed#agree}); it then posts its confirmation and takes S. Both steps are
+ *       unanimous, so an honest runner ends the session at once on two different posts; the
+ *       parties' own comparison is what holds against a runner that does not (security review turn
+ *       3, T3-10: a coordinator showing two signed commitments of one colluding party to different
+ *       honest parties would otherwise leave them on different seeds, each passing its own checks).
  * </ul>
  *
  * <p>Then step t's batch is {@link TokenSampler}'s b tokens for S and t, and a party trains on its
  * records among them. A party's n_i is public (the roster carries it); which tokens are its own is
  * not, as long as one other mixer is honest (Theorem 1 ii). Every failed check throws {@link
  * MixnetAbortException} and the session must end: tokens and seeds are never reused.
+ *
+ * <p>Size (T3-11): party i's step-1 post is n_i (16 + 48 N) bytes and mixer k's list n (16 + 48
+ * (N - k - 1)), so one party's claim costs every mixer memory and work. A networked session is
+ * therefore sized for the worst roster it admits, every party claiming max_points ({@link
+ * #sizeProblem}), and refused when validated if a post would not fit a board post ({@link
+ * Setup#MAX_POST_BYTES}) or a mixer's working memory would exceed {@link #PARTY_MEMORY_BOUND}.
  */
 final class MixnetSetup implements Setup {
+  /**
+   * The most memory a party's side of the setup may need, by {@link #partyBytes}: 8 GiB, public so
+   * that the coordinator and every participant refuse the same configurations. (The 10-party,
+   * 60,000-token demo of docs/cross-silo.md needs about 0.14 GiB by this estimate.)
+   */
+  static final long PARTY_MEMORY_BOUND = 8L << 30;
   private final int[] sizes;
   private final int total;
   private final int batch;
@@ -62,6 +79,74 @@ final class MixnetSetup implements Setup {
     this.total = t;
     this.batch = Checks.inRange("batch size b", batch, 1, Math.max(1, t));
     this.sessionId = sessionId.clone();
+    for (int step = 0; step < steps(); step++) {
+      for (int p : speakers(step)) {
+        Checks.require(bytes(step, p) <= MAX_POST_BYTES, "party " + p + "'s post at setup step " + step + " would be "
+            + bytes(step, p) + " bytes, beyond the " + MAX_POST_BYTES + " a board post carries");
+      }
+    }
+  }
+
+  /**
+   * The longest post of a setup of {@code parties} parties holding {@code total} tokens, one of
+   * which holds {@code largest}: a party's wrapped tokens (step 1) or mixer 0's list.
+   */
+  static long largestPost(int parties, long total, long largest) {
+    long wraps = Math.multiplyExact(largest, OnionLayer.size(parties));
+    return Math.max(wraps, Math.multiplyExact(total, OnionLayer.size(parties - 1)));
+  }
+
+  /**
+   * An estimate of the most memory one party's side of the setup holds at once, in bytes: mixer 0
+   * at its step holds its input twice (the received posts and the split elements, n (16 + 48 N)
+   * bytes each) and its output three times (the opened elements, the concatenated post and its
+   * wire chunks, n (16 + 48 (N - 1)) each); later mixers hold less. Java's per-array headers
+   * (16 bytes an element) are counted.
+   */
+  static long partyBytes(int parties, long total) {
+    long in = Math.multiplyExact(total, OnionLayer.size(parties) + 16L);
+    long out = Math.multiplyExact(total, OnionLayer.size(parties - 1) + 16L);
+    return Math.addExact(Math.multiplyExact(2, in), Math.multiplyExact(3, out));
+  }
+
+  /**
+   * Why a networked setup of {@code parties} parties, each claiming up to {@code maxPoints} tokens,
+   * could exceed a board post or {@link #PARTY_MEMORY_BOUND}, naming the limit and the largest
+   * max_points that fits; null if every roster the session admits fits.
+   */
+  static String sizeProblem(int parties, long maxPoints) {
+    Checks.positive("parties", parties);
+    Checks.require(maxPoints >= 1, "max_points must be at least 1. Provided value: " + maxPoints);
+    long total = Math.multiplyExact((long) parties, maxPoints);
+    long post = largestPost(parties, total, maxPoints);
+    long memory = partyBytes(parties, total);
+    if (total <= Integer.MAX_VALUE && post <= MAX_POST_BYTES && memory <= PARTY_MEMORY_BOUND) {
+      return null;
+    }
+    long fits = 0;
+    for (long lo = 1, hi = maxPoints; lo <= hi; ) {
+      long m = lo + (hi - lo) / 2;
+      long t = (long) parties * m;
+      if (t <= Integer.MAX_VALUE && largestPost(parties, t, m) <= MAX_POST_BYTES
+          && partyBytes(parties, t) <= PARTY_MEMORY_BOUND) {
+        fits = m;
+        lo = m + 1;
+      } else {
+        hi = m - 1;
+      }
+    }
+    String why = total > Integer.MAX_VALUE ? "the token list would hold " + total + " tokens, more than "
+        + Integer.MAX_VALUE : post > MAX_POST_BYTES ? "its largest post would be " + mib(post) + " MiB, beyond the "
+        + mib(MAX_POST_BYTES) + " MiB a board post carries" : "a mixer would need about " + mib(memory) + " MiB of "
+        + "memory for its list, beyond the setup's bound of " + mib(PARTY_MEMORY_BOUND) + " MiB per party";
+    return "sampling swor over the network runs a token mixnet sized by the parties' claims: with parties = " + parties
+        + " each claiming up to max_points = " + maxPoints + " records, " + why + "; "
+        + (fits > 0 ? "lower max_points to at most " + fits + " (the most records any one party holds)"
+        + " or run fewer parties" : "run fewer parties") + ", or choose sampling poisson";
+  }
+
+  private static long mib(long bytes) {
+    return (bytes + (1 << 20) - 1) >> 20;
   }
 
   private int n() {
@@ -70,7 +155,7 @@ final class MixnetSetup implements Setup {
 
   @Override
   public int steps() {
-    return n() + 5;
+    return n() + 6;
   }
 
   private int[] everyone() {
@@ -109,7 +194,7 @@ final class MixnetSetup implements Setup {
     if (mixing(step) || step == n() + 2) {
       return List.of(new PostId(step - 1, step - 3)); // the previous mixer's list
     }
-    return all(step - 1); // the commitments, then the shares
+    return all(step - 1); // the commitments, the shares, then every party's seed
   }
 
   @Override
@@ -121,12 +206,12 @@ final class MixnetSetup implements Setup {
     if (mixing(step)) {
       return (long) total * OnionLayer.size(n() - 1 - (step - 2));
     }
-    return JointSeed.BYTES; // a key, a commitment, a share or the seed
+    return JointSeed.BYTES; // a key, a commitment, a share, the seed or its confirmation
   }
 
   @Override
   public boolean unanimous(int step) {
-    return step == n() + 4;
+    return step == n() + 4 || step == n() + 5;
   }
 
   @Override
@@ -155,6 +240,7 @@ final class MixnetSetup implements Setup {
     private byte[] context;
     private JointSeed.Contribution share;
     private List<byte[]> commitments;
+    private byte[] seed;
     private TokenSampler sampler;
 
     private Party(MixnetParty mix) {
@@ -192,9 +278,14 @@ final class MixnetSetup implements Setup {
         commitments = List.copyOf(read);
         return share.reveal();
       }
-      byte[] seed = JointSeed.combine(context, commitments, read);
+      if (step == n() + 4) {
+        seed = JointSeed.combine(context, commitments, read);
+        return seed.clone();
+      }
+      // Only a seed every party published is taken: the batches exist from here on.
+      byte[] agreed = JointSeed.agree(seed, read, i);
       sampler = new TokenSampler(tokens, seed, batch);
-      return seed;
+      return agreed;
     }
 
     /** Its records in step {@code step}'s batch, ascending (after the last step). */

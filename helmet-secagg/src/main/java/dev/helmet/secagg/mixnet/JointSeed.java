@@ -27,16 +27,25 @@ import java.util.List;
  * the canonical sorted order, {@link TokenSampler}). <b>Order matters (doubt 10):</b> draw the seed
  * only after the final list is fixed and every party has run {@link MixnetParty#verifyFinal}.
  *
+ * <p>Agreement: each party computes S under its own view of the board. A relay that shows
+ * different parties different commitments of one equivocating (colluding) party, each validly
+ * signed, leaves every party's own checks passing with different seeds; so every party publishes
+ * its S, reads every other party's, and goes on only if all equal its own ({@link #agree}, security
+ * review turn 3, T3-10). By collision resistance of SHA-256, equal seeds mean equal contexts (the
+ * same final list) and equal shares, hence equal commitments.
+ *
  * <p>Limits: commitments must all be received before any reveal (the transport's job). The last
- * revealer can still abort instead of revealing (selective abort) and so reject one seed; the
- * rule is that an abort ends the session and its tokens are never reused, so an abort buys no
- * second draw. A reveal that does not match its commitment aborts with BAD_REVEAL naming the
- * party.
+ * revealer can still abort instead of revealing (selective abort) and so reject one seed; an abort
+ * ends the session and its tokens are never reused, so it buys no second draw within the session.
+ * A coordinator that restarts the session runs a fresh setup, a new draw: bounding how many
+ * aborted setups one data holder joins is the participant's matter, not this class's. A reveal that
+ * does not match its commitment aborts with BAD_REVEAL naming the party.
  */
 public final class JointSeed {
   /** Bytes of a share, a commitment, the context and the seed. */
   public static final int BYTES = 32;
   private static final byte[] LABEL = "helmet joint seed v1".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] AGREED = "helmet joint seed agreed v1".getBytes(StandardCharsets.UTF_8);
 
   private JointSeed() {}
 
@@ -117,6 +126,26 @@ public final class JointSeed {
       parts[i + 1] = s;
     }
     return sha256(parts);
+  }
+
+  /**
+   * Checks that every party's published seed, in party order, equals {@code own}, and returns this
+   * party's confirmation SHA-256("helmet joint seed agreed v1" || S), which it publishes next.
+   *
+   * @param self this party's index (named in the error as the party that detected the mismatch)
+   * @throws MixnetAbortException SEED_MISMATCH naming the first party whose seed differs (the
+   *     session must end: the parties did not all see the same board)
+   */
+  public static byte[] agree(byte[] own, List<byte[]> published, int self) {
+    Checks.require(own != null && own.length == BYTES, "a joint seed is " + BYTES + " bytes");
+    for (int j = 0; j < published.size(); j++) {
+      if (!MessageDigest.isEqual(own, published.get(j))) {
+        throw new MixnetAbortException(Reason.SEED_MISMATCH, self, "party " + j + "'s published joint seed differs "
+            + "from this party's: the parties did not all see the same final list, commitments and shares (a relay "
+            + "that showed them different posts of an equivocating party); the session must end");
+      }
+    }
+    return sha256(AGREED, own);
   }
 
   private static void checkContext(byte[] context) {

@@ -24,7 +24,12 @@ public final class MixnetAbortException extends RuntimeException {
     /** A party does not find all of its own tokens in the final list. */
     MISSING_OWN_TOKEN,
     /** A revealed seed share does not match its commitment, or is malformed. */
-    BAD_REVEAL
+    BAD_REVEAL,
+    /**
+     * Another party published a joint seed other than this party's: the parties did not all see the
+     * same list, commitments and shares (a relay that showed them different boards).
+     */
+    SEED_MISMATCH
   }
 
   private final Reason reason;
@@ -32,8 +37,8 @@ public final class MixnetAbortException extends RuntimeException {
 
   /**
    * @param reason the failed check
-   * @param party the party that detected it (mixing checks) or whose reveal failed (BAD_REVEAL);
-   *     -1 for a check every party makes on public data
+   * @param party the party that detected it (mixing checks, SEED_MISMATCH) or whose reveal failed
+   *     (BAD_REVEAL); -1 for a check every party makes on public data
    * @param detail what was wrong, for the log (no secrets)
    */
   public MixnetAbortException(Reason reason, int party, String detail) {
