@@ -199,6 +199,48 @@ public final class LocalLedger {
     });
   }
 
+  /**
+   * Marks that a session's setup (a board protocol before round 0, e.g. cross-silo's token mixnet)
+   * started or finished. A setup that started and never finished was aborted: the coordinator saw
+   * its reveals and may restart to choose among joint seeds (security review turn 3, T3-10), so
+   * {@link #abortedSetups} counts them. The mark survives settling.
+   *
+   * @param finished false when the setup starts, true when this party has taken its side of it
+   */
+  public void markSetup(String session, boolean finished) {
+    locked(() -> {
+      ArrayNode all = read();
+      ObjectNode o = open(all, session);
+      o.put("setup", finished ? "finished" : "started");
+      o.put("setup_updated", Instant.now().toString());
+      write(all);
+      return null;
+    });
+  }
+
+  /** The sessions (other than {@code except}) whose setup started within {@code window} and never finished. */
+  public List<String> abortedSetups(java.time.Duration window, String except) {
+    Instant since = Instant.now().minus(window);
+    return locked(() -> {
+      List<String> out = new java.util.ArrayList<>();
+      for (JsonNode n : read()) {
+        String id = n.path("session").asText();
+        if (!id.equals(except) && n.path("setup").asText().equals("started")) {
+          Instant at;
+          try {
+            at = Instant.parse(n.path("setup_updated").asText());
+          } catch (java.time.format.DateTimeParseException e) {
+            at = Instant.now(); // an unreadable time counts as recent: the conservative side
+          }
+          if (!at.isBefore(since)) {
+            out.add(id);
+          }
+        }
+      }
+      return out;
+    });
+  }
+
   /** Every entry as stored (session, epsilon, delta, status, rounds, updated, ...), oldest first. */
   public List<JsonNode> entries() {
     return locked(() -> {

@@ -270,6 +270,7 @@ final class ParticipantRun {
     byte[] setupSession = Board.setupSession(config, roster, nonces);
     dev.helmet.protocols.algorithm.Setup setup = plan.setup(setupSession);
     if (setup != null) {
+      guardSetupAborts();
       board = new BoardClient(config, roster, setup, party, setupSession, identity.secret(), profile);
       Participant.LOG.log(Level.INFO, "session {0}: setup before round 0: {1}", session, setup.describe());
     }
@@ -322,6 +323,47 @@ final class ParticipantRun {
     advance(ClientState.start(new ClientState.Context(params, party, identity.secret(), input::join, profile)));
   }
 
+  /** Setups of this data that may abort before this party refuses another: see {@link #guardSetupAborts}. */
+  static final int MAX_ABORTED_SETUPS = 3;
+  static final java.time.Duration SETUP_ABORT_WINDOW = java.time.Duration.ofHours(24);
+
+  /**
+   * A setup that aborts after the coordinator saw every reveal costs it nothing and lets it restart
+   * for another joint seed, i.e. choose among draws of the batches (security review turn 3, T3-10).
+   * The ledger records each setup this data starts and finishes; with {@link #MAX_ABORTED_SETUPS}
+   * aborted within {@link #SETUP_ABORT_WINDOW}, the party refuses another, so a coordinator chooses
+   * among at most four draws a day (best of R shifts a batch's honest count by about sqrt(2 ln R)
+   * standard deviations: 1.7 for R = 4). Without a ledger nothing is remembered across runs, and
+   * the count is this run's only (the warning says so).
+   */
+  private void guardSetupAborts() throws Participant.ParticipantException {
+    if (ledger == null) {
+      return;
+    }
+    List<String> aborted = ledger.abortedSetups(SETUP_ABORT_WINDOW, session);
+    String refusal = setupAbortRefusal(session, aborted);
+    if (refusal != null) {
+      throw new Participant.ParticipantException(refusal);
+    }
+    if (!aborted.isEmpty()) {
+      Participant.LOG.log(Level.WARNING, "session {0}: {1} earlier setup(s) of this data aborted in the last {2} h: {3}",
+          session, aborted.size(), SETUP_ABORT_WINDOW.toHours(), aborted);
+      listener.event("setup_aborts", java.util.Map.of("count", aborted.size(), "sessions", aborted.toString()));
+    }
+    ledger.markSetup(session, false);
+  }
+
+  /** Why a session's setup is refused after {@code aborted} setups of this data aborted, or null. */
+  static String setupAbortRefusal(String session, List<String> aborted) {
+    if (aborted.size() < MAX_ABORTED_SETUPS) {
+      return null;
+    }
+    return "refusing session " + session + ": " + aborted.size() + " setups of this data were aborted in the last "
+        + SETUP_ABORT_WINDOW.toHours() + " h (sessions " + aborted + ", in the ledger); a coordinator that aborts "
+        + "setups after seeing the reveals can choose among joint seeds, so this participant takes part in no further "
+        + "setup until the oldest is a day old; ask the coordinator's operator why they aborted";
+  }
+
   /**
    * Its turn on the setup board: it posts, signed; after its last step the plan's contributor takes
    * its side of the setup (its tokens and the joint seed).
@@ -335,6 +377,9 @@ final class ParticipantRun {
       send(ParticipantMessage.newBuilder().setBoardChunk(ch).build());
     }
     if (board.done()) {
+      if (ledger != null) {
+        ledger.markSetup(session, true);
+      }
       contributor = plan.contributor(party, local, noise, seed, board.side());
     }
   }

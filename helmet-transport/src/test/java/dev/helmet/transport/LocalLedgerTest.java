@@ -258,4 +258,32 @@ class LocalLedgerTest {
       assertTrue(e.getMessage().contains("the local budget"), e.getMessage());
     }
   }
+  /**
+   * Security review turn 3, T3-10: a setup aborted after the reveals let the coordinator restart for
+   * another joint seed at no cost. The ledger remembers each setup that started and never finished,
+   * within a day, across runs; from the third the participant refuses another setup.
+   */
+  @Test
+  void setupsThatStartedAndNeverFinishedAreCountedAndTheThirdRefusesTheNext(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("ledger.json");
+    LocalLedger first = new LocalLedger(file, 10, 1e-3);
+    for (String s : new String[] {"s1", "s2", "s3", "ok"}) {
+      assertNull(first.reserve(s, 1, 1e-6));
+      first.markSetup(s, false);
+    }
+    first.markSetup("ok", true); // this one's setup finished: not an abort
+    for (String s : new String[] {"s1", "s2", "s3", "ok"}) {
+      first.settle(s);
+    }
+    // a later run of the same data reads them from the file
+    LocalLedger later = new LocalLedger(file, 10, 1e-3);
+    assertNull(later.reserve("s4", 1, 1e-6));
+    List<String> aborted = later.abortedSetups(ParticipantRun.SETUP_ABORT_WINDOW, "s4");
+    assertEquals(List.of("s1", "s2", "s3"), aborted);
+    String refusal = ParticipantRun.setupAbortRefusal("s4", aborted);
+    assertTrue(refusal != null && refusal.contains("3 setups of this data were aborted"), refusal);
+    assertNull(ParticipantRun.setupAbortRefusal("s4", aborted.subList(0, 2)), "two aborted setups are tolerated");
+    // outside the window they no longer count
+    assertEquals(List.of(), later.abortedSetups(java.time.Duration.ofMillis(-60_000), "s4"));
+  }
 }
