@@ -61,12 +61,29 @@ final class CoordinatorCommand implements Callable<Integer> {
           + "one a Prometheus scrape sends.")
   java.nio.file.Path statusTokenFile;
 
+  @Option(names = "--max-connections", paramLabel = "N",
+      description = "Connections open at once on the coordinator's port; one more is closed as soon as it is "
+          + "accepted, before TLS (a flood of connections cannot exhaust memory or file descriptors). Default: four "
+          + "per party plus 256, at least 1024.")
+  Integer maxConnections;
+
+  @Option(names = "--max-handshakes-per-address", paramLabel = "N",
+      description = "Connections one remote address may hold open before completing the TLS handshake; one more is "
+          + "closed as soon as it is accepted (a certified party's connection stops counting once its handshake "
+          + "succeeds). Default: the session's parties, at least 64.")
+  Integer maxHandshakesPerAddress;
+
+  @Option(names = "--handshake-start-seconds", paramLabel = "S",
+      description = "Close a connection that sends nothing (no TLS ClientHello) for S seconds after it is accepted; "
+          + "one that has started its handshake has 10 s to finish it. In [1, 10]. Default: 5.")
+  Integer handshakeStartSeconds;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
     Logging.configure(json);
-    Coordinator.Settings s = SessionFile.read(config, algorithm);
+    Coordinator.Settings s = connectionLimits(SessionFile.read(config, algorithm));
     StatusPage.Address status = StatusPage.parse(statusListen);
     String token = token(); // before anything starts: a bad token option loses nothing
     PrintWriter out = spec.commandLine().getOut();
@@ -158,6 +175,29 @@ final class CoordinatorCommand implements Callable<Integer> {
       out.printf("session %s aborted: %s%n", r.sessionId(), r.reason());
     }
     out.flush();
+  }
+
+  /** The file's settings with the connection limits the options give (the others stay the defaults). */
+  private Coordinator.Settings connectionLimits(Coordinator.Settings s) {
+    Coordinator.ConnectionLimits d = s.connections();
+    if (maxConnections == null && maxHandshakesPerAddress == null && handshakeStartSeconds == null) {
+      return s;
+    }
+    if (maxConnections != null && maxConnections < 1) {
+      throw new IllegalArgumentException("--max-connections must be at least 1. Provided value: " + maxConnections);
+    }
+    if (maxHandshakesPerAddress != null && maxHandshakesPerAddress < 1) {
+      throw new IllegalArgumentException("--max-handshakes-per-address must be at least 1. Provided value: "
+          + maxHandshakesPerAddress);
+    }
+    if (handshakeStartSeconds != null && (handshakeStartSeconds < 1 || handshakeStartSeconds > 10)) {
+      throw new IllegalArgumentException("--handshake-start-seconds must be in [1, 10]. Provided value: "
+          + handshakeStartSeconds);
+    }
+    return s.withConnections(new Coordinator.ConnectionLimits(
+        maxConnections == null ? d.maxConnections() : maxConnections,
+        maxHandshakesPerAddress == null ? d.maxHandshakesPerAddress() : maxHandshakesPerAddress,
+        handshakeStartSeconds == null ? d.handshakeStartSeconds() : handshakeStartSeconds));
   }
 
   /** The status page's token: --status-token, or the first line of --status-token-file, or null (a fresh one). */

@@ -95,6 +95,8 @@ public final class Coordinator implements AutoCloseable {
    *     database (a data set's budget is set once; later changes go through {@code helmet budget set})
    * @param budgetDelta the data set's total delta budget
    * @param uploadSlots masked inputs uploaded at once
+   * @param connections what peers may hold open on the port before showing a certificate (null: the
+   *     defaults for the session's parties, {@link ConnectionLimits#forParties})
    */
   public record Settings(
       SessionConfig config,
@@ -106,7 +108,8 @@ public final class Coordinator implements AutoCloseable {
       String databasePassword,
       double budgetEpsilon,
       double budgetDelta,
-      int uploadSlots) {
+      int uploadSlots,
+      ConnectionLimits connections) {
     public Settings {
       if (uploadSlots < 1) {
         throw new IllegalArgumentException("upload slots must be positive. Provided value: " + uploadSlots);
@@ -114,8 +117,71 @@ public final class Coordinator implements AutoCloseable {
       if (!Double.isNaN(budgetEpsilon) && (!(budgetEpsilon > 0) || !(budgetDelta >= 0))) {
         throw new IllegalArgumentException("the privacy budget must have eps > 0 and delta >= 0");
       }
+      if (connections == null) {
+        connections = ConnectionLimits.forParties(config.getParties());
+      }
+    }
+
+    /** Settings with the default connection limits for the session's parties. */
+    public Settings(SessionConfig config, String host, int port, Tls.Files tls, String databaseUrl,
+        String databaseUser, String databasePassword, double budgetEpsilon, double budgetDelta, int uploadSlots) {
+      this(config, host, port, tls, databaseUrl, databaseUser, databasePassword, budgetEpsilon, budgetDelta,
+          uploadSlots, null);
+    }
+
+    /** The same settings with other connection limits. */
+    public Settings withConnections(ConnectionLimits limits) {
+      return new Settings(config, host, port, tls, databaseUrl, databaseUser, databasePassword, budgetEpsilon,
+          budgetDelta, uploadSlots, limits);
     }
   }
+
+  /**
+   * What peers may hold open on the coordinator's port before they have shown a certificate
+   * (security review turn 3, T3-5; enforced by {@link ConnectionGuard}). Honest parties keep one
+   * connection each (a second while reconnecting) and finish their TLS handshake within
+   * milliseconds of connecting, so the defaults do not refuse them, on loopback runs of thousands of
+   * parties either (a participant turned away at accept sees UNAVAILABLE and tries again).
+   *
+   * @param maxConnections connections open at once; one more is closed as soon as it is accepted
+   * @param maxHandshakesPerAddress connections of one remote address open at once without a
+   *     completed TLS handshake; one more is closed as soon as it is accepted
+   * @param handshakeStartSeconds a connection that sends nothing (no TLS ClientHello) for this long
+   *     is closed; one that has started has {@link #HANDSHAKE_TIMEOUT_SECONDS} to finish
+   */
+  public record ConnectionLimits(int maxConnections, int maxHandshakesPerAddress, int handshakeStartSeconds) {
+    public ConnectionLimits {
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("the connection cap must be at least 1. Provided value: " + maxConnections);
+      }
+      if (maxHandshakesPerAddress < 1) {
+        throw new IllegalArgumentException("the cap on handshakes per address must be at least 1. Provided value: "
+            + maxHandshakesPerAddress);
+      }
+      if (handshakeStartSeconds < 1 || handshakeStartSeconds > HANDSHAKE_TIMEOUT_SECONDS) {
+        throw new IllegalArgumentException("the seconds a connection may stay silent must be in [1, "
+            + HANDSHAKE_TIMEOUT_SECONDS + "] (the TLS handshake's timeout). Provided value: " + handshakeStartSeconds);
+      }
+    }
+
+    /**
+     * The defaults for a session of {@code parties}: four connections per party plus 256 (compute
+     * nodes, reconnections, status probes), at least 1,024; as many handshakes per address as
+     * there are parties, at least 64 (every party of a study behind one address or NAT, or a
+     * loopback benchmark, connects at once), so one address takes at most a quarter of the total;
+     * 5 s to start the handshake.
+     */
+    public static ConnectionLimits forParties(int parties) {
+      long total = Math.max(1024L, 4L * parties + 256);
+      return new ConnectionLimits((int) Math.min(Integer.MAX_VALUE, total), Math.max(64, parties), 5);
+    }
+  }
+
+  /**
+   * Seconds a connection has to complete its TLS handshake: gRPC closes it after, and so does
+   * Netty's TLS handler, whose own default is the same 10 s.
+   */
+  static final int HANDSHAKE_TIMEOUT_SECONDS = 10;
 
   /** How the session ended. */
   public record Result(
@@ -152,6 +218,8 @@ public final class Coordinator implements AutoCloseable {
   final Semaphore outbound = new Semaphore(OUTBOUND_BUDGET);
   /** The deployment's CA, over TLS (identity bindings are checked against it), else null. */
   final java.security.cert.X509Certificate ca;
+  /** Bounds what peers hold open on the port before they show a certificate. */
+  final ConnectionGuard connections;
 
   final ReentrantLock lock = new ReentrantLock();
   final Condition changed = lock.newCondition();
@@ -182,8 +250,22 @@ public final class Coordinator implements AutoCloseable {
         return t;
       });
 
-  /** Rejection events stored per session; later ones are logged only. */
+  /**
+   * Rejection events of enrolled parties (and certified peers) stored per session; later ones are
+   * counted only. Refused handshakes have their own budget, {@link #MAX_STORED_HANDSHAKE_REFUSALS}.
+   */
   static final int MAX_STORED_REJECTIONS = 2000;
+  /** Refused TLS handshakes (peers without this deployment's certificate) stored per session. */
+  static final int MAX_STORED_HANDSHAKE_REFUSALS = 200;
+  /** Refused TLS handshakes stored per session from one source address. */
+  static final int MAX_STORED_HANDSHAKE_REFUSALS_PER_SOURCE = 10;
+  /** Refused TLS handshakes this session, all counted. Guarded by lock. */
+  long handshakeRefusals;
+  /** Of those, the ones stored, in all and per source address (no more entries than stored ones). Guarded by lock. */
+  int storedHandshakeRefusals;
+  final Map<String, Integer> storedRefusalsBySource = new java.util.HashMap<>();
+  /** When the next log line about refused handshakes that were not stored may be written. Guarded by lock. */
+  long nextRefusalReport = System.nanoTime();
   /** Rejected messages after which a peer is disconnected. */
   static final int MAX_REJECTIONS_PER_PEER = 1000;
   /** Open streams per client certificate (a participant and one reconnection). */
@@ -223,19 +305,20 @@ public final class Coordinator implements AutoCloseable {
       }
       creds = Tls.plaintextServer();
     } else {
-      creds = Tls.server(s.tls(), this::handshakeRefused);
+      creds = Tls.server(s.tls(), this::peerOf, this::handshakeRefused);
     }
     int maxMessage = maxInboundBytes(config);
-    this.server = NettyServerBuilder.forAddress(new InetSocketAddress(address, s.port()), creds)
+    this.connections = new ConnectionGuard(s.connections(), "session " + sessionHex);
+    this.server = connections.install(NettyServerBuilder.forAddress(new InetSocketAddress(address, s.port()), creds))
         .addService(ServerInterceptors.intercept(new CoordinatorService(this), new Tls.PeerInterceptor()))
         .maxInboundMessageSize(maxMessage)
         .flowControlWindow(64 << 10)
         .permitKeepAliveTime(10, TimeUnit.SECONDS)
         // Bounds on what one client can hold open: calls per connection, header size, and a
-        // handshake that must finish promptly.
+        // handshake that must finish promptly (the number of connections: ConnectionGuard).
         .maxConcurrentCallsPerConnection(4)
         .maxInboundMetadataSize(16 << 10)
-        .handshakeTimeout(20, TimeUnit.SECONDS)
+        .handshakeTimeout(HANDSHAKE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
         // A connection with no call open (a participant training between GetSession and its
         // stream, or a peer that only connects) is closed after a minute; gRPC clients reconnect.
         .maxConnectionIdle(60, TimeUnit.SECONDS)
@@ -253,11 +336,12 @@ public final class Coordinator implements AutoCloseable {
    */
   public static Coordinator start(Settings s) throws IOException {
     Store store = Store.open(s.databaseUrl(), s.databaseUser(), s.databasePassword());
+    Coordinator c = null;
     try {
       for (String line : store.recover()) {
         LOG.log(Level.WARNING, line);
       }
-      Coordinator c = new Coordinator(s, store);
+      c = new Coordinator(s, store);
       var p = c.config.getPrivacy();
       store.createSession(c.sessionHex, c.config.getName(), c.config.getDataset(),
           HexFormat.of().formatHex(c.configDigest), TextFormat.printer().printToString(c.config));
@@ -283,20 +367,29 @@ public final class Coordinator implements AutoCloseable {
           c.config.getDeadlines().getEnrolmentSeconds());
       return c;
     } catch (IOException | RuntimeException e) {
+      if (c != null) {
+        c.connections.close();
+      }
       store.close();
       throw e;
     }
   }
 
+  /** The peer of a TLS handshake in progress on this port, "host:port", or null if unknown. */
+  private String peerOf(javax.net.ssl.SSLEngine engine) {
+    InetSocketAddress a = connections.peerOf(engine);
+    return a == null ? null : a.getAddress().getHostAddress() + ":" + a.getPort();
+  }
+
   /**
-   * A client certificate the CA check refused during a TLS handshake: logged and recorded as a
-   * rejection of the session (capped like every rejection, so a flood of handshakes cannot fill
-   * the database).
+   * A client certificate the CA check refused during a TLS handshake: logged and recorded under
+   * the session's budget for unauthenticated refusals, apart from the rejections of enrolled
+   * parties (security review turn 3, T3-8: a stranger's handshakes cannot use those up).
    */
-  private void handshakeRefused(String why) {
+  private void handshakeRefused(String source, String why) {
     lock.lock();
     try {
-      events.capped("HANDSHAKE", null, "REJECT", "TLS_HANDSHAKE", why);
+      events.handshakeRefused(source, why);
     } finally {
       lock.unlock();
     }
@@ -371,6 +464,7 @@ public final class Coordinator implements AutoCloseable {
       server.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    connections.close();
     events.flushEvents();
     eventWriter.shutdown();
     store.close();

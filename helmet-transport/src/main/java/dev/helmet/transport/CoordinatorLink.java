@@ -167,6 +167,11 @@ final class CoordinatorLink {
     // gRPC's "io exception" says nothing; its cause says what ("Connection refused: /127.0.0.1:7443").
     String description = s.getDescription() == null || s.getDescription().equals("io exception") && cause != null
         ? cause : s.getDescription();
+    if (description != null && description.contains("Connection closed while performing TLS negotiation")) {
+      // What a coordinator at its connection limits does to one more (ConnectionGuard): a busy
+      // port, not a TLS mistake, so the participant tries again.
+      description += "; the coordinator may be at its connection limit (it closes connections beyond it before TLS)";
+    }
     return s.getCode() + (description == null ? "" : " (" + description + ")");
   }
 }

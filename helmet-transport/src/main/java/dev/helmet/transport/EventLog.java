@@ -72,6 +72,52 @@ final class EventLog {
   }
 
   /**
+   * A TLS handshake the CA check refused (lock held): a peer without a certificate of this
+   * deployment, whose subject, issuer and address are its own choice. Kept apart from the
+   * rejections of enrolled parties (security review turn 3, T3-8): before, 2,000 such handshakes
+   * used up the session's stored rejections, and an enrolled party's impersonation, replays or
+   * malformed messages after them were only counted. Now at most
+   * {@link Coordinator#MAX_STORED_HANDSHAKE_REFUSALS} are stored per session and
+   * {@link Coordinator#MAX_STORED_HANDSHAKE_REFUSALS_PER_SOURCE} per source address (one source
+   * cannot take them all); the rest are counted, and reported in one log line at most every
+   * {@link ConnectionGuard#REPORT_EVERY_SECONDS} s.
+   *
+   * @param source the peer's "host:port" where known, else null (all unknown peers share one source)
+   */
+  void handshakeRefused(String source, String detail) {
+    c.listener.event("REJECT", "TLS_HANDSHAKE");
+    c.handshakeRefusals++;
+    String host = source == null ? "an unknown address" : source.lastIndexOf(':') > 0
+        ? source.substring(0, source.lastIndexOf(':')) : source;
+    int fromHost = c.storedRefusalsBySource.getOrDefault(host, 0);
+    if (c.storedHandshakeRefusals < Coordinator.MAX_STORED_HANDSHAKE_REFUSALS
+        && fromHost < Coordinator.MAX_STORED_HANDSHAKE_REFUSALS_PER_SOURCE) {
+      c.storedRefusalsBySource.put(host, fromHost + 1);
+      boolean last = ++c.storedHandshakeRefusals == Coordinator.MAX_STORED_HANDSHAKE_REFUSALS;
+      String d = detail.length() > 500 ? detail.substring(0, 500) + "..." : detail;
+      c.eventWriter.execute(() -> {
+        c.store.event(c.sessionHex, "HANDSHAKE", null, "REJECT", "TLS_HANDSHAKE", d);
+        if (last) {
+          c.store.event(c.sessionHex, "HANDSHAKE", null, "REJECT", "CAPPED", Coordinator.MAX_STORED_HANDSHAKE_REFUSALS
+              + " refused TLS handshakes stored; later ones are counted in the log only (the parties' rejections "
+              + "have their own " + Coordinator.MAX_STORED_REJECTIONS + ")");
+        }
+      });
+      Coordinator.LOG.log(Level.WARNING, "session {0}: {1}", c.sessionHex, d);
+      return;
+    }
+    long now = System.nanoTime();
+    if (now - c.nextRefusalReport >= 0) {
+      c.nextRefusalReport = now + TimeUnit.SECONDS.toNanos(ConnectionGuard.REPORT_EVERY_SECONDS);
+      Coordinator.LOG.log(Level.WARNING, "session {0}: {1} refused TLS handshakes so far, {2} of them stored (at most "
+          + "{3} per session and {4} per source address; the latest not stored: {5}); at most one such line per {6} s",
+          c.sessionHex, c.handshakeRefusals, c.storedHandshakeRefusals, Coordinator.MAX_STORED_HANDSHAKE_REFUSALS,
+          Coordinator.MAX_STORED_HANDSHAKE_REFUSALS_PER_SOURCE, detail.length() > 500 ? detail.substring(0, 500)
+          + "..." : detail, ConnectionGuard.REPORT_EVERY_SECONDS);
+    }
+  }
+
+  /**
    * A rejection charged to the peer that sent it: past {@link #MAX_REJECTIONS_PER_PEER} the peer is
    * disconnected (a party that sends that much junk is not following the protocol). Lock held.
    */

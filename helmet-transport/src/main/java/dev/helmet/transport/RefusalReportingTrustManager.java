@@ -3,22 +3,40 @@ package dev.helmet.transport;
 import java.net.Socket;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
-import java.util.function.Consumer;
+import java.util.function.Function;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * The coordinator's check of client certificates (the JDK's PKIX check against the deployment's
  * CA), reporting every refusal in words: which peer, which certificate, and why (not signed by the
- * CA, expired, not yet valid; the peer's address where the TLS engine knows it). Without it a refused handshake leaves no trace on the coordinator.
+ * CA, expired, not yet valid; the peer's address where the TLS engine or the coordinator's
+ * connection guard knows it). Without it a refused handshake leaves no trace on the coordinator.
  * Certificates are public; nothing secret is reported.
  */
 final class RefusalReportingTrustManager extends X509ExtendedTrustManager {
-  private final X509ExtendedTrustManager ca;
-  private final Consumer<String> refused;
+  /** Told of every refusal. */
+  interface Refusals {
+    /**
+     * @param source the peer's address ("host:port") where known, else null
+     * @param why the refusal in words ({@link #describe})
+     */
+    void refused(String source, String why);
+  }
 
-  RefusalReportingTrustManager(X509ExtendedTrustManager ca, Consumer<String> refused) {
+  private final X509ExtendedTrustManager ca;
+  private final Function<SSLEngine, String> peerOf;
+  private final Refusals refused;
+
+  /**
+   * @param ca the JDK's check
+   * @param peerOf the peer of a handshake's engine ("host:port"), or null where unknown: gRPC's
+   *     server engines carry no peer address, the coordinator's connection guard knows it
+   * @param refused told of every refusal
+   */
+  RefusalReportingTrustManager(X509ExtendedTrustManager ca, Function<SSLEngine, String> peerOf, Refusals refused) {
     this.ca = ca;
+    this.peerOf = peerOf;
     this.refused = refused;
   }
 
@@ -47,16 +65,24 @@ final class RefusalReportingTrustManager extends X509ExtendedTrustManager {
 
   private CertificateException report(X509Certificate[] chain, CertificateException e, String peer) {
     try {
-      refused.accept(describe(chain, e, peer));
+      refused.refused(peer, describe(chain, e, peer));
     } catch (RuntimeException ignored) {
       // Reporting never changes the outcome: the handshake is refused either way.
     }
     return e;
   }
 
-  private static String peer(SSLEngine engine) {
-    // gRPC's server engines carry no peer address; the certificate's subject names the peer then.
-    return engine == null || engine.getPeerHost() == null ? null : engine.getPeerHost() + ":" + engine.getPeerPort();
+  private String peer(SSLEngine engine) {
+    if (engine != null && engine.getPeerHost() != null) {
+      return engine.getPeerHost() + ":" + engine.getPeerPort();
+    }
+    // gRPC's server engines carry no peer address; the connection guard's record, else only the
+    // certificate's subject, names the peer then.
+    try {
+      return engine == null ? null : peerOf.apply(engine);
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 
   @Override

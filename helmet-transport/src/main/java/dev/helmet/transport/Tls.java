@@ -98,19 +98,21 @@ public final class Tls {
 
   /** Server credentials requiring a client certificate from the CA. */
   public static ServerCredentials server(Files f) {
-    return server(f, why -> { });
+    return server(f, engine -> null, (source, why) -> { });
   }
 
   /**
    * Server credentials requiring a client certificate from the CA; every client certificate the
-   * CA check refuses is told to {@code refused} in words (who, and why) before the handshake fails.
+   * CA check refuses is told to {@code refused} in words (who, from where, and why) before the
+   * handshake fails. {@code peerOf} names the peer of a handshake's engine ("host:port", or null).
    */
-  static ServerCredentials server(Files f, java.util.function.Consumer<String> refused) {
+  static ServerCredentials server(Files f, java.util.function.Function<javax.net.ssl.SSLEngine, String> peerOf,
+      RefusalReportingTrustManager.Refusals refused) {
     checkKeyMatchesCertificate(f);
     try {
       return TlsServerCredentials.newBuilder()
           .keyManager(f.certificate().toFile(), f.key().toFile())
-          .trustManager(new RefusalReportingTrustManager(caTrustManager(f.ca()), refused))
+          .trustManager(new RefusalReportingTrustManager(caTrustManager(f.ca()), peerOf, refused))
           .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE)
           .build();
     } catch (IOException | java.security.GeneralSecurityException | RuntimeException e) {

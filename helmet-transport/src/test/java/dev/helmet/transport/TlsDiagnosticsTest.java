@@ -37,8 +37,8 @@ class TlsDiagnosticsTest {
 
   /**
    * A participant whose certificate another CA signed is refused by the coordinator, which logs and
-   * records the refused handshake in words (it used to leave no trace), and the participant says
-   * that the coordinator refused its certificate.
+   * records the refused handshake in words, naming the peer's address (it used to leave no trace),
+   * and the participant says that the coordinator refused its certificate.
    */
   @Test
   void theCoordinatorRecordsARefusedHandshakeInWords(@TempDir Path dir) throws Exception {
@@ -60,7 +60,8 @@ class TlsDiagnosticsTest {
       c.events.flushEvents();
       List<java.util.Map<String, Object>> events = c.store().events(c.sessionId());
       assertTrue(events.stream().anyMatch(ev -> "TLS_HANDSHAKE".equals(ev.get("REASON"))
-          && String.valueOf(ev.get("DETAIL")).startsWith("refused a TLS handshake: certificate CN=participant-1")
+          && String.valueOf(ev.get("DETAIL")).startsWith("refused a TLS handshake from 127.0.0.1:")
+          && String.valueOf(ev.get("DETAIL")).contains(": certificate CN=participant-1")
           && String.valueOf(ev.get("DETAIL")).contains("participant-1")
           && String.valueOf(ev.get("DETAIL")).contains("not signed by this deployment's CA")), events::toString);
     }

@@ -1,0 +1,181 @@
+package dev.helmet.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.testdata.TestData;
+import dev.helmet.transport.wire.SessionConfig;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Security review turn 3, T3-5 (built on {@code poc/slowloris_poc.sh}): TCP connections that never
+ * start TLS, from sources without any certificate. Before the fix the coordinator accepted all of
+ * them and kept each until the TLS handshake timed out (10 s), whatever their number; now connections past
+ * the caps are closed at accept, silent ones after the start timeout, and honest parties get in.
+ * The flood comes from 127.0.0.2 and 127.0.0.3 (Linux routes all of 127/8 to loopback), the
+ * participants from 127.0.0.1. Bounded: at most 80 sockets, loopback only.
+ */
+class ConnectionFloodTest {
+  private static final Dataset DIGITS = TestData.digits();
+
+  /**
+   * Per address and in total: connections past the caps are closed at once; participants that try
+   * while the port is full are turned away, wait, and finish once the flood of one source ends,
+   * while another source still holds every handshake slot it may have.
+   */
+  @Test
+  void connectionsPastTheCapsAreClosedAtAcceptAndPartiesGetInWhenTheFloodEnds(@TempDir Path dir) throws Exception {
+    Path certs = dir.resolve("certs");
+    Certificates.create(certs, List.of("localhost", "127.0.0.1"), 3, Duration.ofDays(1));
+    SessionConfig config = Loopback.config(DIGITS, 3, 3, 1e6).build();
+    Coordinator.Settings s = Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7)
+        .withConnections(new Coordinator.ConnectionLimits(50, 30, 8));
+    List<Socket> held = new ArrayList<>();
+    try (Coordinator c = Coordinator.start(s)) {
+      ConnectionGuard g = c.connections;
+      // One source, 40 silent connections: 30 are kept (its handshake slots), 10 closed at accept.
+      List<Socket> first = open("127.0.0.2", c.port(), 40);
+      held.addAll(first);
+      awaitCount(g::refusedOverAddress, 10, "connections past the per-address cap closed at accept");
+      assertEquals(10, g.refusedOverAddress());
+      for (Socket k : first.subList(30, 40)) {
+        assertTrue(closedWithin(k, 10_000), "a connection past the per-address cap is closed");
+      }
+      assertEquals(0, g.refusedOverTotal());
+      // Another source, 40 more: 20 fill the total of 50, 20 are closed at accept.
+      List<Socket> second = open("127.0.0.3", c.port(), 40);
+      held.addAll(second);
+      awaitCount(g::refusedOverTotal, 20, "connections past the total cap closed at accept");
+      assertEquals(20, g.refusedOverTotal());
+      for (Socket k : second.subList(20, 40)) {
+        assertTrue(closedWithin(k, 10_000), "a connection past the total cap is closed");
+      }
+      assertEquals(10, g.refusedOverAddress());
+      assertEquals(0, g.closedSilent(), "nothing timed out yet");
+      assertEquals(50, g.open());
+
+      // Honest parties while the port is full: turned away at accept (UNAVAILABLE), they wait and retry.
+      CompletableFuture<List<Loopback.Outcome>> parties = CompletableFuture.supplyAsync(() -> {
+        try {
+          return Loopback.participants(c.port(), Loopback.shards(DIGITS, 3, 50, 4), null,
+              i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
+              i -> Participant.Hook.NONE, i -> null, 60);
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      awaitCount(g::refusedOverTotal, 21, "a participant's connection closed at accept while the port is full");
+      // The second source stops; the first still holds its 30 handshake slots.
+      for (Socket k : second) {
+        k.close();
+      }
+      List<Loopback.Outcome> outs = parties.get(120, TimeUnit.SECONDS);
+      Coordinator.Result r = c.await(90, TimeUnit.SECONDS);
+      assertTrue(r.completed(), r.reason());
+      for (Loopback.Outcome o : outs) {
+        assertNull(o.error(), () -> String.valueOf(o.error()));
+        assertTrue(o.result().completed());
+      }
+      // The first source's connections never sent a byte: closed after the start timeout (8 s
+      // here, before the 10 s handshake timeout), and counted.
+      for (Socket k : first.subList(0, 30)) {
+        assertTrue(closedWithin(k, 30_000), "a silent connection is closed in the end");
+      }
+
+      awaitCount(g::closedSilent, 30, "silent connections closed");
+    } finally {
+      for (Socket k : held) {
+        k.close();
+      }
+    }
+  }
+
+  /**
+   * A connection that sends nothing is closed after the start timeout (2 s here), well before the
+   * 10 s TLS handshake timeout that closed it before the fix; one that has started its handshake
+   * is left to the handshake timeout.
+   */
+  @Test
+  void connectionsThatSendNothingAreClosedAfterTheStartTimeout(@TempDir Path dir) throws Exception {
+    Path certs = dir.resolve("certs");
+    Certificates.create(certs, List.of("localhost", "127.0.0.1"), 2, Duration.ofDays(1));
+    SessionConfig config = Loopback.config(DIGITS, 2, 2, 1e6).build();
+    Coordinator.Settings s = Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7)
+        .withConnections(new Coordinator.ConnectionLimits(1000, 100, 2));
+    List<Socket> silent = new ArrayList<>();
+    try (Coordinator c = Coordinator.start(s); Socket started = new Socket("127.0.0.1", c.port())) {
+      // The first byte of a TLS record (a handshake), and nothing more: a ClientHello begun.
+      started.getOutputStream().write(0x16);
+      started.getOutputStream().flush();
+      silent.addAll(open("127.0.0.2", c.port(), 30));
+      long t0 = System.nanoTime();
+      for (Socket k : silent) {
+        long left = 8_000 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(left > 0 && closedWithin(k, (int) left),
+            "a silent connection is closed well before the 10 s handshake timeout");
+      }
+      awaitCount(c.connections::closedSilent, 30, "silent connections closed");
+      assertFalse(closedWithin(started, 200), "a connection that began its handshake is left to gRPC's timeout");
+      assertEquals(30, c.connections.closedSilent());
+      assertEquals(0, c.connections.refusedOverAddress() + c.connections.refusedOverTotal());
+    } finally {
+      for (Socket k : silent) {
+        k.close();
+      }
+    }
+  }
+
+  /** {@code n} TCP connections from {@code source} that send nothing. */
+  private static List<Socket> open(String source, int port, int n) throws IOException {
+    List<Socket> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Socket k = new Socket();
+      try {
+        k.bind(new InetSocketAddress(source, 0));
+      } catch (IOException e) {
+        k.close();
+        Assumptions.abort("cannot bind " + source + " (Linux routes 127/8 to loopback; this host does not): " + e);
+      }
+      k.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+      out.add(k);
+    }
+    return out;
+  }
+
+  /** Whether the server closes {@code k} (end of stream or reset) within {@code millis}. */
+  private static boolean closedWithin(Socket k, int millis) throws IOException {
+    k.setSoTimeout(Math.max(1, millis));
+    try {
+      return k.getInputStream().read() == -1;
+    } catch (SocketTimeoutException e) {
+      return false;
+    } catch (IOException e) {
+      return true; // reset
+    }
+  }
+
+  /** Waits (up to 30 s) until {@code count} reaches {@code expected}, and fails if it does not. */
+  private static void awaitCount(LongSupplier count, long expected, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (count.getAsLong() < expected && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertTrue(count.getAsLong() >= expected, what + ": " + count.getAsLong() + ", expected " + expected);
+  }
+}
