@@ -98,6 +98,7 @@ public final class ComputeNodeServer implements AutoCloseable {
 
   private final Settings settings;
   private final Server server;
+  private final ConnectionGuard connections;
   private final NodeService service;
   private final ScheduledExecutorService sweeper;
   private final byte[] ownFingerprint;
@@ -122,12 +123,15 @@ public final class ComputeNodeServer implements AutoCloseable {
     this.ownFingerprint = IdentityBinding.fingerprint(cert);
     this.ca = IdentityBinding.ca(s.tls());
     this.service = new NodeService(this, s.maxSessions(), clock);
-    this.server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getByName(s.host()), s.port()),
-            NodeTls.server(s.tls()))
+    // The same bounds before TLS as the coordinator's port (security review turn 3, T3-5): a node
+    // serves sessions of any size, so the limits are those of a 1,000-party session.
+    this.connections = new ConnectionGuard(Coordinator.ConnectionLimits.forParties(1000), "compute node " + s.name());
+    this.server = connections.install(NettyServerBuilder.forAddress(
+            new InetSocketAddress(InetAddress.getByName(s.host()), s.port()), NodeTls.server(s.tls())))
         .addService(ServerInterceptors.intercept(service, new Tls.PeerInterceptor()))
         .maxInboundMessageSize(NodeService.CHUNK_BYTES + (64 << 10) + (64 << 20))
         .maxInboundMetadataSize(16 << 10)
-        .handshakeTimeout(20, TimeUnit.SECONDS)
+        .handshakeTimeout(Coordinator.HANDSHAKE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
         .build();
     this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "helmet-node-sweeper");
@@ -144,7 +148,13 @@ public final class ComputeNodeServer implements AutoCloseable {
   /** Starts listening, with the clock of the idle limits (tests pass one they advance). */
   static ComputeNodeServer start(Settings s, LongSupplier clock) throws IOException {
     ComputeNodeServer n = new ComputeNodeServer(s, clock);
-    n.server.start();
+    try {
+      n.server.start();
+    } catch (IOException | RuntimeException e) {
+      n.connections.close();
+      n.sweeper.shutdownNow();
+      throw e;
+    }
     n.sweeper.scheduleWithFixedDelay(n.service::expire, SWEEP_SECONDS, SWEEP_SECONDS, TimeUnit.SECONDS);
     LOG.log(Level.INFO, "compute node {0} listening on {1}:{2}", s.name(), s.host(), String.valueOf(n.port()));
     return n;
@@ -190,6 +200,7 @@ public final class ComputeNodeServer implements AutoCloseable {
       server.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    connections.close();
     service.endAll();
   }
 
