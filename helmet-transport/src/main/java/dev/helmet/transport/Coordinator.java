@@ -227,6 +227,8 @@ public final class Coordinator implements AutoCloseable {
   Phase phase = Phase.ENROLLING;
   final List<Peer> enrolled = new ArrayList<>();
   final List<Peer> streams = new ArrayList<>();
+  /** Certificate subjects that declined this session (one stored refusal each). Lock held. */
+  final java.util.Set<String> declined = new java.util.HashSet<>();
   ServerState state;
   WireCodec codec;
   final BitSet gone = new BitSet();

@@ -174,4 +174,19 @@ final class CoordinatorLink {
     }
     return s.getCode() + (description == null ? "" : " (" + description + ")");
   }
+
+  /**
+   * Tells the coordinator that this participant refuses its session and why (its own policy's
+   * words; nothing about its data): best effort, within 5 s, and an older coordinator without the
+   * call or one that is gone changes nothing.
+   */
+  static void decline(io.grpc.Channel channel, dev.helmet.transport.wire.SessionConfig config, String reason) {
+    try {
+      dev.helmet.transport.wire.CoordinatorGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
+          .decline(dev.helmet.transport.wire.DeclineRequest.newBuilder().setSessionId(config.getSessionId())
+              .setReason(reason).build());
+    } catch (io.grpc.StatusRuntimeException e) {
+      // best effort: the refusal is this participant's own, printed either way
+    }
+  }
 }

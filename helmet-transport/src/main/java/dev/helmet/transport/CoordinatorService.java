@@ -35,6 +35,42 @@ final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBase {
     response.onCompleted();
   }
 
+  /**
+   * A participant refused the session by its own policy: recorded (once per certificate, through
+   * the capped writer: enrolled parties' budget; at most {@link #DECLINE_CHARS} characters) and
+   * logged, so the operator sees why parties do not join (issue 47). Nothing is trusted from it.
+   */
+  @Override
+  public void decline(dev.helmet.transport.wire.DeclineRequest request,
+      StreamObserver<dev.helmet.transport.wire.DeclineAck> response) {
+    String subject = Tls.PEER.get() == null || Tls.PEER.get().isEmpty() ? "plaintext" : Tls.PEER.get();
+    if (!request.getSessionId().equals(c.config.getSessionId())) {
+      response.onError(Status.FAILED_PRECONDITION.withDescription("session "
+          + java.util.HexFormat.of().formatHex(request.getSessionId().toByteArray()) + " is not this coordinator's "
+          + "session").asRuntimeException());
+      return;
+    }
+    String reason = request.getReason().replaceAll("\\p{Cntrl}", " ");
+    if (reason.length() > DECLINE_CHARS) {
+      reason = reason.substring(0, DECLINE_CHARS) + "...";
+    }
+    c.lock.lock();
+    try {
+      if (c.declined.add(subject)) {
+        int colon = reason.indexOf(':');
+        String parameter = colon > 0 && colon < 40 ? reason.substring(0, colon) : "POLICY";
+        c.events.capped("ENROLMENT", null, "DECLINED", parameter, subject + " refused the session: " + reason);
+      }
+    } finally {
+      c.lock.unlock();
+    }
+    response.onNext(dev.helmet.transport.wire.DeclineAck.getDefaultInstance());
+    response.onCompleted();
+  }
+
+  /** The longest refusal a participant's Decline stores. */
+  static final int DECLINE_CHARS = 400;
+
   @Override
   public StreamObserver<ParticipantMessage> participate(StreamObserver<CoordinatorMessage> response) {
     ServerCallStreamObserver<CoordinatorMessage> out = (ServerCallStreamObserver<CoordinatorMessage>) response;

@@ -270,7 +270,7 @@ public final class Participant {
     while (true) {
       SessionConfig config = CoordinatorLink.session(s.target(), channel, s.waitSeconds(), previous, listener);
       String session = HexFormat.of().formatHex(config.getSessionId().toByteArray());
-      prepared = prepare(s, config, session, prepared, listener);
+      prepared = prepare(s, channel, config, session, prepared, listener);
       try {
         return join(s, channel, hook, listener, config, session, prepared, start, tally).withRun(tally);
       } catch (CoordinatorLink.Lost e) {
@@ -329,8 +329,8 @@ public final class Participant {
         .clearGraphNonceCommitment().build()));
   }
 
-  private static Prepared prepare(Settings s, SessionConfig config, String session, Prepared earlier,
-      ParticipantListener listener) throws ParticipantException {
+  private static Prepared prepare(Settings s, ManagedChannel channel, SessionConfig config, String session,
+      Prepared earlier, ParticipantListener listener) throws ParticipantException {
     try {
       SessionPlan.validate(config);
     } catch (IllegalArgumentException e) {
@@ -342,6 +342,7 @@ public final class Participant {
         "delta", config.getPrivacy().getDelta()));
     String refusal = s.policy().check(config);
     if (refusal != null) {
+      CoordinatorLink.decline(channel, config, refusal);
       throw new ParticipantException("refusing to join session " + session + ": " + refusal);
     }
     String digest = settingsDigest(config);
@@ -406,6 +407,9 @@ public final class Participant {
     if (s.ledger() != null) {
       String why = s.ledger().reserve(session, config.getPrivacy().getEpsilon(), config.getPrivacy().getDelta());
       if (why != null) {
+        // The coordinator learns that, not what this data spent elsewhere.
+        CoordinatorLink.decline(channel, config, "budget: the participant's own privacy budget has no room for this "
+            + "session's eps = " + config.getPrivacy().getEpsilon());
         throw new ParticipantException("refusing to join session " + session + ": " + why);
       }
     }

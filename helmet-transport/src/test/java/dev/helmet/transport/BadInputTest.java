@@ -249,7 +249,16 @@ class BadInputTest {
       var learners = new ParticipantPolicy(10, 2, java.util.Set.of("svm"), 1);
       e = assertThrows(Participant.ParticipantException.class, () -> Participant.run(new Participant.Settings(
           "127.0.0.1:" + c.port(), null, learners, Loopback.shards(DIGITS, 1, 50, 1).get(0), null, 30)));
-      assertTrue(e.getMessage().contains("trains softmax"), e.getMessage());
+      assertTrue(e.getMessage().contains("trains softmax") && e.getMessage().contains("--learners softmax"),
+          e.getMessage());
+      // issue 47: the coordinator learns of each refusal, with the parameter and the participant's words
+      c.events.flushEvents();
+      List<java.util.Map<String, Object>> declined = c.store().events(c.sessionId()).stream()
+          .filter(ev -> "DECLINED".equals(ev.get("KIND"))).toList();
+      assertEquals(1, declined.size(), "one stored refusal per certificate (both runs are plaintext): " + declined);
+      assertEquals("privacy.epsilon", declined.get(0).get("REASON"));
+      assertTrue(String.valueOf(declined.get(0).get("DETAIL")).contains("--max-epsilon 3.0 would allow it"),
+          String.valueOf(declined.get(0).get("DETAIL")));
     }
   }
 
