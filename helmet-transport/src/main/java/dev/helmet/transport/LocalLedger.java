@@ -165,6 +165,12 @@ public final class LocalLedger {
       o.set("charge", charge.toJson());
       o.put("rounds", rounds);
       o.put("status", "committed");
+      if (o.path("setup").asText().equals("started")) {
+        // A setup is finished only when an input that depends on it leaves: a coordinator that
+        // lets the setup's last step complete and then drops the session has still aborted it.
+        o.put("setup", "finished");
+        o.put("setup_updated", Instant.now().toString());
+      }
       o.put("updated", Instant.now().toString());
       write(all);
       return null;
@@ -201,11 +207,14 @@ public final class LocalLedger {
 
   /**
    * Marks that a session's setup (a board protocol before round 0, e.g. cross-silo's token mixnet)
-   * started or finished. A setup that started and never finished was aborted: the coordinator saw
-   * its reveals and may restart to choose among joint seeds (security review turn 3, T3-10), so
-   * {@link #abortedSetups} counts them. The mark survives settling.
+   * started. It counts as finished only once this party's first input that depends on it leaves
+   * ({@link #commit} marks it): a setup whose session ends before that was aborted, whatever step
+   * it reached, since the coordinator saw the reveals and may restart to choose among joint seeds
+   * (security review turn 3, T3-10, and its attacker's read: a coordinator that let the last step
+   * complete and then dropped the session was not counted). {@link #abortedSetups} counts them.
+   * The mark survives settling.
    *
-   * @param finished false when the setup starts, true when this party has taken its side of it
+   * @param finished false when the setup starts (true only for tests and tools)
    */
   public void markSetup(String session, boolean finished) {
     locked(() -> {

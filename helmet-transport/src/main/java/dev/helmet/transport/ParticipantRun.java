@@ -377,9 +377,7 @@ final class ParticipantRun {
       send(ParticipantMessage.newBuilder().setBoardChunk(ch).build());
     }
     if (board.done()) {
-      if (ledger != null) {
-        ledger.markSetup(session, true);
-      }
+      // The ledger counts the setup finished only when round 0's input leaves (LocalLedger.commit).
       contributor = plan.contributor(party, local, noise, seed, board.side());
     }
   }

@@ -271,18 +271,24 @@ class LocalLedgerTest {
       assertNull(first.reserve(s, 1, 1e-6));
       first.markSetup(s, false);
     }
-    first.markSetup("ok", true); // this one's setup finished: not an abort
-    for (String s : new String[] {"s1", "s2", "s3", "ok"}) {
+    // "ok": its first input left (a commit), so its setup finished; not an abort
+    first.commit("ok", CHARGE, 1);
+    // "late": its setup reached its last step but the session ended before any input left, so the
+    // coordinator got the reveals for free: an abort (the attacker's read of this fix)
+    assertNull(first.reserve("late", 1, 1e-6));
+    first.markSetup("late", false);
+    for (String s : new String[] {"s1", "s2", "s3", "ok", "late"}) {
       first.settle(s);
     }
     // a later run of the same data reads them from the file
     LocalLedger later = new LocalLedger(file, 10, 1e-3);
     assertNull(later.reserve("s4", 1, 1e-6));
     List<String> aborted = later.abortedSetups(ParticipantRun.SETUP_ABORT_WINDOW, "s4");
-    assertEquals(List.of("s1", "s2", "s3"), aborted);
+    assertEquals(List.of("s1", "s2", "s3", "late"), aborted);
     String refusal = ParticipantRun.setupAbortRefusal("s4", aborted);
-    assertTrue(refusal != null && refusal.contains("3 setups of this data were aborted"), refusal);
+    assertTrue(refusal != null && refusal.contains("4 setups of this data were aborted"), refusal);
     assertNull(ParticipantRun.setupAbortRefusal("s4", aborted.subList(0, 2)), "two aborted setups are tolerated");
+    assertTrue(ParticipantRun.setupAbortRefusal("s4", aborted.subList(0, 3)) != null, "the third refuses the next");
     // outside the window they no longer count
     assertEquals(List.of(), later.abortedSetups(java.time.Duration.ofMillis(-60_000), "s4"));
   }
