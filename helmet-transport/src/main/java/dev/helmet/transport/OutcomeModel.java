@@ -68,16 +68,24 @@ final class OutcomeModel {
    * @param tokens the most JSON tokens
    * @param stringChars the longest string
    */
-  record Limits(int parameters, long bytes, long tokens, int stringChars) {
+  record Limits(int parameters, long bytes, long tokens, int stringChars, JsonNode featureStage) {
     /** The bounds for the model of {@code spec} under the published {@code config}. */
     static Limits of(AlgorithmSpec spec, SessionConfig config) {
       long values = (long) spec.modelParameters() + 2 * config.getFeatures();
-      long configBytes = config.getSerializedSize();
+      // What of the configuration recurs in the model (names, labels, settings) is bounded by its
+      // size, but at most CONFIG_BYTES_COUNTED: a configuration padded with unknown fields must not
+      // raise the bound (the attacker's read of T3-7: 16 MiB of them raised it to 100 MB).
+      long configBytes = Math.min(config.getSerializedSize(), CONFIG_BYTES_COUNTED);
+      dev.helmet.core.features.FeatureStage stage = SessionPlan.featureStage(config);
       return new Limits(spec.modelParameters(), FIXED_BYTES + BYTES_PER_VALUE * values + CONFIG_EXPANSION * configBytes,
           FIXED_TOKENS + values + config.getLabelsCount(),
-          (int) Math.min(Integer.MAX_VALUE, STRING_SLACK_CHARS + CONFIG_EXPANSION * configBytes));
+          (int) Math.min(Integer.MAX_VALUE, STRING_SLACK_CHARS + CONFIG_EXPANSION * configBytes),
+          stage.isRaw() ? null : new ObjectMapper().valueToTree(stage.record()));
     }
   }
+
+  /** The most of the configuration's serialized size that counts towards the model's bounds. */
+  static final long CONFIG_BYTES_COUNTED = 1 << 20;
 
   /**
    * Reads the gzipped model JSON within {@code limits}.
@@ -98,6 +106,15 @@ final class OutcomeModel {
       throw new ModelFormatException(source + " is larger than " + bound + ": " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new ModelFormatException(source + " does not parse (" + bound + "): " + e.getMessage());
+    }
+    // The model's feature stage must be the session's, compared as data before anything is built
+    // from it: a transform's settings (a scattering's shape, J, L) size its filter bank, and a
+    // coordinator that chose them made the participant allocate gigabytes (the attacker's read of T3-7).
+    JsonNode stage = root.path("preprocessing").path("feature_stage");
+    JsonNode sent = stage.isMissingNode() || stage.isNull() ? null : stage;
+    if (!java.util.Objects.equals(sent, limits.featureStage())) {
+      throw new ModelFormatException(source + "'s feature stage " + (sent == null ? "raw" : sent) + " is not the "
+          + "session's " + (limits.featureStage() == null ? "raw" : limits.featureStage()));
     }
     ReleasedModel model = ModelFile.fromJson(root, source);
     int got = model.weights().parameters().length;

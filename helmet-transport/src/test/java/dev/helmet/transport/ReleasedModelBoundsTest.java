@@ -209,7 +209,7 @@ class ReleasedModelBoundsTest {
   void theTokenBoundStopsEmptyObjectsThatTheByteBoundAdmits() throws IOException {
     int d = 1_000_000;
     OutcomeModel.Limits limits = new OutcomeModel.Limits(d, OutcomeModel.FIXED_BYTES
-        + (long) OutcomeModel.BYTES_PER_VALUE * d, OutcomeModel.FIXED_TOKENS + d, OutcomeModel.STRING_SLACK_CHARS);
+        + (long) OutcomeModel.BYTES_PER_VALUE * d, OutcomeModel.FIXED_TOKENS + d, OutcomeModel.STRING_SLACK_CHARS, null);
     byte[] json = emptyObjects(32 << 20);
     assertTrue(json.length < limits.bytes());
     ByteString gz = ByteString.copyFrom(gzip(json));
@@ -257,5 +257,44 @@ class ReleasedModelBoundsTest {
     assertFalse(r.completed());
     assertTrue(r.reason().contains("has 685 parameters; the model this participant's session releases has 610"),
         r.reason());
+  }
+  /**
+   * The attacker's read of the T3-7 fix: a 4 KB model whose feature stage was a scattering of
+   * 512x512 images with J = 9 made the participant build a filter bank of 5.7 GiB, before the
+   * parameter count was checked. The model's feature stage is now compared, as data, with the
+   * session's before anything is built from it.
+   */
+  @Test
+  void aModelWhoseFeatureStageIsNotTheSessionsIsRefusedBeforeAnyTransformIsBuilt() throws IOException {
+    SessionConfig config = config("helmet", HELMET);
+    ObjectNode root = ModelFile.toJson(honest(config));
+    ObjectNode stage = ((ObjectNode) root.get("preprocessing")).putObject("feature_stage");
+    stage.put("features", "scatter").put("shape", "512x512").put("J", 9).put("L", 2).put("order", 2).put("groups", 1);
+    ParticipantRun run = participant(config, sizes(config));
+    Outcome o = outcome(root.toString().getBytes(StandardCharsets.UTF_8));
+    Participant.Result[] r = new Participant.Result[1];
+    long allocated = allocatedBy(() -> r[0] = run.result(o, 0));
+    assertFalse(r[0].completed());
+    assertTrue(r[0].reason().contains("feature stage") && r[0].reason().contains("is not the session's raw"),
+        r[0].reason());
+    assumeTrue(allocated >= 0, "the JVM does not count allocated bytes");
+    assertTrue(allocated < 64L << 20, "reading the refused model allocated " + (allocated >> 20) + " MiB");
+  }
+
+  /**
+   * The attacker's read of the T3-7 fix: 16 MiB of unknown fields in the published configuration
+   * raised the model's byte bound to 100 MB. Only the first MiB of the configuration counts now.
+   */
+  @Test
+  void aConfigurationPaddedWithUnknownFieldsDoesNotRaiseTheBound() {
+    SessionConfig config = config("helmet", HELMET);
+    OutcomeModel.Limits plain = OutcomeModel.Limits.of(SessionPlan.spec(config), config);
+    SessionConfig padded = config.toBuilder().setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder()
+        .addField(999, com.google.protobuf.UnknownFieldSet.Field.newBuilder()
+            .addLengthDelimited(ByteString.copyFrom(new byte[16 << 20])).build()).build()).build();
+    OutcomeModel.Limits limits = OutcomeModel.Limits.of(SessionPlan.spec(padded), padded);
+    assertTrue(limits.bytes() <= plain.bytes() + OutcomeModel.CONFIG_EXPANSION * OutcomeModel.CONFIG_BYTES_COUNTED,
+        limits + " vs " + plain);
+    assertTrue(limits.bytes() < 16L << 20, "the bound grew with the padding: " + limits.bytes());
   }
 }

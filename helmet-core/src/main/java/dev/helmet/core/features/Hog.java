@@ -68,6 +68,9 @@ public final class Hog implements ImageTransform {
   private final Map<String, Object> parameters;
   private final ThreadLocal<float[]> scratch;
 
+  /** The most features or histogram values per image: 2^24 (a 224x224 image with 4-pixel cells has 109 thousand). */
+  static final long MAX_VALUES = 1L << 24;
+
   /**
    * @param shape the images' shape; it must hold at least one block of {@code cell * block} pixels a side
    * @param cell pixels per cell side
@@ -88,7 +91,12 @@ public final class Hog implements ImageTransform {
     this.cellsY = shape.height() / cell;
     this.cellsX = shape.width() / cell;
     long dim = (long) (cellsY - block + 1) * (cellsX - block + 1) * block * block * bins;
-    Checks.require(dim <= Integer.MAX_VALUE - 8, "HOG features would number " + dim + ", too many for one array");
+    // Settings may come from another party (a published session or a released model): the
+    // features and the per-thread histograms are bounded before anything is allocated.
+    Checks.require(dim <= MAX_VALUES, "HOG features would number " + dim + ", more than " + MAX_VALUES);
+    Checks.require((long) (shape.height() / cell) * (shape.width() / cell) * bins <= MAX_VALUES, "HOG histograms of a "
+        + shape + " image with " + cell + "-pixel cells and " + bins + " bins would hold more than " + MAX_VALUES
+        + " values");
     this.outputDimension = (int) dim;
     Map<String, Object> p = new LinkedHashMap<>();
     p.put("shape", shape.toString());

@@ -93,6 +93,14 @@ public final class Scattering2D implements ImageTransform {
   }
 
   /**
+   * The most filter values (J L padded images): 2^24, about 0.5 GiB with their spectra. A 224x224
+   * image with J = 4, L = 8 needs 2.6 million; MNIST's 28x28 with J = 2, L = 8, 23 thousand.
+   */
+  static final long MAX_FILTER_CELLS = 1L << 24;
+  /** The most outputs per image (2^24; a 224x224 image with J = 4, L = 8 has 81 thousand). */
+  static final long MAX_OUTPUTS = 1L << 24;
+
+  /**
    * @param shape the image shape; height and width must be at least {@code 2^J}
    * @param J the number of scales (the output is subsampled by {@code 2^J}), at least 1
    * @param L the number of angles, at least 1
@@ -123,8 +131,14 @@ public final class Scattering2D implements ImageTransform {
     this.padRow = reflectIndex(shape.height(), mp);
     this.padCol = reflectIndex(shape.width(), np);
 
-    Checks.require((long) channels * outH * outW <= Integer.MAX_VALUE, "the scattering transform of a " + shape
-        + " image with J = " + J + ", L = " + L + " has more than 2^31 outputs");
+    Checks.require((long) channels * outH * outW <= MAX_OUTPUTS, "the scattering transform of a " + shape
+        + " image with J = " + J + ", L = " + L + " has more than " + MAX_OUTPUTS + " outputs");
+    // The filter bank holds J L wavelets at the padded size (and their spectra): refused before any
+    // of it is allocated, since a transform's settings may come from another party (a published
+    // session or a released model: security review turn 3, attacker's read of T3-7).
+    Checks.require((long) J * L * mp * np <= MAX_FILTER_CELLS, "the scattering transform of a " + shape
+        + " image with J = " + J + ", L = " + L + " needs " + J + " x " + L + " filters of " + mp + "x" + np
+        + " values, more than " + MAX_FILTER_CELLS + " in all");
 
     // The filter bank (filter_bank.py) at the padded size: wavelet n = j L + theta has angle
     // (int(L - L/2 - 1) - theta) pi / L (the cast truncates toward 0 as Python's int()), xi

@@ -249,4 +249,20 @@ class Scattering2DTest {
     System.out.printf("Scattering2D 28x28 J=2 L=8: %.0f images/s per thread%n", n / seconds);
     assertTrue(Float.isFinite(out[0]));
   }
+  /**
+   * Settings another party chose (a published session or a released model) cannot make the filter
+   * bank or the features huge: the attacker's read of security review turn 3, T3-7, built a 5.7 GiB
+   * bank from 512x512 with J = 9, L = 2, and ran out of memory with 8192x8192, J = 13. Both are
+   * refused before anything is allocated; the usual sizes pass.
+   */
+  @Test
+  void settingsThatWouldNeedAHugeFilterBankAreRefusedBeforeAllocating() {
+    for (int[] bad : new int[][] {{512, 9, 2}, {8192, 13, 8}, {1024, 4, 1024}}) {
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> new Scattering2D(new dev.helmet.core.data.ImageShape(bad[0], bad[0]), bad[1], bad[2], 0));
+      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("more than"), e.getMessage());
+    }
+    new Scattering2D(new dev.helmet.core.data.ImageShape(28, 28), 2, 8, 0);
+    new Scattering2D(new dev.helmet.core.data.ImageShape(224, 224), 4, 8, 0);
+  }
 }
