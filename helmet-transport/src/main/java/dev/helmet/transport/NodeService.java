@@ -103,9 +103,19 @@ final class NodeService extends ComputeNodeGrpc.ComputeNodeImplBase {
       // The setup's schedule is public: its steps depend on the plan, not on the session bytes.
       Setup setup = plan.setup(new byte[16]);
       long steps = setup == null ? 0 : setup.steps();
-      this.idleNanos = TimeUnit.SECONDS.toNanos(Math.addExact(Math.multiplyExact(steps + 2,
-          (long) config.getDeadlines().getRoundSeconds()), slackSeconds));
+      long roundSeconds = config.getDeadlines().getRoundSeconds();
+      this.idleNanos = TimeUnit.SECONDS.toNanos(Math.addExact(Math.multiplyExact(steps + 2, roundSeconds),
+          slackSeconds));
+      // However busy, a session lives at most as long as an honest one can: its setup, two round
+      // deadlines per round (uploads, then the Release after the RoundStart) and the slack.
+      this.lifetimeNanos = TimeUnit.SECONDS.toNanos(Math.addExact(Math.multiplyExact(steps + 2 + 2L * rounds,
+          roundSeconds), slackSeconds));
     }
+
+    /** The longest an honest session takes, from its Open: see the constructor. */
+    final long lifetimeNanos;
+    /** The service clock's time of the session's Open. */
+    long openedAt;
 
     boolean seeds() {
       return node < nodes - 1;
@@ -185,6 +195,7 @@ final class NodeService extends ComputeNodeGrpc.ComputeNodeImplBase {
               + "once the coordinator leaves it idle beyond its deadlines");
           return;
         }
+        s.openedAt = clock.getAsLong();
         sessions.put(s.hex, s);
       } else {
         s = old;
@@ -427,7 +438,11 @@ final class NodeService extends ComputeNodeGrpc.ComputeNodeImplBase {
         return;
       }
       NodeRound r = s.round(s.open);
-      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.getWaitMillis());
+      // An honest coordinator waits at most one round deadline for arrivals; a longer wait would hold
+      // the session (busy) past its expiry (the attacker's read of T3-12: 2^31 - 1 ms, 24.8 days).
+      long wait = Math.min(Integer.toUnsignedLong(request.getWaitMillis()),
+          TimeUnit.SECONDS.toMillis(s.config.getDeadlines().getRoundSeconds()));
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wait);
       s.busy++;
       try {
         while (r.state == NodeRound.State.OPEN && !r.complete(expected)) {
@@ -565,7 +580,6 @@ final class NodeService extends ComputeNodeGrpc.ComputeNodeImplBase {
       fail(response, Status.NOT_FOUND, call + " refused: no such session or round here");
       return null;
     }
-    s.touched = clock.getAsLong();
     if (round < s.open) {
       ComputeNodeServer.LOG.log(Level.WARNING, "{0}: session {1}: {2} of released round {3} refused", server.name(),
           s.hex, call, round);
@@ -579,6 +593,9 @@ final class NodeService extends ComputeNodeGrpc.ComputeNodeImplBase {
           + " is not open at this node; round " + s.open + " is");
       return null;
     }
+    // Only a call this node accepts keeps the session alive (refused pings kept it forever: the
+    // attacker's read of T3-12).
+    s.touched = clock.getAsLong();
     return s;
   }
 
@@ -597,7 +614,15 @@ final class NodeService extends ComputeNodeGrpc.ComputeNodeImplBase {
       end(s, "it expired: the coordinator called nothing for more than " + TimeUnit.NANOSECONDS.toSeconds(s.idleNanos)
           + " s, beyond its deadlines; the shares it held were erased");
     }
-    return idle.size();
+    // A busy call ends within one round deadline (Arrivals waits at most that long), so an
+    // over-age session is ended at the first sweep after its calls return.
+    List<Session> old = sessions.values().stream().filter(s -> s.busy == 0 && now - s.openedAt > s.lifetimeNanos)
+        .toList();
+    for (Session s : old) {
+      end(s, "it outlived every deadline its session publishes (" + TimeUnit.NANOSECONDS.toSeconds(s.lifetimeNanos)
+          + " s since it opened); the shares it held were erased");
+    }
+    return idle.size() + old.size();
   }
 
   /** Ends every session (the node stops): their shares are zeroed. */

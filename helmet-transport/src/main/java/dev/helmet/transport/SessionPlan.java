@@ -35,6 +35,11 @@ import java.util.Map;
  * algorithm: the configuration names one from the registry, whose own reader checks its settings.
  */
 public final class SessionPlan {
+  /** The longest round deadline a session may publish, in seconds: a day. */
+  static final int MAX_ROUND_SECONDS = 86_400;
+  /** The longest enrolment a session may publish, in seconds: a week. */
+  static final int MAX_ENROLMENT_SECONDS = 604_800;
+
   /** The largest algorithm_config accepted. */
   static final int MAX_ALGORITHM_CONFIG_BYTES = 64 << 10;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -287,6 +292,15 @@ public final class SessionPlan {
     }
     if (c.getDeadlines().getEnrolmentSeconds() < 1 || c.getDeadlines().getRoundSeconds() < 1) {
       throw new IllegalArgumentException("deadlines must be at least 1 second");
+    }
+    // Every party waits on these deadlines (a participant holds its ledger reservation meanwhile, a
+    // compute node the shares of a round), so a coordinator may not set them at will (the
+    // attacker's read of security review turn 3: round_seconds 2^31 - 1 kept shares for decades).
+    if (c.getDeadlines().getRoundSeconds() > MAX_ROUND_SECONDS
+        || c.getDeadlines().getEnrolmentSeconds() > MAX_ENROLMENT_SECONDS) {
+      throw new IllegalArgumentException("deadlines: round_seconds may be at most " + MAX_ROUND_SECONDS + " (a day) and "
+          + "enrolment_seconds at most " + MAX_ENROLMENT_SECONDS + " (a week). Provided values: "
+          + c.getDeadlines().getRoundSeconds() + ", " + c.getDeadlines().getEnrolmentSeconds());
     }
     plus(c);
     validateComputeNodes(c);

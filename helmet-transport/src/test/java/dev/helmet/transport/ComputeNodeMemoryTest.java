@@ -320,4 +320,50 @@ class ComputeNodeMemoryTest {
       assertTrue(h.node.service().hasSession(second.getSessionId().toByteArray()));
     }
   }
+  /**
+   * The attacker's read of the T3-12 fix: refused calls (an Arrivals for a round not open) kept a
+   * session alive, as did valid calls forever, and round_seconds 2^31 - 1 made its limits decades.
+   * Now only accepted calls touch a session, a session lives at most as long as its published
+   * deadlines allow whatever calls come, and a session may not publish a round deadline over a day.
+   */
+  @Test
+  void refusedPingsDoNotKeepASessionAndNoSessionOutlivesItsDeadlines(@TempDir Path dir) throws Exception {
+    try (Harness h = new Harness(dir, 4)) {
+      SessionConfig pinged = h.config(6);
+      h.open(pinged);
+      assertEquals(Status.Code.OK, h.upload(pinged, 0, 0).getCode());
+      byte[] id = pinged.getSessionId().toByteArray();
+      for (int i = 0; i < 3; i++) {
+        h.advance(h.idleSeconds(pinged) / 2);
+        assertThrows(StatusRuntimeException.class, () -> h.arrivals(pinged, 1)); // round 1 is not open
+      }
+      assertEquals(1, h.node.service().expire(), "refused pings kept the session alive");
+      assertFalse(h.node.service().hasSession(id));
+
+      SessionConfig busy = h.config(7);
+      h.open(busy);
+      byte[] id2 = busy.getSessionId().toByteArray();
+      // no setup, 3 rounds: (2 + 2 x 3) round deadlines and the slack
+      long lifetime = 8L * busy.getDeadlines().getRoundSeconds() + ComputeNodeServer.Settings.DEFAULT_SESSION_IDLE_SECONDS;
+      long step = h.idleSeconds(busy) / 2;
+      long elapsed = 0;
+      // the coordinator calls (accepted) well within every idle limit, yet the session ends once it
+      // outlived its deadlines
+      while (h.node.service().hasSession(id2) && elapsed <= lifetime + step) {
+        h.advance(step);
+        elapsed += step;
+        h.node.service().expire();
+        if (h.node.service().hasSession(id2)) {
+          h.arrivals(busy, 0);
+        }
+      }
+      assertTrue(elapsed > lifetime, "it ended after " + elapsed + " s, within its lifetime of " + lifetime + " s");
+      assertFalse(h.node.service().hasSession(id2), "a session lived past every deadline it publishes");
+    }
+    SessionConfig forever = Loopback.config(DIGITS, PARTIES, 2, 1).setDeadlines(
+        dev.helmet.transport.wire.Deadlines.newBuilder().setEnrolmentSeconds(60).setRoundSeconds(Integer.MAX_VALUE))
+        .build();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SessionPlan.validate(forever));
+    assertTrue(e.getMessage().contains("round_seconds may be at most 86400"), e.getMessage());
+  }
 }
