@@ -37,6 +37,7 @@ final class AlgorithmsCommand implements Callable<Integer> {
         o.put("name", a.id());
         o.put("summary", a.summary());
         o.put("default", a.id().equals(Algorithms.DEFAULT));
+        o.put("default_parties", a.defaultParties());
         ArrayNode ps = o.putArray("parameters");
         for (Parameter p : a.parameters()) {
           ps.addObject().put("option", p.flag()).put("key", p.path()).put("type", p.type().name().toLowerCase())
@@ -47,6 +48,7 @@ final class AlgorithmsCommand implements Callable<Integer> {
     } else {
       for (Algorithm a : Algorithms.all()) {
         out.printf("%s%s%n  %s%n", a.id(), a.id().equals(Algorithms.DEFAULT) ? " (default)" : "", a.summary());
+        out.printf("    %-18s %-22s default %d: the parties train simulates%n", "--parties", "", a.defaultParties());
         for (Parameter p : a.parameters()) {
           out.printf("    %-18s %-22s default %s: %s%n", p.flag(), p.path(), p.defaultValue(), p.description());
         }

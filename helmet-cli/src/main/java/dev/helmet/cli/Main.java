@@ -66,6 +66,7 @@ public final class Main extends GroupCommand {
     for (String name : new String[] {"train", "demo"}) {
       AlgorithmOptions.install(cl.getSubcommands().get(name).getCommandSpec());
     }
+    PartitionOptions.describeDefaults(cl.getSubcommands().get("train").getCommandSpec());
     cl.setExecutionExceptionHandler(Main::handle);
     cl.setParameterExceptionHandler(Main::handleParameter);
     return cl;

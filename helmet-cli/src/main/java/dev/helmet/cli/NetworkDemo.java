@@ -52,6 +52,56 @@ final class NetworkDemo {
   private NetworkDemo() {}
 
   /**
+   * One participant's share of the demo's progress, from its own events: its local work before it
+   * joins ({@link #UNITS}, advanced as its training reports epochs) and {@link #UNITS} for each
+   * round's input, so the count moves while the participants train rather than all at the end.
+   */
+  static final class Share implements dev.helmet.transport.ParticipantListener {
+    static final int UNITS = 100;
+    private final dev.helmet.core.util.Progress progress;
+    private final long total;
+    private long counted;
+    private long prepared;
+
+    Share(dev.helmet.core.util.Progress progress, int rounds) {
+      this.progress = progress;
+      this.total = (long) UNITS * (rounds + 1);
+    }
+
+    @Override
+    public synchronized void event(String kind, Map<String, Object> fields) {
+      switch (kind) {
+        case "training" -> {
+          long of = ((Number) fields.get("total")).longValue();
+          long upTo = of <= 0 ? 0 : Math.min(UNITS, UNITS * ((Number) fields.get("done")).longValue() / of);
+          if (upTo > prepared) {
+            add(upTo - prepared);
+            prepared = upTo;
+          }
+        }
+        case "prepared" -> {
+          add(UNITS - prepared);
+          prepared = UNITS;
+        }
+        case "sent" -> add(UNITS);
+        default -> { }
+      }
+    }
+
+    synchronized void finish() {
+      add(total - counted);
+    }
+
+    private void add(long units) {
+      long n = Math.min(units, total - counted);
+      if (n > 0) {
+        counted += n;
+        progress.advance(n);
+      }
+    }
+  }
+
+  /**
    * @param algorithm the algorithm the session runs
    * @param algorithmConfig its settings from the command line (a configuration mapping)
    */
@@ -106,7 +156,10 @@ final class NetworkDemo {
           .setDeadlines(Deadlines.newBuilder().setEnrolmentSeconds(300).setRoundSeconds(120))
           .setSessionId(ByteString.copyFrom(new byte[16]))
           .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
-      AlgorithmSpec spec = AlgorithmOptions.configure(algorithm, algorithmConfig, SessionPlan.common(builder.build()));
+      // The records are fixed by the demo's public shape (parties x per party), as train's --per-party
+      // fixes them: an algorithm may default a public normaliser to it (smm's expected batch).
+      AlgorithmSpec spec = AlgorithmOptions.configure(algorithm, algorithmConfig,
+          SessionPlan.common(builder.build()).withPublicRecords((long) parties * perParty));
       if (!spec.sizesPrivate() && spec.setupProblem(parties, SessionFile.DEFAULT_MAX_POINTS) != null) {
         // A setup sized by the claims (cross-silo swor's mixnet) is sized for every party claiming
         // max_points; the demo's shard sizes are public under replace-one, so the largest bounds them.
@@ -117,6 +170,11 @@ final class NetworkDemo {
         builder.setMaxPoints(largest);
       }
       SessionConfig config = builder.setAlgorithmConfig(SessionPlan.algorithmConfig(spec)).build();
+      String cost = Trainer.costNote(spec, parties);
+      if (cost != null && !run.quiet) {
+        err.println(cost);
+        err.flush();
+      }
       Path certs = tmp.resolve("certs");
       Coordinator.Settings settings = new Coordinator.Settings(config, "127.0.0.1", 0,
           Tls.Files.in(certs, "coordinator"), "jdbc:h2:file:" + tmp.resolve("db").toAbsolutePath(), "", "",
@@ -128,8 +186,11 @@ final class NetworkDemo {
         Coordinator c = Coordinator.start(settings);
         coordinator = c;
         page = StatusPage.start(c, new StatusPage.Address("127.0.0.1", 0), null, err);
+        // Progress as the work happens: each participant's local work (by its own training events),
+        // then its input to each round, Share.UNITS each.
+        int rounds = spec.rounds();
         progress.start("network: coordinator on 127.0.0.1:" + c.port() + " (mutual TLS), " + parties
-            + " participants", parties);
+            + " participants' local work and " + rounds + " round(s)", (long) parties * (rounds + 1) * Share.UNITS);
         ExecutorService pool = Executors.newFixedThreadPool(parties);
         try {
           List<Future<Participant.Result>> fs = new ArrayList<>();
@@ -137,12 +198,13 @@ final class NetworkDemo {
             int k = i;
             Dataset shard = train.subset(partition.indices(k), "mnist shard " + (k + 1));
             fs.add(pool.submit(() -> {
+              Share share = new Share(progress, rounds);
               try {
                 return Participant.run(new Participant.Settings("127.0.0.1:" + c.port(),
                     Tls.Files.in(certs, "participant-" + (k + 1)), ParticipantPolicy.upTo(HelmetDefaults.EPSILON),
-                    shard, null, 0));
+                    shard, null, 0), share);
               } finally {
-                progress.advance(1);
+                share.finish(); // a participant that stopped early is done too
               }
             }));
           }
@@ -168,24 +230,54 @@ final class NetworkDemo {
       DesignMatrix test = spec.preprocessing().design(testFeatures);
       dev.helmet.core.learn.Model w = model.weights();
       Evaluation eval = Evaluation.of(w, test, testFeatures, spec.preprocessing());
-      CentralizedReference.Outcome reference = null;
-      if (run.reference) {
-        progress.start("training the non-private centralized reference", 1);
-        reference = CentralizedReference.train(spec, stage.apply(train, run.threads(), progress, cache),
-            partition.pooled(), test, testFeatures, new SplittableRandom(run.seed), w);
-        progress.advance(1);
-        progress.finish();
-      }
       if (run.modelOut != null) {
         Trainer.write(model, run.modelOut);
       }
-      double wall = (System.nanoTime() - start) / 1e9;
+      Map<String, Object> d = model.privacy().details();
+      // The algorithm's noise multiplier where its ledger records one (smm's records its mechanism's
+      // own parameters instead: its noise is a Skellam mixture in ring units).
+      Double noiseMultiplier = d.get("noise_multiplier") instanceof Number n ? n.doubleValue() : null;
       long sent = 0;
       long received = 0;
       for (Participant.Result r : results) {
         sent += r.bytesSent();
         received += r.bytesReceived();
       }
+      long perParticipant = results.isEmpty() ? 0 : (sent + received) / results.size();
+      if (!run.json) {
+        // The private result first: the reference after it may take long, and is only a comparison.
+        out.printf("Helmet demo: %d parties x %d MNIST images, %s (%d round(s)) through %s over gRPC%n", parties,
+            perParty, algorithm.id(), spec.rounds(), summation);
+        out.printf("  data              mnist; %s%n", partition.description());
+        if (!stage.isRaw()) {
+          out.printf("  features          %s, computed by each participant on its own images%n", stage.describe());
+        }
+        out.printf("  %-17s %s%n", algorithm.id(), spec.describe());
+        out.printf("  test accuracy     %.2f %%  (macro-F1 %.3f)%n", 100 * eval.accuracy(), eval.macroF1());
+        Trainer.printPrivacy(out, model.privacy());
+        if (noiseMultiplier != null) {
+          out.printf("  noise multiplier  %.4f %s (%s accountant)%n", noiseMultiplier,
+              TrainerReport.noiseMultiplierMeaning(d, spec.rounds()), model.privacy().accountant());
+        } else {
+          out.printf("  mechanism         %s (%s accountant)%n", model.privacy().event(), model.privacy().accountant());
+        }
+        out.printf("  protocol          %s over gRPC, mutual TLS on loopback%s; %d of %d contributed; %d B per "
+            + "participant%n", summation, Trainer.describe(result.parameters()), result.contributors().size(), parties,
+            perParticipant);
+        if (d.get("noise_sampler") != null) {
+          out.printf("  noise             %s%n", d.get("noise_sampler"));
+        }
+        if (run.modelOut != null) {
+          out.printf("  model             %s%n", run.modelOut);
+        }
+        out.flush();
+      }
+      CentralizedReference.Outcome reference = null;
+      if (run.reference) {
+        reference = CentralizedReference.train(spec, stage.apply(train, run.threads(), progress, cache),
+            partition.pooled(), test, testFeatures, new SplittableRandom(run.seed), w, run.optimalityGap, progress);
+      }
+      double wall = (System.nanoTime() - start) / 1e9;
       ObjectNode j = Json.object();
       j.put("dataset", "mnist");
       j.put("features", stage.id());
@@ -201,9 +293,16 @@ final class NetworkDemo {
       if (reference != null) {
         j.put("reference_accuracy", reference.evaluation().accuracy());
         if (reference.epochs() > 0) {
-        j.put("reference_epochs", reference.epochs());
-      }
-      j.put("reference", reference.description());
+          j.put("reference_epochs", reference.epochs());
+        }
+        j.put("reference", reference.description());
+        if (reference.optimum() != null) {
+          j.put("optimality_gap", reference.gap());
+          j.put("reference_optimality_gap", reference.referenceGap());
+          j.put("optimum", reference.optimum());
+        } else if (reference.gapSkipped() != null) {
+          j.put("optimality_gap_skipped", reference.gapSkipped());
+        }
       }
       Json.put(j, "epsilon", model.privacy().epsilon());
       j.put("delta", model.privacy().delta());
@@ -211,11 +310,14 @@ final class NetworkDemo {
       j.put("epsilon_neighbours", model.privacy().guarantees().get(0).neighbours());
       j.put("target_epsilon", HelmetDefaults.EPSILON);
       j.put("honest_fraction", HelmetDefaults.HONEST_FRACTION);
-      Map<String, Object> d = model.privacy().details();
-      j.put("noise_multiplier", ((Number) d.get("noise_multiplier")).doubleValue());
+      if (noiseMultiplier != null) {
+        j.put("noise_multiplier", noiseMultiplier);
+      } else {
+        j.putNull("noise_multiplier");
+      }
       j.put("contributors", result.contributors().size());
       j.put("dropped", result.dropped().size());
-      j.put("bytes_per_party", results.isEmpty() ? 0 : (sent + received) / results.size());
+      j.put("bytes_per_party", perParticipant);
       j.put("server_bytes", result.serverBytes());
       j.put("session_seconds", result.seconds());
       j.put("wall_seconds", wall);
@@ -224,31 +326,8 @@ final class NetworkDemo {
       if (run.json) {
         out.println(Json.print(j));
       } else {
-        out.printf("Helmet demo: %d parties x %d MNIST images, %s (%d round(s)) through %s over gRPC%n", parties,
-            perParty, algorithm.id(), spec.rounds(), summation);
-        out.printf("  data              mnist; %s%n", partition.description());
-        if (!stage.isRaw()) {
-          out.printf("  features          %s, computed by each participant on its own images%n", stage.describe());
-        }
-        out.printf("  %-17s %s%n", algorithm.id(), spec.describe());
-        out.printf("  test accuracy     %.2f %%  (macro-F1 %.3f)%n", 100 * eval.accuracy(), eval.macroF1());
-        if (reference != null) {
-          out.printf("  reference         %.2f %%  %s%n", 100 * reference.evaluation().accuracy(),
-              reference.description());
-        }
-        Trainer.printPrivacy(out, model.privacy());
-        out.printf("  noise multiplier  %.4f over %d round(s) (%s accountant)%n",
-            ((Number) d.get("noise_multiplier")).doubleValue(), spec.rounds(), model.privacy().accountant());
-        out.printf("  protocol          %s over gRPC, mutual TLS on loopback%s; %d of %d contributed; %d B per "
-            + "participant%n", summation, Trainer.describe(result.parameters()), result.contributors().size(), parties,
-            results.isEmpty() ? 0 : (sent + received) / results.size());
-        if (d.get("noise_sampler") != null) {
-          out.printf("  noise             %s%n", d.get("noise_sampler"));
-        }
+        TrainerReport.printReference(reference, out);
         out.printf("  wall time         %.1f s (session %.1f s)%n", wall, result.seconds());
-        if (run.modelOut != null) {
-          out.printf("  model             %s%n", run.modelOut);
-        }
       }
       out.flush();
       return j;

@@ -6,9 +6,12 @@ import picocli.CommandLine.Option;
 
 /** How the training data is split among simulated parties. */
 final class PartitionOptions {
-  @Option(names = "--parties", paramLabel = "W", defaultValue = "1000",
-      description = "Number of parties. Default: ${DEFAULT-VALUE}.")
-  int parties;
+  /** The key under which {@link #describeDefaults} gives --parties its description. */
+  private static final String PARTIES_KEY = "partition.parties";
+
+  @Option(names = "--parties", paramLabel = "W", descriptionKey = PARTIES_KEY,
+      description = "Number of parties. Default: the algorithm's own (`helmet algorithms`).")
+  Integer parties;
 
   @Option(names = "--per-party", paramLabel = "N", defaultValue = "0",
       description = "Points per party; 0 deals all training data out evenly. Default: ${DEFAULT-VALUE}.")
@@ -33,7 +36,39 @@ final class PartitionOptions {
       description = "Fraction of large parties for --partition uneven. Default: ${DEFAULT-VALUE}.")
   double largeFraction;
 
-  PartitionStrategy strategy() {
+  /**
+   * Gives {@code spec}'s --parties a description that lists every registered algorithm's default
+   * number of parties ({@link dev.helmet.protocols.algorithm.Algorithm#defaultParties}), grouped by
+   * value in the registry's order: "Default: 1000 (helmet, dp-fl), 10 (smm)".
+   */
+  static void describeDefaults(picocli.CommandLine.Model.CommandSpec spec) {
+    java.util.Map<Integer, java.util.List<String>> byDefault = new java.util.LinkedHashMap<>();
+    for (dev.helmet.protocols.algorithm.Algorithm a : dev.helmet.protocols.algorithm.Algorithms.all()) {
+      byDefault.computeIfAbsent(a.defaultParties(), k -> new java.util.ArrayList<>()).add(a.id());
+    }
+    java.util.List<String> parts = new java.util.ArrayList<>();
+    byDefault.forEach((w, ids) -> parts.add(w + " (" + String.join(", ", ids) + ")"));
+    String text = "Number of parties. Default: the algorithm's own: " + String.join(", ", parts) + ".";
+    // picocli's way to give an option a description computed at run time: a bundle entry under its key.
+    spec.resourceBundle(new java.util.ListResourceBundle() {
+      @Override
+      protected Object[][] getContents() {
+        return new Object[][] {{PARTIES_KEY, text}};
+      }
+    });
+  }
+
+  /**
+   * The number of parties: --parties, else {@code a}'s own default ({@link
+   * dev.helmet.protocols.algorithm.Algorithm#defaultParties}).
+   */
+  int parties(dev.helmet.protocols.algorithm.Algorithm a) {
+    return parties != null ? parties : a.defaultParties();
+  }
+
+  /** The split for algorithm {@code a}. */
+  PartitionStrategy strategy(dev.helmet.protocols.algorithm.Algorithm a) {
+    int parties = parties(a);
     return switch (partition.toLowerCase(Locale.ROOT)) {
       case "iid" -> new PartitionStrategy.Iid(parties, perParty);
       case "iid-replacement" -> {

@@ -95,6 +95,14 @@ final class RunOptions {
       description = "Also train the non-private centralized reference on the pooled data. Default: on.")
   boolean reference;
 
+  @Option(names = "--optimality-gap", negatable = true,
+      description = "With the reference, for an algorithm with a training objective (wd-dp): also solve for the "
+          + "non-private optimum theta* and report the optimality gap L_D(theta) - L_D(theta*) on the pooled data. "
+          + "Default: only where the solve (up to 20,000 full-batch gradient steps on the pooled data) costs at "
+          + "most about half a minute or 10 times the run, as on the tabular data sets; otherwise the report says "
+          + "it was skipped (on MNIST it can take hours).")
+  Boolean optimalityGap;
+
   @Option(names = "--noise-draws", paramLabel = "K", defaultValue = "1",
       description = "Evaluate K independent noise draws on the same trained local models and report mean, sd "
           + "and min accuracy (a measurement of the noise's effect; only the first release is written). "

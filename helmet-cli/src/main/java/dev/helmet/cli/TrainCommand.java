@@ -38,12 +38,17 @@ final class TrainCommand implements Callable<Integer> {
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
-  @Override
-  public Integer call() {
+  /** What to run, from the parsed command line. */
+  Trainer.Spec trainerSpec() {
     var a = algorithm.chosen(run.protocol);
     var config = AlgorithmOptions.withFeatureDefaults(AlgorithmOptions.config(spec, a), a, data.features);
-    Trainer.Spec s = new Trainer.Spec(data, partition.strategy(), a, config, privacy, run,
-        partition.perParty, a.id() + ": " + a.summary());
+    return new Trainer.Spec(data, partition.strategy(a), a, config, privacy, run, partition.perParty,
+        a.id() + ": " + a.summary());
+  }
+
+  @Override
+  public Integer call() {
+    Trainer.Spec s = trainerSpec();
     if (folds != 0) {
       Trainer.crossValidate(s, folds, repeats, spec.commandLine().getOut(), spec.commandLine().getErr());
     } else {

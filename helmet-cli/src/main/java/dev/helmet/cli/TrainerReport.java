@@ -10,7 +10,11 @@ import java.util.Map;
 final class TrainerReport {
   private TrainerReport() {}
 
-  static void printHuman(Trainer.Spec spec, Trainer.Report r, double wall, PrintWriter out) {
+  /**
+   * The private run's lines: everything but the non-private reference and the wall time ({@link
+   * #printReference}), so they are out before the reference is trained.
+   */
+  static void printRun(Trainer.Spec spec, Trainer.Report r, PrintWriter out) {
     Map<String, Object> d = r.model().privacy().details();
     var res = r.result();
     SummationOutcome so = res.last();
@@ -48,18 +52,10 @@ final class TrainerReport {
           label, 100 * Trainer.mean(drawAcc), drawAcc.size(), 100 * Trainer.std(drawAcc),
           100 * drawAcc.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN));
     }
-    if (r.reference() != null) {
-      out.printf("  reference         %s  %s%n", r.reference().evaluation().isRegression()
-          ? r.reference().evaluation().headline()
-          : String.format("%.2f %%", 100 * r.reference().evaluation().accuracy()), r.reference().description());
-      if (r.reference().optimum() != null) {
-        out.printf("  optimality gap    %.4g (reference %.3g); L_D(theta) - L_D(theta*) on the pooled training data, "
-            + "%s%n", r.reference().gap(), r.reference().referenceGap(), r.reference().optimum());
-      }
-    }
     Trainer.printPrivacy(out, r.model().privacy());
     Object sensitivity = res.plan().summary().get("sensitivity");
-    out.printf("  noise multiplier  %.4f over %d round(s)%s%n", res.plan().noiseMultiplier(), res.rounds(),
+    out.printf("  noise multiplier  %.4f %s%s%n", res.plan().noiseMultiplier(),
+        noiseMultiplierMeaning(res.plan().summary(), res.rounds()),
         sensitivity instanceof Number n ? String.format("; sensitivity %.4g per party and release", n.doubleValue())
             : "");
     out.printf("  protocol          %s; %d B per party%n", protocol, res.bytesPerParty());
@@ -76,10 +72,45 @@ final class TrainerReport {
     if (sampler != null) {
       out.printf("  noise             %s%n", sampler);
     }
-    out.printf("  wall time         %.1f s (local training %.1f s, noise and summation %.1f s, reference %.1f s)%n",
-        wall, r.trainingSeconds(), r.releaseSeconds(), r.referenceSeconds());
     if (spec.run().modelOut != null) {
       out.printf("  model             %s%n", spec.run().modelOut);
     }
+  }
+
+  /** The reference's lines (when it was trained) and the wall time, after {@link #printRun}. */
+  static void printReference(Trainer.Report r, double wall, PrintWriter out) {
+    printReference(r.reference(), out);
+    // "rounds": each party's input (wd-dp's noisy descent runs there), its noise and the summation.
+    out.printf("  wall time         %.1f s (local work before the rounds %.1f s, rounds %.1f s, reference %.1f s)%n",
+        wall, r.trainingSeconds(), r.releaseSeconds(), r.referenceSeconds());
+  }
+
+  /** The reference's accuracy (or error) and optimality gap, or nothing when there is none. */
+  static void printReference(CentralizedReference.Outcome reference, PrintWriter out) {
+    if (reference == null) {
+      return;
+    }
+    out.printf("  reference         %s  %s%n", reference.evaluation().isRegression()
+        ? reference.evaluation().headline()
+        : String.format("%.2f %%", 100 * reference.evaluation().accuracy()), reference.description());
+    if (reference.optimum() != null) {
+      out.printf("  optimality gap    %.4g (reference %.3g); L_D(theta) - L_D(theta*) on the pooled training data, "
+          + "%s%n", reference.gap(), reference.referenceGap(), reference.optimum());
+    } else if (reference.gapSkipped() != null) {
+      out.printf("  optimality gap    %s%n", reference.gapSkipped());
+    }
+  }
+
+  /**
+   * What the noise multiplier is per, in words: the plan's own {@code noise_multiplier_meaning}
+   * where it gives one (wd-dp: "per step; T steps compose", its noise is added on every local step),
+   * else per round over the run's summations.
+   */
+  static String noiseMultiplierMeaning(Map<String, Object> summary, int rounds) {
+    Object meaning = summary.get("noise_multiplier_meaning");
+    if (meaning != null) {
+      return meaning + "; " + rounds + (rounds == 1 ? " summation" : " summations");
+    }
+    return "over " + rounds + " round(s)";
   }
 }

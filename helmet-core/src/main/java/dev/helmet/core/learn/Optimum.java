@@ -31,6 +31,15 @@ public final class Optimum {
 
   /** Minimises {@code learner}'s mean loss on {@code data} from {@code start}. */
   public static Result minimize(NoisyDescent learner, DesignMatrix data, double[] start, int maxIterations) {
+    return minimize(learner, data, start, maxIterations, dev.helmet.core.util.Progress.NONE);
+  }
+
+  /**
+   * As above, advancing {@code progress} by one per step (a task of {@code maxIterations} steps,
+   * which it leaves early when the search converges; the caller starts and finishes the task).
+   */
+  public static Result minimize(NoisyDescent learner, DesignMatrix data, double[] start, int maxIterations,
+      dev.helmet.core.util.Progress progress) {
     Checks.positive("max iterations", maxIterations);
     double eta = 1 / learner.smoothness();
     double[] x = start.clone();
@@ -42,6 +51,7 @@ public final class Optimum {
     boolean accelerate = learner.convex();
     for (int k = 1; k <= maxIterations; k++) {
       learner.meanGradient(data, y, grad);
+      progress.advance(1);
       System.arraycopy(x, 0, prev, 0, x.length);
       for (int i = 0; i < x.length; i++) {
         x[i] = y[i] - eta * grad[i];

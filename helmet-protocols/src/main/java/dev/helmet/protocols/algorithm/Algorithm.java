@@ -19,6 +19,15 @@ public interface Algorithm {
   List<Parameter> parameters();
 
   /**
+   * How many parties a simulation ({@code helmet train}) has when the command line names none: the
+   * shape the algorithm is made for and documented with, small enough that its defaults run in
+   * minutes on a laptop. By default a thousand, the cross-device setting of blind averaging.
+   */
+  default int defaultParties() {
+    return 1000;
+  }
+
+  /**
    * The top-level keys of a configuration mapping it reads (besides the common ones every runner
    * reads: privacy, ring bits, features, labels, ...), so the runner can refuse any other key.
    */
