@@ -29,13 +29,18 @@ class RegressionCliTest {
     return p;
   }
 
+  /**
+   * The pipeline (train, report, predict), not accuracy at a small eps: the noise is drawn from
+   * SecureRandom and cannot be seeded, and at eps 5 one run in many had test R^2 near 0, so the run
+   * uses eps 20, where R^2 > 0.3 is far inside what the noise allows.
+   */
   @Test
   void trainReportsMseR2AndTheGapAndPredictMapsBack(@TempDir Path dir) throws Exception {
     Path train = csv(dir, "train.csv", 1200, 1);
     Path test = csv(dir, "test.csv", 300, 2);
     Path model = dir.resolve("m.json");
     Cli run = Cli.run("train", "--algorithm", "wd-dp", "--dataset", train.toString(), "--test", test.toString(),
-        "--target-bounds", "0:20", "--feature-bounds", "-1:1", "--parties", "4", "--epsilon", "5", "--steps", "200",
+        "--target-bounds", "0:20", "--feature-bounds", "-1:1", "--parties", "4", "--epsilon", "20", "--steps", "200",
         "--model-out", model.toString(), "--json", "-q");
     assertEquals(0, run.exit, run.toString());
     JsonNode j = new ObjectMapper().readTree(run.out);
@@ -45,7 +50,7 @@ class RegressionCliTest {
     assertTrue(j.get("optimality_gap").asDouble() >= 0, run.out);
     assertTrue(j.has("reference_mse") && j.has("optimum"), run.out);
     assertEquals("linreg", j.get("learner").asText());
-    assertEquals(5.0, j.get("target_epsilon").asDouble());
+    assertEquals(20.0, j.get("target_epsilon").asDouble());
     // the model file holds no evaluation of private data
     String file = Files.readString(model);
     assertTrue(file.contains("target_bounds") && !file.contains("mse") && !file.contains("optimality"), file);
