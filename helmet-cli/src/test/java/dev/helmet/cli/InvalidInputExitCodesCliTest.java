@@ -136,6 +136,12 @@ class InvalidInputExitCodesCliTest {
     Cli policy = Loopback.onceReachable(concat(common, "participant", "--data", iris(), "--skip-rows", "1",
         "--max-epsilon", "0.5"));
     assertEquals(Main.SESSION_FAILED, policy.exit, policy.toString());
+    // A refused learner lists the allowed ones in order (they came out in a random one) and names the flag.
+    Cli learners = Loopback.onceReachable(concat(common, "participant", "--data", iris(), "--skip-rows", "1",
+        "--learners", "svm,logreg,linreg"));
+    assertEquals(Main.SESSION_FAILED, learners.exit, learners.toString());
+    assertTrue(learners.err.contains("this participant allows [linreg, logreg, svm] (--learners softmax would allow "
+        + "it)"), learners.err);
 
     List<CompletableFuture<Cli>> parts = new ArrayList<>();
     for (int k = 1; k <= 3; k++) {

