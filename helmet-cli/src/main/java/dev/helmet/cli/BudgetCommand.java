@@ -1,14 +1,15 @@
 package dev.helmet.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.transport.Coordinator;
 import dev.helmet.transport.SessionFile;
+import dev.helmet.transport.store.DatabaseInUseException;
 import dev.helmet.transport.store.Store;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -60,44 +61,46 @@ final class BudgetCommand extends GroupCommand {
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
-      Coordinator.Settings s = target.settings();
-      String dataset = target.dataset(s);
+    public Integer call() throws Exception {
+      // The same report as `ledger show`: from the database, or while a coordinator holds it,
+      // through that coordinator's status page (each failure of which is exit 4, as for `ledger show`).
+      ObjectNode report = CoordinatorLedger.report(target.config, target.dataset);
+      String dataset = report.path("dataset").asText();
+      JsonNode budget = report.path("budget");
+      boolean none = budget.isNull() || budget.isMissingNode();
+      JsonNode used = report.path("used");
       PrintWriter out = spec.commandLine().getOut();
-      try (Store store = target.open(s)) {
-        double[] budget = store.budget(dataset);
-        BigDecimal[] used = store.used(dataset);
-        var history = store.budgetHistory(dataset);
-        if (json) {
-          ObjectNode j = Json.object();
-          j.put("dataset", dataset);
-          if (budget == null) {
-            j.putNull("budget");
-          } else {
-            j.putObject("budget").put("epsilon", budget[0]).put("delta", budget[1]);
-          }
-          j.putObject("used").put("epsilon", used[0].doubleValue()).put("delta", used[1].doubleValue());
-          j.put("neighbours", store.relation(dataset));
-          ArrayNode h = j.putArray("history");
-          for (Map<String, Object> row : history) {
-            h.addObject().put("epsilon", ((Number) row.get("EPSILON")).doubleValue())
-                .put("delta", ((Number) row.get("DELTA")).doubleValue()).put("reason", String.valueOf(row.get("REASON")))
-                .put("changed_at", String.valueOf(row.get("CHANGED_AT")));
-          }
-          out.println(Json.print(j));
-        } else if (budget == null) {
-          out.printf("data set '%s' has no privacy budget yet (a session file's `budget` sets the first one)%n", dataset);
+      if (json) {
+        ObjectNode j = Json.object();
+        j.put("dataset", dataset);
+        if (none) {
+          j.putNull("budget");
         } else {
-          String relation = store.relation(dataset);
-          out.printf("data set '%s': budget (eps = %s, delta = %s); spent or reserved (eps = %s, delta = %s), by basic "
-              + "composition of its sessions' guarantees%s%n", dataset, Trainer.fmt(budget[0]), Trainer.fmt(budget[1]),
-              used[0].toPlainString(), used[1].toPlainString(), relation == null ? ""
-                  : " (neighbours: " + relation + "; every session of this data set is under it)");
-          for (Map<String, Object> row : history) {
-            out.printf("  %s  (eps = %s, delta = %s)  %s%n", row.get("CHANGED_AT"),
-                Trainer.fmt(((Number) row.get("EPSILON")).doubleValue()),
-                Trainer.fmt(((Number) row.get("DELTA")).doubleValue()), row.get("REASON"));
-          }
+          j.putObject("budget").put("epsilon", budget.path("epsilon").asDouble())
+              .put("delta", budget.path("delta").asDouble());
+        }
+        j.putObject("used").put("epsilon", used.path("epsilon").asDouble()).put("delta", used.path("delta").asDouble());
+        j.set("neighbours", report.path("neighbours").isMissingNode() ? j.nullNode() : report.path("neighbours"));
+        ArrayNode h = j.putArray("history");
+        report.path("budget_history").forEach(h::add);
+        j.put("source", report.path("source").asText());
+        out.println(Json.print(j));
+      } else if (none) {
+        out.printf("data set '%s' has no privacy budget yet (a session file's `budget` sets the first one)%n", dataset);
+      } else {
+        JsonNode relation = report.path("neighbours");
+        out.printf("data set '%s': budget (eps = %s, delta = %s); spent or reserved (eps = %s, delta = %s), by basic "
+            + "composition of its sessions' guarantees%s%n", dataset, Trainer.fmt(budget.path("epsilon").asDouble()),
+            Trainer.fmt(budget.path("delta").asDouble()), used.path("epsilon").decimalValue().toPlainString(),
+            used.path("delta").decimalValue().toPlainString(), relation.isNull() || relation.isMissingNode() ? ""
+                : " (neighbours: " + relation.asText() + "; every session of this data set is under it)");
+        for (JsonNode row : report.path("budget_history")) {
+          out.printf("  %s  (eps = %s, delta = %s)  %s%n", row.path("changed_at").asText(),
+              Trainer.fmt(row.path("epsilon").asDouble()), Trainer.fmt(row.path("delta").asDouble()),
+              row.path("reason").asText());
+        }
+        if (report.path("source").asText().startsWith("the running coordinator")) {
+          out.printf("  (read from %s)%n", report.path("source").asText());
         }
       }
       out.flush();
@@ -126,7 +129,7 @@ final class BudgetCommand extends GroupCommand {
     public Integer call() {
       Coordinator.Settings s = target.settings();
       String dataset = target.dataset(s);
-      try (Store store = target.open(s)) {
+      try (Store store = openToWrite(s)) {
         double[] before = store.budget(dataset);
         store.setBudget(dataset, epsilon, delta, reason);
         BigDecimal[] used = store.used(dataset);
@@ -141,6 +144,16 @@ final class BudgetCommand extends GroupCommand {
         out.flush();
       }
       return Main.OK;
+    }
+
+    /** The database, or why it cannot be changed now (a running coordinator holds it: exit 4). */
+    private Store openToWrite(Coordinator.Settings s) {
+      try {
+        return target.open(s);
+      } catch (DatabaseInUseException e) {
+        throw new DatabaseInUseException(e.getMessage() + ". `helmet budget set` changes the database, so run it once "
+            + "that coordinator stops (`helmet budget show` reads the budget while it runs)", e);
+      }
     }
   }
 }

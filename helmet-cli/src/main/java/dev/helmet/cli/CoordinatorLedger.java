@@ -40,18 +40,24 @@ final class CoordinatorLedger {
     }
   }
 
+  /**
+   * The report from the coordinator that holds the database, through its status page. Every way
+   * this fails is the same condition, the database in use (exit 4), said with what to do instead:
+   * a page that does not answer from here (another host, another network namespace), none at all,
+   * or one that refuses the request.
+   */
   private static ObjectNode fromRunningCoordinator(Coordinator.Settings s, String dataset, DatabaseInUseException e)
       throws IOException, InterruptedException {
     Path discovery = StatusPage.discoveryFile(s.databaseUrl());
     if (discovery == null || !Files.exists(discovery)) {
-      throw new IllegalStateException(e.getMessage() + ". That coordinator serves no status page (it was started with "
-          + "--status-listen none), so its ledger can be read only once it stops");
+      throw new DatabaseInUseException(e.getMessage() + ". That coordinator serves no status page (it was started "
+          + "with --status-listen none), so its ledger can be read only once it stops", e);
     }
     JsonNode where = Json.MAPPER.readTree(discovery.toFile());
     String url = where.path("url").asText();
     boolean https = url.startsWith("https://");
     if (!https && !url.startsWith("http://")) {
-      throw new IllegalStateException(discovery + " does not hold a status page address");
+      throw new DatabaseInUseException(e.getMessage() + "; " + discovery + " does not hold a status page address", e);
     }
     HttpRequest.Builder get = HttpRequest.newBuilder(URI.create(url + "api/ledger")).timeout(Duration.ofSeconds(10));
     if (where.hasNonNull("token")) {
@@ -64,18 +70,22 @@ final class CoordinatorLedger {
         client.sslContext(trusting(Path.of(where.path("ca").asText())));
       }
       answer = client.build().send(get.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (java.net.ConnectException ex) {
-      throw new IllegalStateException(e.getMessage() + "; the coordinator's status page at " + url + " (from "
-          + discovery + ") does not answer: has it just stopped? Try again", ex);
+    } catch (IOException ex) {
+      String why = ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
+      throw new DatabaseInUseException(e.getMessage() + "; the coordinator's status page at " + url + " (from "
+          + discovery + ") does not answer from here (" + why + "): run this on the "
+          + "coordinator's machine, where that address is reachable, or once the coordinator stops (if it has just "
+          + "stopped, try again)", ex);
     }
     if (answer.statusCode() != 200) {
-      throw new IllegalStateException("the running coordinator's status page answered HTTP " + answer.statusCode()
-          + " for its ledger");
+      throw new DatabaseInUseException(e.getMessage() + "; the running coordinator's status page at " + url
+          + " answered HTTP " + answer.statusCode() + " for its ledger (" + discovery + " holds its token; is it that "
+          + "coordinator's?)", e);
     }
     ObjectNode j = (ObjectNode) Json.MAPPER.readTree(answer.body());
     if (!dataset.equals(j.path("dataset").asText())) {
-      throw new IllegalArgumentException("the running coordinator spends data set '" + j.path("dataset").asText()
-          + "' and reports only its ledger; read '" + dataset + "' once it stops");
+      throw new DatabaseInUseException(e.getMessage() + "; the running coordinator spends data set '"
+          + j.path("dataset").asText() + "' and reports only its ledger; read '" + dataset + "' once it stops", e);
     }
     j.put("source", "the running coordinator (session " + where.path("session").asText() + "), through its status "
         + "page " + url);

@@ -258,10 +258,74 @@ final class DataOptions {
       if (test != null) {
         throw new IllegalArgumentException("--test cannot be combined with the built-in data set " + dataset);
       }
+      checkClassesOf(builtin);
       return builtin.load(cacheDir != null ? cacheDir : BuiltinDataset.defaultCache());
     }
-    return DataReader.readTrainTest(Path.of(dataset), readOptions().withLabels(labels), test,
+    BuiltinDataset.TrainTest tt = DataReader.readTrainTest(Path.of(dataset), readOptions().withLabels(labels), test,
         readOptions().withLabels(testLabels), testFraction, new SplittableRandom(seed ^ 0x5DEECE66DL));
+    if (classes == null && !tt.train().isRegression()) {
+      String rare = rareLabels(tt.train(), test == null ? tt.test() : null);
+      if (rare != null) {
+        System.err.println("helmet: warning: " + rare);
+        System.err.flush();
+      }
+    }
+    return tt;
+  }
+
+  /**
+   * A built-in data set's classes are public and fixed: --classes may only repeat them. It used to
+   * be ignored silently (issue 47 item 7); taking a subset of a built-in set would make its row
+   * count depend on the data, where its published size is a public constant.
+   */
+  private void checkClassesOf(BuiltinDataset builtin) {
+    if (classes == null) {
+      return;
+    }
+    java.util.List<String> given = classes.stream().map(String::trim).toList();
+    if (!given.equals(builtin.classes())) {
+      throw new IllegalArgumentException("--classes names the classes of a data file; the built-in data set "
+          + builtin.id() + " has its own public classes " + builtin.classes() + ". Drop --classes, or to train on "
+          + "some classes only, write their rows to a file and pass that with --dataset. Provided value: "
+          + String.join(",", classes));
+    }
+  }
+
+  /** A class with fewer rows than this, and fewer than {@link #RARE_FRACTION} of them, is reported. */
+  static final int RARE_ROWS = 5;
+  /** See {@link #RARE_ROWS}. */
+  static final double RARE_FRACTION = 0.01;
+
+  /**
+   * The labels found in so few rows that they are likely typos, in words, or null: without
+   * --classes every label read becomes a class, and a single mistyped row used to become one without
+   * a word (issue 47 item 7). Printed for the data's owner only; nothing of it enters the model.
+   *
+   * @param heldOut the rows held out of the same file (counted too), or null
+   */
+  static String rareLabels(Dataset train, Dataset heldOut) {
+    int[] counts = train.classCounts().clone();
+    if (heldOut != null) {
+      int[] more = heldOut.classCounts();
+      for (int c = 0; c < Math.min(counts.length, more.length); c++) {
+        counts[c] += more[c];
+      }
+    }
+    long total = java.util.Arrays.stream(counts).asLongStream().sum();
+    java.util.List<String> rare = new java.util.ArrayList<>();
+    java.util.List<String> names = train.labelSet().names();
+    for (int c = 0; c < counts.length; c++) {
+      if (counts[c] < RARE_ROWS && counts[c] < RARE_FRACTION * total) {
+        rare.add("'" + names.get(c) + "' (" + counts[c] + (counts[c] == 1 ? " row)" : " rows)"));
+      }
+    }
+    if (rare.isEmpty()) {
+      return null;
+    }
+    return (rare.size() == 1 ? "label " : "labels ") + String.join(", ", rare) + " of " + total + " rows in "
+        + train.name().replaceFirst(" \\(train part\\)$", "") + (rare.size() == 1 ? " is" : " are")
+        + " so rare that a typo is likely; each label found is a class of the model: fix the rows, or state the "
+        + "classes with --classes (then an unknown label is an error)";
   }
 
   /** Where the model file's class names come from, for its provenance (never a statistic). */

@@ -8,7 +8,9 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code helmet} command. Exit codes: 0 success; 1 internal error; 2 invalid input (a bad
- * option value, a malformed data or model file); 3 a built-in data set is unavailable.
+ * option value, a malformed data or model file, a participant's data or certificate that does not
+ * fit); 3 a built-in data set is unavailable; 4 a networked session refused or aborted, or the
+ * database held by a running coordinator.
  */
 @Command(
     name = "helmet",
@@ -77,6 +79,11 @@ public final class Main extends GroupCommand {
     if (e instanceof DataUnavailableException) {
       err.println("helmet: error: " + e.getMessage());
       return DATA_UNAVAILABLE;
+    }
+    if (e instanceof dev.helmet.transport.Participant.InvalidInputException) {
+      // The participant's own data or settings do not fit the session: the fix is on its side.
+      err.println("helmet: error: " + oneLine(e.getMessage()));
+      return INVALID_INPUT;
     }
     if (e instanceof dev.helmet.transport.Participant.ParticipantException
         || e instanceof dev.helmet.transport.store.DatabaseInUseException

@@ -21,6 +21,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code helmet participant}: takes part in a networked session with local data. */
@@ -225,7 +226,13 @@ final class ParticipantCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--wait must be 0 to " + Participant.MAX_WAIT_SECONDS + " seconds. Provided "
           + "value: " + waitSeconds);
     }
+    checkPolicyOptions();
     Tls.Files tls = tlsFiles();
+    if (tls != null) {
+      // Before the data is loaded (a built-in set may be fetched): an expired or wrong-role
+      // certificate would otherwise fail only at the handshake, as a bare TLS alert.
+      Tls.checkParticipantFiles(tls);
+    }
     Dataset local = loadData();
     ParticipantPolicy policy = new ParticipantPolicy(maxEpsilon, minContributors, lower(learners), honestFraction,
         maxDelta, lower(protections), lower(noiseSplits), !allowFloatNoise, minNeighbours, maxPoints,
@@ -316,8 +323,10 @@ final class ParticipantCommand implements Callable<Integer> {
       }
       out.println(Json.print(j));
     } else if (r.completed()) {
-      out.printf("session completed: party %d of %d contributors; sent %d B, received %d B; %.1f s%s%n",
-          r.party(), r.contributors().size(), r.bytesSent(), r.bytesReceived(), r.seconds(),
+      // The party number is the roster's 0-based index (as in the coordinator's log), not a count.
+      out.printf("session completed with %d contributors; this participant is party %d (its index in the roster, "
+          + "from 0); sent %d B, received %d B; %.1f s%s%n",
+          r.contributors().size(), r.party(), r.bytesSent(), r.bytesReceived(), r.seconds(),
           modelOut == null ? "" : "; model written to " + modelOut);
       out.printf("  this party's data spent eps = %s (its own accounting; neighbours: %s), against %s%n",
           Trainer.fmtBound(r.epsilon()), r.neighbours(), r.model().privacy().guarantees().get(0).against());
@@ -388,10 +397,62 @@ final class ParticipantCommand implements Callable<Integer> {
     return Evaluation.of(rows.labels(), m.predict(rows), m.labels().size());
   }
 
+  /**
+   * The policy's numbers, refused when the options are read (naming the flag) rather than after
+   * connecting, where a bound like --max-epsilon -1 used to surface as a refused session (exit 4).
+   */
+  private void checkPolicyOptions() {
+    positive("--max-epsilon", maxEpsilon);
+    if (budgetEpsilon != null) {
+      positive("--budget-epsilon", budgetEpsilon);
+    }
+    fraction("--max-delta", maxDelta, "[0, 1)", maxDelta >= 0 && maxDelta < 1);
+    fraction("--budget-delta", budgetDelta, "[0, 1]", budgetDelta >= 0 && budgetDelta <= 1);
+    fraction("--honest-fraction", honestFraction, "(0, 1]", honestFraction > 0 && honestFraction <= 1);
+    atLeast("--min-contributors", minContributors, 1);
+    atLeast("--max-colluders", maxColluders, 0);
+    atLeast("--min-neighbours", minNeighbours, 0);
+    atLeast("--max-points", maxPoints, 1);
+    atLeast("--shard-size", shardSize, 1);
+    atLeast("--skip-rows", skipRows, 0);
+  }
+
+  private void positive(String flag, double value) {
+    if (!(value > 0) || !Double.isFinite(value)) {
+      throw new ParameterException(spec.commandLine(), flag + " must be > 0 and finite. Provided value: "
+          + given(flag, value));
+    }
+  }
+
+  private void fraction(String flag, double value, String range, boolean ok) {
+    if (!ok) { // NaN fails every comparison, so it lands here too
+      throw new ParameterException(spec.commandLine(), flag + " must be in " + range + ". Provided value: "
+          + given(flag, value));
+    }
+  }
+
+  private void atLeast(String flag, long value, long least) {
+    if (value < least) {
+      throw new ParameterException(spec.commandLine(), flag + " must be >= " + least + ". Provided value: " + value);
+    }
+  }
+
+  /** The value as typed (-1, not -1.0), or as parsed when it came from a default. */
+  private String given(String flag, double value) {
+    var parsed = spec.commandLine().getParseResult();
+    var matched = parsed == null ? null : parsed.matchedOption(flag);
+    return matched != null && !matched.stringValues().isEmpty() ? matched.stringValues().get(0) : String.valueOf(value);
+  }
+
   private Tls.Files tlsFiles() {
     if (plaintext) {
       if (tlsDir != null || cert != null) {
         throw new IllegalArgumentException("--plaintext cannot be combined with TLS files");
+      }
+      if (!Participant.isLoopback(coordinator)) {
+        throw new ParameterException(spec.commandLine(), "--plaintext is for loopback tests only; " + coordinator
+            + " is not a loopback address: give --tls-dir DIR --name NAME (without TLS nothing checks the "
+            + "coordinator's or the other parties' identities)");
       }
       return null;
     }

@@ -1,6 +1,7 @@
 package dev.helmet.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -56,6 +57,41 @@ class LedgerCliTest {
       assertEquals(0, text.exit, text.toString());
       assertTrue(text.out.contains("data set 'iris' (the running coordinator") && text.out.contains(session)
           && text.out.contains("reserved while it runs"), text.out);
+
+      // `budget show` reads the same report while the coordinator runs (it used to fail, exit 4);
+      // `budget set`, which writes the database, waits for it to stop, and says so.
+      Cli budget = Cli.run("budget", "show", "--config", yaml.toString(), "--json");
+      assertEquals(0, budget.exit, budget.toString());
+      JsonNode b = JSON.readTree(budget.out);
+      assertEquals(1.5, b.path("budget").path("epsilon").asDouble());
+      assertEquals(1.0, b.path("used").path("epsilon").asDouble());
+      assertEquals(1, b.path("history").size(), budget.out);
+      assertTrue(b.path("source").asText().startsWith("the running coordinator"), budget.out);
+      Cli budgetText = Cli.run("budget", "show", "--config", yaml.toString());
+      assertEquals(0, budgetText.exit, budgetText.toString());
+      assertTrue(budgetText.out.contains("data set 'iris': budget (eps = 1.5") && budgetText.out.contains("(read from "
+          + "the running coordinator"), budgetText.out);
+      Cli set = Cli.run("budget", "set", "--config", yaml.toString(), "--epsilon", "3", "--delta", "1e-4", "--reason",
+          "while it runs");
+      assertEquals(Main.SESSION_FAILED, set.exit, set.toString());
+      assertTrue(set.err.contains("run it once that coordinator stops"), set.err);
+
+      // From where its status page does not answer (another host): the same condition, the same exit
+      // code 4 for both commands (it was 1, an internal error, for `ledger show`), saying what to do.
+      String where = Files.readString(discovery);
+      Files.writeString(discovery, where.replaceFirst("\"url\"\\s*:\\s*\"[^\"]*\"",
+          "\"url\": \"http://127.0.0.1:" + Loopback.freePort() + "/\""));
+      try {
+        for (String command : List.of("ledger", "budget")) {
+          Cli away = Cli.run(command, "show", "--config", yaml.toString());
+          assertEquals(Main.SESSION_FAILED, away.exit, away.toString());
+          assertTrue(away.err.contains("is in use by another process") && away.err.contains("does not answer from "
+              + "here") && away.err.contains("run this on the coordinator's machine"), away.err);
+          assertFalse(away.err.contains("internal error"), away.err);
+        }
+      } finally {
+        Files.writeString(discovery, where);
+      }
 
       // The session a coordinator runs is not stale: settling it is refused while the coordinator holds it.
       Cli early = Cli.run("ledger", "settle", "--config", yaml.toString(), "--session", session, "--reason", "test");

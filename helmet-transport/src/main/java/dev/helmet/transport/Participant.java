@@ -49,8 +49,8 @@ public final class Participant {
 
   private Participant() {}
 
-  /** Whether host:port names the loopback interface. */
-  static boolean isLoopback(String target) {
+  /** Whether host:port names the loopback interface, the only place plaintext is allowed. */
+  public static boolean isLoopback(String target) {
     String host = target;
     if (host.startsWith("[")) {
       host = host.substring(1, Math.max(1, host.indexOf(']')));
@@ -205,6 +205,24 @@ public final class Participant {
   }
 
   /**
+   * This participant's own input does not fit: its data does not match the published session
+   * (features, labels, rows), or its settings cannot work (plaintext off loopback). Nothing about
+   * the data was sent, and the fix is on this side, so a command line reports it as invalid input
+   * rather than as a refused session.
+   */
+  public static final class InvalidInputException extends ParticipantException {
+    private static final long serialVersionUID = 1L;
+
+    public InvalidInputException(String message) {
+      super(message);
+    }
+
+    public InvalidInputException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
    * Fault injection for tests: sees every message the participant receives before it is handled
    * (and may throw to make the participant stop there), and may replace every message it sends.
    */
@@ -245,7 +263,7 @@ public final class Participant {
   static Result run(Settings s, Hook hook, ParticipantListener listener) throws ParticipantException,
       InterruptedException {
     if (s.tls() == null && !isLoopback(s.target())) {
-      throw new ParticipantException("plaintext is for loopback tests only; " + s.target() + " is not a loopback "
+      throw new InvalidInputException("plaintext is for loopback tests only; " + s.target() + " is not a loopback "
           + "address (without TLS nothing checks the coordinator or the other parties' identities)");
     }
     ChannelCredentials creds = s.tls() == null ? Tls.plaintextClient() : Tls.client(s.tls());
@@ -354,14 +372,14 @@ public final class Participant {
     try {
       data = SessionPlan.regression(config) ? s.data().withNumericTargets() : s.data().withLabelSet(SessionPlan.labels(config));
     } catch (dev.helmet.core.data.DataFormatException e) {
-      throw new ParticipantException("the local data does not fit session " + session + ": " + e.getMessage(), e);
+      throw misfit(channel, config, "the local data does not fit session " + session + ": " + e.getMessage(), e);
     }
     FeatureStage stage = SessionPlan.featureStage(config);
     if (!stage.isRaw()) {
       if (data.dimension() != stage.transform().input().pixels()) {
-        throw new ParticipantException("the local data has " + data.dimension() + " values per row; session " + session
+        throw misfit(channel, config, "the local data has " + data.dimension() + " values per row; session " + session
             + " computes " + stage.id() + " features of " + stage.transform().input() + " images ("
-            + stage.transform().input().pixels() + " pixels)");
+            + stage.transform().input().pixels() + " pixels)", null);
       }
       // The published, data-independent transform, applied here to this party's own raw rows.
       LOG.log(Level.INFO, "session {0}: computing {1} features of {2} rows", session, stage.describe(), data.size());
@@ -369,11 +387,11 @@ public final class Participant {
       data = stage.apply(data, Runtime.getRuntime().availableProcessors(), dev.helmet.core.util.Progress.NONE, null);
     }
     if (data.dimension() != config.getFeatures()) {
-      throw new ParticipantException("the local data has " + data.dimension() + " features; session " + session
-          + " expects " + config.getFeatures());
+      throw misfit(channel, config, "the local data has " + data.dimension() + " features; session " + session
+          + " expects " + config.getFeatures(), null);
     }
     if (data.size() < 1) {
-      throw new ParticipantException("the local data set is empty");
+      throw misfit(channel, config, "the local data set is empty", null);
     }
     AlgorithmSpec spec = SessionPlan.spec(config);
     if (spec.sizesPrivate() && data.size() > config.getMaxPoints()) {
@@ -393,6 +411,17 @@ public final class Participant {
     listener.event("prepared", Map.of("seconds", (System.nanoTime() - prepStart) / 1e9));
     LOG.log(Level.INFO, "session {0}: prepared {1} on {2} points", session, spec.algorithm().id(), data.size());
     return new Prepared(digest, data, spec, local, seed);
+  }
+
+  /**
+   * Local data that does not fit the session: the coordinator is told that much, and nothing more
+   * about the data (not which features or labels), so its log shows why this party does not join.
+   */
+  private static InvalidInputException misfit(ManagedChannel channel, SessionConfig config, String message,
+      Exception cause) {
+    CoordinatorLink.decline(channel, config, "data: this participant's data does not fit the session's features, "
+        + "labels or image shape");
+    return new InvalidInputException(message, cause);
   }
 
   /** Takes part in {@code session} until it ends (or the coordinator is lost: {@link CoordinatorLink.Lost}). */

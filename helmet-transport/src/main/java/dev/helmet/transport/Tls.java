@@ -96,6 +96,63 @@ public final class Tls {
     }
   }
 
+  /**
+   * Checks a participant's TLS files before anything connects: the key belongs to the certificate,
+   * and the certificate is valid now, for TLS client authentication, and not a compute node's.
+   *
+   * @throws IllegalArgumentException naming the file and what to do
+   */
+  public static void checkParticipantFiles(Files f) {
+    checkKeyMatchesCertificate(f);
+    checkParticipantCertificate(f, java.time.Instant.now());
+  }
+
+  /** The extended key usage of TLS client authentication (RFC 5280, 4.2.1.12). */
+  private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
+  /** The extended key usage of TLS server authentication. */
+  private static final String SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
+
+  /**
+   * Checks a participant's own certificate before it is presented: valid at {@code now}, allowed
+   * for TLS client authentication, and not a compute node's. The coordinator refuses such a
+   * certificate anyway, but its reason reaches the participant only as a bare TLS alert
+   * (SSLV3_ALERT_CERTIFICATE_EXPIRED, or an internal error for a wrong role: issue 47 item 7), so
+   * the participant says it here, naming the file and the way to a new one.
+   *
+   * @throws IllegalArgumentException naming the file, its subject and what to do
+   */
+  static void checkParticipantCertificate(Files f, java.time.Instant now) {
+    X509Certificate cert;
+    java.util.List<String> usages;
+    try (var in = java.nio.file.Files.newInputStream(f.certificate())) {
+      cert = (X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in);
+      usages = cert.getExtendedKeyUsage();
+    } catch (IOException | java.security.GeneralSecurityException e) {
+      throw new IllegalArgumentException("cannot read the certificate " + f.certificate() + ": " + e.getMessage(), e);
+    }
+    String who = f.certificate() + " (" + cert.getSubjectX500Principal().getName() + ")";
+    String renew = "; ask the deployment's CA for a new one (helmet certs request on this machine, then helmet certs "
+        + "sign --role participant at the CA) and put it in place of " + f.certificate().getFileName();
+    if (now.isAfter(cert.getNotAfter().toInstant())) {
+      throw new IllegalArgumentException("this participant's certificate " + who + " expired at "
+          + cert.getNotAfter().toInstant() + renew);
+    }
+    if (now.isBefore(cert.getNotBefore().toInstant())) {
+      throw new IllegalArgumentException("this participant's certificate " + who + " is valid only from "
+          + cert.getNotBefore().toInstant() + " and this machine's clock says " + now + ": check the clock");
+    }
+    if (NodeTls.isComputeNode(cert)) {
+      throw new IllegalArgumentException(who + " is a compute node's certificate (OU=" + NodeTls.ROLE_MARKER + "), "
+          + "not a participant's" + renew);
+    }
+    if (usages != null && !usages.contains(CLIENT_AUTH)) {
+      String which = usages.equals(java.util.List.of(SERVER_AUTH)) ? "serverAuth only: a coordinator's certificate"
+          : String.join(", ", usages);
+      throw new IllegalArgumentException(who + " does not allow TLS client authentication (extended key usage "
+          + which + "), so it cannot be a participant's" + renew);
+    }
+  }
+
   /** Server credentials requiring a client certificate from the CA. */
   public static ServerCredentials server(Files f) {
     return server(f, engine -> null, (source, why) -> { });
@@ -151,7 +208,7 @@ public final class Tls {
    * ({@link CoordinatorTrustManager}; security review turn 3, T3-9).
    */
   public static ChannelCredentials client(Files f) {
-    checkKeyMatchesCertificate(f);
+    checkParticipantFiles(f);
     try {
       return TlsChannelCredentials.newBuilder()
           .keyManager(f.certificate().toFile(), f.key().toFile())

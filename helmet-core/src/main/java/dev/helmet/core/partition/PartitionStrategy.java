@@ -60,11 +60,12 @@ public sealed interface PartitionStrategy {
       long need = (long) parties * perParty;
       if (perParty > 0 && need > data.size()) {
         throw new DataFormatException(String.format(
-            "%d parties x %d points need %d rows but %s has %d", parties, perParty, need, data.name(), data.size()));
+            "%d parties x %d points need %d rows but %s has %d: use fewer parties (--parties) or points (--per-party)",
+            parties, perParty, need, data.name(), data.size()));
       }
       if (perParty == 0 && parties > data.size()) {
         throw new DataFormatException(parties + " parties need at least one row each but " + data.name()
-            + " has " + data.size());
+            + " has " + data.size() + ": use at most " + data.size() + " parties (--parties)");
       }
       List<int[]> out = new ArrayList<>(parties);
       int at = 0;

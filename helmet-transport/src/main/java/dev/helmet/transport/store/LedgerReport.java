@@ -10,9 +10,11 @@ import java.util.Map;
  * A data set's privacy ledger in the coordinator's database as one JSON object, the same whether
  * {@code helmet ledger show} reads the database itself or asks the running coordinator for it
  * ({@code /api/ledger} of its status page): dataset, budget (null before the first session),
- * used, left_epsilon, neighbours, and entries (session, status, session_status, epsilon, delta,
- * released_rounds, updated). Nothing in it is computed from private data: eps and delta are the
- * sessions' guarantees, derived from public parameters.
+ * used, left_epsilon, neighbours, entries (session, status, session_status, epsilon, delta,
+ * released_rounds, updated) and budget_history (epsilon, delta, reason, changed_at: what {@code
+ * helmet budget show} prints, also while a coordinator holds the database). Nothing in it is
+ * computed from private data: eps and delta are the sessions' guarantees, derived from public
+ * parameters.
  */
 public final class LedgerReport {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,6 +50,12 @@ public final class LedgerReport {
           .put("delta", ((Number) row.get("DELTA")).doubleValue())
           .put("released_rounds", ((Number) row.get("RELEASED_ROUNDS")).intValue())
           .put("updated", String.valueOf(row.get("UPDATED_AT")));
+    }
+    ArrayNode history = j.putArray("budget_history");
+    for (Map<String, Object> row : store.budgetHistory(dataset)) {
+      history.addObject().put("epsilon", ((Number) row.get("EPSILON")).doubleValue())
+          .put("delta", ((Number) row.get("DELTA")).doubleValue()).put("reason", String.valueOf(row.get("REASON")))
+          .put("changed_at", String.valueOf(row.get("CHANGED_AT")));
     }
     return j;
   }
