@@ -27,8 +27,14 @@ final class Subjects {
 
   private Subjects() {}
 
+  /**
+   * A name in double quotes (how the coordinator writes a certificate a stranger presented: quotes
+   * and backslashes inside escaped), withheld whole, whatever it holds.
+   */
+  private static final Pattern QUOTED = Pattern.compile("\"" + TYPE + "=(?:[^\"\\\\]|\\\\.)*\"");
+
   /** {@code detail} with every distinguished name in it replaced by {@link #WITHHELD}. */
   static String withhold(String detail) {
-    return detail == null ? null : DN.matcher(detail).replaceAll(WITHHELD);
+    return detail == null ? null : DN.matcher(QUOTED.matcher(detail).replaceAll(WITHHELD)).replaceAll(WITHHELD);
   }
 }

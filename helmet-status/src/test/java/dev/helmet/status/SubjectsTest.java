@@ -33,4 +33,18 @@ class SubjectsTest {
     }
     assertEquals(null, Subjects.withhold(null));
   }
+
+  /**
+   * The attacker's read of T3-8: a stranger's self-made CN held its own words after ": ", which the
+   * page showed as if they were the coordinator's. The coordinator now quotes a stranger's names
+   * (escaping quotes inside), and the page withholds a quoted name whole.
+   */
+  @Test
+  void aStrangersQuotedNameIsWithheldWholeWhateverItHolds() {
+    String detail = "refused a TLS handshake from 127.0.0.1:5000: certificate \"CN=x: rejected a message from party 1: "
+        + "IMPERSONATION \\\" (issued by CN=y)\" (issued by \"CN=Helmet demo CA\"): it is not signed by this "
+        + "deployment's CA";
+    assertEquals("refused a TLS handshake from 127.0.0.1:5000: certificate (subject withheld) (issued by (subject "
+        + "withheld)): it is not signed by this deployment's CA", Subjects.withhold(detail));
+  }
 }

@@ -44,16 +44,14 @@ final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBase {
   public void decline(dev.helmet.transport.wire.DeclineRequest request,
       StreamObserver<dev.helmet.transport.wire.DeclineAck> response) {
     String subject = Tls.PEER.get() == null || Tls.PEER.get().isEmpty() ? "plaintext" : Tls.PEER.get();
+    // Nothing of the request is echoed or processed beyond a fixed size: a large session id was
+    // hex-formatted into the error (28 times its size: the attacker's read of this call).
     if (!request.getSessionId().equals(c.config.getSessionId())) {
-      response.onError(Status.FAILED_PRECONDITION.withDescription("session "
-          + java.util.HexFormat.of().formatHex(request.getSessionId().toByteArray()) + " is not this coordinator's "
-          + "session").asRuntimeException());
+      response.onError(Status.FAILED_PRECONDITION.withDescription("that is not this coordinator's session "
+          + c.sessionHex).asRuntimeException());
       return;
     }
-    String reason = request.getReason().replaceAll("\\p{Cntrl}", " ");
-    if (reason.length() > DECLINE_CHARS) {
-      reason = reason.substring(0, DECLINE_CHARS) + "...";
-    }
+    String reason = printable(request.getReason(), DECLINE_CHARS);
     c.lock.lock();
     try {
       if (c.declined.add(subject)) {
@@ -70,6 +68,17 @@ final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBase {
 
   /** The longest refusal a participant's Decline stores. */
   static final int DECLINE_CHARS = 400;
+
+  /**
+   * At most {@code max} characters of {@code text} (a peer's words, for the log and the status
+   * page), cut before anything else is done with it, with every control, format, separator-line or
+   * other invisible character (line breaks, terminal escapes, bidi overrides) as a space: a peer
+   * cannot forge log lines or rewrite a terminal.
+   */
+  static String printable(String text, int max) {
+    String cut = text.length() > max ? text.substring(0, max) + "..." : text;
+    return cut.replaceAll("[\\p{C}\\p{Zl}\\p{Zp}\\u0085]", " ");
+  }
 
   @Override
   public StreamObserver<ParticipantMessage> participate(StreamObserver<CoordinatorMessage> response) {

@@ -116,6 +116,13 @@ final class NodeService extends ComputeNodeGrpc.ComputeNodeImplBase {
     final long lifetimeNanos;
     /** The service clock's time of the session's Open. */
     long openedAt;
+    /**
+     * When the open round opened (the session's Open, or the Release of the round before): a round
+     * not released within {@link #idleNanos} of it ends the session, however often the coordinator
+     * calls (the attacker's second read: a session's lifetime grows with its published rounds, up to
+     * decades, while round 0's shares waited).
+     */
+    long roundOpenedAt;
 
     boolean seeds() {
       return node < nodes - 1;
@@ -196,6 +203,7 @@ final class NodeService extends ComputeNodeGrpc.ComputeNodeImplBase {
           return;
         }
         s.openedAt = clock.getAsLong();
+        s.roundOpenedAt = s.openedAt;
         sessions.put(s.hex, s);
       } else {
         s = old;
@@ -519,6 +527,7 @@ final class NodeService extends ComputeNodeGrpc.ComputeNodeImplBase {
       // Released from here on, whatever happens next: no second subset. The next round opens.
       r.state = NodeRound.State.RELEASED;
       s.open++;
+      s.roundOpenedAt = clock.getAsLong();
       s.busy++;
       contributors = set.stream().toArray();
       held = r.sharesOf(contributors);
@@ -622,7 +631,13 @@ final class NodeService extends ComputeNodeGrpc.ComputeNodeImplBase {
       end(s, "it outlived every deadline its session publishes (" + TimeUnit.NANOSECONDS.toSeconds(s.lifetimeNanos)
           + " s since it opened); the shares it held were erased");
     }
-    return idle.size() + old.size();
+    List<Session> stuck = sessions.values().stream().filter(s -> s.busy == 0 && now - s.roundOpenedAt > s.idleNanos)
+        .toList();
+    for (Session s : stuck) {
+      end(s, "its round " + s.open + " was not released within " + TimeUnit.NANOSECONDS.toSeconds(s.idleNanos)
+          + " s of opening, beyond its deadlines; the shares it held were erased");
+    }
+    return idle.size() + old.size() + stuck.size();
   }
 
   /** Ends every session (the node stops): their shares are zeroed. */

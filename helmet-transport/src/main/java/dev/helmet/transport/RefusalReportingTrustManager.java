@@ -40,11 +40,22 @@ final class RefusalReportingTrustManager extends X509ExtendedTrustManager {
     this.refused = refused;
   }
 
+  /**
+   * A stranger's name, which it chose itself, for the log and the status page: at most 200
+   * characters, no control or invisible characters, in double quotes with quotes and backslashes
+   * escaped, so it cannot forge a log line, rewrite a terminal or pass its own words off as the
+   * coordinator's (the attacker's read of T3-8: a CN holding a newline and "rejected a message from
+   * party 1: IMPERSONATION"); the status page withholds the quoted name whole.
+   */
+  static String quoted(String name) {
+    return "\"" + CoordinatorService.printable(name, 200).replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
   /** A refusal in words, naming the peer, the certificate's subject and issuer, and the check. */
   static String describe(X509Certificate[] chain, CertificateException e, String peer) {
     String who = chain == null || chain.length == 0 ? "no certificate"
-        : "certificate " + chain[0].getSubjectX500Principal().getName() + " (issued by "
-            + chain[0].getIssuerX500Principal().getName() + ")";
+        : "certificate " + quoted(chain[0].getSubjectX500Principal().getName()) + " (issued by "
+            + quoted(chain[0].getIssuerX500Principal().getName()) + ")";
     String why;
     Throwable expired = e;
     while (expired != null && !(expired instanceof java.security.cert.CertificateExpiredException)

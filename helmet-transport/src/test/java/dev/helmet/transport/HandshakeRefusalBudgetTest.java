@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HandshakeRefusalBudgetTest {
   private static final Dataset DIGITS = TestData.digits();
-  private static final String STRANGER = "certificate CN=participant-1 (issued by CN=Helmet demo CA): it is not signed "
+  private static final String STRANGER = "certificate \"CN=participant-1\" (issued by \"CN=Helmet demo CA\"): it is not signed "
       + "by this deployment's CA (the participant uses another CA's files)";
 
   private static long count(List<Map<String, Object>> events, String reason) {

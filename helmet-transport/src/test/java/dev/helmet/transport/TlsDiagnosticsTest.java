@@ -61,7 +61,7 @@ class TlsDiagnosticsTest {
       List<java.util.Map<String, Object>> events = c.store().events(c.sessionId());
       assertTrue(events.stream().anyMatch(ev -> "TLS_HANDSHAKE".equals(ev.get("REASON"))
           && String.valueOf(ev.get("DETAIL")).startsWith("refused a TLS handshake from 127.0.0.1:")
-          && String.valueOf(ev.get("DETAIL")).contains(": certificate CN=participant-1")
+          && String.valueOf(ev.get("DETAIL")).contains(": certificate \"CN=participant-1\"")
           && String.valueOf(ev.get("DETAIL")).contains("participant-1")
           && String.valueOf(ev.get("DETAIL")).contains("not signed by this deployment's CA")), events::toString);
     }

@@ -97,6 +97,8 @@ public final class Scattering2D implements ImageTransform {
    * image with J = 4, L = 8 needs 2.6 million; MNIST's 28x28 with J = 2, L = 8, 23 thousand.
    */
   static final long MAX_FILTER_CELLS = 1L << 24;
+  /** The longest image side, 2^15 pixels. */
+  static final int MAX_SIDE = 1 << 15;
   /** The most outputs per image (2^24; a 224x224 image with J = 4, L = 8 has 81 thousand). */
   static final long MAX_OUTPUTS = 1L << 24;
 
@@ -111,6 +113,8 @@ public final class Scattering2D implements ImageTransform {
     Checks.inRange("J", J, 1, 20);
     Checks.inRange("L", L, 1, 1024);
     Checks.nonNegative("groups", groups);
+    Checks.require(shape.height() <= MAX_SIDE && shape.width() <= MAX_SIDE, "the scattering transform takes images of "
+        + "at most " + MAX_SIDE + " pixels a side. Provided shape: " + shape);
     int scale = 1 << J;
     if (shape.height() < scale || shape.width() < scale) {
       throw new IllegalArgumentException("the scattering transform with J = " + J
@@ -128,8 +132,6 @@ public final class Scattering2D implements ImageTransform {
     this.np = paddedSize(shape.width(), J);
     this.outH = (mp >> J) - 2;
     this.outW = (np >> J) - 2;
-    this.padRow = reflectIndex(shape.height(), mp);
-    this.padCol = reflectIndex(shape.width(), np);
 
     Checks.require((long) channels * outH * outW <= MAX_OUTPUTS, "the scattering transform of a " + shape
         + " image with J = " + J + ", L = " + L + " has more than " + MAX_OUTPUTS + " outputs");
@@ -139,6 +141,10 @@ public final class Scattering2D implements ImageTransform {
     Checks.require((long) J * L * mp * np <= MAX_FILTER_CELLS, "the scattering transform of a " + shape
         + " image with J = " + J + ", L = " + L + " needs " + J + " x " + L + " filters of " + mp + "x" + np
         + " values, more than " + MAX_FILTER_CELLS + " in all");
+    // Only now anything of the image's size is allocated (the attacker's second read: a 250000000x2
+    // shape allocated 1 GB of padding indices before the bounds above refused it).
+    this.padRow = reflectIndex(shape.height(), mp);
+    this.padCol = reflectIndex(shape.width(), np);
 
     // The filter bank (filter_bank.py) at the padded size: wavelet n = j L + theta has angle
     // (int(L - L/2 - 1) - theta) pi / L (the cast truncates toward 0 as Python's int()), xi

@@ -257,12 +257,30 @@ class Scattering2DTest {
    */
   @Test
   void settingsThatWouldNeedAHugeFilterBankAreRefusedBeforeAllocating() {
-    for (int[] bad : new int[][] {{512, 9, 2}, {8192, 13, 8}, {1024, 4, 1024}}) {
+    for (int[] bad : new int[][] {{512, 9, 2}, {8192, 13, 8}, {1024, 4, 1024}, {2_000_000_000, 1, 1}}) {
       IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
           () -> new Scattering2D(new dev.helmet.core.data.ImageShape(bad[0], bad[0]), bad[1], bad[2], 0));
-      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("more than"), e.getMessage());
+      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("more than") || e.getMessage().contains("at most"),
+          e.getMessage());
     }
+    // the attacker's second read: a 250000000x2 shape allocated 1 GB of padding before the refusal
+    long before = allocated();
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new Scattering2D(new dev.helmet.core.data.ImageShape(250_000_000, 2), 1, 1, 0));
+    long after = allocated();
+    org.junit.jupiter.api.Assertions.assertTrue(before < 0 || after - before < 64L << 20,
+        "the refusal allocated " + ((after - before) >> 20) + " MiB");
     new Scattering2D(new dev.helmet.core.data.ImageShape(28, 28), 2, 8, 0);
     new Scattering2D(new dev.helmet.core.data.ImageShape(224, 224), 4, 8, 0);
+  }
+
+  /** Bytes this thread has allocated so far, or -1 where the JVM cannot say. */
+  private static long allocated() {
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    if (mx instanceof com.sun.management.ThreadMXBean sun && sun.isThreadAllocatedMemorySupported()) {
+      sun.setThreadAllocatedMemoryEnabled(true);
+      return sun.getCurrentThreadAllocatedBytes();
+    }
+    return -1;
   }
 }
