@@ -90,13 +90,14 @@ final class BudgetCommand extends GroupCommand {
         } else {
           String relation = store.relation(dataset);
           out.printf("data set '%s': budget (eps = %s, delta = %s); spent or reserved (eps = %s, delta = %s), by basic "
-              + "composition of its sessions' guarantees%s%n", dataset, Trainer.fmt(budget[0]), Trainer.fmt(budget[1]),
-              used[0].toPlainString(), used[1].toPlainString(), relation == null ? ""
+              + "composition of its sessions' guarantees%s%n", dataset, Trainer.fmtBound(budget[0]),
+              Trainer.fmtBound(budget[1]), Trainer.fmtBound(used[0].doubleValue()),
+              Trainer.fmtBound(used[1].doubleValue()), relation == null ? ""
                   : " (neighbours: " + relation + "; every session of this data set is under it)");
           for (Map<String, Object> row : history) {
             out.printf("  %s  (eps = %s, delta = %s)  %s%n", row.get("CHANGED_AT"),
-                Trainer.fmt(((Number) row.get("EPSILON")).doubleValue()),
-                Trainer.fmt(((Number) row.get("DELTA")).doubleValue()), row.get("REASON"));
+                Trainer.fmtBound(((Number) row.get("EPSILON")).doubleValue()),
+                Trainer.fmtBound(((Number) row.get("DELTA")).doubleValue()), row.get("REASON"));
           }
         }
       }
@@ -133,8 +134,8 @@ final class BudgetCommand extends GroupCommand {
         PrintWriter out = spec.commandLine().getOut();
         out.printf("data set '%s': budget %s (eps = %s, delta = %s); spent or reserved so far (eps = %s, delta = %s)%n",
             dataset, before == null ? "set to" : String.format("changed from (eps = %s, delta = %s) to",
-                Trainer.fmt(before[0]), Trainer.fmt(before[1])), Trainer.fmt(epsilon), Trainer.fmt(delta),
-            used[0].toPlainString(), used[1].toPlainString());
+                Trainer.fmtBound(before[0]), Trainer.fmtBound(before[1])), Trainer.fmtBound(epsilon),
+            Trainer.fmtBound(delta), Trainer.fmtBound(used[0].doubleValue()), Trainer.fmtBound(used[1].doubleValue()));
         if (used[0].compareTo(BigDecimal.valueOf(epsilon)) > 0) {
           out.println("  note: more than the new budget is already spent; no further session can run on this data set");
         }
