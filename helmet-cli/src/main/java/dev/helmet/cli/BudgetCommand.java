@@ -90,13 +90,13 @@ final class BudgetCommand extends GroupCommand {
       } else {
         JsonNode relation = report.path("neighbours");
         out.printf("data set '%s': budget (eps = %s, delta = %s); spent or reserved (eps = %s, delta = %s), by basic "
-            + "composition of its sessions' guarantees%s%n", dataset, Trainer.fmt(budget.path("epsilon").asDouble()),
-            Trainer.fmt(budget.path("delta").asDouble()), used.path("epsilon").decimalValue().toPlainString(),
-            used.path("delta").decimalValue().toPlainString(), relation.isNull() || relation.isMissingNode() ? ""
+            + "composition of its sessions' guarantees%s%n", dataset, Trainer.fmtBound(budget.path("epsilon").asDouble()),
+            Trainer.fmtBound(budget.path("delta").asDouble()), Trainer.fmtBound(used.path("epsilon").asDouble()),
+            Trainer.fmtBound(used.path("delta").asDouble()), relation.isNull() || relation.isMissingNode() ? ""
                 : " (neighbours: " + relation.asText() + "; every session of this data set is under it)");
         for (JsonNode row : report.path("budget_history")) {
           out.printf("  %s  (eps = %s, delta = %s)  %s%n", row.path("changed_at").asText(),
-              Trainer.fmt(row.path("epsilon").asDouble()), Trainer.fmt(row.path("delta").asDouble()),
+              Trainer.fmtBound(row.path("epsilon").asDouble()), Trainer.fmtBound(row.path("delta").asDouble()),
               row.path("reason").asText());
         }
         if (report.path("source").asText().startsWith("the running coordinator")) {
@@ -136,8 +136,8 @@ final class BudgetCommand extends GroupCommand {
         PrintWriter out = spec.commandLine().getOut();
         out.printf("data set '%s': budget %s (eps = %s, delta = %s); spent or reserved so far (eps = %s, delta = %s)%n",
             dataset, before == null ? "set to" : String.format("changed from (eps = %s, delta = %s) to",
-                Trainer.fmt(before[0]), Trainer.fmt(before[1])), Trainer.fmt(epsilon), Trainer.fmt(delta),
-            used[0].toPlainString(), used[1].toPlainString());
+                Trainer.fmtBound(before[0]), Trainer.fmtBound(before[1])), Trainer.fmtBound(epsilon),
+            Trainer.fmtBound(delta), Trainer.fmtBound(used[0].doubleValue()), Trainer.fmtBound(used[1].doubleValue()));
         if (used[0].compareTo(BigDecimal.valueOf(epsilon)) > 0) {
           out.println("  note: more than the new budget is already spent; no further session can run on this data set");
         }

@@ -5,6 +5,7 @@ import dev.helmet.transport.Certificates;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -121,8 +122,10 @@ final class CertsCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "Folder for the CA's files.")
     Path out;
 
-    @Option(names = "--name", paramLabel = "CN", defaultValue = "Helmet CA",
-        description = "The CA's common name. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--name", paramLabel = "CN",
+        description = "The CA's common name, which every certificate it signs names as its issuer. Default: Helmet "
+            + "CA ID DATE, with a fresh random ID and today's date, so that two CAs are told apart in every log line "
+            + "(a certificate \"issued by CN=Helmet CA 3f9a1c2e 2026-12-03\").")
     String name;
 
     @Option(names = "--days", paramLabel = "D", defaultValue = "365",
@@ -136,8 +139,11 @@ final class CertsCommand implements Callable<Integer> {
       if (days < 1) {
         throw new IllegalArgumentException("days must be positive. Provided value: " + days);
       }
-      Path ca = CertificateRequests.createCa(out, name, Duration.ofDays(days));
-      spec.commandLine().getOut().printf("wrote %s and ca-key.pem (keep it offline)%n", ca);
+      Path ca = CertificateRequests.createCa(out, name != null ? name : CertificateRequests.defaultCaName("Helmet CA"),
+          Duration.ofDays(days));
+      X509Certificate cert = read(ca);
+      spec.commandLine().getOut().printf("wrote %s (%s, valid until %s) and ca-key.pem (keep it offline)%n", ca,
+          cert.getSubjectX500Principal().getName(), until(cert));
       spec.commandLine().getOut().flush();
       return Main.OK;
     }
@@ -172,7 +178,8 @@ final class CertsCommand implements Callable<Integer> {
       + "A participant certificate allows clientAuth only; a coordinator certificate serverAuth only (so it can "
       + "never vouch for a participant's identity key); a compute node certificate (dca sessions) serverAuth and "
       + "clientAuth, its subject marked OU=compute-node. Check who sent the request before signing: each "
-      + "participant certificate is one party.")
+      + "participant certificate is one party. Prints the request's subject, then the certificate's subject, role, "
+      + "issuer and expiry.")
   static final class Sign implements Callable<Integer> {
     @Option(names = "--ca-dir", paramLabel = "DIR", required = true, description = "Folder with ca.pem and "
         + "ca-key.pem.")
@@ -204,10 +211,46 @@ final class CertsCommand implements Callable<Integer> {
       if (days < 1) {
         throw new IllegalArgumentException("days must be positive. Provided value: " + days);
       }
-      CertificateRequests.sign(caDir, csr, CertificateRequests.Role.parse(role), hosts, Duration.ofDays(days), out);
-      spec.commandLine().getOut().printf("wrote %s (%s)%n", out, role);
-      spec.commandLine().getOut().flush();
+      CertificateRequests.Role r = CertificateRequests.Role.parse(role);
+      PrintWriter o = spec.commandLine().getOut();
+      // Before signing: who the request says it is, so the CA can check it against who sent it.
+      o.printf("request %s: subject %s; signing it as a %s certificate (%s) for %d day%s%s%n", csr,
+          CertificateRequests.requestSubject(csr), roleName(r), uses(r), days, days == 1 ? "" : "s",
+          r == CertificateRequests.Role.PARTICIPANT || hosts.isEmpty() ? "" : ", hosts " + String.join(", ", hosts));
+      o.flush();
+      CertificateRequests.sign(caDir, csr, r, hosts, Duration.ofDays(days), out);
+      X509Certificate cert = read(out);
+      o.printf("wrote %s: %s, %s certificate, issued by %s, valid until %s%n", out,
+          cert.getSubjectX500Principal().getName(), roleName(r), cert.getIssuerX500Principal().getName(), until(cert));
+      o.flush();
       return Main.OK;
     }
+  }
+
+  private static String roleName(CertificateRequests.Role r) {
+    return r.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+  }
+
+  /** What a role's certificate allows (CertificateRequests.sign decides it). */
+  private static String uses(CertificateRequests.Role r) {
+    return switch (r) {
+      case PARTICIPANT -> "TLS client only: one party";
+      case COORDINATOR -> "TLS server only";
+      case COMPUTE_NODE -> "TLS server and client, marked OU=compute-node";
+    };
+  }
+
+  static X509Certificate read(Path pem) throws IOException {
+    try (var in = java.nio.file.Files.newInputStream(pem)) {
+      return (X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in);
+    } catch (java.security.cert.CertificateException e) {
+      throw new IOException("cannot read the certificate just written to " + pem + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** A certificate's expiry, to the minute, in UTC: "2027-01-02 14:03 UTC". */
+  static String until(X509Certificate cert) {
+    return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'", java.util.Locale.ROOT)
+        .withZone(java.time.ZoneOffset.UTC).format(cert.getNotAfter().toInstant());
   }
 }

@@ -7,6 +7,7 @@ import dev.helmet.transport.SessionPlan;
 import dev.helmet.transport.SessionFile;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -42,14 +43,30 @@ final class CoordinatorCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object when the session ends.")
   boolean json;
 
-  @Option(names = "--status-listen", paramLabel = "HOST:PORT|none", defaultValue = "127.0.0.1:0",
+  /** --status-listen's default; the option itself stays null unless given (a given address lingers). */
+  static final String STATUS_LISTEN = "127.0.0.1:0";
+
+  @Option(names = "--status-listen", paramLabel = "HOST:PORT|none",
       description = "Serve the read-only status page (/), its JSON (/api/status) and Prometheus metrics (/metrics) "
           + "here while the session runs; the address is printed at start, with its access token after '#'. Every "
           + "data request needs the token in the header Authorization: Bearer TOKEN, on loopback too (a ?token= in "
           + "the address, read before, is no longer read). Off loopback the page is served only over HTTPS, with the "
           + "coordinator's certificate (the session file's tls; clients trust the deployment's ca.pem); its events never show "
-          + "certificate subjects (the log does). none: no page. Default: ${DEFAULT-VALUE} (any free port).")
+          + "certificate subjects (the log does). On 0.0.0.0 or :: the printed address names this machine by its "
+          + "certificate's first host name. none: no page. Default: " + STATUS_LISTEN + " (any free port).")
   String statusListen;
+
+  @Option(names = "--status-linger", paramLabel = "SECONDS",
+      description = "Keep the status page up SECONDS more after the session ends (the outcome is printed first), so "
+          + "its final state can still be read; Ctrl-C ends it early. In [0, 3600]. Default: 60 with --status-listen "
+          + "given, else 0.")
+  Integer statusLinger;
+
+  @Option(names = "--status-snapshot", paramLabel = "PREFIX|none",
+      description = "When the session ends, write the status page's final state to PREFIX.html (the page, no "
+          + "script) and PREFIX.json (its /api/status): what the page shows, no certificate subjects, no token. "
+          + "Default: next to --model-out (model.json: model-status.html, model-status.json); none without it.")
+  String statusSnapshot;
 
   @Option(names = "--status-token", paramLabel = "TOKEN",
       description = "The status page's access token (default: a fresh random one, on loopback too). A command "
@@ -84,7 +101,9 @@ final class CoordinatorCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Logging.configure(json);
     Coordinator.Settings s = connectionLimits(SessionFile.read(config, algorithm));
-    StatusPage.Address status = StatusPage.parse(statusListen);
+    StatusPage.Address status = StatusPage.parse(statusListen == null ? STATUS_LISTEN : statusListen);
+    int linger = linger(status);
+    Path snapshot = snapshotPrefix();
     String token = token(); // before anything starts: a bad token option loses nothing
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
@@ -95,7 +114,14 @@ final class CoordinatorCommand implements Callable<Integer> {
       err.flush();
       Runtime.getRuntime().addShutdownHook(new Thread(c::close));
       try (StatusPage page = StatusPage.start(c, status, token, err)) {
-        return run(c, s, out);
+        int code = run(c, s, out);
+        if (snapshot != null) {
+          List<Path> written = dev.helmet.status.StatusSnapshot.write(c, snapshot);
+          err.printf("helmet: the status page's final state is in %s (and %s)%n", written.get(1), written.get(0));
+          err.flush();
+        }
+        page.linger(linger, err);
+        return code;
       }
     }
   }
@@ -175,6 +201,28 @@ final class CoordinatorCommand implements Callable<Integer> {
       out.printf("session %s aborted: %s%n", r.sessionId(), r.reason());
     }
     out.flush();
+  }
+
+  /** --status-linger, checked; its default is 60 s for a page at an address the user gave, else none. */
+  private int linger(StatusPage.Address status) {
+    if (statusLinger != null && (statusLinger < 0 || statusLinger > 3600)) {
+      throw new IllegalArgumentException("--status-linger must be in [0, 3600] seconds. Provided value: "
+          + statusLinger);
+    }
+    return statusLinger != null ? statusLinger : status != null && statusListen != null ? 60 : 0;
+  }
+
+  /** Where the final status goes: --status-snapshot, else next to --model-out, else nowhere (null). */
+  private Path snapshotPrefix() {
+    if (statusSnapshot != null) {
+      return statusSnapshot.equalsIgnoreCase("none") ? null : Path.of(statusSnapshot);
+    }
+    if (modelOut == null) {
+      return null;
+    }
+    String name = modelOut.getFileName().toString();
+    return modelOut.resolveSibling((name.endsWith(".json") ? name.substring(0, name.length() - 5) : name)
+        + "-status");
   }
 
   /** The file's settings with the connection limits the options give (the others stay the defaults). */

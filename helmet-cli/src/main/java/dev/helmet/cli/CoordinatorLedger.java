@@ -116,16 +116,18 @@ final class CoordinatorLedger {
       out.println("  no privacy budget yet (a session file's `budget` sets the first one)");
     } else {
       out.printf(Locale.ROOT, "  budget eps = %s, delta = %s; spent or reserved eps = %s, delta = %s; left eps = %s%s%n",
-          b.path("epsilon").asText(), b.path("delta").asText(), j.path("used").path("epsilon").asText(),
-          j.path("used").path("delta").asText(), j.path("left_epsilon").asText(),
+          Trainer.fmtBound(b.path("epsilon").asDouble()), Trainer.fmtBound(b.path("delta").asDouble()),
+          Trainer.fmtBound(j.path("used").path("epsilon").asDouble()),
+          Trainer.fmtBound(j.path("used").path("delta").asDouble()), Trainer.fmtLeft(j.path("left_epsilon").asDouble()),
           j.path("neighbours").isNull() ? "" : " (neighbours: " + j.path("neighbours").asText() + ")");
     }
     for (JsonNode e : j.path("entries")) {
       boolean open = e.path("status").asText().equals("reserved");
       boolean stale = open && !e.path("session_status").asText().matches("enrolling|running");
       out.printf(Locale.ROOT, "  %-32s %-9s eps = %s, delta = %s, %d round(s) released; session %s; %s%s%n",
-          e.path("session").asText(), e.path("status").asText(), e.path("epsilon").asText(),
-          e.path("delta").asText(), e.path("released_rounds").asInt(), e.path("session_status").asText(),
+          e.path("session").asText(), e.path("status").asText(), Trainer.fmtBound(e.path("epsilon").asDouble()),
+          Trainer.fmtBound(e.path("delta").asDouble()), e.path("released_rounds").asInt(),
+          e.path("session_status").asText(),
           e.path("updated").asText(), open && !stale ? "  (reserved while it runs; a coordinator that died leaves it "
               + "so until its next start or `helmet ledger settle`)" : "");
     }

@@ -53,8 +53,8 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--features", paramLabel = "raw|scatter|hog", defaultValue = "hog",
       description = "Feature stage (see `helmet train --help`). hog and scatter lift the private model from about "
           + "80 %% (raw pixels) to about 90 %%; scatter is slightly more accurate on average but takes about 1.5 "
-          + "minutes the first time (its features are cached after), hog about 25 s. Until 0.2 the demo ran on "
-          + "raw pixels: --features raw. Default: ${DEFAULT-VALUE}.")
+          + "minutes the first time (its features are cached after), hog about 25 s. Before 2026-11-25 (commit "
+          + "f284441) the demo ran on raw pixels: --features raw. Default: ${DEFAULT-VALUE}.")
   String features;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;

@@ -110,11 +110,14 @@ final class LedgerCommand extends GroupCommand {
         out.println(Json.print(j));
       } else {
         out.printf(Locale.ROOT, "ledger %s: budget eps = %s, delta = %s; used eps = %s, delta = %s; left eps = %s%n",
-            target.file, budget[0], budget[1], used[0].toPlainString(), used[1].toPlainString(), left.toPlainString());
+            target.file, Trainer.fmtBound(budget[0]), Trainer.fmtBound(budget[1]),
+            Trainer.fmtBound(used[0].doubleValue()), Trainer.fmtBound(used[1].doubleValue()),
+            Trainer.fmtLeft(left.doubleValue()));
         for (JsonNode e : l.entries()) {
           String st = e.path("status").asText();
           out.printf(Locale.ROOT, "  %-32s %-9s eps = %s, delta = %s, %d round(s) sent, %s%s%n",
-              e.path("session").asText(), st, e.path("epsilon").asText(), e.path("delta").asText(),
+              e.path("session").asText(), st, Trainer.fmtBound(e.path("epsilon").asDouble()),
+              Trainer.fmtBound(e.path("delta").asDouble()),
               e.path("rounds").asInt(), e.path("updated").asText(),
               st.equals("reserved") || st.equals("committed") ? "  (open: `helmet ledger settle` if its participant "
                   + "is gone)" : "");
@@ -169,9 +172,10 @@ final class LedgerCommand extends GroupCommand {
         out.println(Json.print(j));
       } else {
         out.printf(Locale.ROOT, "session %s settled: %s%n", session, target.config != null
-            ? (eps == 0 ? "refunded (the coordinator released nothing)" : "spent eps = " + eps + " for the rounds "
-                + "the coordinator released")
-            : eps == 0 ? "refunded (no input of this party left)" : "spent eps = " + eps + " for the rounds it sent");
+            ? (eps == 0 ? "refunded (the coordinator released nothing)" : "spent eps = " + Trainer.fmtBound(eps)
+                + " for the rounds the coordinator released")
+            : eps == 0 ? "refunded (no input of this party left)" : "spent eps = " + Trainer.fmtBound(eps)
+                + " for the rounds it sent");
       }
       out.flush();
       return Main.OK;

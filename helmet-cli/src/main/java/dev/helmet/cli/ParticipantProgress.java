@@ -61,8 +61,9 @@ final class ParticipantProgress implements ParticipantListener {
       case "joined" -> "joined; waiting for the other parties to enrol";
       case "enrolled" -> "waiting for enrolment: " + f.get("enrolled") + " of " + f.get("parties") + " parties joined";
       case "roster" -> String.format(Locale.ROOT, "enrolment closed: party %s of %s; %s round(s); by its own "
-          + "accounting the session spends at most eps = %.4g of its data (%s), against %s", f.get("party"),
-          f.get("parties"), f.get("rounds"), ((Number) f.get("epsilon")).doubleValue(), f.get("neighbours"),
+          + "accounting the session spends at most eps = %s of its data (%s), against %s", f.get("party"),
+          f.get("parties"), f.get("rounds"), Trainer.fmtBound(((Number) f.get("epsilon")).doubleValue()),
+          f.get("neighbours"),
           f.getOrDefault("against", "anyone holding the released model"));
       case "setup" -> "setup step " + f.get("step") + " of " + f.get("steps") + " (the parties' exchange before "
           + "round 1): its turn";

@@ -67,7 +67,13 @@ final class StatusPage implements AutoCloseable {
       return new StatusPage(null, null);
     }
     StatusServer s = StatusServer.start(c, at.host(), at.port(), token);
-    err.printf("helmet: status page %s (read-only; metrics at /metrics)%n", s.url());
+    java.net.InetAddress bound = java.net.InetAddress.getByName(at.host());
+    if (bound.isAnyLocalAddress()) {
+      err.printf("helmet: status page %s (read-only; metrics at /metrics)%n", reachable(s.url(),
+          certificateNames(c), localName()));
+    } else {
+      err.printf("helmet: status page %s (read-only; metrics at /metrics)%n", s.url());
+    }
     err.flush();
     java.nio.file.Path discovery = discoveryFile(c.settings().databaseUrl());
     if (discovery != null) {
@@ -88,6 +94,86 @@ final class StatusPage implements AutoCloseable {
           java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
     return new StatusPage(s, discovery);
+  }
+
+  /**
+   * A wildcard address (0.0.0.0, ::) is no address another machine can dial (issue 47, row 19):
+   * the printed address names the machine instead, by the first name its certificate gives (a
+   * browser checks the page's certificate against it), else by its own host name, and says so.
+   *
+   * @param names the host names and addresses in the coordinator's certificate (may be empty)
+   * @param local this machine's host name, or null if unknown
+   */
+  static String reachable(String url, java.util.List<String> names, String local) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(https?://)([^/]+):([0-9]+)(/.*)$").matcher(url);
+    if (!m.matches()) {
+      return url;
+    }
+    String port = m.group(3);
+    java.util.List<String> dialable = names.stream().filter(n -> !isLoopbackName(n)).toList();
+    String host = !dialable.isEmpty() ? dialable.get(0) : local != null ? local : "HOST";
+    String where = !dialable.isEmpty()
+        ? "its certificate names " + String.join(", ", dialable) + "; browsers check the name against it"
+        : local != null ? host + " is this machine's name; use any name or address other machines reach it by"
+            : "HOST is this machine's name or an address other machines reach it by";
+    return m.group(1) + bracketed(host) + ":" + port + m.group(4) + " (listening on all addresses on port " + port
+        + ": " + where + ")";
+  }
+
+  private static boolean isLoopbackName(String n) {
+    String h = n.toLowerCase(java.util.Locale.ROOT);
+    return h.equals("localhost") || h.endsWith(".localhost") || h.startsWith("127.") || h.equals("::1")
+        || h.equals("0:0:0:0:0:0:0:1");
+  }
+
+  private static String bracketed(String host) {
+    return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+  }
+
+  /** The DNS names and IP addresses in the coordinator's certificate; empty without TLS or if unreadable. */
+  private static java.util.List<String> certificateNames(Coordinator c) {
+    if (c.settings().tls() == null) {
+      return java.util.List.of();
+    }
+    try (java.io.InputStream in = java.nio.file.Files.newInputStream(c.settings().tls().certificate())) {
+      var cert = (java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+          .generateCertificate(in);
+      java.util.List<String> names = new java.util.ArrayList<>();
+      if (cert.getSubjectAlternativeNames() != null) {
+        for (java.util.List<?> n : cert.getSubjectAlternativeNames()) {
+          names.add(String.valueOf(n.get(1)));
+        }
+      }
+      return names;
+    } catch (IOException | java.security.GeneralSecurityException e) {
+      return java.util.List.of();
+    }
+  }
+
+  private static String localName() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Keeps the page up {@code seconds} more after the session ended, so its final state can still be
+   * read (issue 47, row 18: it vanished with the release), and says so; an interrupt ends it early.
+   */
+  void linger(int seconds, PrintWriter err) {
+    if (server == null || seconds <= 0) {
+      return;
+    }
+    err.printf("helmet: the session is over; the status page stays up %d s more to show its final state "
+        + "(--status-linger SECONDS; Ctrl-C ends it now, the outcome is already printed and stored)%n", seconds);
+    err.flush();
+    try {
+      Thread.sleep(seconds * 1000L);
+    } catch (InterruptedException e) {
+      // An interrupt asks for just this, the end of the linger; the page and the coordinator close next.
+    }
   }
 
   /** The page's address, or null without a page. */

@@ -557,6 +557,11 @@ final class Trainer {
     return dev.helmet.privacy.ledger.Guarantee.format(v);
   }
 
+  /** What is left of a budget for print: rounded down ({@link dev.helmet.privacy.ledger.Guarantee#formatLeft}). */
+  static String fmtLeft(double v) {
+    return dev.helmet.privacy.ledger.Guarantee.formatLeft(v);
+  }
+
   static String fmt(double v) {
     if (!Double.isFinite(v)) {
       return v > 0 ? "infinity" : String.valueOf(v);

@@ -3,6 +3,7 @@ package dev.helmet.status;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.privacy.ledger.Guarantee;
 import dev.helmet.transport.Coordinator;
 import dev.helmet.transport.CoordinatorStatus;
 import dev.helmet.transport.store.Store;
@@ -16,7 +17,10 @@ import java.util.Map;
  * configuration, live enrolment and stage, recorded stage outcomes and events, the release's
  * guarantee and the data set's privacy ledger. Only what the coordinator already records or
  * publishes: no contribution, no model weights, nothing computed from private data beyond the
- * released guarantee, and no certificate subject ({@link Subjects}).
+ * released guarantee, and no certificate subject ({@link Subjects}: in event details and in the
+ * reasons sessions ended). Each section with an eps or delta also carries them as people read them
+ * ({@code text}: {@link Guarantee#format}, rounded up; what is left rounded down), so the page, its
+ * snapshot and the CLI print one form; the numbers beside keep the full double.
  */
 final class StatusJson {
   static final ObjectMapper MAPPER = new ObjectMapper();
@@ -40,11 +44,13 @@ final class StatusJson {
     s.put("min_contributors", cfg.getMinContributors());
     s.put("target_epsilon", cfg.getPrivacy().getEpsilon());
     s.put("target_delta", cfg.getPrivacy().getDelta());
+    s.putObject("text").put("target_epsilon", Guarantee.format(cfg.getPrivacy().getEpsilon()))
+        .put("target_delta", Guarantee.format(cfg.getPrivacy().getDelta()));
     s.put("phase", live.phase());
     Map<String, Object> row = store.session(live.session());
     if (row != null) {
       s.put("status", String.valueOf(row.get("STATUS")));
-      put(s, "reason", row.get("REASON"));
+      put(s, "reason", withheld(row.get("REASON")));
       put(s, "started_at", row.get("STARTED_AT"));
       put(s, "finished_at", row.get("FINISHED_AT"));
     }
@@ -78,8 +84,7 @@ final class StatusJson {
       put(o, "party", ev.get("PARTY"));
       put(o, "kind", ev.get("KIND"));
       put(o, "reason", ev.get("REASON"));
-      Object detail = ev.get("DETAIL");
-      put(o, "detail", detail == null ? null : Subjects.withhold(detail.toString()));
+      put(o, "detail", withheld(ev.get("DETAIL")));
     }
     Map<String, Object> rel = store.releaseSummary(live.session());
     if (rel == null) {
@@ -89,6 +94,8 @@ final class StatusJson {
       o.put("contributors", ((Number) rel.get("CONTRIBUTORS")).intValue());
       o.put("epsilon", ((Number) rel.get("EPSILON")).doubleValue());
       o.put("delta", ((Number) rel.get("DELTA")).doubleValue());
+      o.putObject("text").put("epsilon", Guarantee.format(o.get("epsilon").asDouble()))
+          .put("delta", Guarantee.format(o.get("delta").asDouble()));
       put(o, "released_at", rel.get("RELEASED_AT"));
       ArrayNode g = o.putArray("guarantees");
       for (String line : guarantees(store, live.session())) {
@@ -104,7 +111,7 @@ final class StatusJson {
       put(o, "dataset", r.get("DATASET"));
       put(o, "status", r.get("STATUS"));
       put(o, "stage", r.get("STAGE"));
-      put(o, "reason", r.get("REASON"));
+      put(o, "reason", withheld(r.get("REASON")));
       put(o, "started_at", r.get("STARTED_AT"));
       put(o, "finished_at", r.get("FINISHED_AT"));
     }
@@ -148,15 +155,24 @@ final class StatusJson {
       o.put("epsilon", eps.doubleValue());
       o.put("delta", ((Number) r.get("DELTA")).doubleValue());
       o.put("released_rounds", ((Number) r.get("RELEASED_ROUNDS")).intValue());
+      o.putObject("text").put("epsilon", Guarantee.format(eps.doubleValue()))
+          .put("delta", Guarantee.format(o.get("delta").asDouble()));
       put(o, "updated_at", r.get("UPDATED_AT"));
     }
+    ObjectNode text = MAPPER.createObjectNode();
     if (budget != null) {
       l.put("budget_epsilon", budget[0]);
       l.put("budget_delta", budget[1]);
-      l.put("left_epsilon", BigDecimal.valueOf(budget[0]).subtract(spent).subtract(reserved).doubleValue());
+      double left = BigDecimal.valueOf(budget[0]).subtract(spent).subtract(reserved).doubleValue();
+      l.put("left_epsilon", left);
+      text.put("budget_epsilon", Guarantee.format(budget[0])).put("budget_delta", Guarantee.format(budget[1]))
+          .put("left_epsilon", Guarantee.formatLeft(left));
     }
     l.put("spent_epsilon", spent.doubleValue());
     l.put("reserved_epsilon", reserved.doubleValue());
+    text.put("spent_epsilon", Guarantee.format(spent.doubleValue()))
+        .put("reserved_epsilon", Guarantee.format(reserved.doubleValue()));
+    l.set("text", text);
     String relation = store.relation(dataset);
     if (relation == null) {
       l.putNull("relation");
@@ -167,6 +183,11 @@ final class StatusJson {
         + "over sessions (basic composition); a reservation becomes spent when a round is released and is refunded "
         + "when nothing was");
     return l;
+  }
+
+  /** Free text from the database with every certificate subject withheld; null stays null. */
+  private static String withheld(Object text) {
+    return text == null ? null : Subjects.withhold(text.toString());
   }
 
   private static void put(ObjectNode o, String key, Object v) {

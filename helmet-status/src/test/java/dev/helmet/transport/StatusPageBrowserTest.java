@@ -99,7 +99,7 @@ class StatusPageBrowserTest {
       String done = render(page.url(), dir);
       assertTrue(done.contains("released the model of 3 contributors") && done.contains("against anyone holding"),
           done);
-      assertTrue(done.contains("COMPLETED") && done.contains("budget eps = 10.00"), done);
+      assertTrue(done.contains("COMPLETED") && done.contains("budget eps = 10, spent"), done);
       String shot = System.getProperty("helmet.status.screenshot");
       if (shot != null && !shot.isBlank()) {
         Path profile = Files.createTempDirectory(dir, "profile");

@@ -68,6 +68,26 @@ public final class CertificateRequests {
     }
   }
 
+  /**
+   * A CA name of its own: {@code PREFIX ID DATE}, e.g. {@code Helmet CA 3f9a1c2e 2026-12-03}, with a
+   * fresh random 32-bit ID and today's date (UTC), so that a certificate of another CA is told apart
+   * by its issuer in every log line. No host name: the CA's machine is nobody else's business.
+   */
+  public static String defaultCaName(String prefix) {
+    byte[] id = new byte[4];
+    new java.security.SecureRandom().nextBytes(id);
+    return prefix + " " + java.util.HexFormat.of().formatHex(id) + " "
+        + java.time.LocalDate.now(java.time.ZoneOffset.UTC);
+  }
+
+  /**
+   * The subject a signing request asks for, as {@code sign} would put it in the certificate (before
+   * the role's marker), after checking the request's self-signature.
+   */
+  public static String requestSubject(Path csrFile) throws IOException {
+    return readRequest(csrFile).getSubject().toString();
+  }
+
   /** Writes {@code ca.pem} and {@code ca-key.pem} (owner-only) into {@code dir}. */
   public static Path createCa(Path dir, String name, Duration validity) throws IOException {
     Files.createDirectories(dir);
@@ -132,23 +152,7 @@ public final class CertificateRequests {
       throw new IllegalArgumentException("cannot read " + caDir.resolve("ca.pem") + ": " + e.getMessage(), e);
     }
     PrivateKey caKey = readKey(caDir.resolve("ca-key.pem"));
-    JcaPKCS10CertificationRequest csr;
-    try (Reader r = Files.newBufferedReader(csrFile, StandardCharsets.US_ASCII); PEMParser p = new PEMParser(r)) {
-      Object o = p.readObject();
-      if (!(o instanceof PKCS10CertificationRequest req)) {
-        throw new IllegalArgumentException(csrFile + " is not a PEM certificate signing request");
-      }
-      csr = new JcaPKCS10CertificationRequest(req);
-      if (!csr.isSignatureValid(new JcaContentVerifierProviderBuilder().build(csr.getPublicKey()))) {
-        throw new IllegalArgumentException(csrFile + ": the request's signature does not verify");
-      }
-    } catch (GeneralSecurityException | OperatorCreationException | PKCSException | IOException
-        | RuntimeException e) {
-      if (e instanceof IllegalArgumentException iae && iae.getMessage().startsWith(csrFile.toString())) {
-        throw iae;
-      }
-      throw new IllegalArgumentException(csrFile + ": not a valid signing request: " + e.getMessage(), e);
-    }
+    JcaPKCS10CertificationRequest csr = readRequest(csrFile);
     if (role != Role.PARTICIPANT && hosts.isEmpty()) {
       throw new IllegalArgumentException("a " + role.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
           + " certificate needs at least one host name or address");
@@ -181,6 +185,27 @@ public final class CertificateRequests {
       return out;
     } catch (GeneralSecurityException | OperatorCreationException e) {
       throw new IllegalStateException("cannot sign " + csrFile + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads a PEM signing request and checks its self-signature. */
+  private static JcaPKCS10CertificationRequest readRequest(Path csrFile) throws IOException {
+    try (Reader r = Files.newBufferedReader(csrFile, StandardCharsets.US_ASCII); PEMParser p = new PEMParser(r)) {
+      Object o = p.readObject();
+      if (!(o instanceof PKCS10CertificationRequest req)) {
+        throw new IllegalArgumentException(csrFile + " is not a PEM certificate signing request");
+      }
+      JcaPKCS10CertificationRequest csr = new JcaPKCS10CertificationRequest(req);
+      if (!csr.isSignatureValid(new JcaContentVerifierProviderBuilder().build(csr.getPublicKey()))) {
+        throw new IllegalArgumentException(csrFile + ": the request's signature does not verify");
+      }
+      return csr;
+    } catch (GeneralSecurityException | OperatorCreationException | PKCSException | IOException
+        | RuntimeException e) {
+      if (e instanceof IllegalArgumentException iae && iae.getMessage().startsWith(csrFile.toString())) {
+        throw iae;
+      }
+      throw new IllegalArgumentException(csrFile + ": not a valid signing request: " + e.getMessage(), e);
     }
   }
 

@@ -107,7 +107,7 @@ public final class Certificates {
     Files.createDirectories(dir);
     try {
       KeyPair caKeys = keyPair();
-      X500Name caName = new X500Name("CN=Helmet demo CA");
+      X500Name caName = new X500Name("CN=" + CertificateRequests.defaultCaName("Helmet demo CA"));
       Instant now = Instant.now();
       X509v3CertificateBuilder ca = new JcaX509v3CertificateBuilder(caName, serial(), Date.from(now.minusSeconds(60)),
           Date.from(now.plus(validity)), caName, caKeys.getPublic());

@@ -33,9 +33,22 @@ public record Guarantee(String against, String neighbours, String unit, double e
    * A bound as a short number, rounded <em>up</em> (a printed eps or delta is never below the one
    * computed): 4 decimals, or 3 significant digits below 1e-3 and from 1e6; "infinity" for no
    * guarantee. The double's shortest decimal form is what is rounded, so 1e-5 prints 1.00e-05, not
-   * the next step above its binary value.
+   * the next step above its binary value. The one rule for every eps and delta a person reads (the
+   * CLI, the status page); JSON keeps the full double.
    */
   public static String format(double v) {
+    return format(v, java.math.RoundingMode.CEILING);
+  }
+
+  /**
+   * What is <em>left</em> of a budget, by {@link #format}'s rule but rounded down, so that the
+   * printed room is never more than there is (1.4999999983 spent of 2 prints 1.5 spent and 0.5 left).
+   */
+  public static String formatLeft(double v) {
+    return format(v, java.math.RoundingMode.FLOOR);
+  }
+
+  private static String format(double v, java.math.RoundingMode mode) {
     if (v == Double.POSITIVE_INFINITY) {
       return "infinity";
     }
@@ -44,10 +57,12 @@ public record Guarantee(String against, String neighbours, String unit, double e
     }
     java.math.BigDecimal d = java.math.BigDecimal.valueOf(v);
     if (v != 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e6)) {
-      java.math.BigDecimal up = d.round(new java.math.MathContext(3, java.math.RoundingMode.CEILING));
-      return String.format(java.util.Locale.ROOT, "%.2e", up);
+      java.math.BigDecimal r = d.round(new java.math.MathContext(3, mode));
+      return String.format(java.util.Locale.ROOT, "%.2e", r);
     }
-    String s = d.setScale(4, java.math.RoundingMode.CEILING).toPlainString().replaceAll("0+$", "");
-    return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+    String s = d.setScale(4, mode).toPlainString();
+    s = s.contains(".") ? s.replaceAll("0+$", "") : s;
+    s = s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+    return s.equals("-0") ? "0" : s;
   }
 }
