@@ -90,8 +90,8 @@ final class BudgetCommand extends GroupCommand {
       } else {
         JsonNode relation = report.path("neighbours");
         out.printf("data set '%s': budget (eps = %s, delta = %s); spent or reserved (eps = %s, delta = %s), by basic "
-            + "composition of its sessions' guarantees%s%n", dataset, Trainer.fmtBound(budget.path("epsilon").asDouble()),
-            Trainer.fmtBound(budget.path("delta").asDouble()), Trainer.fmtBound(used.path("epsilon").asDouble()),
+            + "composition of its sessions' guarantees%s%n", dataset, Trainer.fmt(budget.path("epsilon").asDouble()),
+            Trainer.fmt(budget.path("delta").asDouble()), Trainer.fmtBound(used.path("epsilon").asDouble()),
             Trainer.fmtBound(used.path("delta").asDouble()), relation.isNull() || relation.isMissingNode() ? ""
                 : " (neighbours: " + relation.asText() + "; every session of this data set is under it)");
         for (JsonNode row : report.path("budget_history")) {

@@ -267,7 +267,7 @@ final class ParticipantCommand implements Callable<Integer> {
     if (book != null) {
       java.math.BigDecimal[] used = book.used();
       spec.commandLine().getErr().printf("ledger %s: eps %s of %s spent or reserved%n", ledgerFile,
-          Trainer.fmtBound(used[0].doubleValue()), Trainer.fmtBound(book.budget()[0]));
+          Trainer.fmtBound(used[0].doubleValue()), Trainer.fmt(book.budget()[0]));
     }
     Participant.Result r = Participant.run(new Participant.Settings(coordinator, tls, policy, local, null, 0, book)
         .waiting(waitSeconds), new ParticipantProgress(spec.commandLine().getErr(), json));
