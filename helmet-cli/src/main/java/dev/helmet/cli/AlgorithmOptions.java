@@ -18,36 +18,69 @@ import picocli.CommandLine.Option;
  * {@code --algorithm NAME} and every registered algorithm's parameters as options. The parameters
  * are not written here: each algorithm declares them ({@link Algorithm#parameters}), and
  * {@link #install} adds one option per flag to a command, so a new algorithm's parameters appear
- * on the command line without a change to the CLI. A flag given for another algorithm than the
- * one selected is an error that names both.
+ * on the command line without a change to the CLI. A flag shared by several algorithms describes
+ * each one's meaning and default; a parameter's old flags ({@link Parameter#aliases}) stay accepted
+ * for it alone. A flag given for another algorithm than the one selected is an error that names
+ * the algorithms it belongs to and the selected one's flag for the same setting, if it has one.
+ * {@code --algorithm NAME --help} shows NAME's parameters only, with its own defaults ({@link #help}).
  */
 final class AlgorithmOptions {
   @Option(names = "--algorithm", paramLabel = "NAME",
-      description = "The learning algorithm (`helmet algorithms` lists them with their parameters). Default: helmet, "
+      description = "The learning algorithm (`helmet algorithms` lists them with their parameters; "
+          + "`--algorithm NAME --help` shows NAME's own options and defaults). Default: helmet, "
           + "or the algorithm --protocol names (the old way to choose one, kept as an alias).")
   String algorithm;
 
-  /** Adds every registered algorithm's parameters to {@code spec} as options (once per flag). */
-  static void install(CommandSpec spec) {
-    Map<String, List<String>> owners = new LinkedHashMap<>();
-    Map<String, Parameter> first = new LinkedHashMap<>();
+  /** One algorithm's parameter under one command-line name (its flag, or an old name of it). */
+  private record Use(Algorithm algorithm, Parameter parameter, boolean alias) {}
+
+  /**
+   * Every command-line name of a registered parameter with the algorithms that take it, flags
+   * before old names, in the order the algorithms declare them.
+   */
+  private static Map<String, List<Use>> names() {
+    Map<String, List<Use>> flags = new LinkedHashMap<>();
+    Map<String, List<Use>> aliases = new LinkedHashMap<>();
     for (Algorithm a : Algorithms.all()) {
       for (Parameter p : a.parameters()) {
-        Parameter known = first.putIfAbsent(p.flag(), p);
-        // Algorithms may share a flag for their own settings (--sampling-rate is dp-fl's and smm's):
-        // the selected algorithm's path takes the value. The value's type must agree.
-        if (known != null && known.type() != p.type()) {
-          throw new IllegalStateException("algorithms disagree on the type of " + p.flag() + ": " + known.path() + " ("
-              + known.type() + ") vs " + p.path() + " (" + p.type() + ")");
+        flags.computeIfAbsent(p.flag(), k -> new ArrayList<>()).add(new Use(a, p, false));
+        for (String old : p.aliases()) {
+          aliases.computeIfAbsent(old, k -> new ArrayList<>()).add(new Use(a, p, true));
         }
-        owners.computeIfAbsent(p.flag(), k -> new ArrayList<>()).add(a.id());
       }
     }
-    for (Map.Entry<String, Parameter> e : first.entrySet()) {
-      Parameter p = e.getValue();
-      String who = String.join(", ", owners.get(e.getKey()));
-      OptionSpec.Builder b = OptionSpec.builder(p.flag())
-          .description(who + ": " + p.description() + ". Default: " + p.defaultValue() + ".");
+    for (String old : aliases.keySet()) {
+      if (flags.containsKey(old)) {
+        throw new IllegalStateException(old + " is both a parameter's flag and an old name of another's");
+      }
+    }
+    Map<String, List<Use>> all = new LinkedHashMap<>(flags);
+    all.putAll(aliases);
+    for (Map.Entry<String, List<Use>> e : all.entrySet()) {
+      Parameter known = e.getValue().get(0).parameter();
+      for (Use u : e.getValue()) {
+        // Algorithms may share a flag for their own settings (--sampling-rate is dp-fl's and smm's):
+        // the selected algorithm's path takes the value. The value's type must agree.
+        if (u.parameter().type() != known.type()) {
+          throw new IllegalStateException("algorithms disagree on the type of " + e.getKey() + ": " + known.path()
+              + " (" + known.type() + ") vs " + u.parameter().path() + " (" + u.parameter().type() + ")");
+        }
+      }
+    }
+    return all;
+  }
+
+  /**
+   * Adds every registered algorithm's parameters to {@code spec} as options (once per flag), each
+   * old name as a hidden option that its flag's description mentions.
+   */
+  static void install(CommandSpec spec) {
+    for (Map.Entry<String, List<Use>> e : names().entrySet()) {
+      List<Use> uses = e.getValue();
+      boolean alias = uses.get(0).alias();
+      OptionSpec.Builder b = OptionSpec.builder(e.getKey()).hidden(alias)
+          .description(alias ? new String[] {oldName(uses)} : describe(uses, null));
+      Parameter p = uses.get(0).parameter();
       if (p.type() == Parameter.Type.BOOLEAN) {
         b.type(boolean.class).arity("0").negatable(true);
       } else {
@@ -55,6 +88,85 @@ final class AlgorithmOptions {
       }
       spec.addOption(b.build());
     }
+  }
+
+  /**
+   * A flag's description: a line per meaning, naming the algorithms and each one's default, then
+   * its old names and, for the algorithms that call a related setting otherwise, their flag.
+   * {@code only} (non-null): {@code only}'s line alone.
+   */
+  private static String[] describe(List<Use> uses, Algorithm only) {
+    Map<String, List<Use>> byText = new LinkedHashMap<>();
+    for (Use u : uses) {
+      if (only == null || u.algorithm() == only) {
+        byText.computeIfAbsent(u.parameter().description(), k -> new ArrayList<>()).add(u);
+      }
+    }
+    List<String> lines = new ArrayList<>();
+    byText.forEach((text, group) -> lines.add(ids(group) + ": " + text + ". Default: " + defaults(group) + "."));
+    for (Use u : uses) {
+      if ((only == null || u.algorithm() == only) && !u.parameter().aliases().isEmpty()) {
+        lines.add(String.join(", ", u.parameter().aliases()) + ": " + u.algorithm().id() + "'s old name for it, kept "
+            + "as an alias.");
+      }
+    }
+    if (only == null) {
+      Map<String, List<String>> related = new LinkedHashMap<>();
+      for (Algorithm a : Algorithms.all()) {
+        if (uses.stream().anyMatch(u -> u.algorithm() == a)) {
+          continue;
+        }
+        for (Use u : uses) {
+          Parameter counterpart = counterpart(a, u.parameter());
+          if (counterpart != null) {
+            related.computeIfAbsent(counterpart.flag(), k -> new ArrayList<>()).add(a.id());
+            break;
+          }
+        }
+      }
+      related.forEach((flag, ids) -> lines.add("For " + and(ids) + ": " + flag + "."));
+    }
+    return lines.toArray(String[]::new);
+  }
+
+  /** The algorithms' names, comma separated. */
+  private static String ids(List<Use> uses) {
+    return String.join(", ", uses.stream().map(u -> u.algorithm().id()).distinct().toList());
+  }
+
+  /** The default shared by all of {@code group}, or each algorithm's: "dp-fl 5; smm 4; cross-silo 10". */
+  private static String defaults(List<Use> group) {
+    List<String> values = group.stream().map(u -> u.parameter().defaultValue()).distinct().toList();
+    if (values.size() == 1) {
+      return values.get(0);
+    }
+    return String.join("; ", group.stream().map(u -> u.algorithm().id() + " " + u.parameter().defaultValue())
+        .toList());
+  }
+
+  /** The description of an old name's hidden option. */
+  private static String oldName(List<Use> uses) {
+    Use u = uses.get(0);
+    return "The old name of " + u.parameter().flag() + " for " + ids(uses) + ", kept as an alias.";
+  }
+
+  /** "a", "a and b", "a, b and c". */
+  private static String and(List<String> items) {
+    return items.size() == 1 ? items.get(0) : String.join(", ", items.subList(0, items.size() - 1)) + " and "
+        + items.get(items.size() - 1);
+  }
+
+  /**
+   * {@code a}'s parameter for the setting {@code p} stands for (the same last key of the path, as
+   * {@code dpfl.epochs} for helmet's {@code learner.epochs}) under another flag; null if none.
+   */
+  private static Parameter counterpart(Algorithm a, Parameter p) {
+    for (Parameter q : a.parameters()) {
+      if (q.key().equals(p.key()) && !q.flag().equals(p.flag())) {
+        return q;
+      }
+    }
+    return null;
   }
 
   private static String label(Parameter p) {
@@ -85,30 +197,119 @@ final class AlgorithmOptions {
 
   /**
    * The configuration mapping the options given on the command line make for {@code a} (typed by
-   * its parameters), refusing a flag that belongs to another algorithm.
+   * its parameters), refusing a flag that belongs to another algorithm and a setting given under
+   * both its flag and an old name.
    */
   static ObjectNode config(CommandSpec spec, Algorithm a) {
     CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
-    Map<String, Parameter> mine = new LinkedHashMap<>();
-    for (Parameter p : a.parameters()) {
-      mine.put(p.flag(), p);
-    }
     ObjectNode root = JsonNodeFactory.instance.objectNode();
-    for (Algorithm other : Algorithms.all()) {
-      for (Parameter p : other.parameters()) {
-        OptionSpec o = spec.findOption(p.flag());
-        if (o == null || !parsed.hasMatchedOption(o)) {
-          continue;
-        }
-        Parameter own = mine.get(p.flag());
-        if (own == null) {
-          throw new IllegalArgumentException(p.flag() + " is a parameter of " + other.id() + "; it does not apply to "
-              + "--algorithm " + a.id() + " (`helmet algorithms` lists each algorithm's parameters)");
-        }
-        put(root, own, o.getValue());
+    Map<String, String> given = new LinkedHashMap<>();
+    for (Map.Entry<String, List<Use>> e : names().entrySet()) {
+      OptionSpec o = spec.findOption(e.getKey());
+      if (o == null || !parsed.hasMatchedOption(o)) {
+        continue;
       }
+      Use own = e.getValue().stream().filter(u -> u.algorithm() == a).findFirst().orElse(null);
+      if (own == null) {
+        throw new IllegalArgumentException(refusal(e.getKey(), e.getValue(), a));
+      }
+      String before = given.put(own.parameter().path(), e.getKey());
+      if (before != null) {
+        throw new IllegalArgumentException(e.getKey() + " is the old name of " + before + "; give one of them");
+      }
+      put(root, own.parameter(), e.getKey(), o.getValue());
     }
     return root;
+  }
+
+  /**
+   * Why {@code name} does not apply to {@code a}: the algorithms it belongs to, and {@code a}'s flag
+   * for the same setting if it has one under another name.
+   */
+  private static String refusal(String name, List<Use> uses, Algorithm a) {
+    Use u = uses.get(0);
+    String msg = name + " is a parameter of " + and(uses.stream().map(x -> x.algorithm().id()).distinct().toList())
+        + (u.alias() ? " (the old name of " + u.parameter().flag() + ")" : "") + "; it does not apply to "
+        + "--algorithm " + a.id();
+    for (Use x : uses) {
+      Parameter counterpart = counterpart(a, x.parameter());
+      if (counterpart != null) {
+        return msg + "; for " + a.id() + " use " + counterpart.flag() + ": " + counterpart.description();
+      }
+    }
+    return msg + " (`helmet algorithms` lists each algorithm's parameters)";
+  }
+
+  /**
+   * The help of a command with the algorithms' options: as picocli renders it, except that with
+   * {@code --algorithm NAME --help} only NAME's parameters are listed, each with NAME's own text and
+   * default (the flags other algorithms share describe every one of them otherwise).
+   */
+  static CommandLine.Help help(CommandSpec spec, CommandLine.Help.ColorScheme scheme) {
+    return new CommandLine.Help(spec, scheme) {
+      private final Algorithm only = selected(spec);
+      private final Map<String, List<Use>> names = names();
+
+      @Override
+      public CommandLine.Help.IOptionRenderer createDefaultOptionRenderer() {
+        CommandLine.Help.IOptionRenderer plain = super.createDefaultOptionRenderer();
+        if (only == null) {
+          return plain;
+        }
+        return (option, labels, colors) -> plain.render(focused(option), labels, colors);
+      }
+
+      @Override
+      public String optionListExcludingGroups(List<OptionSpec> options, CommandLine.Help.Layout layout,
+          java.util.Comparator<OptionSpec> sort, CommandLine.Help.IParamLabelRenderer labels) {
+        return super.optionListExcludingGroups(shown(options), layout, sort, labels);
+      }
+
+      @Override
+      protected CommandLine.Help.Ansi.Text createDetailedSynopsisOptionsText(
+          java.util.Collection<picocli.CommandLine.Model.ArgSpec> done, List<OptionSpec> options,
+          java.util.Comparator<OptionSpec> sort, boolean cluster) {
+        return super.createDetailedSynopsisOptionsText(done, shown(options), sort, cluster);
+      }
+
+      /** The options listed: with --algorithm NAME, no other algorithm's parameters. */
+      private List<OptionSpec> shown(List<OptionSpec> options) {
+        return only == null ? options : options.stream().filter(o -> {
+          List<Use> uses = names.get(o.longestName());
+          return uses == null || uses.stream().anyMatch(u -> u.algorithm() == only);
+        }).toList();
+      }
+
+      private OptionSpec focused(OptionSpec option) {
+        List<Use> uses = names.get(option.longestName());
+        String[] text = option.longestName().equals("--algorithm") ? new String[] {"The learning algorithm: "
+            + only.id() + " here, whose options alone are listed, with its defaults (`" + spec.qualifiedName()
+            + " --help` lists every algorithm's; `helmet algorithms` describes each)."}
+            : uses == null ? null : describe(uses, only);
+        if (text == null) {
+          return option;
+        }
+        OptionSpec copy = option.toBuilder().description(text).build();
+        // The renderer reads the option's command (for negatable names): a blank one, as no option
+        // here has a default or a text to look up.
+        CommandSpec.create().addOption(copy);
+        return copy;
+      }
+    };
+  }
+
+  /** The algorithm a help request names with --algorithm (or the legacy --protocol); null for none. */
+  private static Algorithm selected(CommandSpec spec) {
+    CommandLine cl = spec.commandLine();
+    CommandLine.ParseResult parsed = cl == null ? null : cl.getParseResult();
+    if (parsed == null) {
+      return null;
+    }
+    String name = parsed.matchedOptionValue("--algorithm", (String) null);
+    if (name == null) {
+      name = parsed.matchedOptionValue("--protocol", (String) null);
+    }
+    return name != null && isAlgorithm(name) ? Algorithms.named(name) : null;
   }
 
   /**
@@ -146,7 +347,7 @@ final class AlgorithmOptions {
     return out;
   }
 
-  private static void put(ObjectNode root, Parameter p, Object value) {
+  private static void put(ObjectNode root, Parameter p, String name, Object value) {
     String[] path = p.path().split("\\.");
     ObjectNode at = root;
     for (int i = 0; i < path.length - 1; i++) {
@@ -163,7 +364,7 @@ final class AlgorithmOptions {
         default -> throw new IllegalStateException();
       }
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(p.flag() + " must be " + (p.type() == Parameter.Type.INTEGER ? "a whole number"
+      throw new IllegalArgumentException(name + " must be " + (p.type() == Parameter.Type.INTEGER ? "a whole number"
           : "a number") + ". Provided value: " + text);
     }
   }

@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Lists the learning algorithms (--algorithm NAME of train, demo, and `algorithm:` of a session file) with "
           + "a one-line description and their parameters: the command-line option, the session-file key and the "
-          + "default."
+          + "default (--json: keys name, summary, default, default_parties, old_keys (old section name: current), parameters: option, key, type, default, "
+          + "description, old_options)."
     })
 final class AlgorithmsCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object instead.")
@@ -38,19 +39,25 @@ final class AlgorithmsCommand implements Callable<Integer> {
         o.put("summary", a.summary());
         o.put("default", a.id().equals(Algorithms.DEFAULT));
         o.put("default_parties", a.defaultParties());
+        ObjectNode old = o.putObject("old_keys");
+        a.oldKeys().forEach(old::put);
         ArrayNode ps = o.putArray("parameters");
         for (Parameter p : a.parameters()) {
-          ps.addObject().put("option", p.flag()).put("key", p.path()).put("type", p.type().name().toLowerCase())
-              .put("default", p.defaultValue()).put("description", p.description());
+          ObjectNode po = ps.addObject().put("option", p.flag()).put("key", p.path())
+              .put("type", p.type().name().toLowerCase()).put("default", p.defaultValue())
+              .put("description", p.description());
+          p.aliases().forEach(po.putArray("old_options")::add);
         }
       }
       out.println(Json.print(root));
     } else {
       for (Algorithm a : Algorithms.all()) {
         out.printf("%s%s%n  %s%n", a.id(), a.id().equals(Algorithms.DEFAULT) ? " (default)" : "", a.summary());
+        a.oldKeys().forEach((old, now) -> out.printf("    session-file section %s: was %s (still read)%n", now, old));
         out.printf("    %-18s %-22s default %d: the parties train simulates%n", "--parties", "", a.defaultParties());
         for (Parameter p : a.parameters()) {
-          out.printf("    %-18s %-22s default %s: %s%n", p.flag(), p.path(), p.defaultValue(), p.description());
+          out.printf("    %-18s %-22s default %s: %s%s%n", p.flag(), p.path(), p.defaultValue(), p.description(),
+              p.aliases().isEmpty() ? "" : " (old name " + String.join(", ", p.aliases()) + ", kept as an alias)");
         }
         out.println();
       }

@@ -92,7 +92,8 @@ final class CrossSiloPrivacy {
     @Option(names = "--records", paramLabel = "n", required = true, description = "Records on the token list.")
     int records;
 
-    @Option(names = "--batch", paramLabel = "b", required = true, description = "Tokens drawn per step.")
+    @Option(names = {"--batch-size", "--batch"}, paramLabel = "b", required = true,
+        description = "Tokens drawn per step, b (--batch is its old name, kept as an alias).")
     int batch;
 
     @Option(names = "--malicious-records", paramLabel = "X", required = true,
@@ -124,7 +125,7 @@ final class CrossSiloPrivacy {
       Checks.require(records >= 1, "--records must be >= 1. Provided value: " + records);
       Checks.require(malicious >= 0 && malicious < records,
           "--malicious-records must be in [0, records). Provided value: " + malicious);
-      Checks.require(batch >= 1 && batch <= records, "--batch must be in [1, records]. Provided value: " + batch);
+      Checks.require(batch >= 1 && batch <= records, "--batch-size must be in [1, records]. Provided value: " + batch);
       for (double s : slacks) {
         Checks.require(s > 0 && s < 1, "--slack must be in (0, 1). Provided value: " + s);
       }

@@ -66,7 +66,9 @@ public final class Main extends GroupCommand {
     CommandLine cl = new CommandLine(new Main());
     // Every registered algorithm's parameters become options of the commands that run algorithms.
     for (String name : new String[] {"train", "demo"}) {
-      AlgorithmOptions.install(cl.getSubcommands().get(name).getCommandSpec());
+      CommandLine sub = cl.getSubcommands().get(name);
+      AlgorithmOptions.install(sub.getCommandSpec());
+      sub.setHelpFactory(AlgorithmOptions::help);
     }
     PartitionOptions.describeDefaults(cl.getSubcommands().get("train").getCommandSpec());
     cl.setExecutionExceptionHandler(Main::handle);

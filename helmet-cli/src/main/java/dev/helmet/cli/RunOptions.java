@@ -234,7 +234,13 @@ final class RunOptions {
       }
       case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, threads());
       case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, threads());
-      case "dca", "compute-servers" -> new ComputeServerSummation(computeServers, plan, threads());
+      case "dca", "compute-servers" -> {
+        if (computeServers < 2) {
+          throw new IllegalArgumentException("--compute-nodes must be >= 2 for --summation dca (private if one of "
+              + "them is honest). Provided value: " + computeServers);
+        }
+        yield new ComputeServerSummation(computeServers, plan, threads());
+      }
       case "groups" -> new GroupMaskSummation(groupSize, GroupMaskSummation.Graph.DISJOINT, plan, threads());
       case "harary" -> new GroupMaskSummation(groupSize, GroupMaskSummation.Graph.HARARY, plan, threads());
       default -> throw new IllegalArgumentException("summation must be one of secagg+, secagg, dca (or its old name "

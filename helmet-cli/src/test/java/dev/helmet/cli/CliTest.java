@@ -62,7 +62,7 @@ class CliTest {
         "--lambda is a parameter of helmet; it does not apply to --algorithm dp-fl");
     assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--noise-split", "some")), "noise split must be");
     assertInvalid(Cli.run(irisDpFl("--algorithm", "dp-fl", "--sampling-rate", "2")), "--sampling-rate must be in");
-    assertInvalid(Cli.run(irisDpFl("--algorithm", "nonesuch")), "unknown algorithm nonesuch; registered: helmet, dp-fl");
+    assertInvalid(Cli.run(irisDpFl("--algorithm", "nonesuch")), "unknown algorithm 'nonesuch'; known: helmet, dp-fl");
   }
 
   /**

@@ -224,7 +224,8 @@ class NetworkCliTest {
         {"algorithm: dp-fl\ndpfl: {rounds: 3, epochs: 2}", "dpfl.rounds and dpfl.epochs are alternatives"},
         {"algorithm: dp-fl\ndpfl: {round: 3}", "unknown key dpfl.round"},
         {"algorithm: dp-fl\ndpfl: {sampling_rate: 2}", "dpfl.sampling_rate must be in"},
-        {"algorithm: dpfl", "unknown algorithm dpfl; registered: helmet, dp-fl"},
+        {"algorithm: dpfl", "algorithm names an unknown algorithm 'dpfl'; known: helmet, dp-fl"},
+        {"algorithm: dpfl", "(did you mean dp-fl?)"},
         {"targets: numeric", "labels a session with numeric targets (regression) has no labels"},
         {"targets: numbers", "targets must be classes or numeric"},
     };

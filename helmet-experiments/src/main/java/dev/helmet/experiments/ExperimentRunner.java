@@ -469,22 +469,14 @@ public final class ExperimentRunner {
       if (p.column() == null) {
         continue;
       }
-      JsonNode v = at(settings, p.path());
+      JsonNode v = spec.algorithm().setting(settings, p.path());
       if (v == null || !v.isNumber()) {
-        v = at(canonical, p.path());
+        v = spec.algorithm().setting(canonical, p.path());
       }
       if (v != null && v.isNumber()) {
         out.put(p.column(), v.asDouble());
       }
     }
     return out;
-  }
-
-  private static JsonNode at(JsonNode node, String path) {
-    JsonNode n = node;
-    for (String key : path.split("\\.")) {
-      n = n == null ? null : n.get(key);
-    }
-    return n;
   }
 }

@@ -172,9 +172,10 @@ final class ObjectiveReport {
     JsonNode point = v.points().isEmpty() ? null : v.points().get(0);
     String trust = v.summation().equals("plain") ? "trusted server (models summed in the clear)"
         : "secure (" + v.summation() + ")";
-    String steps = value(v, point, "wd_dp.steps");
-    String eta = value(v, point, "wd_dp.step_size");
-    String f = value(v, point, "wd_dp.weight_noise_fraction");
+    String section = dev.helmet.protocols.wddp.WdDpAlgorithm.SECTION;
+    String steps = value(v, point, section + ".steps");
+    String eta = value(v, point, section + ".step_size");
+    String f = value(v, point, section + ".weight_noise_fraction");
     String split = f.equals("0") ? "all of (eps, delta) on the T steps" : "eps1 = (1 - " + f + ") eps on the T steps, "
         + "eps2 = " + f + " eps on the weights";
     return trust + "; delta " + c.delta() + "; T " + steps + "; eta " + (eta.equals("0") ? "1/beta" : eta) + "; "
@@ -182,10 +183,7 @@ final class ObjectiveReport {
   }
 
   private static String value(ExperimentConfig.Variant v, JsonNode point, String path) {
-    JsonNode n = point;
-    for (String k : path.split("\\.")) {
-      n = n == null ? null : n.get(k);
-    }
+    JsonNode n = v.algorithm().setting(point, path);
     if (n != null && !n.isNull()) {
       return n.asText();
     }

@@ -68,7 +68,7 @@ final class Variants {
       try {
         a = Algorithms.named(v.string("algorithm", null));
       } catch (IllegalArgumentException e) {
-        throw v.error("algorithm", e.getMessage());
+        throw v.error("algorithm", "names an " + e.getMessage());
       }
       String name = v.string("name", a.id());
       if (!names.add(name)) {

@@ -119,7 +119,10 @@ final class WdDpPresets {
     ArrayNode variants = j.putArray("variants");
     for (String name : List.of("wd-dp", "jayaraman", "wang")) {
       ObjectNode settings = m.createObjectNode();
-      ObjectNode d = settings.putObject("wd_dp").put("weighting", name.equals("jayaraman") ? "uniform" : "sizes");
+      // The section's old name: finished experiment folders recorded these settings, and a resumed
+      // run must find them unchanged.
+      ObjectNode d = settings.putObject(dev.helmet.protocols.wddp.WdDpAlgorithm.OLD_SECTION)
+          .put("weighting", name.equals("jayaraman") ? "uniform" : "sizes");
       if (loss != null) {
         d.put("loss", loss);
       }

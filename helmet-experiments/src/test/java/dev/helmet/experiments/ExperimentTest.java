@@ -66,7 +66,7 @@ class ExperimentTest {
         {SMALL.replace("epsilons: [0.5, 5]", "epsilons: [0.5, big]"), "epsilons must be a number. Provided value: big"},
         {SMALL.replace("kind: svm", "kind: tree"), "variant helmet-svm: learner.kind"},
         {SMALL.replace("kind: svm, epochs: [5]", "kind: svm, epoch: [5]"), "unknown key learner.epoch"},
-        {SMALL.replace("algorithm: dp-fl", "algorithm: dpfl"), "variants[2].algorithm unknown algorithm dpfl"},
+        {SMALL.replace("algorithm: dp-fl", "algorithm: dpfl"), "variants[2].algorithm names an unknown algorithm 'dpfl'"},
         {SMALL.replace("summation: simulated", "summation: secagg"), "variants[2].summation must be plain or"},
         {SMALL.replace("settings: {dpfl:", "settings: {noise: gaussian, dpfl:"), "unknown key variants[2].settings.noise"},
         {SMALL.replace("'min(1, 30 / records)'", "'min(1, 30 / recs)'"), "dpfl.sampling_rate must be a number"},

@@ -141,7 +141,7 @@ public final class SessionFile {
     try {
       algorithm = Algorithms.named(n.string("algorithm", Algorithms.DEFAULT));
     } catch (IllegalArgumentException e) {
-      throw n.error("algorithm", e.getMessage());
+      throw n.error("algorithm", "names an " + e.getMessage());
     }
     java.util.Set<String> allowed = new LinkedHashSet<>(COMMON_KEYS);
     allowed.addAll(algorithm.keys());

@@ -34,6 +34,33 @@ public interface Algorithm {
   Set<String> keys();
 
   /**
+   * Old names of its top-level keys, each with the name it has now ({@code wd_dp} for wd-dp's
+   * {@code wddp}): still read (and listed in {@link #keys}), so files written with them keep working.
+   */
+  default java.util.Map<String, String> oldKeys() {
+    return java.util.Map.of();
+  }
+
+  /**
+   * The value at a parameter's {@code path} in a configuration mapping, whether its section is
+   * written under the current name or an old one ({@link #oldKeys}); null where it is not given.
+   */
+  default com.fasterxml.jackson.databind.JsonNode setting(com.fasterxml.jackson.databind.JsonNode config,
+      String path) {
+    String[] keys = path.split("\\.");
+    com.fasterxml.jackson.databind.JsonNode n = config == null ? null : config.get(keys[0]);
+    for (java.util.Map.Entry<String, String> old : oldKeys().entrySet()) {
+      if (n == null && old.getValue().equals(keys[0]) && config != null) {
+        n = config.get(old.getKey());
+      }
+    }
+    for (int i = 1; i < keys.length && n != null; i++) {
+      n = n.get(keys[i]);
+    }
+    return n;
+  }
+
+  /**
    * Reads and checks its settings from a configuration mapping (a session file, an experiment
    * point, the CLI's options, or the canonical form a coordinator publishes). Every key is
    * checked: an unknown or mistyped key is an error that names it.

@@ -43,7 +43,47 @@ public final class Algorithms {
         return a;
       }
     }
-    throw new IllegalArgumentException("unknown algorithm " + name + "; registered: " + ids());
+    throw new IllegalArgumentException("unknown algorithm '" + name + "'; known: " + ids() + didYouMean(name));
+  }
+
+  /**
+   * " (did you mean dp-fl?)" for a name that is a registered one but for case, dashes and
+   * underscores or at most two typed characters; "" otherwise.
+   */
+  static String didYouMean(String name) {
+    String plain = squash(name);
+    String best = null;
+    int bestDistance = 3;
+    for (Algorithm a : all()) {
+      int d = squash(a.id()).equals(plain) ? 0 : distance(plain, squash(a.id()));
+      if (d < bestDistance) {
+        best = a.id();
+        bestDistance = d;
+      }
+    }
+    return best == null || plain.length() <= bestDistance ? "" : " (did you mean " + best + "?)";
+  }
+
+  private static String squash(String s) {
+    return s.toLowerCase(java.util.Locale.ROOT).replace("-", "").replace("_", "");
+  }
+
+  /** The edit distance (insertions, deletions, substitutions) between a and b. */
+  private static int distance(String a, String b) {
+    int[] row = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      row[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      int diagonal = row[0];
+      row[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int above = row[j];
+        row[j] = Math.min(Math.min(row[j] + 1, row[j - 1] + 1), diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+        diagonal = above;
+      }
+    }
+    return row[b.length()];
   }
 
   /** The registered names, comma separated. */

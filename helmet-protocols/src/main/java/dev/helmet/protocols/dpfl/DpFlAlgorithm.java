@@ -57,7 +57,7 @@ public final class DpFlAlgorithm implements Algorithm {
         new Parameter("dpfl.sampling_rate", "--sampling-rate", Type.NUMBER, "0.1",
             "each record joins a round's batch with probability Q (Poisson)", "sampling_rate"),
         new Parameter("dpfl.grad_clip", "--grad-clip", Type.NUMBER, "1", "per-example gradient L2 bound C", "clip"),
-        new Parameter("dpfl.rounds", "--rounds", Type.INTEGER, "epochs / Q", "SGD rounds, one summation each"),
+        new Parameter("dpfl.rounds", "--rounds", Type.INTEGER, "epochs / Q", "DP-SGD rounds, one summation each"),
         new Parameter("dpfl.epochs", "--dp-epochs", Type.NUMBER, "5",
             "passes over the data when rounds is not given (rounds = epochs / Q)", "epochs"),
         new Parameter("dpfl.learning_rate", "--learning-rate", Type.NUMBER, "2 (sgd), 0.005 (adam)",
@@ -68,7 +68,7 @@ public final class DpFlAlgorithm implements Algorithm {
         new Parameter("dpfl.noise_split", "--noise-split", Type.TEXT, "honest",
             "honest (the honest fraction's parties alone add the full noise), all-trusted (each adds 1/W of it, "
                 + "as central DP-SGD) or sqrt-w-penalty (each adds all of it: the Helmet papers' baseline)"),
-        new Parameter("dpfl.accountant", "--accountant", Type.TEXT, "pld (rdp under add-remove)", "rdp or pld"),
+        new Parameter("dpfl.accountant", "--accountant", Type.TEXT, "pld (rdp under add-remove)", "pld or rdp"),
         new Parameter("dpfl.neighbours", "--neighbours", Type.TEXT, "replace-one",
             "the neighbouring relation: replace-one (Helmet's) or add-remove (needs expected_batch)"),
         new Parameter("dpfl.expected_batch", "--expected-batch", Type.NUMBER, "Q x the contributors' records",

@@ -19,11 +19,20 @@ import java.util.Set;
  * party runs T steps of full-batch noisy gradient descent from a public random start on its own
  * data and sends its model, weighted by its share of the records, through one summation. With
  * {@code weighting: uniform} it is Jayaraman et al. 2018's unweighted average; with one party
- * holding all the data, Wang et al. 2017's centralized noisy GD. Settings under {@code wd_dp:};
+ * holding all the data, Wang et al. 2017's centralized noisy GD. Settings under {@code wddp:}
+ * (named like {@code dpfl:} and {@code crosssilo:}; {@code wd_dp:}, its old name, is still read);
  * the model and the public preprocessing under {@code learner:}.
  */
 public final class WdDpAlgorithm implements Algorithm {
   public static final String ID = "wd-dp";
+  /** The section of its settings. */
+  public static final String SECTION = "wddp";
+  /**
+   * The section's old name, still read, and the one its canonical form ({@link WdDpSpec#toConfig})
+   * keeps writing: those bytes are what a coordinator publishes to participants of earlier builds
+   * and what model files already record.
+   */
+  public static final String OLD_SECTION = "wd_dp";
 
   @Override
   public String id() {
@@ -41,26 +50,27 @@ public final class WdDpAlgorithm implements Algorithm {
     return List.of(
         new Parameter("learner.kind", "--learner", Type.TEXT, "logreg for 2 classes, softmax for more, linreg for "
             + "numeric targets", "the model: logreg (2 classes), softmax, or linreg (regression)"),
-        new Parameter("wd_dp.loss", "--loss", Type.TEXT, "squared",
+        new Parameter(SECTION + ".loss", "--loss", Type.TEXT, "squared",
             "linreg's loss: squared, or pl (squared + ||theta||^2 + 3 sin^2 ||theta||, the paper's non-convex "
                 + "Polyak-Lojasiewicz loss)", "loss"),
-        new Parameter("wd_dp.radius", "--wd-dp-radius", Type.NUMBER, String.valueOf(WdDpConfig.DEFAULT_RADIUS),
+        new Parameter(SECTION + ".radius", "--radius", Type.NUMBER, String.valueOf(WdDpConfig.DEFAULT_RADIUS),
             "R, linreg's model is projected onto the ball of radius R after every step (its gradient bound G = (R c' "
-                + "+ 1) c' rests on it)", "radius"),
-        new Parameter("wd_dp.steps", "--steps", Type.INTEGER, String.valueOf(WdDpConfig.DEFAULT_STEPS),
+                + "+ 1) c' rests on it)", "radius").withAliases("--wd-dp-radius"),
+        new Parameter(SECTION + ".steps", "--steps", Type.INTEGER, String.valueOf(WdDpConfig.DEFAULT_STEPS),
             "T, full-batch noisy gradient steps per party", "steps"),
-        new Parameter("wd_dp.step_size", "--step-size", Type.NUMBER, "1/beta",
+        new Parameter(SECTION + ".step_size", "--step-size", Type.NUMBER, "1/beta",
             "eta, the step size (0: 1/beta of the loss)", "step_size"),
-        new Parameter("wd_dp.weighting", "--weighting", Type.TEXT, "sizes",
+        new Parameter(SECTION + ".weighting", "--weighting", Type.TEXT, "sizes",
             "sizes (n_j / n, Kang et al.) or uniform (1 / m, Jayaraman et al.)", "weighting"),
-        new Parameter("wd_dp.weight_noise_fraction", "--weight-noise-fraction", Type.NUMBER, "0",
+        new Parameter(SECTION + ".weight_noise_fraction", "--weight-noise-fraction", Type.NUMBER, "0",
             "the share f of eps and delta spent on the paper's noise on the weights (eps2 = f eps); the weights are "
                 + "public under replace-one, so that noise protects no record and is not charged",
             "weight_noise_fraction"),
-        new Parameter("wd_dp.start_seed", "--start-seed", Type.INTEGER, "1",
+        new Parameter(SECTION + ".start_seed", "--start-seed", Type.INTEGER, "1",
             "public seed of the shared random start", "start_seed"),
-        new Parameter("wd_dp.accountant", "--wd-dp-accountant", Type.TEXT, "gaussian",
-            "gaussian (exact curve of T composed Gaussians), pld or rdp", "accountant"),
+        new Parameter(SECTION + ".accountant", "--accountant", Type.TEXT, "gaussian",
+            "gaussian (exact curve of T composed Gaussians), pld or rdp", "accountant")
+            .withAliases("--wd-dp-accountant"),
         new Parameter("learner.clip_bound", "--clip", Type.NUMBER, "1",
             "public L2 bound c of an input row (a constant, never computed from the data); wd-dp normalises rows to "
                 + "norm 1 as in the paper, so G and beta are those of unit inputs (c' = sqrt 2 with the intercept)"),
@@ -69,7 +79,12 @@ public final class WdDpAlgorithm implements Algorithm {
 
   @Override
   public Set<String> keys() {
-    return Set.of("learner", "wd_dp");
+    return Set.of("learner", SECTION, OLD_SECTION);
+  }
+
+  @Override
+  public java.util.Map<String, String> oldKeys() {
+    return java.util.Map.of(OLD_SECTION, SECTION);
   }
 
   @Override
@@ -105,7 +120,10 @@ public final class WdDpAlgorithm implements Algorithm {
           + common.protection().describe());
     }
     Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features(), WdDpConfig.DEFAULT_CLIP);
-    StrictNode d = config.child("wd_dp");
+    if (config.has(SECTION) && config.has(OLD_SECTION)) {
+      throw config.error(OLD_SECTION, "is the old name of " + SECTION + "; give one of them");
+    }
+    StrictNode d = config.child(config.has(OLD_SECTION) ? OLD_SECTION : SECTION);
     d.allow("steps", "step_size", "weighting", "weight_noise_fraction", "start_seed", "accountant", "loss",
         "radius");
     String loss = null;

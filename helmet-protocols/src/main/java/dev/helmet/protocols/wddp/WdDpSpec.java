@@ -68,7 +68,8 @@ final class WdDpSpec implements AlgorithmSpec {
     ObjectNode l = o.putObject("learner");
     l.put("kind", config.kind().id());
     dev.helmet.protocols.helmet.HelmetAlgorithm.putPreprocessing(l, preprocessing);
-    ObjectNode d = o.putObject("wd_dp");
+    // The section's old name: these are the bytes participants of earlier builds read.
+    ObjectNode d = o.putObject(WdDpAlgorithm.OLD_SECTION);
     d.put("steps", config.steps());
     d.put("step_size", config.stepSize());
     d.put("weighting", config.uniform() ? "uniform" : "sizes");

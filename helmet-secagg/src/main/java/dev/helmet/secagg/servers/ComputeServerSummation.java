@@ -53,7 +53,7 @@ public final class ComputeServerSummation implements SecureSummation {
    * @param threads worker threads
    */
   public ComputeServerSummation(int servers, DropoutPlan dropouts, int threads) {
-    Checks.require(servers >= 2, "computation servers must be >= 2. Provided value: " + servers);
+    Checks.require(servers >= 2, "compute nodes must be >= 2. Provided value: " + servers);
     this.servers = servers;
     this.dropouts = Checks.notNull("dropout plan", dropouts);
     this.threads = Checks.positive("threads", threads);
