@@ -142,7 +142,14 @@ final class RefusalReportingTrustManager extends X509ExtendedTrustManager {
   }
 
   @Override
+  /**
+   * None named: the TLS server then asks for a client certificate without naming CAs, so a
+   * participant holding another CA's certificate still presents it and is refused here in words,
+   * with a record, instead of sending none and failing with a bare "certificate required" on both
+   * sides (every CA has its own name now, and clients send only a certificate whose issuer the
+   * server names). The check itself is {@code ca}'s, unchanged: the list is only a hint to clients.
+   */
   public X509Certificate[] getAcceptedIssuers() {
-    return ca.getAcceptedIssuers();
+    return new X509Certificate[0];
   }
 }
