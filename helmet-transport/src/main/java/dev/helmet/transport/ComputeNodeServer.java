@@ -1,13 +1,24 @@
 package dev.helmet.transport;
 
 import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.transport.wire.ComputeNodeGrpc;
 import dev.helmet.transport.wire.CoordinatorGrpc;
 import dev.helmet.transport.wire.GetSessionRequest;
 import dev.helmet.transport.wire.Roster;
 import dev.helmet.transport.wire.SessionConfig;
+import io.grpc.Codec;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerStreamTracer;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -16,12 +27,14 @@ import java.lang.System.Logger.Level;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
+import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
@@ -42,7 +55,12 @@ import java.util.function.LongSupplier;
  * </ul>
  * It holds at most {@code maxSessions} sessions, takes one round's uploads at a time, and erases a
  * session's shares at its last release or once the coordinator leaves it idle beyond its deadlines
- * ({@link NodeService}).
+ * ({@link NodeService}). Its port bounds what one caller makes it hold (security review turn 3,
+ * T3-5): control calls from a certificate that cannot be the coordinator's are refused before their
+ * request is read ({@link ControlGate}), every other request message is held to an upload chunk's
+ * size as it is read ({@link MessageBound}), a connection has at most {@link #CALLS_PER_CONNECTION}
+ * calls open and is closed after a minute without one, and one certificate holds at most 4
+ * connections, the coordinator's one per session more ({@link ConnectionGuard}).
  */
 public final class ComputeNodeServer implements AutoCloseable {
   static final System.Logger LOG = System.getLogger(ComputeNodeServer.class.getName());
@@ -96,6 +114,36 @@ public final class ComputeNodeServer implements AutoCloseable {
   /** How often idle sessions are looked for (an expired session's shares outlive its limit by at most this). */
   static final long SWEEP_SECONDS = 15;
 
+  /**
+   * The largest request message of an Open: the configuration and a roster (every party's
+   * certificate and identity binding) as large as a participant accepts from the coordinator
+   * ({@link Participant#MAX_INBOUND_BYTES}), plus slack. The port's message cap; only the
+   * coordinator's certificate gets a message this large read ({@link ControlGate}).
+   */
+  static final int OPEN_MESSAGE_BYTES = NodeService.CHUNK_BYTES + (64 << 10) + (64 << 20);
+
+  /**
+   * The largest request message of every other call: an upload's chunk (at most
+   * {@link NodeService#CHUNK_BYTES} of share and a few fields), an Arrivals' or Release's bit set
+   * of parties. Enforced as the message is read ({@link MessageBound}).
+   */
+  static final int CALL_MESSAGE_BYTES = NodeService.CHUNK_BYTES + (64 << 10);
+
+  /** Calls one connection may have open at once, as on the coordinator's port. */
+  static final int CALLS_PER_CONNECTION = 4;
+
+  /**
+   * The HTTP/2 flow-control window of each connection and stream (fixed, not grown): what a peer
+   * may have sent that no call has asked to read yet.
+   */
+  static final int FLOW_CONTROL_WINDOW = 1 << 20;
+
+  private static final String OPEN = ComputeNodeGrpc.getOpenMethod().getFullMethodName();
+  /** The control calls, by full method name: their names in refusals. */
+  private static final Map<String, String> CONTROL = Map.of(OPEN, "Open",
+      ComputeNodeGrpc.getArrivalsMethod().getFullMethodName(), "Arrivals",
+      ComputeNodeGrpc.getReleaseMethod().getFullMethodName(), "Release");
+
   private final Settings settings;
   private final Server server;
   private final ConnectionGuard connections;
@@ -105,6 +153,8 @@ public final class ComputeNodeServer implements AutoCloseable {
   private final X509Certificate ca;
   /** The coordinator's certificate fingerprint, once fetched (with {@code coordinator} set). */
   private final AtomicReference<byte[]> pinnedCoordinator = new AtomicReference<>();
+  /** Control calls refused at their start, before their request was read. */
+  private final AtomicLong refusedAtStart = new AtomicLong();
   /** Totals over every released round. Guarded by this. */
   private long rounds;
   private long bytesIn;
@@ -123,15 +173,30 @@ public final class ComputeNodeServer implements AutoCloseable {
     this.ownFingerprint = IdentityBinding.fingerprint(cert);
     this.ca = IdentityBinding.ca(s.tls());
     this.service = new NodeService(this, s.maxSessions(), clock);
-    // The same bounds before TLS as the coordinator's port (security review turn 3, T3-5): a node
-    // serves sessions of any size, so the limits are those of a 1,000-party session.
-    this.connections = new ConnectionGuard(Coordinator.ConnectionLimits.forParties(1000), "compute node " + s.name());
+    // The same bounds as the coordinator's port (security review turn 3, T3-5): before TLS, those
+    // of a 1,000-party session (a node serves sessions of any size); after it, per certificate.
+    Coordinator.ConnectionLimits limits = Coordinator.ConnectionLimits.forParties(1000);
+    this.connections = new ConnectionGuard(limits, "compute node " + s.name(),
+        peer -> connectionsOf(peer, limits.maxConnectionsPerCertificate(), s.maxSessions()));
     this.server = connections.install(NettyServerBuilder.forAddress(
             new InetSocketAddress(InetAddress.getByName(s.host()), s.port()), NodeTls.server(s.tls())))
-        .addService(ServerInterceptors.intercept(service, new Tls.PeerInterceptor()))
-        .maxInboundMessageSize(NodeService.CHUNK_BYTES + (64 << 10) + (64 << 20))
+        // PeerInterceptor runs first and names the caller's certificate; ControlGate then refuses
+        // a control call from a certificate that cannot be the coordinator's, before its request
+        // is read.
+        .addService(ServerInterceptors.intercept(service, new ControlGate(), new Tls.PeerInterceptor()))
+        .addStreamTracerFactory(new MessageBound())
+        // A compressed message would be inflated up to the port's cap whatever its wire size:
+        // participants and the coordinator send none, so none is accepted.
+        .decompressorRegistry(DecompressorRegistry.emptyInstance().with(Codec.Identity.NONE, false))
+        .maxInboundMessageSize(OPEN_MESSAGE_BYTES)
+        .flowControlWindow(FLOW_CONTROL_WINDOW)
+        .permitKeepAliveTime(10, TimeUnit.SECONDS)
+        .maxConcurrentCallsPerConnection(CALLS_PER_CONNECTION)
         .maxInboundMetadataSize(16 << 10)
         .handshakeTimeout(Coordinator.HANDSHAKE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        // A connection with no call open is closed after a minute (a coordinator between rounds,
+        // a participant between uploads, a peer that only connects); gRPC clients reconnect.
+        .maxConnectionIdle(60, TimeUnit.SECONDS)
         .build();
     this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "helmet-node-sweeper");
@@ -236,23 +301,45 @@ public final class ComputeNodeServer implements AutoCloseable {
   /**
    * Why the caller (its certificate, DER) may not control this node, or null. With a coordinator
    * address set, the first control call of a session ({@code published} non-null, an Open) fetches
-   * the coordinator's certificate and published configuration there, and the caller must hold that
-   * certificate and send that configuration.
+   * the coordinator's certificate and published configuration there (at the call's start, {@link
+   * ControlGate}), and the caller must hold that certificate and send that configuration.
    */
   String controlProblem(byte[] caller, SessionConfig published) {
+    String early = callerProblem(caller, published != null);
+    if (early != null || settings.coordinator() == null || published == null) {
+      return early;
+    }
+    Presented p = PRESENTED.get();
+    if (p == null) {
+      p = fetchCoordinator();
+    }
+    String why = presentedProblem(caller, p);
+    if (why != null) {
+      return why;
+    }
+    if (!p.published().equals(published)) {
+      return "the configuration differs from the one the coordinator at " + settings.coordinator() + " publishes";
+    }
+    pinnedCoordinator.set(p.sha256());
+    return null;
+  }
+
+  /**
+   * What the caller's certificate alone says against its control call ({@code opening}: an Open),
+   * or null: a certificate that is not a coordinator's never controls this node, and with
+   * {@code coordinator} set an Arrivals or Release must come from the certificate pinned at the
+   * last Open (an Open is checked against the certificate the coordinator presents now, {@link
+   * #presentedProblem}).
+   */
+  String callerProblem(byte[] caller, boolean opening) {
     String role = NodeTls.coordinatorProblem(caller);
     if (role != null) {
       return "the caller is not the coordinator: " + role;
     }
-    if (settings.coordinator() == null) {
-      return null;
-    }
-    if (published != null) {
-      String why = fetchCoordinator(published);
-      if (why != null) {
-        return why;
-      }
-    }
+    return settings.coordinator() == null || opening ? null : pinProblem(caller);
+  }
+
+  private String pinProblem(byte[] caller) {
     byte[] pin = pinnedCoordinator.get();
     if (pin == null) {
       return "no session was opened through the coordinator at " + settings.coordinator();
@@ -263,7 +350,27 @@ public final class ComputeNodeServer implements AutoCloseable {
     return null;
   }
 
-  private String fetchCoordinator(SessionConfig sent) {
+  /** Why the caller is not the coordinator that {@code p} describes, or null. */
+  private String presentedProblem(byte[] caller, Presented p) {
+    if (p.problem() != null) {
+      return p.problem();
+    }
+    if (!MessageDigest.isEqual(p.sha256(), IdentityBinding.fingerprint(caller))) {
+      return "the caller's certificate is not the one the coordinator at " + settings.coordinator() + " presents";
+    }
+    return null;
+  }
+
+  /**
+   * What the coordinator at {@code coordinator} presents: its certificate's SHA-256 and the
+   * configuration it publishes, or why they are not known.
+   */
+  record Presented(byte[] sha256, SessionConfig published, String problem) {}
+
+  /** The {@link Presented} an Open's call start fetched, for its check in the service. */
+  private static final Context.Key<Presented> PRESENTED = Context.key("helmet-node-presented");
+
+  private Presented fetchCoordinator() {
     AtomicReference<X509Certificate> seen = new AtomicReference<>();
     ManagedChannel ch = NettyChannelBuilder.forTarget(settings.coordinator(), NodeTls.capturing(settings.tls(), seen::set))
         .maxInboundMessageSize(Participant.MAX_INBOUND_BYTES).build();
@@ -271,15 +378,12 @@ public final class ComputeNodeServer implements AutoCloseable {
       SessionConfig published = CoordinatorGrpc.newBlockingStub(ch).withDeadlineAfter(30, TimeUnit.SECONDS)
           .getSession(GetSessionRequest.getDefaultInstance());
       if (seen.get() == null) {
-        return "the coordinator at " + settings.coordinator() + " presented no certificate";
+        return new Presented(null, null, "the coordinator at " + settings.coordinator() + " presented no certificate");
       }
-      if (!published.equals(sent)) {
-        return "the configuration differs from the one the coordinator at " + settings.coordinator() + " publishes";
-      }
-      pinnedCoordinator.set(IdentityBinding.fingerprint(seen.get().getEncoded()));
-      return null;
-    } catch (StatusRuntimeException | java.security.cert.CertificateEncodingException e) {
-      return "cannot reach the coordinator at " + settings.coordinator() + " to check the session: " + e.getMessage();
+      return new Presented(IdentityBinding.fingerprint(seen.get().getEncoded()), published, null);
+    } catch (StatusRuntimeException | CertificateEncodingException e) {
+      return new Presented(null, null, "cannot reach the coordinator at " + settings.coordinator() + " to check the "
+          + "session: " + e.getMessage());
     } finally {
       ch.shutdownNow();
     }
@@ -314,5 +418,116 @@ public final class ComputeNodeServer implements AutoCloseable {
     }
     PublicPlan plan = SessionPlan.plan(config, roster);
     return new NodeService.Session(config, roster, node, plan, settings.sessionIdleSeconds());
+  }
+
+  /**
+   * How many connections {@code cert} may hold open at this node at once: a certificate that may
+   * control it (a coordinator's: serverAuth, no node marker) one per session the node can hold plus
+   * {@code base}, since side-by-side sessions run from their own coordinator processes, often under
+   * one certificate; any other (a participant's, a node's) {@code base}, as at the coordinator.
+   */
+  private static int connectionsOf(X509Certificate cert, int base, int maxSessions) {
+    try {
+      return NodeTls.coordinatorProblem(cert.getEncoded()) == null ? maxSessions + base : base;
+    } catch (CertificateEncodingException e) {
+      return base;
+    }
+  }
+
+  /** Control calls refused at their start, before their request was read (for tests). */
+  long refusedAtStart() {
+    return refusedAtStart.get();
+  }
+
+  /** The connection guard of the port (for tests). */
+  ConnectionGuard connections() {
+    return connections;
+  }
+
+  /**
+   * Refuses Open, Arrivals and Release from a certificate that cannot be the coordinator's when the
+   * call starts, before a byte of its request is read (security review turn 3, T3-5, attacker's
+   * read: gRPC read and parsed each request, up to the port's 65 MiB cap, before the service's
+   * {@link #controlProblem} refused a participant, so 24 Opens on one participant connection took
+   * 1.9 GB of the node's heap). Refused: a certificate that is not a coordinator's (a
+   * participant's, a node's); with {@code coordinator} set, an Arrivals or Release from another
+   * certificate than the pinned one, and an Open from another than the one the coordinator at that
+   * address presents, which is fetched here, as the Open's check did after its request before.
+   * Until a call asks for its message, what the peer sent waits in the HTTP/2 flow-control window
+   * ({@link #FLOW_CONTROL_WINDOW}) and is dropped with the call. The service still checks
+   * everything (the published configuration against the Open's too).
+   */
+  private final class ControlGate implements ServerInterceptor {
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+        ServerCallHandler<Q, R> next) {
+      String name = CONTROL.get(call.getMethodDescriptor().getFullMethodName());
+      if (name == null) {
+        return next.startCall(call, headers);
+      }
+      byte[] caller = Tls.PEER_CERTIFICATE.get();
+      boolean opening = name.equals("Open");
+      String why = callerProblem(caller, opening);
+      Presented p = null;
+      if (why == null && opening && settings.coordinator() != null) {
+        p = fetchCoordinator();
+        why = presentedProblem(caller, p);
+      }
+      if (why != null) {
+        refusedAtStart.incrementAndGet();
+        call.close(Status.PERMISSION_DENIED.withDescription(name + " refused: " + why), new Metadata());
+        return new ServerCall.Listener<>() { };
+      }
+      return p == null ? next.startCall(call, headers)
+          : Contexts.interceptCall(Context.current().withValue(PRESENTED, p), call, headers, next);
+    }
+  }
+
+  /**
+   * Holds each request message of every call but Open to {@link #CALL_MESSAGE_BYTES} while it is
+   * read, not once it is whole: the port's cap must fit an Open's roster, and without this a
+   * participant's upload chunk could be that large too. gRPC reports a message's body bytes to its
+   * stream's tracers as it buffers them ({@link io.grpc.StreamTracer#inboundWireSize}), and the
+   * status this throws there ends the stream as gRPC's own cap does (the stream is cancelled with
+   * it, its buffer dropped, and gRPC logs it as it logs its own); so a request being read takes at
+   * most this plus one HTTP/2 frame, and the one the service handles as much again. With
+   * {@link #CALLS_PER_CONNECTION}, the fixed {@link #FLOW_CONTROL_WINDOW} for what no call asked for
+   * (a refused control call's request included) and 4 connections per certificate, what one
+   * participant or node certificate can make this node buffer is at most 4 connections x (4 calls
+   * x 2 x 1.08 MiB + 1 MiB), under 40 MiB, where one connection took 1.9 GB before. A coordinator's
+   * certificate may send Opens up to the port's cap ({@link #OPEN_MESSAGE_BYTES}) on its more
+   * connections: it controls the node anyway, and with {@code coordinator} set only the one that
+   * coordinator presents gets an Open read.
+   */
+  private static final class MessageBound extends ServerStreamTracer.Factory {
+    @Override
+    public ServerStreamTracer newServerStreamTracer(String fullMethodName, Metadata headers) {
+      return OPEN.equals(fullMethodName) ? new ServerStreamTracer() { } : new Bounded(fullMethodName);
+    }
+  }
+
+  /** One call's tracer: the body bytes of its message being read. */
+  private static final class Bounded extends ServerStreamTracer {
+    private final String method;
+    /** Body bytes of the current message so far (the stream's transport thread updates it). */
+    private final AtomicLong body = new AtomicLong();
+
+    Bounded(String method) {
+      this.method = method;
+    }
+
+    @Override
+    public void inboundMessage(int seqNo) {
+      body.set(0);
+    }
+
+    @Override
+    public void inboundWireSize(long bytes) {
+      if (body.addAndGet(bytes) > CALL_MESSAGE_BYTES) {
+        throw Status.RESOURCE_EXHAUSTED.withDescription(method.substring(method.lastIndexOf('/') + 1) + " refused: a "
+            + "request message above " + CALL_MESSAGE_BYTES + " bytes (a share travels in chunks of at most "
+            + NodeService.CHUNK_BYTES + " bytes)").asRuntimeException();
+      }
+    }
   }
 }

@@ -137,19 +137,36 @@ public final class Coordinator implements AutoCloseable {
   }
 
   /**
-   * What peers may hold open on the coordinator's port before they have shown a certificate
-   * (security review turn 3, T3-5; enforced by {@link ConnectionGuard}). Honest parties keep one
-   * connection each (a second while reconnecting) and finish their TLS handshake within
-   * milliseconds of connecting, so the defaults do not refuse them, on loopback runs of thousands of
-   * parties either (a participant turned away at accept sees UNAVAILABLE and tries again).
+   * What peers may hold open on the coordinator's port, before they have shown a certificate and
+   * under each certificate after (security review turn 3, T3-5; enforced by {@link ConnectionGuard}).
+   * Honest parties keep one connection each (a second while reconnecting), each under its own
+   * certificate, and finish their TLS handshake within milliseconds of connecting, so the defaults
+   * do not refuse them, on loopback runs of thousands of parties either (a participant turned away
+   * sees UNAVAILABLE and tries again).
    *
    * @param maxConnections connections open at once; one more is closed as soon as it is accepted
    * @param maxHandshakesPerAddress connections of one remote address open at once without a
    *     completed TLS handshake; one more is closed as soon as it is accepted
    * @param handshakeStartSeconds a connection that sends nothing (no TLS ClientHello) for this long
    *     is closed; one that has started has {@link #HANDSHAKE_TIMEOUT_SECONDS} to finish
+   * @param maxConnectionsPerCertificate connections open at once under one client certificate
+   *     (security review turn 3, T3-5, attacker's read): one more is closed right after its TLS
+   *     handshake, so one certificate of the CA cannot take the slots of the total from everyone
+   *     else; an honest party uses one, two while it reconnects
    */
-  public record ConnectionLimits(int maxConnections, int maxHandshakesPerAddress, int handshakeStartSeconds) {
+  public record ConnectionLimits(int maxConnections, int maxHandshakesPerAddress, int handshakeStartSeconds,
+      int maxConnectionsPerCertificate) {
+    /**
+     * The default of {@code maxConnectionsPerCertificate}: a party's connection, a second while it
+     * reconnects after a drop and the old one is still closing, and slack for a retry.
+     */
+    public static final int DEFAULT_CONNECTIONS_PER_CERTIFICATE = 4;
+
+    /** With the default {@code maxConnectionsPerCertificate}. */
+    public ConnectionLimits(int maxConnections, int maxHandshakesPerAddress, int handshakeStartSeconds) {
+      this(maxConnections, maxHandshakesPerAddress, handshakeStartSeconds, DEFAULT_CONNECTIONS_PER_CERTIFICATE);
+    }
+
     public ConnectionLimits {
       if (maxConnections < 1) {
         throw new IllegalArgumentException("the connection cap must be at least 1. Provided value: " + maxConnections);
@@ -162,6 +179,10 @@ public final class Coordinator implements AutoCloseable {
         throw new IllegalArgumentException("the seconds a connection may stay silent must be in [1, "
             + HANDSHAKE_TIMEOUT_SECONDS + "] (the TLS handshake's timeout). Provided value: " + handshakeStartSeconds);
       }
+      if (maxConnectionsPerCertificate < 1) {
+        throw new IllegalArgumentException("the cap on connections per certificate must be at least 1. Provided value: "
+            + maxConnectionsPerCertificate);
+      }
     }
 
     /**
@@ -169,7 +190,7 @@ public final class Coordinator implements AutoCloseable {
      * nodes, reconnections, status probes), at least 1,024; as many handshakes per address as
      * there are parties, at least 64 (every party of a study behind one address or NAT, or a
      * loopback benchmark, connects at once), so one address takes at most a quarter of the total;
-     * 5 s to start the handshake.
+     * 5 s to start the handshake; {@link #DEFAULT_CONNECTIONS_PER_CERTIFICATE} per certificate.
      */
     public static ConnectionLimits forParties(int parties) {
       long total = Math.max(1024L, 4L * parties + 256);

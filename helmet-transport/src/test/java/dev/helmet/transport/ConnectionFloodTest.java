@@ -7,7 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.testdata.TestData;
+import dev.helmet.transport.wire.CoordinatorGrpc;
+import dev.helmet.transport.wire.GetSessionRequest;
 import dev.helmet.transport.wire.SessionConfig;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -15,6 +20,7 @@ import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -139,6 +145,131 @@ class ConnectionFloodTest {
         k.close();
       }
     }
+  }
+
+  /**
+   * The attacker's read of the fix above ({@code AttackPass2PocTest
+   * .oneCertifiedPeerFromOneAddressHoldsEveryConnectionSlot}): the per-address cap counted only
+   * connections in their handshake, so participant-1's certificate from one address held all 40
+   * connections the port allowed and participant-2 was turned away 5 times out of 5. Now a
+   * certificate holds at most 4 (the default): its other 36 are closed right after their handshake,
+   * participant-2 gets in every time, and participant-1 gets a connection again once one of its own
+   * closes.
+   */
+  @Test
+  void oneCertificateHoldsAtMostFourConnectionsAndTheOthersGetIn(@TempDir Path dir) throws Exception {
+    Path certs = dir.resolve("certs");
+    Certificates.create(certs, List.of("localhost", "127.0.0.1"), 2, Duration.ofDays(1));
+    SessionConfig config = Loopback.config(DIGITS, 2, 2, 1e6).build();
+    Coordinator.Settings s = Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7)
+        .withConnections(new Coordinator.ConnectionLimits(40, 8, 5));
+    assertEquals(4, s.connections().maxConnectionsPerCertificate());
+    List<ManagedChannel> held = new ArrayList<>();
+    try (Coordinator c = Coordinator.start(s)) {
+      int served = 0;
+      for (int i = 0; i < 40; i++) {
+        ManagedChannel ch = channel(c.port(), Tls.Files.in(certs, "participant-1"));
+        held.add(ch);
+        served += getSession(ch) ? 1 : 0;
+      }
+      assertEquals(4, served, "participant-1's certificate is served on 4 connections");
+      awaitCount(c.connections::refusedOverCertificate, 36, "connections past the certificate's cap closed");
+      String p1 = sha(certs, "participant-1");
+      assertEquals(4, c.connections.openUnder(p1));
+      assertEquals(0, c.connections.refusedOverAddress() + c.connections.refusedOverTotal());
+
+      for (int t = 0; t < 5; t++) {
+        ManagedChannel honest = channel(c.port(), Tls.Files.in(certs, "participant-2"));
+        try {
+          assertTrue(getSession(honest), "participant-2 gets in while participant-1 holds its cap (try " + t + ")");
+        } finally {
+          honest.shutdownNow();
+          honest.awaitTermination(5, TimeUnit.SECONDS);
+        }
+      }
+      // The refused channels stop retrying in the background (they would take a freed slot), and one
+      // of participant-1's connections closes (a dropped party): a reconnection gets its slot.
+      List<ManagedChannel> served4 = new ArrayList<>();
+      for (ManagedChannel ch : held) {
+        if (ch.getState(false) == io.grpc.ConnectivityState.READY) {
+          served4.add(ch);
+        } else {
+          ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+      }
+      assertEquals(4, served4.size());
+      held.retainAll(served4);
+      held.remove(0).shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      awaitCount(() -> 4 - c.connections.openUnder(p1), 1, "the closed connection's slot goes back");
+      ManagedChannel again = channel(c.port(), Tls.Files.in(certs, "participant-1"));
+      held.add(again);
+      assertTrue(getSession(again), "participant-1 reconnects once one of its connections closed");
+    } finally {
+      held.forEach(ManagedChannel::shutdownNow);
+    }
+  }
+
+  /**
+   * Honest parties are not refused by the certificate cap: twelve parties from one address each on
+   * three connections (each its own certificate) are all served, and a session runs while one
+   * party still holds two earlier connections (a reconnection whose old connections are closing).
+   */
+  @Test
+  void partiesBehindOneAddressAndAPartyThatReconnectsAreNotRefused(@TempDir Path dir) throws Exception {
+    Path certs = dir.resolve("certs");
+    Certificates.create(certs, List.of("localhost", "127.0.0.1"), 12, Duration.ofDays(1));
+    SessionConfig config = Loopback.config(DIGITS, 2, 2, 1e6).build();
+    Coordinator.Settings s = Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7)
+        .withConnections(new Coordinator.ConnectionLimits(40, 8, 5));
+    List<ManagedChannel> held = new ArrayList<>();
+    try (Coordinator c = Coordinator.start(s)) {
+      for (int k = 0; k < 3; k++) {
+        for (int p = 1; p <= 12; p++) {
+          ManagedChannel ch = channel(c.port(), Tls.Files.in(certs, "participant-" + p));
+          held.add(ch);
+          assertTrue(getSession(ch), "participant-" + p + "'s connection " + (k + 1));
+        }
+      }
+      assertEquals(0, c.connections.refusedOverCertificate() + c.connections.refusedOverAddress()
+          + c.connections.refusedOverTotal());
+      // Keep participant-1's first two connections open; close the rest.
+      for (ManagedChannel ch : held.subList(2, held.size())) {
+        ch.shutdownNow();
+      }
+      awaitCount(() -> 40 - c.connections.open(), 38, "the other connections closed");
+      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, 2, 50, 4), null,
+          i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
+          i -> Participant.Hook.NONE, i -> null, 60);
+      Coordinator.Result r = c.await(90, TimeUnit.SECONDS);
+      assertTrue(r.completed(), r.reason());
+      for (Loopback.Outcome o : outs) {
+        assertNull(o.error(), () -> String.valueOf(o.error()));
+        assertTrue(o.result().completed());
+      }
+      assertEquals(0, c.connections.refusedOverCertificate());
+    } finally {
+      held.forEach(ManagedChannel::shutdownNow);
+    }
+  }
+
+  private static ManagedChannel channel(int port, Tls.Files f) {
+    return NettyChannelBuilder.forTarget("127.0.0.1:" + port, Tls.client(f)).build();
+  }
+
+  /** Whether a GetSession on {@code ch} is answered (false: its connection was closed, UNAVAILABLE). */
+  private static boolean getSession(ManagedChannel ch) {
+    try {
+      CoordinatorGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS)
+          .getSession(GetSessionRequest.getDefaultInstance());
+      return true;
+    } catch (StatusRuntimeException e) {
+      assertEquals(io.grpc.Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.getStatus().toString());
+      return false;
+    }
+  }
+
+  private static String sha(Path certs, String who) {
+    return HexFormat.of().formatHex(IdentityBinding.fingerprint(IdentityBinding.certificate(Tls.Files.in(certs, who))));
   }
 
   /** {@code n} TCP connections from {@code source} that send nothing. */
