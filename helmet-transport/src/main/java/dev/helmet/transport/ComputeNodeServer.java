@@ -192,6 +192,9 @@ public final class ComputeNodeServer implements AutoCloseable {
         .flowControlWindow(FLOW_CONTROL_WINDOW)
         .permitKeepAliveTime(10, TimeUnit.SECONDS)
         .maxConcurrentCallsPerConnection(CALLS_PER_CONNECTION)
+        // HTTP/2 "rapid reset": calls opened and cancelled at once are not counted as open, so their
+        // rate is bounded too (200 resets per 10 s per connection, then the connection is closed)
+        .maxRstFramesPerWindow(200, 10)
         .maxInboundMetadataSize(16 << 10)
         .handshakeTimeout(Coordinator.HANDSHAKE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
         // A connection with no call open is closed after a minute (a coordinator between rounds,

@@ -371,13 +371,10 @@ final class ConnectionGuard implements AutoCloseable {
       if (cert == null || !ctx.channel().isOpen()) {
         return; // no client certificate (the ports require one), or already closed and counted out
       }
-      String sha;
-      try {
-        sha = HexFormat.of().formatHex(IdentityBinding.fingerprint(cert.getEncoded()));
-      } catch (CertificateEncodingException e) {
-        ctx.channel().close();
-        return;
-      }
+      // Counted by holder (its public key), not by the certificate's bytes: an ECDSA signature
+      // re-encoded as (r, n - s) is another valid encoding of one issued certificate (the attacker's
+      // third read: 8 connections under one certificate against a cap of 4).
+      String sha = HexFormat.of().formatHex(IdentityBinding.fingerprint(cert.getPublicKey().getEncoded()));
       if (takeCertificate(sha, Math.max(1, perCertificate.applyAsInt(cert)))) {
         holder = sha;
         return;

@@ -340,6 +340,9 @@ public final class Coordinator implements AutoCloseable {
         // Bounds on what one client can hold open: calls per connection, header size, and a
         // handshake that must finish promptly (the number of connections: ConnectionGuard).
         .maxConcurrentCallsPerConnection(4)
+        // HTTP/2 "rapid reset": calls opened and cancelled at once are not counted as open, so their
+        // rate is bounded too (200 resets per 10 s per connection, then the connection is closed)
+        .maxRstFramesPerWindow(200, 10)
         .maxInboundMetadataSize(16 << 10)
         .handshakeTimeout(HANDSHAKE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
         // A connection with no call open (a participant training between GetSession and its

@@ -247,7 +247,9 @@ public final class Tls {
         try {
           Certificate[] chain = ssl.getPeerCertificates();
           if (chain.length > 0 && chain[0] instanceof X509Certificate x) {
-            subject = x.getSubjectX500Principal().getName();
+            // cleaned of control and invisible characters (a certificate another CA tool signed
+            // could hold them): the subject reaches logs and events
+            subject = x.getSubjectX500Principal().getName().replaceAll("[\\p{C}\\p{Zl}\\p{Zp}\\u0085]", " ");
             der = x.getEncoded();
           }
         } catch (SSLPeerUnverifiedException | java.security.cert.CertificateEncodingException e) {

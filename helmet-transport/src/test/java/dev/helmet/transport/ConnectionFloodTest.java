@@ -268,8 +268,12 @@ class ConnectionFloodTest {
     }
   }
 
-  private static String sha(Path certs, String who) {
-    return HexFormat.of().formatHex(IdentityBinding.fingerprint(IdentityBinding.certificate(Tls.Files.in(certs, who))));
+  /** The key under which the guard counts a holder's connections: its public key's SHA-256. */
+  private static String sha(Path certs, String who) throws Exception {
+    java.security.cert.X509Certificate cert = (java.security.cert.X509Certificate)
+        java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(
+            new java.io.ByteArrayInputStream(IdentityBinding.certificate(Tls.Files.in(certs, who))));
+    return HexFormat.of().formatHex(IdentityBinding.fingerprint(cert.getPublicKey().getEncoded()));
   }
 
   /** {@code n} TCP connections from {@code source} that send nothing. */
@@ -308,5 +312,67 @@ class ConnectionFloodTest {
       Thread.sleep(20);
     }
     assertTrue(count.getAsLong() >= expected, what + ": " + count.getAsLong() + ", expected " + expected);
+  }
+
+  /**
+   * The attacker's third read: an ECDSA signature (r, s) re-encoded as (r, n - s) is another valid
+   * encoding of one issued certificate, and the per-certificate cap keyed on the certificate's bytes
+   * let one holder keep 8 connections against a cap of 4. It is keyed on the public key now.
+   */
+  @Test
+  void aReEncodedCertificateOfOneHolderSharesItsConnectionCap(@TempDir Path dir) throws Exception {
+    Path certs = dir.resolve("certs");
+    Certificates.create(certs, List.of("localhost", "127.0.0.1"), 2, Duration.ofDays(1));
+    byte[] der = IdentityBinding.certificate(Tls.Files.in(certs, "participant-1"));
+    org.bouncycastle.asn1.x509.Certificate parsed = org.bouncycastle.asn1.x509.Certificate.getInstance(der);
+    org.bouncycastle.asn1.ASN1Sequence signature = org.bouncycastle.asn1.ASN1Sequence.getInstance(
+        parsed.getSignature().getBytes());
+    java.math.BigInteger r = org.bouncycastle.asn1.ASN1Integer.getInstance(signature.getObjectAt(0)).getValue();
+    java.math.BigInteger sig = org.bouncycastle.asn1.ASN1Integer.getInstance(signature.getObjectAt(1)).getValue();
+    java.security.cert.X509Certificate ca;
+    try (var in = java.nio.file.Files.newInputStream(certs.resolve("ca.pem"))) {
+      ca = (java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+          .generateCertificate(in);
+    }
+    java.math.BigInteger order = ((java.security.interfaces.ECPublicKey) ca.getPublicKey()).getParams().getOrder();
+    org.bouncycastle.asn1.ASN1EncodableVector flipped = new org.bouncycastle.asn1.ASN1EncodableVector();
+    flipped.add(new org.bouncycastle.asn1.ASN1Integer(r));
+    flipped.add(new org.bouncycastle.asn1.ASN1Integer(order.subtract(sig)));
+    org.bouncycastle.asn1.ASN1EncodableVector whole = new org.bouncycastle.asn1.ASN1EncodableVector();
+    whole.add(parsed.getTBSCertificate());
+    whole.add(parsed.getSignatureAlgorithm());
+    whole.add(new org.bouncycastle.asn1.DERBitString(new org.bouncycastle.asn1.DERSequence(flipped).getEncoded("DER")));
+    java.security.cert.X509Certificate twin = (java.security.cert.X509Certificate)
+        java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(new java.io.ByteArrayInputStream(
+            new org.bouncycastle.asn1.DERSequence(whole).getEncoded("DER")));
+    twin.verify(ca.getPublicKey()); // still signed by the CA
+    Certificates.write(certs.resolve("twin.pem"), twin);
+    java.nio.file.Files.copy(certs.resolve("participant-1-key.pem"), certs.resolve("twin-key.pem"));
+
+    SessionConfig config = Loopback.config(DIGITS, 2, 2, 1e6).build();
+    Coordinator.Settings settings = Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7)
+        .withConnections(new Coordinator.ConnectionLimits(40, 8, 5));
+    List<ManagedChannel> held = new ArrayList<>();
+    try (Coordinator c = Coordinator.start(settings)) {
+      int served = 0;
+      for (String who : new String[] {"participant-1", "twin"}) {
+        for (int i = 0; i < 6; i++) {
+          ManagedChannel ch = NettyChannelBuilder.forTarget("127.0.0.1:" + c.port(),
+              Tls.client(Tls.Files.in(certs, who))).build();
+          held.add(ch);
+          try {
+            CoordinatorGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS)
+                .getSession(GetSessionRequest.getDefaultInstance());
+            served++;
+          } catch (StatusRuntimeException e) {
+            // closed over the cap
+          }
+        }
+      }
+      assertEquals(settings.connections().maxConnectionsPerCertificate(), served,
+          "one holder's connections, under either encoding of its certificate");
+    } finally {
+      held.forEach(ManagedChannel::shutdownNow);
+    }
   }
 }

@@ -14,7 +14,7 @@ public record ImageShape(int height, int width) {
 
   /** Pixels per image. */
   public int pixels() {
-    return height * width;
+    return Math.multiplyExact(height, width); // a shape from another party must not wrap to a small count
   }
 
   /** Parses {@code HxW} (also {@code H,W}), e.g. {@code 28x28}. */

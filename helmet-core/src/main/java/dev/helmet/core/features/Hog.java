@@ -68,6 +68,8 @@ public final class Hog implements ImageTransform {
   private final Map<String, Object> parameters;
   private final ThreadLocal<float[]> scratch;
 
+  /** The longest image side, 2^15 pixels. */
+  static final int MAX_SIDE = 1 << 15;
   /** The most features or histogram values per image: 2^24 (a 224x224 image with 4-pixel cells has 109 thousand). */
   static final long MAX_VALUES = 1L << 24;
 
@@ -84,17 +86,22 @@ public final class Hog implements ImageTransform {
     this.cell = Checks.positive("cell", cell);
     this.block = Checks.positive("block", block);
     this.bins = Checks.inRange("bins", bins, 1, MAX_BINS);
+    // Sides bounded first, so no product below can wrap (the attacker's third read: a 1073741852-pixel
+    // side wrapped the long products negative, past the bounds).
+    Checks.require(shape.height() <= MAX_SIDE && shape.width() <= MAX_SIDE, "HOG takes images of at most " + MAX_SIDE
+        + " pixels a side. Provided shape: " + shape);
     long side = (long) cell * block;
     Checks.require(shape.height() >= side && shape.width() >= side,
         "a block of " + block + "x" + block + " cells of " + cell + "x" + cell + " pixels needs an image of at least "
             + side + "x" + side + " pixels. Provided shape: " + shape);
     this.cellsY = shape.height() / cell;
     this.cellsX = shape.width() / cell;
-    long dim = (long) (cellsY - block + 1) * (cellsX - block + 1) * block * block * bins;
+    long dim = Math.multiplyExact(Math.multiplyExact(Math.multiplyExact((long) (cellsY - block + 1),
+        (long) (cellsX - block + 1)), Math.multiplyExact((long) block, (long) block)), (long) bins);
     // Settings may come from another party (a published session or a released model): the
     // features and the per-thread histograms are bounded before anything is allocated.
     Checks.require(dim <= MAX_VALUES, "HOG features would number " + dim + ", more than " + MAX_VALUES);
-    Checks.require((long) (shape.height() / cell) * (shape.width() / cell) * bins <= MAX_VALUES, "HOG histograms of a "
+    Checks.require(Math.multiplyExact((long) cellsY * cellsX, (long) bins) <= MAX_VALUES, "HOG histograms of a "
         + shape + " image with " + cell + "-pixel cells and " + bins + " bins would hold more than " + MAX_VALUES
         + " values");
     this.outputDimension = (int) dim;

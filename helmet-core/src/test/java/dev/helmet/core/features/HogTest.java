@@ -360,4 +360,18 @@ class HogTest {
     }
     return result;
   }
+
+  /**
+   * The attacker's third read: a published stage of 1073741852-pixel sides wrapped HOG's long
+   * bounds negative (and the pixel count to 784), then allocated 3.8 GB per thread. Sides are
+   * bounded first and the products are exact.
+   */
+  @org.junit.jupiter.api.Test
+  void sidesThatWouldWrapTheBoundsAreRefused() {
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new Hog(new dev.helmet.core.data.ImageShape(1073741852, 1073741852), 3, 3, 73));
+    org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("at most 32768 pixels a side"), e.getMessage());
+    org.junit.jupiter.api.Assertions.assertThrows(ArithmeticException.class,
+        () -> new dev.helmet.core.data.ImageShape(1073741852, 1073741852).pixels());
+  }
 }
