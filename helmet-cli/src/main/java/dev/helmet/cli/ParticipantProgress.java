@@ -60,9 +60,9 @@ final class ParticipantProgress implements ParticipantListener {
           ((Number) f.get("seconds")).doubleValue());
       case "joined" -> "joined; waiting for the other parties to enrol";
       case "enrolled" -> "waiting for enrolment: " + f.get("enrolled") + " of " + f.get("parties") + " parties joined";
-      case "roster" -> String.format(Locale.ROOT, "enrolment closed: party %s of %s; %s round(s); by its own "
-          + "accounting the session spends at most eps = %s of its data (%s), against %s", f.get("party"),
-          f.get("parties"), f.get("rounds"), Trainer.fmtBound(((Number) f.get("epsilon")).doubleValue()),
+      case "roster" -> String.format(Locale.ROOT, "enrolment closed: %s parties, this one party %s (its roster index, from 0); %s round(s); by its own "
+          + "accounting the session spends at most eps = %s of its data (%s), against %s", f.get("parties"),
+          f.get("party"), f.get("rounds"), Trainer.fmtBound(((Number) f.get("epsilon")).doubleValue()),
           f.get("neighbours"),
           f.getOrDefault("against", "anyone holding the released model"));
       case "setup" -> "setup step " + f.get("step") + " of " + f.get("steps") + " (the parties' exchange before "
