@@ -5,16 +5,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
-import java.security.spec.PKCS8EncodedKeySpec;
-import java.util.Base64;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -54,10 +50,7 @@ final class HttpsConnector {
       if (chain.length == 0) {
         throw new IllegalArgumentException(files.certificate() + " holds no certificate");
       }
-      String pem = Files.readString(files.key(), StandardCharsets.US_ASCII);
-      byte[] der = Base64.getDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", ""));
-      PrivateKey key = KeyFactory.getInstance(chain[0].getPublicKey().getAlgorithm())
-          .generatePrivate(new PKCS8EncodedKeySpec(der));
+      PrivateKey key = Tls.privateKey(files.key(), chain[0].getPublicKey().getAlgorithm());
       KeyStore ks = KeyStore.getInstance("PKCS12");
       ks.load(null, password);
       ks.setKeyEntry("coordinator", key, password, chain);

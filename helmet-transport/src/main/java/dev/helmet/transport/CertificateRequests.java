@@ -161,10 +161,9 @@ public final class CertificateRequests {
     // invisible characters (a newline, a terminal escape) could forge lines there, so it is refused
     // (the attacker's third read of security review turn 3).
     String asked = csr.getSubject().toString();
-    if (asked.codePoints().anyMatch(ch -> Character.getType(ch) == Character.CONTROL
-        || Character.getType(ch) == Character.FORMAT || ch == 0x2028 || ch == 0x2029 || ch == 0x85)) {
+    if (PeerText.hasInvisible(asked)) {
       throw new IllegalArgumentException(csrFile + ": the request's subject holds control or invisible characters ("
-          + CoordinatorService.printable(asked, 200) + "); a certificate's name must be plain text");
+          + PeerText.printable(asked, 200) + "); a certificate's name must be plain text");
     }
     // The CA, not the requester, decides the role: only a compute node's certificate carries the
     // marker, and a request that claims it for another role is refused.

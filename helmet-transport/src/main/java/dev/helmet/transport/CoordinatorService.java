@@ -51,7 +51,7 @@ final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBase {
           + c.sessionHex).asRuntimeException());
       return;
     }
-    String reason = printable(request.getReason(), DECLINE_CHARS);
+    String reason = PeerText.printable(request.getReason(), DECLINE_CHARS);
     c.lock.lock();
     try {
       if (c.declined.add(subject)) {
@@ -69,16 +69,6 @@ final class CoordinatorService extends CoordinatorGrpc.CoordinatorImplBase {
   /** The longest refusal a participant's Decline stores. */
   static final int DECLINE_CHARS = 400;
 
-  /**
-   * At most {@code max} characters of {@code text} (a peer's words, for the log and the status
-   * page), cut before anything else is done with it, with every control, format, separator-line or
-   * other invisible character (line breaks, terminal escapes, bidi overrides) as a space: a peer
-   * cannot forge log lines or rewrite a terminal.
-   */
-  static String printable(String text, int max) {
-    String cut = text.length() > max ? text.substring(0, max) + "..." : text;
-    return cut.replaceAll("[\\p{C}\\p{Zl}\\p{Zp}\\u0085]", " ");
-  }
 
   @Override
   public StreamObserver<ParticipantMessage> participate(StreamObserver<CoordinatorMessage> response) {

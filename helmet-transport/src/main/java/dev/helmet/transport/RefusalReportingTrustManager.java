@@ -48,7 +48,7 @@ final class RefusalReportingTrustManager extends X509ExtendedTrustManager {
    * party 1: IMPERSONATION"); the status page withholds the quoted name whole.
    */
   static String quoted(String name) {
-    return "\"" + CoordinatorService.printable(name, 200).replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    return "\"" + PeerText.printable(name, 200).replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   /** A refusal in words, naming the peer, the certificate's subject and issuer, and the check. */

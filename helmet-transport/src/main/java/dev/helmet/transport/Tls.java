@@ -68,11 +68,8 @@ public final class Tls {
         cert = (java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
             .generateCertificate(in);
       }
-      String pem = java.nio.file.Files.readString(f.key(), java.nio.charset.StandardCharsets.US_ASCII);
-      byte[] der = java.util.Base64.getDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", ""));
       String alg = cert.getPublicKey().getAlgorithm();
-      java.security.PrivateKey key = java.security.KeyFactory.getInstance(alg)
-          .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(der));
+      java.security.PrivateKey key = privateKey(f.key(), alg);
       String sigAlg = switch (alg) {
         case "EC" -> "SHA256withECDSA";
         case "RSA" -> "SHA256withRSA";
@@ -151,6 +148,17 @@ public final class Tls {
       throw new IllegalArgumentException(who + " does not allow TLS client authentication (extended key usage "
           + which + "), so it cannot be a participant's" + renew);
     }
+  }
+
+  /**
+   * The PKCS#8 private key in the PEM file {@code key} ({@code helmet certs} writes them), for the
+   * algorithm of its certificate's public key ("EC", "RSA", "Ed25519").
+   */
+  public static java.security.PrivateKey privateKey(Path key, String algorithm)
+      throws IOException, java.security.GeneralSecurityException {
+    String pem = java.nio.file.Files.readString(key, java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] der = java.util.Base64.getDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", ""));
+    return java.security.KeyFactory.getInstance(algorithm).generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(der));
   }
 
   /** Server credentials requiring a client certificate from the CA. */
@@ -249,7 +257,7 @@ public final class Tls {
           if (chain.length > 0 && chain[0] instanceof X509Certificate x) {
             // cleaned of control and invisible characters (a certificate another CA tool signed
             // could hold them): the subject reaches logs and events
-            subject = x.getSubjectX500Principal().getName().replaceAll("[\\p{C}\\p{Zl}\\p{Zp}\\u0085]", " ");
+            subject = PeerText.clean(x.getSubjectX500Principal().getName());
             der = x.getEncoded();
           }
         } catch (SSLPeerUnverifiedException | java.security.cert.CertificateEncodingException e) {

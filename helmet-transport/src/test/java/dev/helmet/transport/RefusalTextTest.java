@@ -30,7 +30,7 @@ class RefusalTextTest {
   @Test
   void aDeclineReasonIsCutBeforeItIsCleaned() {
     String reason = "privacy.epsilon: x\r\nFAKE LINE\u0085" + "b".repeat(10_000);
-    String p = CoordinatorService.printable(reason, CoordinatorService.DECLINE_CHARS);
+    String p = PeerText.printable(reason, CoordinatorService.DECLINE_CHARS);
     assertEquals(CoordinatorService.DECLINE_CHARS + 3, p.length());
     assertFalse(p.contains("\n") || p.contains("\r") || p.contains("\u0085"), p);
     assertTrue(p.startsWith("privacy.epsilon: x  FAKE LINE "), p);
