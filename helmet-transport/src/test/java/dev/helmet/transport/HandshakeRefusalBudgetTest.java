@@ -177,48 +177,8 @@ class HandshakeRefusalBudgetTest {
         return new X509Certificate[0];
       }
     }};
-    // A stranger presents its certificate whatever CA names the coordinator asks for (the JDK's own
-    // key manager sends none when the names differ, and every CA now has its own name).
-    javax.net.ssl.X509ExtendedKeyManager own = (javax.net.ssl.X509ExtendedKeyManager) kmf.getKeyManagers()[0];
-    javax.net.ssl.X509ExtendedKeyManager always = new javax.net.ssl.X509ExtendedKeyManager() {
-      @Override
-      public String[] getClientAliases(String keyType, java.security.Principal[] issuers) {
-        return new String[] {"k"};
-      }
-
-      @Override
-      public String chooseClientAlias(String[] keyType, java.security.Principal[] issuers, java.net.Socket socket) {
-        return "k";
-      }
-
-      @Override
-      public String chooseEngineClientAlias(String[] keyType, java.security.Principal[] issuers,
-          javax.net.ssl.SSLEngine engine) {
-        return "k";
-      }
-
-      @Override
-      public String[] getServerAliases(String keyType, java.security.Principal[] issuers) {
-        return null;
-      }
-
-      @Override
-      public String chooseServerAlias(String keyType, java.security.Principal[] issuers, java.net.Socket socket) {
-        return null;
-      }
-
-      @Override
-      public X509Certificate[] getCertificateChain(String alias) {
-        return own.getCertificateChain(alias);
-      }
-
-      @Override
-      public java.security.PrivateKey getPrivateKey(String alias) {
-        return own.getPrivateKey(alias);
-      }
-    };
     SSLContext ctx = SSLContext.getInstance("TLSv1.3");
-    ctx.init(new javax.net.ssl.KeyManager[] {always}, trustAll, null);
+    ctx.init(kmf.getKeyManagers(), trustAll, null);
     return ctx;
   }
 }
