@@ -18,20 +18,16 @@ import dev.helmet.transport.wire.Roster;
 import dev.helmet.transport.wire.RosterEntry;
 import dev.helmet.transport.wire.SessionConfig;
 import dev.helmet.transport.wire.ShareChunk;
-import dev.helmet.transport.wire.UploadAck;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -126,33 +122,9 @@ class ComputeNodeMemoryTest {
 
     /** Party {@code party}'s 32-byte seed for {@code round}; the status it ends with. */
     Status upload(SessionConfig config, int round, int party) throws Exception {
-      CompletableFuture<UploadAck> done = new CompletableFuture<>();
-      StreamObserver<ShareChunk> out = ComputeNodeGrpc.newStub(participants.get(party))
-          .withDeadlineAfter(30, TimeUnit.SECONDS).upload(new StreamObserver<>() {
-            @Override
-            public void onNext(UploadAck ack) {
-              done.complete(ack);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-              done.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-              done.complete(UploadAck.getDefaultInstance());
-            }
-          });
-      out.onNext(ShareChunk.newBuilder().setSessionId(config.getSessionId()).setRound(round).setParty(party)
-          .setTotalBytes(32).setData(ByteString.copyFrom(filled(32, 0x50 + 16 * round + party))).build());
-      out.onCompleted();
-      try {
-        done.get(60, TimeUnit.SECONDS);
-        return Status.OK;
-      } catch (ExecutionException e) {
-        return Status.fromThrowable(e.getCause());
-      }
+      return NodeUploads.upload(ComputeNodeGrpc.newStub(participants.get(party)), ShareChunk.newBuilder()
+          .setSessionId(config.getSessionId()).setRound(round).setParty(party).setTotalBytes(32)
+          .setData(ByteString.copyFrom(filled(32, 0x50 + 16 * round + party))).build());
     }
 
     void arrivals(SessionConfig config, int round) {

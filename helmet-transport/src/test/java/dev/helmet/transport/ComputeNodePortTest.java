@@ -10,12 +10,10 @@ import dev.helmet.transport.wire.ArrivalsRequest;
 import dev.helmet.transport.wire.ComputeNodeGrpc;
 import dev.helmet.transport.wire.NodeSession;
 import dev.helmet.transport.wire.ShareChunk;
-import dev.helmet.transport.wire.UploadAck;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.StreamObserver;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.net.ServerSocket;
@@ -27,8 +25,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -207,32 +203,10 @@ class ComputeNodePortTest {
 
   /** One upload of {@code chunk}; its status code. */
   private static String upload(ComputeNodeGrpc.ComputeNodeStub stub, ShareChunk chunk) throws Exception {
-    CompletableFuture<UploadAck> done = new CompletableFuture<>();
-    StreamObserver<ShareChunk> out = stub.withDeadlineAfter(30, TimeUnit.SECONDS).upload(new StreamObserver<>() {
-      @Override
-      public void onNext(UploadAck ack) {
-        done.complete(ack);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        done.completeExceptionally(t);
-      }
-
-      @Override
-      public void onCompleted() {
-        done.complete(UploadAck.getDefaultInstance());
-      }
-    });
-    out.onNext(chunk);
-    out.onCompleted();
-    try {
-      done.get(60, TimeUnit.SECONDS);
-      return "OK";
-    } catch (ExecutionException e) {
-      return Status.fromThrowable(e.getCause()).getCode().toString();
-    }
+    Status s = NodeUploads.upload(stub, chunk);
+    return s.isOk() ? "OK" : s.getCode().toString();
   }
+
 
   /**
    * One participant certificate holds at most 4 connections to the node (a fifth and sixth are
