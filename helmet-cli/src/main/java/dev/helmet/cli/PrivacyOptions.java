@@ -30,6 +30,15 @@ final class PrivacyOptions {
       description = "Protect each party's whole data set (sensitivity 2R) instead of single records.")
   boolean userLevel;
 
+  @picocli.CommandLine.Spec(picocli.CommandLine.Spec.Target.MIXEE)
+  picocli.CommandLine.Model.CommandSpec command;
+
+  /** Whether the command line named --epsilon (false: the default is in force). */
+  boolean epsilonGiven() {
+    return command != null && command.commandLine() != null && command.commandLine().getParseResult() != null
+        && command.commandLine().getParseResult().hasMatchedOption("--epsilon");
+  }
+
   /** The protected unit. */
   Protection protection() {
     if (userLevel && groupSize != 1) {

@@ -157,6 +157,11 @@ final class Trainer {
       System.err.println(cost);
       System.err.flush();
     }
+    String low = spec.privacy().epsilonGiven() ? null : a.algorithm().defaultEpsilonNote(spec.privacy().epsilon);
+    if (low != null && !spec.run().quiet) {
+      System.err.println(low);
+      System.err.flush();
+    }
     long t1 = System.nanoTime();
     int minContributors = spec.privacy().minContributors(partition.count(), spec.run().dropout);
     Simulation.Prepared prepared = null;
@@ -226,9 +231,10 @@ final class Trainer {
    * takes part in a summation every round) are announced before they start, with how to shorten
    * them. Measured here through SecAgg+ on MNIST (2 shared cores, other work running) a party-round
    * costs 10-60 ms: smm's 1,000 rounds x 10 parties 252 s (docs/smm.md: 204-598 s), cross-silo's
-   * 1,250 x 10 94 s, dp-fl's 50 x 100 85 s and 50 x 1,000 about 12-25 min.
+   * 1,250 x 10 94 s, dp-fl's 50 x 100 85-181 s and 50 x 1,000 about 12-25 min. From 3,000 on (half
+   * a minute at the least), so each of those defaults says up front what it costs.
    */
-  static final long LONG_RUN_PARTY_ROUNDS = 8_000;
+  static final long LONG_RUN_PARTY_ROUNDS = 3_000;
 
   /**
    * Before a run of at least {@link #LONG_RUN_PARTY_ROUNDS} party-rounds through a secure

@@ -62,6 +62,26 @@ class TrainDefaultsTest {
   }
 
   @Test
+  void smmWithNoEpsilonGivenSaysUpFrontThatItsDefaultsLearnLittleAndNamesTheDocumentedEpsilon() {
+    // The default stays the common, safe 0.5 (a bare command never spends more); the note says why
+    // the model will be near chance (10.44 % measured) and which eps the docs measure.
+    TrainCommand bare = parsed("--algorithm", "smm");
+    assertFalse(bare.privacy.epsilonGiven());
+    assertEquals(0.5, bare.privacy.epsilon);
+    String note = bare.algorithm.chosen(null).defaultEpsilonNote(bare.privacy.epsilon);
+    assertNotNull(note);
+    assertTrue(note.contains("--epsilon 3") && note.contains("docs/smm.md"), note);
+    // Given explicitly, even the same value: the user chose it, and no note is due.
+    assertTrue(parsed("--algorithm", "smm", "--epsilon", "0.5").privacy.epsilonGiven());
+    assertNull(Algorithms.named("smm").defaultEpsilonNote(3));
+    for (Algorithm a : Algorithms.all()) {
+      if (!a.id().equals("smm")) {
+        assertNull(a.defaultEpsilonNote(0.5), a.id() + "'s defaults learn at the common default eps");
+      }
+    }
+  }
+
+  @Test
   void aLongRunIsAnnouncedWithTheAlgorithmsOwnRoundOptions() {
     // smm at the old default of 1,000 parties: 1,000 rounds of them
     TrainCommand cmd = parsed("--algorithm", "smm", "--parties", "1000");

@@ -28,6 +28,16 @@ public interface Algorithm {
   }
 
   /**
+   * A note for a run at {@code epsilon} that was given no epsilon of its own, where this
+   * algorithm's defaults are known to learn little at it (smm at the common default 0.5), naming the
+   * epsilon its documented runs use; null where the default serves. The default epsilon stays the
+   * common, safe one: a bare command never spends more than it; the note says what accuracy costs.
+   */
+  default String defaultEpsilonNote(double epsilon) {
+    return null;
+  }
+
+  /**
    * The top-level keys of a configuration mapping it reads (besides the common ones every runner
    * reads: privacy, ring bits, features, labels, ...), so the runner can refuse any other key.
    */
