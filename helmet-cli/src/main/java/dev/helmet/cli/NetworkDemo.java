@@ -175,6 +175,11 @@ final class NetworkDemo {
         err.println(cost);
         err.flush();
       }
+      String low = algorithm.defaultEpsilonNote(HelmetDefaults.EPSILON);
+      if (low != null && !run.quiet) {
+        err.println(low);
+        err.flush();
+      }
       Path certs = tmp.resolve("certs");
       Coordinator.Settings settings = new Coordinator.Settings(config, "127.0.0.1", 0,
           Tls.Files.in(certs, "coordinator"), "jdbc:h2:file:" + tmp.resolve("db").toAbsolutePath(), "", "",

@@ -28,7 +28,7 @@ public interface Algorithm {
   }
 
   /**
-   * A note for a run at {@code epsilon} that was given no epsilon of its own, where this
+   * A note for a run at the default {@code epsilon} ({@code train} without --epsilon, a demo), where this
    * algorithm's defaults are known to learn little at it (smm at the common default 0.5), naming the
    * epsilon its documented runs use; null where the default serves. The default epsilon stays the
    * common, safe one: a bare command never spends more than it; the note says what accuracy costs.

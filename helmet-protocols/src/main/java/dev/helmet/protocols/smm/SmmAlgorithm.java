@@ -42,9 +42,9 @@ public final class SmmAlgorithm implements Algorithm {
     if (epsilon >= 1) {
       return null;
     }
-    return "helmet: note: no --epsilon given, so smm runs at the default " + epsilon + "; at that eps its defaults "
-        + "learn little (on MNIST about 10 %, chance), since 1,000 noised rounds share the budget. Its documented "
-        + "runs use --epsilon 3 (82 % on MNIST, docs/smm.md); give the epsilon you mean to spend";
+    return "helmet: note: smm runs at the default eps " + epsilon + ", where its defaults learn little (on MNIST "
+        + "about 10 %, chance): 1,000 noised rounds share the budget. Its documented runs use eps 3 (82 % on MNIST, "
+        + "docs/smm.md): helmet train --algorithm smm --epsilon 3, or the epsilon you mean to spend";
   }
 
   @Override
