@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * path holds Spark and nothing of Helmet: {@code --class dev.helmet.cli.Main helmet-spark-app.jar
  * train --engine spark ...} trains on the Spark master spark-submit gives and prints its summary.
  */
+@org.junit.jupiter.api.Tag("integration")
 class SparkSubmitTest {
   @Test
   @Timeout(value = 240, unit = TimeUnit.SECONDS)

@@ -35,6 +35,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * and many-round algorithms: the parties, their noise and the ring sum are the same; only where
  * they run differs.
  */
+@org.junit.jupiter.api.Tag("integration")
 class SparkEngineTest {
   private static final Dataset DIGITS = TestData.digits();
   private static JavaSparkContext sc;

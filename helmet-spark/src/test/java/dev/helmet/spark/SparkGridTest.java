@@ -35,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * secure noise the accuracies differ from run to run, so the rows are compared without them; with a
  * test's predictable noise the rows are the same in every column.
  */
+@org.junit.jupiter.api.Tag("integration")
 class SparkGridTest {
   private static JavaSparkContext sc;
   private static final BuiltinDataset.TrainTest DIGITS;

@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Timeout;
  * local engine's model (one round and many). The Spark home the worker needs is a folder whose
  * jars/ are this test's class path. Bounded: every process is stopped, and the test times out.
  */
+@org.junit.jupiter.api.Tag("integration")
 class StandaloneClusterTest {
   private static final Dataset DIGITS = TestData.digits();
 

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -Dhelmet.status.screenshot=FILE} it also saves a screenshot of the finished session (the one
  * in docs/deployment.md).
  */
+@org.junit.jupiter.api.Tag("integration")
 class StatusPageBrowserTest {
   private static final Dataset DIGITS = TestData.digits();
   private static String chromium;

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * loopback, the JSON endpoint read through each stage (enrolment, a running round, the release),
  * the page itself, the Prometheus metrics, and the token off loopback.
  */
+@org.junit.jupiter.api.Tag("integration")
 class StatusPageTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final ObjectMapper JSON = new ObjectMapper();

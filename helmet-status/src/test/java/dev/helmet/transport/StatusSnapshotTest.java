@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its JSON, after a released session, holding what the page shows and, like the page, no
  * certificate subject (in event details and in why sessions ended), with eps printed by the one rule.
  */
+@org.junit.jupiter.api.Tag("integration")
 class StatusSnapshotTest {
   private static final Dataset DIGITS = TestData.digits();
 
