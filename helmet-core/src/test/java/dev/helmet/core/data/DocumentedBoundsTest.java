@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * the real files, which are read from the default cache and fetched there on first use, as the
  * MNIST acceptance tests do (never skipped: a set that cannot be fetched is a failure).
  */
+@org.junit.jupiter.api.Tag("integration")
 class DocumentedBoundsTest {
   private static final Path CACHE = BuiltinDataset.defaultCache();
 

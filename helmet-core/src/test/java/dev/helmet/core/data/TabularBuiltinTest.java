@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * as the MNIST tests do). Skipped only when a set is neither cached nor fetchable here (its
  * package client is missing); a failing fetch is a failure.
  */
+@org.junit.jupiter.api.Tag("integration")
 class TabularBuiltinTest {
   private static final Path CACHE = BuiltinDataset.defaultCache();
 

@@ -227,28 +227,6 @@ class Scattering2DTest {
     }
   }
 
-  /** Prints the speed on 28x28 (one thread); asserts nothing about time. */
-  @Test
-  void printsImagesPerSecond() {
-    Scattering2D t = Scattering2D.standard(new ImageShape(28, 28));
-    int images = 64;
-    float[] in = new float[images * 784];
-    for (int k = 0; k < images; k++) {
-      System.arraycopy(lcg(28, 28, k), 0, in, k * 784, 784);
-    }
-    float[] out = new float[t.outputDimension()];
-    for (int i = 0; i < 1000; i++) { // warm-up for the JIT
-      t.apply(in, (i % images) * 784, out, 0);
-    }
-    int n = 1000;
-    long start = System.nanoTime();
-    for (int i = 0; i < n; i++) {
-      t.apply(in, (i % images) * 784, out, 0);
-    }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    System.out.printf("Scattering2D 28x28 J=2 L=8: %.0f images/s per thread%n", n / seconds);
-    assertTrue(Float.isFinite(out[0]));
-  }
   /**
    * Settings another party chose (a published session or a released model) cannot make the filter
    * bank or the features huge: the attacker's read of security review turn 3, T3-7, built a 5.7 GiB

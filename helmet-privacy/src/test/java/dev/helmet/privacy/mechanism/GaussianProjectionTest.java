@@ -111,6 +111,7 @@ class GaussianProjectionTest {
    * P^T has variance 2/k, an off-diagonal one 1/k; the tolerance is 6 standard errors of the mean
    * (false-failure rate about 2e-9 per entry, 4e-8 for the 21 entries).
    */
+  @org.junit.jupiter.api.Tag("statistical")
   @Test
   void projectionPreservesTheIdentityOnAverage() {
     int d = 6;
@@ -176,6 +177,7 @@ class GaussianProjectionTest {
    * 16). Coordinate j of one P P^T g has variance (||g||^2 + g_j^2)/k; 6 standard errors
    * (false-failure rate about 2e-9 per coordinate).
    */
+  @org.junit.jupiter.api.Tag("statistical")
   @Test
   void unprojectionIsUnbiased() {
     int d = 8;

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * seeded ({@link RandomBits#insecureForTesting}, fixed data seeds), so each test gives the same
  * answer on every run; the false-failure rate of each check on random seeds is stated with it.
  */
+@org.junit.jupiter.api.Tag("statistical")
 class SmmStatisticalTest {
   /** Two-sided normal quantile for a false-failure rate of 1e-7. */
   private static final double Z = 5.33;

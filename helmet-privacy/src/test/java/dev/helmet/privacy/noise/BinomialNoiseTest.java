@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * path on the same bits; and the envelope inequality the sampler's proof rests on, checked in exact
  * integer arithmetic.
  */
+@org.junit.jupiter.api.Tag("statistical")
 class BinomialNoiseTest {
   private static final int DRAWS = 1_000_000;
 

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * would fail a correct sampler with probability at most 1e-7 on random seeds (stated per check),
  * and the power checks show that the same tests reject a distribution that is slightly off.
  */
+@org.junit.jupiter.api.Tag("statistical")
 class DiscreteNoiseStatisticalTest {
   /** Draws per goodness-of-fit test. */
   private static final int N = 1_000_000;

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * Statistical tests of the samplers. Each test states its false-failure rate: the probability that
  * a correct sampler fails it. All are at most 1e-6, so a spurious CI failure is negligible.
  */
+@org.junit.jupiter.api.Tag("statistical")
 class NoiseStatisticalTest {
   private static final int N = 400_000;
 

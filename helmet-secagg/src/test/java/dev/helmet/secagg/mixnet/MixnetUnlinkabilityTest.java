@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * 1/3 (party 2's token is one of the three tokens not its own). A control run with mixers that do
  * not shuffle shows the same strategy then always wins, so the test can fail.
  */
+@org.junit.jupiter.api.Tag("statistical")
 class MixnetUnlinkabilityTest {
   private static final int N = 4;
 

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * from 2 to 500 and dropouts before every round; and the protocol completes exactly when an
  * independent oracle says every needed secret can still be recovered, aborting otherwise.
  */
+@org.junit.jupiter.api.Tag("statistical")
 class SecAggPropertyTest {
   static final java.util.concurrent.atomic.AtomicInteger ABORTS = new java.util.concurrent.atomic.AtomicInteger();
   static final java.util.concurrent.atomic.AtomicInteger COMPLETIONS = new java.util.concurrent.atomic.AtomicInteger();
