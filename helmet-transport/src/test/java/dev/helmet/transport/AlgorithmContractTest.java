@@ -94,8 +94,8 @@ class AlgorithmContractTest {
   @TempDir
   static Path dir;
 
-  /** One variant's runs, made once for the checks that read them. */
-  private static final Map<String, Runs> RUNS = new ConcurrentHashMap<>();
+  /** One variant's runs (or why they failed), made once for the checks that read them. */
+  private static final Map<String, Object> RUNS = new ConcurrentHashMap<>();
 
   /**
    * An algorithm with settings.
@@ -237,8 +237,8 @@ class AlgorithmContractTest {
     AlgorithmSpec spec = a.configure(strict(c.settings()), common);
     ObjectNode canonical = spec.toConfig();
     AlgorithmSpec again = a.configure(strict(canonical), common);
-    assertEquals(canonical, again.toConfig());
-    assertEquals(spec.describe(), again.describe());
+    assertEquals(canonical, again.toConfig(), c + ": configure(toConfig)");
+    assertEquals(spec.describe(), again.describe(), c + ": the spec read back from its canonical form");
     assertEquals(spec.rounds(), again.rounds());
     assertEquals(spec.length(), again.length());
     assertEquals(spec.modelParameters(), again.modelParameters());
@@ -265,11 +265,11 @@ class AlgorithmContractTest {
   void theNetworkedRunReleasesTheInProcessModelBitForBit(Case c) throws Exception {
     Runs r = runs(c);
     double[] plain = r.plain().model().parameters();
-    assertArrayEquals(plain, r.secure().model().parameters(), r.summation().name() + " in process = plain");
+    assertArrayEquals(plain, r.secure().model().parameters(), c + ": " + r.summation().name() + " in process = plain");
     Coordinator.Result net = r.networked().coordinator();
     assertTrue(net.completed(), net.reason());
     assertEquals(PARTIES, net.contributors().size());
-    assertArrayEquals(plain, net.model().weights().parameters(), "networked = in process");
+    assertArrayEquals(plain, net.model().weights().parameters(), c + ": networked = in process");
     assertEquals(c.algorithm().id(), net.model().provenance().get("algorithm"));
     for (Participant.Result p : r.networked().participants()) {
       assertTrue(p.completed(), p.reason());
@@ -423,13 +423,23 @@ class AlgorithmContractTest {
   record Runs(SessionConfig config, AlgorithmSpec spec, PublicPlan plan, SecureSummation summation,
       Simulation.Result plain, Simulation.Result secure, SeededRuns.Networked networked) {}
 
-  private static Runs runs(Case c) throws Exception {
-    Runs r = RUNS.get(c.toString());
+  private static synchronized Runs runs(Case c) throws Exception {
+    Object r = RUNS.get(c.toString());
     if (r == null) {
-      r = run(c);
+      try {
+        r = run(c);
+      } catch (Exception | AssertionError e) {
+        r = e;
+      }
       RUNS.put(c.toString(), r);
     }
-    return r;
+    if (r instanceof Exception e) {
+      throw e;
+    }
+    if (r instanceof AssertionError e) {
+      throw e;
+    }
+    return (Runs) r;
   }
 
   private static Runs run(Case c) throws Exception {
