@@ -93,6 +93,11 @@ class ModelFixtures {
 
   /** The rows of the iris fixtures whose predictions are recorded: some of each class. */
   private static final int[] IRIS_ROWS = {0, 20, 45, 55, 75, 95, 105, 125, 145};
+  /**
+   * Points spread over iris's range whose predictions are recorded besides its rows: some fall near
+   * a decision boundary, where a reader that misplaces even one weight predicts another class.
+   */
+  private static final int PROBES = 41;
 
   @Test
   @EnabledIfSystemProperty(named = "helmet.fixtures.out", matches = ".+")
@@ -132,7 +137,7 @@ class ModelFixtures {
       Dataset data = r.regression() ? regressionRows() : TestData.iris();
       ReleasedModel m = train(r, data);
       Dataset inputs = r.regression() ? regressionRows().subset(new int[] {0, 1, 2, 3, 4, 5}, "inputs")
-          : data.subset(IRIS_ROWS, "inputs");
+          : withProbes(data.subset(IRIS_ROWS, "inputs"));
       ObjectNode entry = JSON.createObjectNode();
       ArrayNode rows = entry.putArray("inputs");
       double[] row = new double[inputs.dimension()];
@@ -153,6 +158,10 @@ class ModelFixtures {
         int[] predicted = m.predict(inputs);
         for (int k : predicted) {
           labels.add(m.labels().name(k));
+        }
+        if (m.weights() instanceof dev.helmet.core.learn.LinearModel w) {
+          // A linear model's scores too, which move with every weight (a label moves only near a boundary).
+          entry.set("scores", scores(m, w, inputs));
         }
         if (java.util.Arrays.stream(predicted).distinct().count() < 2) {
           throw new IllegalStateException(r.file() + " predicts one class for every input: a fixture that would not "
@@ -197,6 +206,43 @@ class ModelFixtures {
     provenance.put("fixture", "written by ModelFixtures with seeded test-only noise: not a private release");
     return new ReleasedModel(result.model(), spec.preprocessing(), data.labelSet(), data.dimension(), spec.learner(),
         result.ledger(), provenance);
+  }
+
+  /** Every input's class scores {@code w_k . x} (x: the preprocessed row with its intercept). */
+  static ArrayNode scores(ReleasedModel m, dev.helmet.core.learn.LinearModel w, Dataset inputs) {
+    ArrayNode out = JSON.createArrayNode();
+    dev.helmet.core.preprocess.DesignMatrix x = m.design(inputs);
+    for (int i = 0; i < x.rows(); i++) {
+      ArrayNode row = out.addArray();
+      for (int k = 0; k < w.rows(); k++) {
+        row.add(x.dot(i, w.weights(), k * w.cols()));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@code rows} and {@link #PROBES} points drawn uniformly (seeded) from the box of iris's
+   * features, each coordinate a multiple of 1/8 so that it is written exactly and briefly.
+   */
+  private static Dataset withProbes(Dataset rows) {
+    double[] lo = {4, 2, 1, 0};
+    double[] hi = {8, 4.5, 7, 2.5};
+    int d = rows.dimension();
+    int n = rows.size() + PROBES;
+    float[] x = new float[n * d];
+    float[] row = new float[d];
+    for (int i = 0; i < rows.size(); i++) {
+      rows.copyRow(i, row, 0);
+      System.arraycopy(row, 0, x, i * d, d);
+    }
+    SplittableRandom rng = new SplittableRandom(SEED);
+    for (int i = rows.size(); i < n; i++) {
+      for (int j = 0; j < d; j++) {
+        x[i * d + j] = (float) (Math.round(8 * (lo[j] + (hi[j] - lo[j]) * rng.nextDouble())) / 8.0);
+      }
+    }
+    return new Dataset("inputs", x, new int[n], d, rows.labelSet(), null);
   }
 
   /** 150 rows of 3 features in [-1, 1] with targets 10 + 5 (a - b) plus a little noise, all in [0, 20]. */
