@@ -82,7 +82,7 @@ final class ConsoleProgress implements Progress {
   private void logLine(long d) {
     double secs = (System.nanoTime() - startNanos) / 1e9;
     out.printf("%s: %d/%d (%.0f%%) after %s, ETA %s%n", task, d, total, 100.0 * d / total, duration(secs),
-        d > 0 ? duration(secs / d * (total - d)) : "unknown");
+        eta(d, secs));
     out.flush();
   }
 
@@ -106,10 +106,24 @@ final class ConsoleProgress implements Progress {
     double frac = (double) d / total;
     int filled = (int) Math.round(frac * WIDTH);
     double secs = (System.nanoTime() - startNanos) / 1e9;
-    String eta = d > 0 && d < total ? String.format(" ETA %s", duration(secs / d * (total - d))) : "";
+    String eta = d < total && estimable(d) ? " ETA " + eta(d, secs) : "";
     out.printf("\r%-40s [%s%s] %d/%d %3.0f%% %s%s   ", truncate(task), "=".repeat(filled),
         " ".repeat(WIDTH - filled), d, total, 100 * frac, duration(secs), eta);
     out.flush();
+  }
+
+  /**
+   * Whether {@code d} of the total is enough for an ETA: at least 1 %. From less the estimate is
+   * mostly the start-up's cost (the network demo's first unit came after 1m48s of set-up, and its
+   * ETA read 17997m46s).
+   */
+  private boolean estimable(long d) {
+    return d > 0 && d * 100 >= total;
+  }
+
+  /** The time left at {@code d} done after {@code secs}, or "unknown" before 1 % is done. */
+  private String eta(long d, double secs) {
+    return estimable(d) ? duration(secs / d * (total - d)) : "unknown";
   }
 
   private static String truncate(String s) {

@@ -40,4 +40,20 @@ class ConsoleProgressTest {
     assertEquals(2, lines.size(), lines.toString());
     assertEquals(List.of(), run(0, false), "--quiet");
   }
+
+  @Test
+  void noEtaIsGuessedFromLessThanOnePercentOfTheWork() {
+    // The network demo's first unit of 10,000 came after 1m48s of set-up; its ETA read 17997m46s.
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    ConsoleProgress p = new ConsoleProgress(new PrintStream(bytes, true, StandardCharsets.UTF_8), true, false, 0);
+    p.start("network", 10_000);
+    p.advance(1);
+    p.advance(98);
+    p.advance(1);
+    p.finish();
+    List<String> lines = List.of(bytes.toString(StandardCharsets.UTF_8).split("\n"));
+    assertTrue(lines.get(1).matches("network: 1/10000 \\(0%\\) after .+, ETA unknown"), lines.get(1));
+    assertTrue(lines.get(2).endsWith("ETA unknown"), lines.get(2));
+    assertTrue(lines.get(3).matches("network: 100/10000 \\(1%\\) after .+, ETA [0-9hms.]+"), lines.get(3));
+  }
 }
