@@ -82,7 +82,7 @@ class AlgorithmRunnersTest {
       seeds[i] = root.nextLong();
     }
     ExecutorService pool = Executors.newFixedThreadPool(w);
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
       List<Future<Participant.Result>> fs = new ArrayList<>();
       for (int i = 0; i < w; i++) {
         int k = i;
@@ -102,8 +102,8 @@ class AlgorithmRunnersTest {
           }
         };
         Dataset shard = DIGITS.subset(partition.indices(k), "shard " + k);
-        fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null,
-            ParticipantPolicy.upTo(1e7), shard, seeds[k], 120, null, NoiseFactory.seededForTesting(NOISE)), hook)));
+        fs.add(pool.submit(() -> Participant.run(Loopback.at(c, new Participant.Settings("127.0.0.1:" + c.port(), null,
+            ParticipantPolicy.upTo(1e7), shard, seeds[k], 120, null, NoiseFactory.seededForTesting(NOISE))), hook)));
         assertTrue(enrolled.await(60, TimeUnit.SECONDS), "participant " + k + " did not enrol");
       }
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
