@@ -187,14 +187,33 @@ final class InProcessNetwork extends Transport {
       return new Client(null, null);
     }
     if (credentials instanceof TlsChannelCredentials t) {
-      if (t.getTrustManagers() == null) {
-        throw new IllegalArgumentException("the in-process network takes TLS credentials with trust managers, as Tls "
-            + "and NodeTls build them");
+      X509TrustManager servers;
+      if (t.getTrustManagers() != null) {
+        servers = x509(t.getTrustManagers());
+      } else if (t.getRootCertificates() != null) {
+        servers = trusting(parse(t.getRootCertificates()));
+      } else {
+        throw new IllegalArgumentException("the in-process network takes TLS credentials that name whom they trust");
       }
-      return new Client(t.getCertificateChain() == null ? null : parse(t.getCertificateChain()),
-          x509(t.getTrustManagers()));
+      return new Client(t.getCertificateChain() == null ? null : parse(t.getCertificateChain()), servers);
     }
     throw new IllegalArgumentException("the in-process network takes plaintext or TLS credentials, not " + credentials);
+  }
+
+  /** The JDK's PKIX trust manager over {@code roots}. */
+  private static X509TrustManager trusting(X509Certificate[] roots) {
+    try {
+      java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+      store.load(null, null);
+      for (int i = 0; i < roots.length; i++) {
+        store.setCertificateEntry("root-" + i, roots[i]);
+      }
+      javax.net.ssl.TrustManagerFactory f = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+      f.init(store);
+      return x509(List.of(f.getTrustManagers()));
+    } catch (IOException | java.security.GeneralSecurityException e) {
+      throw new IllegalArgumentException("cannot trust the credentials' root certificates: " + e.getMessage(), e);
+    }
   }
 
   private static X509TrustManager x509(List<TrustManager> managers) {
@@ -273,7 +292,7 @@ final class InProcessNetwork extends Transport {
       if (client.tls() != server.tls()) {
         if (client.tls()) {
           return failed(Status.UNAVAILABLE.withDescription("in-process handshake: " + target + " does not speak TLS")
-              .withCause(new SSLHandshakeException("the server at " + target + " does not speak TLS")));
+              .withCause(new SSLHandshakeException("the server at " + target + " does not speak TLS")), options);
         }
         return next.newCall(method, options); // plaintext to a TLS port: the server refuses it
       }
@@ -286,7 +305,7 @@ final class InProcessNetwork extends Transport {
       } catch (CertificateException | RuntimeException e) {
         SSLHandshakeException h = new SSLHandshakeException("in-process handshake with " + target + ": " + e.getMessage());
         h.initCause(e);
-        return failed(Status.UNAVAILABLE.withDescription(h.getMessage()).withCause(h));
+        return failed(Status.UNAVAILABLE.withDescription(h.getMessage()).withCause(h), options);
       }
       SSLSession session = new Session(server.chain(), client.chain(), target);
       return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
@@ -308,14 +327,18 @@ final class InProcessNetwork extends Transport {
     }
   }
 
-  /** A call that fails at its start, as one over a refused handshake does. */
-  private static <Q, R> ClientCall<Q, R> failed(Status status) {
+  /**
+   * A call that fails at its start, as one over a refused handshake does: its listener is told on
+   * the call's executor (a blocking stub's waits for it there), never inside its start.
+   */
+  private static <Q, R> ClientCall<Q, R> failed(Status status, CallOptions options) {
+    java.util.concurrent.Executor executor = options.getExecutor() != null ? options.getExecutor() : FAILURES;
     return new ClientCall<>() {
       private volatile boolean cancelled;
 
       @Override
       public void start(Listener<R> listener, Metadata headers) {
-        FAILURES.execute(() -> listener.onClose(cancelled ? Status.CANCELLED : status, new Metadata()));
+        executor.execute(() -> listener.onClose(cancelled ? Status.CANCELLED : status, new Metadata()));
       }
 
       @Override
@@ -348,8 +371,8 @@ final class InProcessNetwork extends Transport {
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
         ServerCallHandler<Q, R> next) {
-      Iterable<byte[]> presented = headers.getAll(CHAIN);
-      headers.removeAll(CHAIN);
+      // removeAll answers what it removed (getAll's view would be empty after it)
+      Iterable<byte[]> presented = headers.containsKey(CHAIN) ? headers.removeAll(CHAIN) : null;
       X509Certificate[] chain = null;
       String refusal = null;
       if (presented != null) {
