@@ -20,8 +20,6 @@ import io.grpc.ServerInterceptors;
 import io.grpc.ServerStreamTracer;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
@@ -78,9 +76,12 @@ public final class ComputeNodeServer implements AutoCloseable {
    * @param sessionIdleSeconds how long, beyond what its published deadlines allow, the coordinator
    *     may leave a session without a call before the node ends it and erases its shares
    * @param maxSessions the most sessions the node holds at once; it refuses another Open
+   * @param transport where its server builder, and its channel to the coordinator, come from (null:
+   *     {@link Transport#NETTY}, the only one outside this package; tests put theirs here through
+   *     {@link #withTransport})
    */
   public record Settings(String name, String host, int port, Tls.Files tls, String coordinator, int threads,
-      int sessionIdleSeconds, int maxSessions) {
+      int sessionIdleSeconds, int maxSessions, Transport transport) {
     /** The default of {@code sessionIdleSeconds}: ten minutes of the coordinator's own computing. */
     public static final int DEFAULT_SESSION_IDLE_SECONDS = 600;
     /** The default of {@code maxSessions}. */
@@ -89,6 +90,17 @@ public final class ComputeNodeServer implements AutoCloseable {
     /** With the default idle limit and session cap. */
     public Settings(String name, String host, int port, Tls.Files tls, String coordinator, int threads) {
       this(name, host, port, tls, coordinator, threads, DEFAULT_SESSION_IDLE_SECONDS, DEFAULT_MAX_SESSIONS);
+    }
+
+    /** Over TCP ({@link Transport#NETTY}). */
+    public Settings(String name, String host, int port, Tls.Files tls, String coordinator, int threads,
+        int sessionIdleSeconds, int maxSessions) {
+      this(name, host, port, tls, coordinator, threads, sessionIdleSeconds, maxSessions, null);
+    }
+
+    /** The same settings over another transport (this package's tests: their in-process network). */
+    Settings withTransport(Transport t) {
+      return new Settings(name, host, port, tls, coordinator, threads, sessionIdleSeconds, maxSessions, t);
     }
 
     public Settings {
@@ -107,6 +119,9 @@ public final class ComputeNodeServer implements AutoCloseable {
       }
       if (maxSessions < 1) {
         throw new IllegalArgumentException("max sessions must be positive. Provided value: " + maxSessions);
+      }
+      if (transport == null) {
+        transport = Transport.NETTY;
       }
     }
   }
@@ -178,8 +193,18 @@ public final class ComputeNodeServer implements AutoCloseable {
     Coordinator.ConnectionLimits limits = Coordinator.ConnectionLimits.forParties(1000);
     this.connections = new ConnectionGuard(limits, "compute node " + s.name(),
         peer -> connectionsOf(peer, limits.maxConnectionsPerCertificate(), s.maxSessions()));
-    this.server = connections.install(NettyServerBuilder.forAddress(
-            new InetSocketAddress(InetAddress.getByName(s.host()), s.port()), NodeTls.server(s.tls())))
+    this.server = s.transport().server(new InetSocketAddress(InetAddress.getByName(s.host()), s.port()),
+            NodeTls.server(s.tls()), tcp -> connections.install(tcp)
+                .flowControlWindow(FLOW_CONTROL_WINDOW)
+                .permitKeepAliveTime(10, TimeUnit.SECONDS)
+                .maxConcurrentCallsPerConnection(CALLS_PER_CONNECTION)
+                // HTTP/2 "rapid reset": calls opened and cancelled at once are not counted as open, so
+                // their rate is bounded too (200 resets per 10 s per connection, then the connection is closed)
+                .maxRstFramesPerWindow(200, 10)
+                .handshakeTimeout(Coordinator.HANDSHAKE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                // A connection with no call open is closed after a minute (a coordinator between rounds,
+                // a participant between uploads, a peer that only connects); gRPC clients reconnect.
+                .maxConnectionIdle(60, TimeUnit.SECONDS))
         // PeerInterceptor runs first and names the caller's certificate; ControlGate then refuses
         // a control call from a certificate that cannot be the coordinator's, before its request
         // is read.
@@ -189,17 +214,7 @@ public final class ComputeNodeServer implements AutoCloseable {
         // participants and the coordinator send none, so none is accepted.
         .decompressorRegistry(DecompressorRegistry.emptyInstance().with(Codec.Identity.NONE, false))
         .maxInboundMessageSize(OPEN_MESSAGE_BYTES)
-        .flowControlWindow(FLOW_CONTROL_WINDOW)
-        .permitKeepAliveTime(10, TimeUnit.SECONDS)
-        .maxConcurrentCallsPerConnection(CALLS_PER_CONNECTION)
-        // HTTP/2 "rapid reset": calls opened and cancelled at once are not counted as open, so their
-        // rate is bounded too (200 resets per 10 s per connection, then the connection is closed)
-        .maxRstFramesPerWindow(200, 10)
         .maxInboundMetadataSize(16 << 10)
-        .handshakeTimeout(Coordinator.HANDSHAKE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
-        // A connection with no call open is closed after a minute (a coordinator between rounds,
-        // a participant between uploads, a peer that only connects); gRPC clients reconnect.
-        .maxConnectionIdle(60, TimeUnit.SECONDS)
         .build();
     this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "helmet-node-sweeper");
@@ -375,7 +390,7 @@ public final class ComputeNodeServer implements AutoCloseable {
 
   private Presented fetchCoordinator() {
     AtomicReference<X509Certificate> seen = new AtomicReference<>();
-    ManagedChannel ch = NettyChannelBuilder.forTarget(settings.coordinator(), NodeTls.capturing(settings.tls(), seen::set))
+    ManagedChannel ch = settings.transport().channel(settings.coordinator(), NodeTls.capturing(settings.tls(), seen::set))
         .maxInboundMessageSize(Participant.MAX_INBOUND_BYTES).build();
     try {
       SessionConfig published = CoordinatorGrpc.newBlockingStub(ch).withDeadlineAfter(30, TimeUnit.SECONDS)

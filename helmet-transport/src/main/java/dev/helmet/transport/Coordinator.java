@@ -36,7 +36,6 @@ import io.grpc.Server;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptors;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
@@ -97,6 +96,8 @@ public final class Coordinator implements AutoCloseable {
    * @param uploadSlots masked inputs uploaded at once
    * @param connections what peers may hold open on the port before showing a certificate (null: the
    *     defaults for the session's parties, {@link ConnectionLimits#forParties})
+   * @param transport where the server builder comes from (null: {@link Transport#NETTY}, the only
+   *     one outside this package; tests put theirs here through {@link #withTransport})
    */
   public record Settings(
       SessionConfig config,
@@ -109,7 +110,8 @@ public final class Coordinator implements AutoCloseable {
       double budgetEpsilon,
       double budgetDelta,
       int uploadSlots,
-      ConnectionLimits connections) {
+      ConnectionLimits connections,
+      Transport transport) {
     public Settings {
       if (uploadSlots < 1) {
         throw new IllegalArgumentException("upload slots must be positive. Provided value: " + uploadSlots);
@@ -120,19 +122,36 @@ public final class Coordinator implements AutoCloseable {
       if (connections == null) {
         connections = ConnectionLimits.forParties(config.getParties());
       }
+      if (transport == null) {
+        transport = Transport.NETTY;
+      }
+    }
+
+    /** Settings over TCP ({@link Transport#NETTY}). */
+    public Settings(SessionConfig config, String host, int port, Tls.Files tls, String databaseUrl,
+        String databaseUser, String databasePassword, double budgetEpsilon, double budgetDelta, int uploadSlots,
+        ConnectionLimits connections) {
+      this(config, host, port, tls, databaseUrl, databaseUser, databasePassword, budgetEpsilon, budgetDelta,
+          uploadSlots, connections, null);
     }
 
     /** Settings with the default connection limits for the session's parties. */
     public Settings(SessionConfig config, String host, int port, Tls.Files tls, String databaseUrl,
         String databaseUser, String databasePassword, double budgetEpsilon, double budgetDelta, int uploadSlots) {
       this(config, host, port, tls, databaseUrl, databaseUser, databasePassword, budgetEpsilon, budgetDelta,
-          uploadSlots, null);
+          uploadSlots, null, null);
     }
 
     /** The same settings with other connection limits. */
     public Settings withConnections(ConnectionLimits limits) {
       return new Settings(config, host, port, tls, databaseUrl, databaseUser, databasePassword, budgetEpsilon,
-          budgetDelta, uploadSlots, limits);
+          budgetDelta, uploadSlots, limits, transport);
+    }
+
+    /** The same settings over another transport (this package's tests: their in-process network). */
+    Settings withTransport(Transport t) {
+      return new Settings(config, host, port, tls, databaseUrl, databaseUser, databasePassword, budgetEpsilon,
+          budgetDelta, uploadSlots, connections, t);
     }
   }
 
@@ -332,22 +351,22 @@ public final class Coordinator implements AutoCloseable {
     }
     int maxMessage = maxInboundBytes(config);
     this.connections = new ConnectionGuard(s.connections(), "session " + sessionHex);
-    this.server = connections.install(NettyServerBuilder.forAddress(new InetSocketAddress(address, s.port()), creds))
+    this.server = s.transport().server(new InetSocketAddress(address, s.port()), creds, tcp -> connections.install(tcp)
+            .flowControlWindow(64 << 10)
+            .permitKeepAliveTime(10, TimeUnit.SECONDS)
+            // Bounds on what one client can hold open: calls per connection, header size, and a
+            // handshake that must finish promptly (the number of connections: ConnectionGuard).
+            .maxConcurrentCallsPerConnection(4)
+            // HTTP/2 "rapid reset": calls opened and cancelled at once are not counted as open, so their
+            // rate is bounded too (200 resets per 10 s per connection, then the connection is closed)
+            .maxRstFramesPerWindow(200, 10)
+            .handshakeTimeout(HANDSHAKE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+            // A connection with no call open (a participant training between GetSession and its
+            // stream, or a peer that only connects) is closed after a minute; gRPC clients reconnect.
+            .maxConnectionIdle(60, TimeUnit.SECONDS))
         .addService(ServerInterceptors.intercept(new CoordinatorService(this), new Tls.PeerInterceptor()))
         .maxInboundMessageSize(maxMessage)
-        .flowControlWindow(64 << 10)
-        .permitKeepAliveTime(10, TimeUnit.SECONDS)
-        // Bounds on what one client can hold open: calls per connection, header size, and a
-        // handshake that must finish promptly (the number of connections: ConnectionGuard).
-        .maxConcurrentCallsPerConnection(4)
-        // HTTP/2 "rapid reset": calls opened and cancelled at once are not counted as open, so their
-        // rate is bounded too (200 resets per 10 s per connection, then the connection is closed)
-        .maxRstFramesPerWindow(200, 10)
         .maxInboundMetadataSize(16 << 10)
-        .handshakeTimeout(HANDSHAKE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
-        // A connection with no call open (a participant training between GetSession and its
-        // stream, or a peer that only connects) is closed after a minute; gRPC clients reconnect.
-        .maxConnectionIdle(60, TimeUnit.SECONDS)
         .build();
     this.runner = new Thread(driver::runSession, "helmet-coordinator-" + sessionHex.substring(0, 8));
     this.runner.setDaemon(true);

@@ -20,7 +20,6 @@ import dev.helmet.transport.wire.ReleaseRequest;
 import dev.helmet.transport.wire.Roster;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -70,7 +69,7 @@ final class DcaRounds implements AutoCloseable {
     partyBytes = new long[parties];
     partySeconds = new double[parties];
     for (ComputeNodeEntry e : nodes) {
-      channels.add(NettyChannelBuilder.forTarget(e.getEndpoint(), NodeTls.pinned(c.settings.tls(),
+      channels.add(c.settings.transport().channel(e.getEndpoint(), NodeTls.pinned(c.settings.tls(),
           e.getCertificateSha256().toByteArray(), e.getName())).maxInboundMessageSize(Participant.MAX_INBOUND_BYTES)
           .build());
     }

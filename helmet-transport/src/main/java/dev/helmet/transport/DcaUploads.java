@@ -11,7 +11,6 @@ import dev.helmet.transport.wire.ShareChunk;
 import dev.helmet.transport.wire.UploadAck;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -47,9 +46,10 @@ final class DcaUploads implements AutoCloseable {
   /**
    * @param coordinator the certificate the coordinator presented on this party's own connection to
    *     it ({@link CoordinatorCertificate}); no node may share its holder
+   * @param transport where the channels to the nodes come from (the participant's settings')
    */
   DcaUploads(SessionConfig config, String session, Tls.Files tls, java.security.cert.X509Certificate coordinator,
-      Participant.Hook hook, ParticipantListener listener) {
+      Participant.Hook hook, ParticipantListener listener, Transport transport) {
     this.config = config;
     this.session = session;
     this.hook = hook;
@@ -59,7 +59,7 @@ final class DcaUploads implements AutoCloseable {
     for (int l = 0; l < config.getComputeNodesCount(); l++) {
       ComputeNodeEntry e = config.getComputeNodes(l);
       int node = l;
-      channels.add(NettyChannelBuilder.forTarget(e.getEndpoint(), NodeTls.pinned(tls, e.getCertificateSha256()
+      channels.add(transport.channel(e.getEndpoint(), NodeTls.pinned(tls, e.getCertificateSha256()
           .toByteArray(), e.getName(), cert -> distinctHolder(node, cert))).build());
     }
   }

@@ -21,7 +21,6 @@ import io.grpc.ChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.lang.System.Logger.Level;
 import java.util.HexFormat;
@@ -87,15 +86,27 @@ public final class Participant {
    * @param waitSeconds how long it waits for the coordinator to answer, at start and after losing it
    *     (a restart: it then joins the restarted coordinator's session if its policy accepts it); 0:
    *     it does not wait (three quick tries at start, and a lost coordinator ends its run)
+   * @param transport where its channels (to the coordinator, to compute nodes) come from (null:
+   *     {@link Transport#NETTY}, the only one outside this package; tests put theirs here through
+   *     {@link #withTransport})
    */
   public record Settings(String target, Tls.Files tls, ParticipantPolicy policy, Dataset data, Long trainingSeed,
-      long timeoutSeconds, LocalLedger ledger, NoiseFactory noise, long waitSeconds) {
+      long timeoutSeconds, LocalLedger ledger, NoiseFactory noise, long waitSeconds, Transport transport) {
     public Settings {
       noise = noise == null ? NoiseFactory.secure() : noise;
       if (waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
         throw new IllegalArgumentException("the wait for the coordinator must be 0 to " + MAX_WAIT_SECONDS
             + " seconds. Provided value: " + waitSeconds);
       }
+      if (transport == null) {
+        transport = Transport.NETTY;
+      }
+    }
+
+    /** Over TCP ({@link Transport#NETTY}). */
+    public Settings(String target, Tls.Files tls, ParticipantPolicy policy, Dataset data, Long trainingSeed,
+        long timeoutSeconds, LocalLedger ledger, NoiseFactory noise, long waitSeconds) {
+      this(target, tls, policy, data, trainingSeed, timeoutSeconds, ledger, noise, waitSeconds, null);
     }
 
     /** Not waiting for the coordinator. */
@@ -117,7 +128,12 @@ public final class Participant {
 
     /** The same, waiting up to {@code seconds} for the coordinator. */
     public Settings waiting(long seconds) {
-      return new Settings(target, tls, policy, data, trainingSeed, timeoutSeconds, ledger, noise, seconds);
+      return new Settings(target, tls, policy, data, trainingSeed, timeoutSeconds, ledger, noise, seconds, transport);
+    }
+
+    /** The same over another transport (this package's tests: their in-process network). */
+    Settings withTransport(Transport t) {
+      return new Settings(target, tls, policy, data, trainingSeed, timeoutSeconds, ledger, noise, waitSeconds, t);
     }
   }
 
@@ -267,7 +283,7 @@ public final class Participant {
           + "address (without TLS nothing checks the coordinator or the other parties' identities)");
     }
     ChannelCredentials creds = s.tls() == null ? Tls.plaintextClient() : Tls.client(s.tls());
-    ManagedChannel channel = NettyChannelBuilder.forTarget(s.target(), creds)
+    ManagedChannel channel = s.transport().channel(s.target(), creds)
         .maxInboundMessageSize(MAX_INBOUND_BYTES)
         .build();
     try {
@@ -458,6 +474,7 @@ public final class Participant {
       run.ownCertificateSha256 = IdentityBinding.fingerprint(IdentityBinding.certificate(s.tls()));
     }
     run.tls = s.tls();
+    run.transport = s.transport();
     run.coordinator = coordinator;
     run.listener = listener;
     Result result = null;

@@ -71,6 +71,8 @@ final class ParticipantRun {
   long bytesReceived;
   /** Its TLS files (null over plaintext), and in a dca session its uploads to the compute nodes. */
   Tls.Files tls;
+  /** Where its channels to the compute nodes come from (its settings' transport). */
+  Transport transport = Transport.NETTY;
   DcaUploads dca;
   /** The certificate the coordinator presented on this session's stream (null until its headers, or over plaintext). */
   CoordinatorCertificate coordinator;
@@ -262,7 +264,7 @@ final class ParticipantRun {
         throw new Participant.ParticipantException("session " + session + " sums through compute nodes (dca), but "
             + "this participant cannot tell which certificate the coordinator presented, against which it checks them");
       }
-      dca = new DcaUploads(config, session, tls, seen, hook, listener == null ? (k, f) -> { } : listener);
+      dca = new DcaUploads(config, session, tls, seen, hook, listener == null ? (k, f) -> { } : listener, transport);
     }
     codec = new WireCodec(roster.getPartiesCount(), params.length(), params.ringBits());
     firstRound = params;

@@ -54,8 +54,8 @@ class AbortChargingTest {
     for (int i = 0; i < w; i++) {
       ledgers.add(new LocalLedger(dir.resolve("ledger-" + i + ".json"), 10, 1e-3));
     }
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 10))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, w, 30, 3), null,
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 10))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(DIGITS, w, 30, 3), null,
           i -> null, ParticipantPolicy.upTo(10), i -> i < 2 && leaveAt >= 0 ? leaveAt(leaveAt) : Participant.Hook.NONE,
           ledgers::get);
       Coordinator.Result r = c.await(180, TimeUnit.SECONDS);

@@ -89,8 +89,8 @@ class AddOrRemoveSizesTest {
       throws Exception {
     SessionConfig config = addRemove(SIZES.length);
     List<Watch> watches = List.of(new Watch(), new Watch(), new Watch());
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards(), null, i -> null,
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, shards(), null, i -> null,
           ParticipantPolicy.upTo(1e7), watches::get);
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
       Loopback.assertAllCompleted(r, outs, SIZES.length);
@@ -108,8 +108,8 @@ class AddOrRemoveSizesTest {
   void aReplaceOneParticipantStillSendsItsPublicSize(@TempDir Path dir) throws Exception {
     SessionConfig config = Loopback.config(DIGITS, SIZES.length, SIZES.length, 1).setMaxPoints(MAX_POINTS).build();
     List<Watch> watches = List.of(new Watch(), new Watch(), new Watch());
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 10))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards(), null, i -> null,
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 10))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, shards(), null, i -> null,
           ParticipantPolicy.upTo(10), watches::get);
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
       Loopback.assertAllCompleted(r, outs, SIZES.length);
@@ -137,8 +137,8 @@ class AddOrRemoveSizesTest {
             : List.of(m);
       }
     };
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), List.of(shards().get(0)), null, i -> null,
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, List.of(shards().get(0)), null, i -> null,
           ParticipantPolicy.upTo(1e7), i -> claimsItsSize);
       Exception refused = outs.get(0).error();
       assertNotNull(refused, "the coordinator must refuse the join");
@@ -169,7 +169,7 @@ class AddOrRemoveSizesTest {
   @Test
   void aParticipantHoldingMoreThanMaxPointsRefusesAnAddOrRemoveSession(@TempDir Path dir) throws Exception {
     SessionConfig config = addRemove(2).toBuilder().setMaxPoints(SIZES[0] - 1).build();
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c, List.of(shards().get(0)), null, i -> null,
           ParticipantPolicy.upTo(1e7));
       Exception refused = outs.get(0).error();

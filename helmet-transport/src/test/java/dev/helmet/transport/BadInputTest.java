@@ -39,7 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Bad input from a participant is rejected with a recorded reason while the round goes on for
- * everyone else: 8 honest parties and one misbehaving one per session (min contributors 8).
+ * everyone else: 8 honest parties and one misbehaving one per session (min contributors 8). On the
+ * in-process network, but for the test of peers refused in the TLS handshake, which runs on a TCP
+ * port with real TLS.
  */
 class BadInputTest {
   private static final Dataset DIGITS = TestData.digits();
@@ -61,8 +63,8 @@ class BadInputTest {
         return misbehave.apply(List.of(m));
       }
     };
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2),
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(DIGITS, W, 50, 2),
           LongStream.range(0, W).boxed().toList(), i -> null, ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? hook : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
@@ -148,8 +150,8 @@ class BadInputTest {
   @Test
   void malformedProtobufEndsOnlyItsOwnCall(@TempDir Path dir) throws Exception {
     SessionConfig config = Loopback.config(DIGITS, W - 1, W - 1, 1e6).build();
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
-      ManagedChannel ch = NettyChannelBuilder.forTarget("127.0.0.1:" + c.port()).usePlaintext().build();
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
+      ManagedChannel ch = Loopback.IN_PROCESS.channel("127.0.0.1:" + c.port(), Tls.plaintextClient()).build();
       try {
         MethodDescriptor<byte[], byte[]> raw = MethodDescriptor.<byte[], byte[]>newBuilder()
             .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
@@ -241,14 +243,15 @@ class BadInputTest {
   @Test
   void aParticipantRefusesASessionItsPolicyForbids(@TempDir Path dir) throws Exception {
     SessionConfig config = Loopback.config(DIGITS, 2, 2, 3).build();
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 10))) {
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 10))) {
       Participant.ParticipantException e = assertThrows(Participant.ParticipantException.class,
-          () -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null, ParticipantPolicy.upTo(1),
-              Loopback.shards(DIGITS, 1, 50, 1).get(0), null, 30)));
+          () -> Participant.run(Loopback.at(c, new Participant.Settings("127.0.0.1:" + c.port(), null,
+              ParticipantPolicy.upTo(1), Loopback.shards(DIGITS, 1, 50, 1).get(0), null, 30))));
       assertTrue(e.getMessage().contains("spends eps = 3.0; this participant accepts at most 1.0"), e.getMessage());
       var learners = new ParticipantPolicy(10, 2, java.util.Set.of("svm"), 1);
-      e = assertThrows(Participant.ParticipantException.class, () -> Participant.run(new Participant.Settings(
-          "127.0.0.1:" + c.port(), null, learners, Loopback.shards(DIGITS, 1, 50, 1).get(0), null, 30)));
+      e = assertThrows(Participant.ParticipantException.class, () -> Participant.run(Loopback.at(c,
+          new Participant.Settings("127.0.0.1:" + c.port(), null, learners, Loopback.shards(DIGITS, 1, 50, 1).get(0),
+              null, 30))));
       assertTrue(e.getMessage().contains("trains softmax") && e.getMessage().contains("--learners softmax"),
           e.getMessage());
       // issue 47: the coordinator learns of each refusal, with the parameter and the participant's words

@@ -24,7 +24,6 @@ import dev.helmet.transport.wire.ReleaseRequest;
 import dev.helmet.transport.wire.SessionConfig;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Summation by compute nodes over the network (protocol dca, the cross-silo paper's Algorithm 1):
  * a coordinator, two compute nodes (in-process gRPC servers, each with its own certificate) and
- * three or four participants on loopback, all over mutual TLS. With the same seeds and the same
+ * three or four participants on the in-process network, with the identities of mutual TLS
+ * ({@link InProcessNetwork}; the impostor node's refusal over TCP and real TLS). With the same seeds and the same
  * seeded test noise, the released model is bit for bit the in-process run's through
  * {@link ComputeServerSummation}, for any algorithm (helmet and dp-fl here, without a change to
  * either).
@@ -60,19 +60,23 @@ class DcaNetworkTest {
       + "\"crosssilo\": {\"colluders\": 0, \"sampling_rate\": 0.5, \"rounds\": 3, \"optimizer\": \"sgd\", "
       + "\"learning_rate\": 2}}";
 
-  /** The certificates and two running compute nodes. */
+  /** The certificates and two running compute nodes (on the in-process network unless told otherwise). */
   private record Nodes(Path certs, List<ComputeNodeServer> servers) implements AutoCloseable {
     static Nodes start(Path dir, int participants) throws Exception {
       return start(dir, participants, 2);
     }
 
     static Nodes start(Path dir, int participants, int count) throws Exception {
+      return start(dir, participants, count, Loopback.IN_PROCESS);
+    }
+
+    static Nodes start(Path dir, int participants, int count, Transport transport) throws Exception {
       Path certs = dir.resolve("certs");
       Certificates.create(certs, List.of("localhost", "127.0.0.1"), participants, count, Duration.ofDays(1));
       List<ComputeNodeServer> servers = new ArrayList<>();
       for (int l = 1; l <= count; l++) {
         servers.add(ComputeNodeServer.start(new ComputeNodeServer.Settings("compute-node-" + l, "127.0.0.1", 0,
-            Tls.Files.in(certs, "compute-node-" + l), null, 2)));
+            Tls.Files.in(certs, "compute-node-" + l), null, 2).withTransport(transport)));
       }
       return new Nodes(certs, servers);
     }
@@ -124,10 +128,17 @@ class DcaNetworkTest {
   /** A networked session: participant k enrols k-th, with the in-process party k's rows, seed and noise. */
   private static Run networked(SessionConfig config, Partition partition, Path dir, Path certs,
       IntFunction<Participant.Hook> hooks) throws Exception {
+    return networked(config, partition, dir, certs, hooks, Loopback.IN_PROCESS);
+  }
+
+  /** As above, over {@code transport} (the coordinator's, its participants' and so the nodes'). */
+  private static Run networked(SessionConfig config, Partition partition, Path dir, Path certs,
+      IntFunction<Participant.Hook> hooks, Transport transport) throws Exception {
     int w = partition.count();
     long[] seeds = seeds(w);
     ExecutorService pool = Executors.newFixedThreadPool(w);
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7))) {
+    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7)
+        .withTransport(transport))) {
       List<Future<Participant.Result>> fs = new ArrayList<>();
       for (int i = 0; i < w; i++) {
         int k = i;
@@ -148,9 +159,9 @@ class DcaNetworkTest {
           }
         };
         Dataset shard = DIGITS.subset(partition.indices(k), "shard " + k);
-        fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(),
+        fs.add(pool.submit(() -> Participant.run(Loopback.at(c, new Participant.Settings("127.0.0.1:" + c.port(),
             Tls.Files.in(certs, "participant-" + (k + 1)), ParticipantPolicy.upTo(1e7), shard, seeds[k], 120, null,
-            NoiseFactory.seededForTesting(NOISE)), hook)));
+            NoiseFactory.seededForTesting(NOISE))), hook)));
         assertTrue(enrolled.await(60, TimeUnit.SECONDS), "participant " + k + " did not enrol");
       }
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
@@ -302,7 +313,7 @@ class DcaNetworkTest {
           .setContributors(ByteString.copyFrom(new byte[] {7})).build();
       ComputeNodeEntry node = nodes.entries().get(0);
       for (String who : new String[] {"coordinator", "participant-1"}) {
-        ManagedChannel ch = NettyChannelBuilder.forTarget(node.getEndpoint(), NodeTls.pinned(
+        ManagedChannel ch = Loopback.IN_PROCESS.channel(node.getEndpoint(), NodeTls.pinned(
             Tls.Files.in(nodes.certs(), who), node.getCertificateSha256().toByteArray(), node.getName())).build();
         try {
           StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> ComputeNodeGrpc
@@ -321,10 +332,11 @@ class DcaNetworkTest {
    * A node must hold a compute node's certificate: the server refuses to start with a
    * participant's, and a coordinator whose session pins a participant's certificate for a node
    * (served by a node that presents it) cannot open the session there, so nothing is released.
+   * Over TCP: the impostor is refused in a real TLS handshake.
    */
   @Test
   void aNodePresentingAParticipantCertificateIsRefused(@TempDir Path dir) throws Exception {
-    try (Nodes nodes = Nodes.start(dir, 2)) {
+    try (Nodes nodes = Nodes.start(dir, 2, 2, Transport.NETTY)) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ComputeNodeServer.start(
           new ComputeNodeServer.Settings("impostor", "127.0.0.1", 0, Tls.Files.in(nodes.certs(), "participant-1"), null,
               1)));
@@ -339,7 +351,7 @@ class DcaNetworkTest {
             .setCertificateSha256(ByteString.copyFrom(IdentityBinding.fingerprint(IdentityBinding.certificate(
                 Tls.Files.in(nodes.certs(), "participant-2"))))).build());
         SessionConfig config = config("helmet", Loopback.HELMET, 2, 2, 1, entries);
-        Run run = networked(config, partition(2, 30), dir, nodes.certs(), k -> Participant.Hook.NONE);
+        Run run = networked(config, partition(2, 30), dir, nodes.certs(), k -> Participant.Hook.NONE, Transport.NETTY);
         assertFalse(run.result().completed());
         assertTrue(run.result().reason().contains("compute node impostor"), run.result().reason());
       } finally {

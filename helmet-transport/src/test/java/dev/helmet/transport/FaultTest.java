@@ -43,8 +43,8 @@ class FaultTest {
     List<Dataset> shards = Loopback.shards(DIGITS, W, 60, 5);
     BodyCase[] killAt = {BodyCase.ROSTER, BodyCase.KEY_ROSTER, BodyCase.SHARE_DELIVERY, BodyCase.UPLOAD_GRANT,
         BodyCase.CONSISTENCY_CHECK_REQUEST, BodyCase.UNMASKING_REQUEST};
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards, seeds(), i -> null,
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds(), i -> null,
           ParticipantPolicy.upTo(1e7), i -> i < killAt.length ? Loopback.killAt(killAt[i]) : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());
@@ -82,8 +82,8 @@ class FaultTest {
   void tooManyKilledAbortsCleanlyAndReleasesNothing(@TempDir Path dir) throws Exception {
     SessionConfig config = Loopback.config(DIGITS, W, M, 1).build();
     List<Dataset> shards = Loopback.shards(DIGITS, W, 60, 6);
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 10))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards, seeds(), i -> null,
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 10))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds(), i -> null,
           ParticipantPolicy.upTo(10), i -> i < 7 ? Loopback.killAt(BodyCase.SHARE_DELIVERY) : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertFalse(r.completed());
@@ -112,8 +112,8 @@ class FaultTest {
   void tooManyLeavingAtUnmaskingAbortsSayingWhyAndListsOnlyThemAsDropped(@TempDir Path dir) throws Exception {
     SessionConfig config = Loopback.config(DIGITS, W, M, 1).build();
     List<Dataset> shards = Loopback.shards(DIGITS, W, 60, 6);
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 10))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards, seeds(), i -> null,
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 10))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds(), i -> null,
           ParticipantPolicy.upTo(10), i -> i < 12 ? Loopback.killAt(BodyCase.UNMASKING_REQUEST) : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertFalse(r.completed());
@@ -155,9 +155,9 @@ class FaultTest {
         }
       }
     };
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
       long t0 = System.nanoTime();
-      Loopback.participants(c.port(), shards, LongStream.range(0, 8).boxed().toList(), i -> null,
+      Loopback.participants(c, shards, LongStream.range(0, 8).boxed().toList(), i -> null,
           ParticipantPolicy.upTo(1e7), i -> i == 0 ? hang : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       assertTrue(r.completed(), r.reason());

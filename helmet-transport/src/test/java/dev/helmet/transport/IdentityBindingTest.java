@@ -96,8 +96,8 @@ class IdentityBindingTest {
             .setCertificate(ByteString.copyFrom(otherCert))).build()) : List.of(m);
       }
     };
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(digits, 4, 50, 2), null,
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, Tls.Files.in(certs, "coordinator"), 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(digits, 4, 50, 2), null,
           i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? badSignature : i == 1 ? foreignCert : Participant.Hook.NONE);
       assertTrue(outs.get(0).error() != null && outs.get(0).error().getMessage().contains("does not verify"),

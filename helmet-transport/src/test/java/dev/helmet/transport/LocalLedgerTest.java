@@ -218,7 +218,7 @@ class LocalLedgerTest {
         o -> o.toBuilder().setStatus("aborted").setReason("nothing was released, trust me").build(),
         o -> o.toBuilder().setEpsilon(-5).build(),
         o -> o);
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
       java.util.List<Participant.Result> results = new java.util.ArrayList<>();
       java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
       try {
@@ -231,8 +231,8 @@ class LocalLedgerTest {
               return m.hasOutcome() ? m.toBuilder().setOutcome(lies.get(k).apply(m.getOutcome())).build() : m;
             }
           };
-          fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null,
-              ParticipantPolicy.upTo(1e7), shards.get(k), null, 60, ledgers.get(k)), lying)));
+          fs.add(pool.submit(() -> Participant.run(Loopback.at(c, new Participant.Settings("127.0.0.1:" + c.port(), null,
+              ParticipantPolicy.upTo(1e7), shards.get(k), null, 60, ledgers.get(k))), lying)));
         }
         for (var f : fs) {
           results.add(f.get(300, TimeUnit.SECONDS));
@@ -251,10 +251,10 @@ class LocalLedgerTest {
       }
     }
     // The next session of eps 1e6 would exceed each participant's 1.5e6: refused before anything is sent.
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir.resolve("second"), null, 1e7))) {
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir.resolve("second"), null, 1e7))) {
       Participant.ParticipantException e = assertThrows(Participant.ParticipantException.class,
-          () -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), null, ParticipantPolicy.upTo(1e7),
-              shards.get(0), null, 30, ledgers.get(0))));
+          () -> Participant.run(Loopback.at(c, new Participant.Settings("127.0.0.1:" + c.port(), null,
+              ParticipantPolicy.upTo(1e7), shards.get(0), null, 30, ledgers.get(0)))));
       assertTrue(e.getMessage().contains("the local budget"), e.getMessage());
     }
   }

@@ -13,9 +13,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-/** A coordinator and participants on loopback, for tests. */
+/**
+ * A coordinator and participants on loopback, for tests: over TCP ({@link #settings}) or over the
+ * in-process network ({@link #inProcess}: every test that does not test sockets, TLS, handshakes,
+ * connection limits, ports or process boundaries itself). Participants run on the transport of the
+ * coordinator they are given.
+ */
 final class Loopback {
   private Loopback() {}
+
+  /** The in-process network ({@link InProcessNetwork}). */
+  static final Transport IN_PROCESS = InProcessNetwork.NETWORK;
 
   /** A session configuration for {@code data}'s shape. */
   static SessionConfig.Builder config(Dataset data, int parties, int minContributors, double epsilon) {
@@ -134,15 +142,26 @@ final class Loopback {
     };
   }
 
+  /** A coordinator on loopback over TCP. */
   static Coordinator.Settings settings(SessionConfig config, Path dir, Tls.Files tls, double budget) {
     return new Coordinator.Settings(config, "127.0.0.1", 0, tls, "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath(),
         "", "", budget, 1e-3, 4);
   }
 
-  /** The same settings on port {@code port}. */
+  /** A coordinator on the in-process network, at 127.0.0.1 (TLS identities without TLS: {@link InProcessNetwork}). */
+  static Coordinator.Settings inProcess(SessionConfig config, Path dir, Tls.Files tls, double budget) {
+    return settings(config, dir, tls, budget).withTransport(IN_PROCESS);
+  }
+
+  /** The same settings on port {@code port} (the same transport). */
   static Coordinator.Settings onPort(Coordinator.Settings s, int port) {
     return new Coordinator.Settings(s.config(), s.host(), port, s.tls(), s.databaseUrl(), s.databaseUser(),
-        s.databasePassword(), s.budgetEpsilon(), s.budgetDelta(), s.uploadSlots());
+        s.databasePassword(), s.budgetEpsilon(), s.budgetDelta(), s.uploadSlots(), s.connections(), s.transport());
+  }
+
+  /** A participant's settings on the transport of {@code c} (its port, over TCP or in-process). */
+  static Participant.Settings at(Coordinator c, Participant.Settings s) {
+    return s.withTransport(c.settings().transport());
   }
 
   /**
@@ -170,13 +189,28 @@ final class Loopback {
     java.util.logging.Logger.getLogger("dev.helmet.transport").setLevel(java.util.logging.Level.SEVERE);
   }
 
-  /** Runs one participant per data set against the coordinator, concurrently. */
+  /** Runs one participant per data set against the coordinator, concurrently, on its transport. */
   static List<Outcome> participants(Coordinator c, List<Dataset> shards, List<Long> seeds,
       java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy) throws InterruptedException {
-    return participants(c.port(), shards, seeds, tls, policy, i -> Participant.Hook.NONE);
+    return participants(c, shards, seeds, tls, policy, i -> Participant.Hook.NONE);
   }
 
   /** As above, with a fault-injection hook per participant. */
+  static List<Outcome> participants(Coordinator c, List<Dataset> shards, List<Long> seeds,
+      java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy,
+      java.util.function.IntFunction<Participant.Hook> hooks) throws InterruptedException {
+    return participants(c.settings().transport(), c.port(), shards, seeds, tls, policy, hooks, i -> null, 0);
+  }
+
+  /** As above, each participant with its own ledger (or null). */
+  static List<Outcome> participants(Coordinator c, List<Dataset> shards, List<Long> seeds,
+      java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy,
+      java.util.function.IntFunction<Participant.Hook> hooks, java.util.function.IntFunction<LocalLedger> ledgers)
+      throws InterruptedException {
+    return participants(c.settings().transport(), c.port(), shards, seeds, tls, policy, hooks, ledgers, 0);
+  }
+
+  /** Participants of the coordinator at 127.0.0.1:{@code port} over TCP, with a hook each. */
   static List<Outcome> participants(int port, List<Dataset> shards, List<Long> seeds,
       java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy,
       java.util.function.IntFunction<Participant.Hook> hooks) throws InterruptedException {
@@ -196,6 +230,14 @@ final class Loopback {
       java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy,
       java.util.function.IntFunction<Participant.Hook> hooks, java.util.function.IntFunction<LocalLedger> ledgers,
       long waitSeconds) throws InterruptedException {
+    return participants(Transport.NETTY, port, shards, seeds, tls, policy, hooks, ledgers, waitSeconds);
+  }
+
+  /** As above, over {@code transport}. */
+  static List<Outcome> participants(Transport transport, int port, List<Dataset> shards, List<Long> seeds,
+      java.util.function.IntFunction<Tls.Files> tls, ParticipantPolicy policy,
+      java.util.function.IntFunction<Participant.Hook> hooks, java.util.function.IntFunction<LocalLedger> ledgers,
+      long waitSeconds) throws InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(shards.size(), 64));
     try {
       List<Future<Outcome>> fs = new ArrayList<>();
@@ -204,7 +246,8 @@ final class Loopback {
         fs.add(pool.submit(() -> {
           try {
             return new Outcome(Participant.run(new Participant.Settings("127.0.0.1:" + port, tls.apply(k), policy,
-                shards.get(k), seeds == null ? null : seeds.get(k), 120, ledgers.apply(k)).waiting(waitSeconds), hooks.apply(k)),
+                shards.get(k), seeds == null ? null : seeds.get(k), 120, ledgers.apply(k)).waiting(waitSeconds)
+                .withTransport(transport), hooks.apply(k)),
                 null);
           } catch (Exception e) {
             return new Outcome(null, e);

@@ -58,7 +58,7 @@ class MaliciousCoordinatorTest {
   void aKeyVouchedForByTheCoordinatorsCertificateIsRefused(@TempDir Path dir) throws Exception {
     Tls.Files coordinatorTls = Tls.Files.in(certs, "coordinator");
     byte[] coordinatorCert = IdentityBinding.certificate(coordinatorTls);
-    try (Coordinator c = Coordinator.start(Loopback.settings(config(60), dir, coordinatorTls, 1e7))) {
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config(60), dir, coordinatorTls, 1e7))) {
       byte[] digest = SessionPlan.digest(c.config());
       Participant.Hook substitute = new Participant.Hook() {
         private Roster roster;
@@ -84,7 +84,7 @@ class MaliciousCoordinatorTest {
           return m.toBuilder().setKeyRoster(k).build();
         }
       };
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
+      List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(DIGITS, W, 50, 2), null,
           i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? substitute : Participant.Hook.NONE);
       Exception e = outs.get(0).error();
@@ -98,10 +98,10 @@ class MaliciousCoordinatorTest {
   /** Finding 2: one certificate enrols once; its holder cannot pose as several of the parties. */
   @Test
   void oneCertificateEnrolsOnce(@TempDir Path dir) throws Exception {
-    try (Coordinator c = Coordinator.start(Loopback.settings(config(10), dir, Tls.Files.in(certs, "coordinator"),
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config(10), dir, Tls.Files.in(certs, "coordinator"),
         1e7))) {
       // Participants 0, 1 and 2 present participant-1's certificate; 3 its own.
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
+      List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(DIGITS, W, 50, 2), null,
           i -> Tls.Files.in(certs, "participant-" + (i < 3 ? 1 : 4)), ParticipantPolicy.upTo(1e7),
           i -> Participant.Hook.NONE);
       long refused = outs.stream().filter(o -> o.error() != null && (o.error().getMessage().contains("already "
@@ -124,9 +124,9 @@ class MaliciousCoordinatorTest {
     CertificateRequests.sign(certs, csr, CertificateRequests.Role.PARTICIPANT, List.of(), Duration.ofDays(1),
         twin.resolve("participant-1.pem"));
     java.nio.file.Files.copy(certs.resolve("ca.pem"), twin.resolve("ca.pem"));
-    try (Coordinator c = Coordinator.start(Loopback.settings(config(10), dir, Tls.Files.in(certs, "coordinator"),
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config(10), dir, Tls.Files.in(certs, "coordinator"),
         1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
+      List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(DIGITS, W, 50, 2), null,
           i -> i == 1 ? Tls.Files.in(twin, "participant-1") : Tls.Files.in(certs, "participant-" + (i == 0 ? 1 : i + 1)),
           ParticipantPolicy.upTo(1e7), i -> Participant.Hook.NONE);
       long refused = outs.stream().filter(o -> o.error() != null && o.error().getMessage().contains("another with "
@@ -152,8 +152,8 @@ class MaliciousCoordinatorTest {
     };
     SessionConfig config = Loopback.config(DIGITS, W, W - 1, 1e6).setDeadlines(Deadlines.newBuilder()
         .setEnrolmentSeconds(30).setRoundSeconds(5)).build();
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, Tls.Files.in(certs, "coordinator"), 1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, Tls.Files.in(certs, "coordinator"), 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(DIGITS, W, 50, 2), null,
           i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? misdirect : Participant.Hook.NONE);
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
@@ -186,9 +186,9 @@ class MaliciousCoordinatorTest {
         return m.toBuilder().setRoster(r).build();
       }
     };
-    try (Coordinator c = Coordinator.start(Loopback.settings(config(60), dir, Tls.Files.in(certs, "coordinator"),
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config(60), dir, Tls.Files.in(certs, "coordinator"),
         1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
+      List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(DIGITS, W, 50, 2), null,
           i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? equivocate : Participant.Hook.NONE);
       Coordinator.Result r = c.await(90, TimeUnit.SECONDS);
@@ -229,9 +229,9 @@ class MaliciousCoordinatorTest {
         return m.toBuilder().setRoster(r).build();
       }
     };
-    try (Coordinator c = Coordinator.start(Loopback.settings(config(60), dir, Tls.Files.in(certs, "coordinator"),
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config(60), dir, Tls.Files.in(certs, "coordinator"),
         1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), Loopback.shards(DIGITS, W, 50, 2), null,
+      List<Loopback.Outcome> outs = Loopback.participants(c, Loopback.shards(DIGITS, W, 50, 2), null,
           i -> Tls.Files.in(certs, "participant-" + (i + 1)), ParticipantPolicy.upTo(1e7),
           i -> i == 0 ? inflate : Participant.Hook.NONE);
       Coordinator.Result r = c.await(90, TimeUnit.SECONDS);

@@ -68,7 +68,7 @@ class NetworkedDpFlTest {
     SessionConfig config = config(w, w, 1e6, 1, rounds);
     Simulation.Result local = Simulation.run(Simulation.prepare(SessionPlan.spec(config), DIGITS, partition, 1, 2,
         Progress.NONE), w, new PlainSummation(), NoiseFactory.seededForTesting(1), 2, Progress.NONE);
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c, shards(partition), null, i -> null,
           ParticipantPolicy.upTo(1e7));
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
@@ -108,8 +108,8 @@ class NetworkedDpFlTest {
       for (int i = 0; i < w; i++) {
         ledgers.add(new LocalLedger(sub.resolve("ledger-" + i + ".json"), 10, 1e-3));
       }
-      try (Coordinator c = Coordinator.start(Loopback.settings(config, sub, null, 10))) {
-        List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards(partition), null, i -> null,
+      try (Coordinator c = Coordinator.start(Loopback.inProcess(config, sub, null, 10))) {
+        List<Loopback.Outcome> outs = Loopback.participants(c, shards(partition), null, i -> null,
             ParticipantPolicy.upTo(10), i -> i < leaving ? killAtRound(2) : Participant.Hook.NONE, ledgers::get);
         Coordinator.Result r = c.await(180, TimeUnit.SECONDS);
         Store s = c.store();
@@ -176,8 +176,8 @@ class NetworkedDpFlTest {
         "model value 0 of the round state is not finite");
     for (int a = 0; a < attacks.size(); a++) {
       UnaryOperator<CoordinatorMessage> attack = attacks.get(a);
-      try (Coordinator c = Coordinator.start(Loopback.settings(config, dir.resolve("a" + a), null, 10))) {
-        List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards(partition), null, i -> null,
+      try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir.resolve("a" + a), null, 10))) {
+        List<Loopback.Outcome> outs = Loopback.participants(c, shards(partition), null, i -> null,
             ParticipantPolicy.upTo(10), i -> i == 0 ? rewriting(attack) : Participant.Hook.NONE);
         Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
         Exception e = outs.get(0).error();

@@ -37,7 +37,7 @@ class NetworkedSessionTest {
       seeds.add(root.nextLong());
       shards.add(DIGITS.subset(partition.indices(i), "shard " + i));
     }
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, null, 1e7))) {
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config, dir, null, 1e7))) {
       List<Loopback.Outcome> outs = Loopback.participants(c, shards, seeds, i -> null, ParticipantPolicy.upTo(1e7));
       Coordinator.Result r = c.await(60, TimeUnit.SECONDS);
       Loopback.assertAllCompleted(r, outs, w);

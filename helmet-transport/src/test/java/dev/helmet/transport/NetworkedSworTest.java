@@ -58,8 +58,8 @@ class NetworkedSworTest {
   private record Run(Coordinator.Result result, List<Loopback.Outcome> outcomes) {}
 
   private static Run run(Path dir, IntFunction<Participant.Hook> hooks) throws Exception {
-    try (Coordinator c = Coordinator.start(Loopback.settings(config(), dir, null, 1e7))) {
-      List<Loopback.Outcome> outs = Loopback.participants(c.port(), shards(), null, i -> null,
+    try (Coordinator c = Coordinator.start(Loopback.inProcess(config(), dir, null, 1e7))) {
+      List<Loopback.Outcome> outs = Loopback.participants(c, shards(), null, i -> null,
           ParticipantPolicy.upTo(1e7), hooks);
       return new Run(c.await(120, TimeUnit.SECONDS), outs);
     }

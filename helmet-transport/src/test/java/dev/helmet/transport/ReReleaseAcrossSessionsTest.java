@@ -128,7 +128,7 @@ class ReReleaseAcrossSessionsTest {
     AtomicIntegerArray inputs = new AtomicIntegerArray(W);
     ExecutorService pool = Executors.newFixedThreadPool(W);
     List<Future<Participant.Result>> fs = new ArrayList<>();
-    Coordinator c = Coordinator.start(Loopback.onPort(Loopback.settings(config, dir.resolve("s0"), null, 1e6), port));
+    Coordinator c = Coordinator.start(Loopback.onPort(Loopback.inProcess(config, dir.resolve("s0"), null, 1e6), port));
     try {
       for (int i = 0; i < W; i++) {
         int k = i;
@@ -173,7 +173,8 @@ class ReReleaseAcrossSessionsTest {
           }
         };
         fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + port, null,
-            ParticipantPolicy.upTo(1.0), shards.get(k), 11L + k, 120, ledgers.apply(k)).waiting(30), hook,
+            ParticipantPolicy.upTo(1.0), shards.get(k), 11L + k, 120, ledgers.apply(k)).waiting(30)
+            .withTransport(Loopback.IN_PROCESS), hook,
             (kind, fields) -> { })));
       }
       for (int s = 0; s <= drops; s++) {
@@ -183,7 +184,7 @@ class ReReleaseAcrossSessionsTest {
           break; // the participants stayed away: the session could not complete
         }
         session.incrementAndGet();
-        c = Coordinator.start(Loopback.onPort(Loopback.settings(config, dir.resolve("s" + (s + 1)), null, 1e6),
+        c = Coordinator.start(Loopback.onPort(Loopback.inProcess(config, dir.resolve("s" + (s + 1)), null, 1e6),
             port));
         started.incrementAndGet();
         Coordinator current = c;
