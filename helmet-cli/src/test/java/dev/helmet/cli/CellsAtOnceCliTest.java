@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code experiment run --cells-at-once}: a quick preset two cells at a time, and the refusals (also of --reuse). */
+@org.junit.jupiter.api.Tag("integration")
 class CellsAtOnceCliTest {
   private static void assertInvalid(Cli c, String expected) {
     assertEquals(Main.INVALID_INPUT, c.exit, c.toString());

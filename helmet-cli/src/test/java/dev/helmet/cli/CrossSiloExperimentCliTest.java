@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The cross-silo presets of {@code helmet experiment run}, in their quick forms, as a user runs them. */
+@org.junit.jupiter.api.Tag("integration")
 class CrossSiloExperimentCliTest {
   /**
    * The crosssilo-sampling preset (quick: 5 points of n_A, T = 0, 3, 7, 15) computes Heikkila et
