@@ -79,17 +79,7 @@ class ExperimentCliTest {
   private static void finishedWdDpEps(Path out) throws java.io.IOException {
     Cli run = wdDpEpsRun();
     assertEquals(0, run.exit, run.toString());
-    Path from = shared.resolve("wddp-eps");
-    try (var files = Files.walk(from)) {
-      for (Path f : (Iterable<Path>) files::iterator) {
-        Path to = out.resolve(from.relativize(f).toString());
-        if (Files.isDirectory(f)) {
-          Files.createDirectories(to);
-        } else {
-          Files.copy(f, to);
-        }
-      }
-    }
+    QuickRuns.copyTree(shared.resolve("wddp-eps"), out);
   }
 
   /**
@@ -216,10 +206,13 @@ class ExperimentCliTest {
     return out;
   }
 
-  /** The smm-fl preset's quick form runs the MLP through the mechanism, accounted within each target eps. */
+  /**
+   * The smm-fl preset's quick form runs the MLP through the mechanism, accounted within each target
+   * eps (the JVM's one quick smm-fl run, {@link QuickRuns}, which CellsAtOnceCliTest reuses).
+   */
   @Test
-  void quickSmmFlPresetRunsWithinItsTargets(@TempDir Path dir) throws Exception {
-    var rows = CliAssertions.quickPresetRows(dir, "smm-fl");
+  void quickSmmFlPresetRunsWithinItsTargets() throws Exception {
+    var rows = CliAssertions.rows(QuickRuns.finished("smm-fl"));
     assertEquals(5 * 2 * 3, rows.size(), "five variants at two eps, each as a grid row and two selections: " + rows);
     for (var r : rows) {
       assertTrue(List.of("smm-b8", "ddg-b8", "skellam-b8", "cpsgd-b8", "dp-sgd").contains(r.get("variant"))
