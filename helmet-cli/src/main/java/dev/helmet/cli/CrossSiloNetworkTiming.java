@@ -249,6 +249,17 @@ final class CrossSiloNetworkTiming {
         }
       }
     }
+    int first = g.warmUp() ? 0 : 1;
+    if (nothingToRun(g, runs, first)) {
+      // A rerun into a finished folder: no MNIST, no certificates, no node processes to start and
+      // stop (three JVMs on the quick grid) for sessions that are all recorded already.
+      progress.start(String.format(java.util.Locale.ROOT, "%s over the network: every session recorded in %s",
+          g.projection() ? "crosssilo-projection" : "crosssilo-nodes", sessionsFile), 1);
+      progress.advance(1);
+      progress.finish();
+      return new Result(g, runs, load, SummationTiming.loadAverage(), "-Xmx" + Runtime.getRuntime().maxMemory()
+          / (1 << 20) + "m");
+    }
     BuiltinDataset.TrainTest mnist = BuiltinDataset.byId("mnist").load(cache);
     Dataset train = mnist.train();
     Checks.require((long) g.parties() * g.perParty() <= train.size(), "parties x per party must be at most the "
@@ -282,7 +293,6 @@ final class CrossSiloNetworkTiming {
         LoopbackProcesses.waitForPort(Integer.parseInt(entries.get(l).getEndpoint().split(":")[1]), processes.get(l),
             entries.get(l).getName());
       }
-      int first = g.warmUp() ? 0 : 1;
       int total = g.configurations().size() * (g.repeats() + 1 - first);
       progress.start(String.format(java.util.Locale.ROOT, "%s over the network: %d parties, d = %,d, %s, %d timed "
           + "sessions each%s", g.projection() ? "crosssilo-projection" : "crosssilo-nodes", g.parties(),
@@ -290,12 +300,8 @@ final class CrossSiloNetworkTiming {
               : "M = 1 (no encryption) and " + g.nodes(), g.repeats(), g.warmUp() ? " after a warm-up" : ""), total);
       for (int r = first; r <= g.repeats(); r++) {
         for (Setting s : g.configurations()) {
-          int repeat = r;
-          boolean done = runs.stream().anyMatch(x -> x.nodes() == s.nodes() && x.projection() == s.projection()
-              && x.repeat() == repeat);
-          boolean timedLeft = runs.stream().filter(x -> x.repeat() > 0).count()
-              < (long) g.repeats() * g.configurations().size();
-          if (done && (r > 0 || !timedLeft)) {
+          boolean done = recorded(runs, s, r);
+          if (skipped(g, runs, s, r)) {
             progress.advance(1);
             continue;
           }
@@ -325,6 +331,35 @@ final class CrossSiloNetworkTiming {
       LoopbackProcesses.deleteTree(tmp);
       Runtime.getRuntime().removeShutdownHook(cleanup);
     }
+  }
+
+  /** Whether {@code runs} holds the session of {@code s} at {@code repeat}. */
+  private static boolean recorded(List<Run> runs, Setting s, int repeat) {
+    return runs.stream().anyMatch(x -> x.nodes() == s.nodes() && x.projection() == s.projection()
+        && x.repeat() == repeat);
+  }
+
+  /**
+   * Whether the session of {@code s} at {@code repeat} is skipped given {@code runs}: a recorded
+   * timed session always, a recorded warm-up once no timed session is left (while one is, the
+   * warm-ups run again: the new process's JIT is cold).
+   */
+  private static boolean skipped(Grid g, List<Run> runs, Setting s, int repeat) {
+    boolean timedLeft = runs.stream().filter(x -> x.repeat() > 0).count()
+        < (long) g.repeats() * g.configurations().size();
+    return recorded(runs, s, repeat) && (repeat > 0 || !timedLeft);
+  }
+
+  /** Whether the loop of {@link #run} would skip every session ({@code runs} only grows by a session run). */
+  private static boolean nothingToRun(Grid g, List<Run> runs, int first) {
+    for (int r = first; r <= g.repeats(); r++) {
+      for (Setting s : g.configurations()) {
+        if (!skipped(g, runs, s, r)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /** The algorithm settings: colluders T = 0 through DCA, local noise through the single node. */

@@ -44,6 +44,11 @@ final class CliAssertions {
   static List<Map<String, String>> quickPresetRows(Path dir, String preset) throws IOException {
     Cli run = Cli.run("experiment", "run", "--preset", preset, "--quick", "--out", dir.toString(), "--quiet");
     assertEquals(0, run.exit, run.toString());
+    return rows(dir);
+  }
+
+  /** The rows of {@code dir}'s results.csv, each keyed by the header's column names. */
+  static List<Map<String, String>> rows(Path dir) throws IOException {
     List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
     String[] header = lines.get(0).split(",", -1);
     List<Map<String, String>> rows = new ArrayList<>();

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
  * --help with their defaults, and a value out of range refused naming the option before anything
  * starts.
  */
+@org.junit.jupiter.api.Tag("integration")
 class CoordinatorConnectionOptionsCliTest {
   @Test
   void theConnectionLimitsAreDocumentedAndCheckedNamingTheOption(@TempDir Path dir) throws Exception {

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * session's 784 features and labels 0-9 in place of the MNIST shard, so that no download is
  * needed. Every other flag and session key is the documents'.
  */
+@org.junit.jupiter.api.Tag("integration")
 class DocumentedCommandsTest {
   @TempDir Path dir;
 

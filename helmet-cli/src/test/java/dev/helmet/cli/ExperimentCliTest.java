@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code helmet experiment run} as a user runs it (MNIST, fetched and verified on first use). */
+@org.junit.jupiter.api.Tag("integration")
 class ExperimentCliTest {
   static void assertInvalid(Cli c, String expected) {
     assertEquals(Main.INVALID_INPUT, c.exit, c.toString());
@@ -55,6 +56,32 @@ class ExperimentCliTest {
     assertTrue(Files.readString(dir.resolve("report.md")).contains("| smm | 14 | 128 |"));
   }
 
+  /** Where {@link #wdDpEpsRun} ran the quick wd-dp-eps preset, once for the class. */
+  @TempDir static Path shared;
+
+  private static Cli wdDpEps;
+
+  /**
+   * The quick wd-dp-eps preset on breast-cancer (its default data set), run once for the class:
+   * {@link #quickWdDpEpsPresetSweepsEpsAndParties} asserts on this run, and the tests of
+   * --report-only, reruns and --rewrite-report each start from a copy of its finished folder
+   * ({@link #finishedWdDpEps}) instead of running the same 18 cells again.
+   */
+  private static synchronized Cli wdDpEpsRun() {
+    if (wdDpEps == null) {
+      wdDpEps = Cli.run("experiment", "run", "--preset", "wd-dp-eps", "--quick", "--out",
+          shared.resolve("wddp-eps").toString());
+    }
+    return wdDpEps;
+  }
+
+  /** A copy in {@code out} of the finished quick wd-dp-eps folder, as its own run would have left it. */
+  private static void finishedWdDpEps(Path out) throws java.io.IOException {
+    Cli run = wdDpEpsRun();
+    assertEquals(0, run.exit, run.toString());
+    QuickRuns.copyTree(shared.resolve("wddp-eps"), out);
+  }
+
   /**
    * --report-only writes results.csv, plots and report.md from the cells finished so far, runs
    * none, and leaves cells.jsonl as it is (a grid may be appending to it, mid-line).
@@ -67,7 +94,7 @@ class ExperimentCliTest {
     Cli none = Cli.run(append(preset, "--report-only"));
     assertEquals(Main.INVALID_INPUT, none.exit, none.toString());
     assertTrue(none.errorLine().contains("holds no experiment yet"), none.err);
-    assertEquals(0, Cli.run(preset).exit);
+    finishedWdDpEps(out);
     Path cells = out.resolve("cells.jsonl");
     List<String> all = Files.readAllLines(cells);
     assertEquals(18, all.size());
@@ -106,7 +133,7 @@ class ExperimentCliTest {
     Path out = dir.resolve("grid");
     String[] preset = {"experiment", "run", "--preset", "wd-dp-eps", "--quick", "--dataset", "breast-cancer", "--out",
         out.toString(), "--quiet"};
-    assertEquals(0, Cli.run(preset).exit);
+    finishedWdDpEps(out);
     String md = Files.readString(out.resolve("report.md"));
     String csv = Files.readString(out.resolve("results.csv"));
     Cli again = Cli.run(preset);
@@ -133,7 +160,7 @@ class ExperimentCliTest {
     Path out = dir.resolve("grid");
     String[] preset = {"experiment", "run", "--preset", "wd-dp-eps", "--quick", "--dataset", "breast-cancer", "--out",
         out.toString(), "--quiet"};
-    assertEquals(0, Cli.run(preset).exit);
+    finishedWdDpEps(out);
     Path report = out.resolve("report.md");
     String md = Files.readString(report);
     String first = md.lines().filter(l -> l.startsWith("Made by")).findFirst().orElseThrow();
@@ -179,10 +206,13 @@ class ExperimentCliTest {
     return out;
   }
 
-  /** The smm-fl preset's quick form runs the MLP through the mechanism, accounted within each target eps. */
+  /**
+   * The smm-fl preset's quick form runs the MLP through the mechanism, accounted within each target
+   * eps (the JVM's one quick smm-fl run, {@link QuickRuns}, which CellsAtOnceCliTest reuses).
+   */
   @Test
-  void quickSmmFlPresetRunsWithinItsTargets(@TempDir Path dir) throws Exception {
-    var rows = CliAssertions.quickPresetRows(dir, "smm-fl");
+  void quickSmmFlPresetRunsWithinItsTargets() throws Exception {
+    var rows = CliAssertions.rows(QuickRuns.finished("smm-fl"));
     assertEquals(5 * 2 * 3, rows.size(), "five variants at two eps, each as a grid row and two selections: " + rows);
     for (var r : rows) {
       assertTrue(List.of("smm-b8", "ddg-b8", "skellam-b8", "cpsgd-b8", "dp-sgd").contains(r.get("variant"))
@@ -207,12 +237,17 @@ class ExperimentCliTest {
     }
   }
 
+  /**
+   * The fig6 preset's quick form runs, writes every output and resumes. Its 8 cells are 2 party
+   * counts (10, 100) x 2 learners x 2 repeats; before the quick form dropped W = 1000 (all of
+   * MNIST, nine tenths of the run's time) it had 12.
+   */
   @Test
   void quickFig6PresetRunsAndResumes(@TempDir Path dir) throws Exception {
     Path out = dir.resolve("fig6");
     Cli run = Cli.run("experiment", "run", "--preset", "fig6", "--dataset", "mnist", "--quick", "--out", out.toString());
     assertEquals(0, run.exit, run.toString());
-    assertTrue(run.out.contains("12 cells (12 run now, 0 kept from before)"), run.out);
+    assertTrue(run.out.contains("fig6-mnist-quick: 8 cells (8 run now, 0 kept from before)"), run.out);
     for (String f : new String[] {"results.csv", "report.md", "accuracy-vs-eps-validation.png",
         "accuracy-vs-eps-test.svg", "accuracy-vs-parties.png"}) {
       assertTrue(Files.size(out.resolve(f)) > 0, f);
@@ -220,7 +255,7 @@ class ExperimentCliTest {
     Cli again = Cli.run("experiment", "run", "--preset", "fig6", "--dataset", "mnist", "--quick", "--out",
         out.toString());
     assertEquals(0, again.exit, again.toString());
-    assertTrue(again.out.contains("12 cells (0 run now, 12 kept from before)"), again.out);
+    assertTrue(again.out.contains("fig6-mnist-quick: 8 cells (0 run now, 8 kept from before)"), again.out);
     // The same folder for another experiment is refused, naming the reason.
     assertInvalid(Cli.run("experiment", "run", "--preset", "fig5", "--quick", "--out", out.toString()),
         "holds the results of a different experiment");
@@ -270,11 +305,14 @@ class ExperimentCliTest {
     assertTrue(again.out.contains("18 cells (0 run now, 18 kept from before)"), "resumes: " + again);
   }
 
-  /** The WD-DP eps preset (quick): accuracy against eps for 2 and 8 parties, both weightings. */
+  /**
+   * The WD-DP eps preset (quick): accuracy against eps for 2 and 8 parties, both weightings (the
+   * class's one run of it, {@link #wdDpEpsRun}; the others start from copies of its folder).
+   */
   @Test
-  void quickWdDpEpsPresetSweepsEpsAndParties(@TempDir Path dir) throws Exception {
-    Path out = dir.resolve("wddp-eps");
-    Cli run = Cli.run("experiment", "run", "--preset", "wd-dp-eps", "--quick", "--out", out.toString());
+  void quickWdDpEpsPresetSweepsEpsAndParties() throws Exception {
+    Path out = shared.resolve("wddp-eps");
+    Cli run = wdDpEpsRun();
     assertEquals(0, run.exit, run.toString());
     assertTrue(run.out.contains("18 cells (18 run now, 0 kept from before)"), run.out);
     assertTrue(Files.size(out.resolve("accuracy-vs-eps-validation.png")) > 0);

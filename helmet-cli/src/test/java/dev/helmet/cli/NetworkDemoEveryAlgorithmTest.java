@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (smm's ledger has no single noise multiplier; the demo used to crash on it after the session) and
  * the written model reads back.
  */
+@org.junit.jupiter.api.Tag("integration")
 class NetworkDemoEveryAlgorithmTest {
   @Test
   void everyRegisteredAlgorithmRunsTheNetworkDemoToItsSummary(@TempDir Path dir) throws Exception {

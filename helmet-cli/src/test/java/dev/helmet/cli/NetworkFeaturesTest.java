@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A networked session with a feature stage: the session file names it, every participant computes
  * it on its own raw images, the released model records it and predicts on raw images.
  */
+@org.junit.jupiter.api.Tag("integration")
 class NetworkFeaturesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 

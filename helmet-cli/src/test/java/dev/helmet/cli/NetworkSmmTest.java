@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * through SecAgg in a 10-bit ring; each participant accounts its own eps and the model file holds
  * the MLP.
  */
+@org.junit.jupiter.api.Tag("integration")
 class NetworkSmmTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** wd-dp over gRPC with the same code as in-process: coordinator, three participants, a released model. */
+@org.junit.jupiter.api.Tag("integration")
 class NetworkWdDpTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * released model (each guarantee) and for an abort (the reason). The coordinator runs in its own
  * process so that its log is captured with its summary.
  */
+@org.junit.jupiter.api.Tag("integration")
 class OutcomeLinesCliTest {
   private static Process coordinator(Path yaml, Path log) throws Exception {
     return new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
  * {@code participant --wait}: how long a participant waits for its coordinator (issue 21, item 2),
  * checked before any work and said in words while it waits.
  */
+@org.junit.jupiter.api.Tag("integration")
 class ParticipantWaitCliTest {
   @Test
   void aWaitOutOfRangeIsRefusedBeforeAnyWork() {

@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -o MODEL.json} the final state is written next to the model, without subjects or token.
  * Also the address printed for a wildcard listen (row 19).
  */
+@org.junit.jupiter.api.Tag("integration")
 class StatusLingerCliTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();

@@ -21,6 +21,7 @@ import picocli.CommandLine;
  * algorithm (a new one is covered without a change here), and the non-private reference after the
  * private result.
  */
+@org.junit.jupiter.api.Tag("integration")
 class TrainDefaultsTest {
   /**
    * Party-rounds (rounds x parties) the defaults may plan at most: cross-silo's 1,250 rounds x 10

@@ -237,13 +237,15 @@ class CrossSiloTest {
   }
 
   /**
-   * A projected run learns (k = 400 of the 1,210 parameters of 64-16-10, eps 8): above 60 % here
-   * (chance 10 %), and SecAgg+ gives the plain run's model bit for bit.
+   * A projected run learns (k = 200 of the 1,210 parameters of 64-16-10, eps 8): above 60 % here
+   * (chance 10 %), and SecAgg+ gives the plain run's model bit for bit. The run is seeded: 0.765
+   * at k = 200 (0.772 at the k = 400 this test used before, which took twice as long: every step
+   * draws d x k Gaussians per party for the projection; 0.711 at k = 100).
    */
   @Test
   void aProjectedRunLearnsAndSumsExactly() {
     AlgorithmSpec s = spec(8, c -> c.put("colluders", 1).put("rounds", 200).put("sampling_rate", 0.1)
-        .put("learning_rate", 0.01).put("projection", 400));
+        .put("learning_rate", 0.01).put("projection", 200));
     double acc = accuracy(simulate(s, 4, null, 5));
     assertTrue(acc > 0.6, "accuracy " + acc);
     AlgorithmSpec few = spec(2, c -> c.put("rounds", 3).put("sampling_rate", 0.2).put("projection", 50));

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * instead: three releases of the same local models with seeded test-only noise, and it checks their
  * mean against 78 % and each against 76 %.
  */
+@org.junit.jupiter.api.Tag("integration")
 class MnistAcceptanceTest {
   @Test
   void thousandPartiesOfSixtyMnistImagesReach78PercentAtEpsilonHalf() {
