@@ -69,7 +69,7 @@ final class SeededRuns {
   record Networked(Coordinator.Result coordinator, List<Participant.Result> participants) {}
 
   /**
-   * The networked run of {@code config} (plaintext on loopback, or over {@code nodes}' mutual TLS
+   * The networked run of {@code config} (the in-process gRPC transport, or over {@code nodes}' mutual TLS
    * when it sums through compute nodes), showing {@code sent} every message a participant sends.
    *
    * @param nodes the running compute nodes of a dca session, or null
@@ -80,7 +80,10 @@ final class SeededRuns {
     long[] seeds = seeds(w);
     Tls.Files coordinatorTls = nodes == null ? null : Tls.Files.in(nodes.certs(), "coordinator");
     ExecutorService pool = Executors.newFixedThreadPool(w);
-    try (Coordinator c = Coordinator.start(Loopback.settings(config, dir, coordinatorTls, 1e7))) {
+    // In process without compute nodes (the coordinator's and participants' code and messages, no
+    // socket); the nodes' mutual TLS over loopback sockets with them.
+    try (Coordinator c = Coordinator.start(nodes == null ? Loopback.inProcess(config, dir, null, 1e7)
+        : Loopback.settings(config, dir, coordinatorTls, 1e7))) {
       List<Future<Participant.Result>> fs = new ArrayList<>();
       for (int i = 0; i < w; i++) {
         int k = i;
@@ -101,8 +104,8 @@ final class SeededRuns {
         };
         Dataset shard = data.subset(partition.indices(k), "shard " + k);
         Tls.Files tls = nodes == null ? null : Tls.Files.in(nodes.certs(), "participant-" + (k + 1));
-        fs.add(pool.submit(() -> Participant.run(new Participant.Settings("127.0.0.1:" + c.port(), tls,
-            ParticipantPolicy.upTo(1e7), shard, seeds[k], 120, null, NoiseFactory.seededForTesting(NOISE)), hook)));
+        fs.add(pool.submit(() -> Participant.run(Loopback.at(c, new Participant.Settings("127.0.0.1:" + c.port(), tls,
+            ParticipantPolicy.upTo(1e7), shard, seeds[k], 120, null, NoiseFactory.seededForTesting(NOISE))), hook)));
         assertTrue(enrolled.await(60, TimeUnit.SECONDS), "participant " + k + " did not enrol");
       }
       Coordinator.Result r = c.await(120, TimeUnit.SECONDS);
