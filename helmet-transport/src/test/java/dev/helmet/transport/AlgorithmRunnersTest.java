@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * same model bit for bit in process and over the network is {@link AlgorithmContractTest}'s; here
  * are what only the toy shows: that it learns, and that small rings travel bit-packed over gRPC.
  */
+@org.junit.jupiter.api.Tag("integration")
 class AlgorithmRunnersTest {
   private static final Dataset DIGITS = TestData.digits();
 

@@ -43,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * in-process network, but for the test of peers refused in the TLS handshake, which runs on a TCP
  * port with real TLS.
  */
+@org.junit.jupiter.api.Tag("integration")
 class BadInputTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final int W = 9;

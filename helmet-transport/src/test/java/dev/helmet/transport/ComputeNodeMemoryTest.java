@@ -43,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * against node 1 of 2 (a seed node: 32-byte shares) on loopback, with the node's idle clock in the
  * test's hand.
  */
+@org.junit.jupiter.api.Tag("integration")
 class ComputeNodeMemoryTest {
   private static final Dataset DIGITS = TestData.digits();
   /** Three rounds of dp-fl (one summation each). */

@@ -46,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Loopback only; the node and its callers share this JVM, so the heap measured is the node's plus
  * the callers' (their unsent requests wait in Netty's direct buffers, off the heap).
  */
+@org.junit.jupiter.api.Tag("integration")
 class ComputeNodePortTest {
   private static final int BIG = 48 << 20;
   /** What the node's heap may grow by under the floods below; before the fix it grew by gigabytes. */

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The flood comes from 127.0.0.2 and 127.0.0.3 (Linux routes all of 127/8 to loopback), the
  * participants from 127.0.0.1. Bounded: at most 80 sockets, loopback only.
  */
+@org.junit.jupiter.api.Tag("integration")
 class ConnectionFloodTest {
   private static final Dataset DIGITS = TestData.digits();
 

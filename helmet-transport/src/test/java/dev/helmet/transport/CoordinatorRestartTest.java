@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The coordinator dies (SIGKILL) mid-round and is started again on the same database. */
+@org.junit.jupiter.api.Tag("integration")
 class CoordinatorRestartTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final int W = 10;

@@ -35,6 +35,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * what it sent, by its own accounting (a lost session in which it sent its input stays charged,
  * since it cannot know what the coordinator did with it), and the new session once.
  */
+@org.junit.jupiter.api.Tag("integration")
 class CoordinatorRideOutTest {
   private static final Dataset DIGITS = TestData.digits();
 

@@ -48,6 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link ComputeServerSummation}, for any algorithm (helmet and dp-fl here, without a change to
  * either).
  */
+@org.junit.jupiter.api.Tag("integration")
 class DcaNetworkTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final long SEED = 17;

@@ -51,6 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
  * on the party's own connection: no holder receives more than one share, and the coordinator's
  * own node none.
  */
+@org.junit.jupiter.api.Tag("integration")
 class DcaOneHolderTest {
   private static final Dataset DIGITS = TestData.digits();
 

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Participants that vanish at every round, too many that vanish, and one that hangs. */
+@org.junit.jupiter.api.Tag("integration")
 class FaultTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final int W = 20;

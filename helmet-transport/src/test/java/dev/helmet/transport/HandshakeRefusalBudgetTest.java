@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * rejections, so 2,000 of them left an enrolled party's later impersonation, replays or malformed
  * messages counted but not stored. They now have their own budget, per session and per source.
  */
+@org.junit.jupiter.api.Tag("integration")
 class HandshakeRefusalBudgetTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final String STRANGER = "certificate \"CN=participant-1\" (issued by \"CN=Helmet demo CA\"): it is not signed "

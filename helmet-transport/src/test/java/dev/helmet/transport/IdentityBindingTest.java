@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Identity keys bound to TLS certificates, so a coordinator cannot substitute them. */
+@org.junit.jupiter.api.Tag("integration")
 class IdentityBindingTest {
   @Test
   void aBindingHoldsOnlyForItsKeyItsConfigurationAndTheDeploymentsCa(@TempDir Path dir) throws Exception {

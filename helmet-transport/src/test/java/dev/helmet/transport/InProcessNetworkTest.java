@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * reads it, and the coordinator's certificate is what the participant's call shows; a certificate
  * of another CA, none, or plaintext to a TLS server are refused as their handshakes are.
  */
+@org.junit.jupiter.api.Tag("integration")
 class InProcessNetworkTest {
   @Test
   void identitiesAreTheCertificatesOfTheDeploymentsCa(@TempDir Path dir) throws Exception {

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * victim is played by a hook that rewrites what the victim receives; the victim must stop before
  * anything computed from its data leaves it.
  */
+@org.junit.jupiter.api.Tag("integration")
 class MaliciousCoordinatorTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final int W = 4;

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * eps = 1e6 the noise is negligible, so both must equal the size-weighted mean of the local models
  * to within the fixed-point grid.
  */
+@org.junit.jupiter.api.Tag("integration")
 class MnistNetworkAcceptanceTest {
   @Test
   void fiftyTlsParticipantsMatchTheInProcessSimulation(@TempDir Path dir) throws Exception {

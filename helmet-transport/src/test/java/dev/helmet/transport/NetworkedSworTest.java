@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * each post signed by its sender's identity key, then train on their records in each step's batch.
  * Three parties of 30 digits each, SecAgg+ over loopback.
  */
+@org.junit.jupiter.api.Tag("integration")
 class NetworkedSworTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final int W = 3;

@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * participants (and nodes dialling the coordinator) refuse a certificate with the node marker in the
  * TLS handshake, naming it, and node certificates name the nodes' hosts, not the coordinator's.
  */
+@org.junit.jupiter.api.Tag("integration")
 class NodeCertificateAsCoordinatorTest {
   @Test
   void participantsRefuseACoordinatorPresentingANodeCertificateInTheHandshake(@TempDir Path dir) throws Exception {

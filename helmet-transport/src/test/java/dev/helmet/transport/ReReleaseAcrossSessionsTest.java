@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ledger has room for, and without a ledger in one only; it reports the whole run's eps. Three
  * participants of the digits, eps 1 per session, the coordinator restarted up to three times.
  */
+@org.junit.jupiter.api.Tag("integration")
 class ReReleaseAcrossSessionsTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final int W = 3;

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * TLS mistakes said in words, at once: a participant whose CA did not sign the coordinator's
  * certificate stops without retrying and says which check failed.
  */
+@org.junit.jupiter.api.Tag("integration")
 class TlsDiagnosticsTest {
   @Test
   void aParticipantWithAnotherCaSaysSoAtOnce(@TempDir Path dir) throws Exception {
