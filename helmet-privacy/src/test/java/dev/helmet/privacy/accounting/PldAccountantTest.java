@@ -72,6 +72,7 @@ class PldAccountantTest {
   }
 
   /** Never looser than RDP across a grid of subsampled Gaussians (noise, rate, steps, delta). */
+  @org.junit.jupiter.api.Tag("statistical")
   @Test
   void neverLooserThanRdpOnAGrid() {
     for (double sigma : new double[] {0.8, 2, 5}) {

@@ -21,6 +21,7 @@ import java.math.MathContext;
 import org.apache.commons.statistics.distribution.HypergeometricDistribution;
 import org.junit.jupiter.api.Test;
 
+@org.junit.jupiter.api.Tag("statistical")
 class SworAmplificationTest {
   private static final double[] SLACKS = {1e-5, 1e-10, 1e-15};
 

@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * symmetrised PLD: positive losses, their mirror and an atom at 0), which shares no code with the
  * accountant.
  */
+@org.junit.jupiter.api.Tag("statistical")
 class SworFixedSizePairTest {
   private static final double DELTA = 1e-5;
 
