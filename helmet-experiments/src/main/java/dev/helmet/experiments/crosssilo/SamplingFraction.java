@@ -66,7 +66,7 @@ public final class SamplingFraction {
    * 0..15; K = 1,250 steps), or a small one for CI (5 points, T = 0, 3, 7, 15, equivalents at 3
    * points for b = 500 only, K = 125 steps: each equivalent costs seconds of PLD accounting, b = 2500
    * twice as many; at K = 1,250 the quick grid took 241 s against 207 s at 125 on a loaded 2-core
-   * machine, most of either in building the exact mixtures, which K does not change; the
+   * machine, so most of its cost does not depend on K; the
    * fractions, quantiles and golden values do not depend on K, only the eps of the equivalents do).
    */
   public static Grid grid(boolean quick) {
