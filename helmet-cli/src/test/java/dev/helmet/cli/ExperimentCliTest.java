@@ -240,7 +240,7 @@ class ExperimentCliTest {
   /**
    * The fig6 preset's quick form runs, writes every output and resumes. Its 8 cells are 2 party
    * counts (10, 100) x 2 learners x 2 repeats; before the quick form dropped W = 1000 (all of
-   * MNIST, nine tenths of the run's time) it had 12.
+   * MNIST's training images, most of the run's time) it had 12.
    */
   @Test
   void quickFig6PresetRunsAndResumes(@TempDir Path dir) throws Exception {

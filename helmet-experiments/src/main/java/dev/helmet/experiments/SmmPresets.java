@@ -32,8 +32,8 @@ final class SmmPresets {
     ObjectNode j = base(m, FL, dataset, quick);
     j.set("epsilons", m.valueToTree(quick ? List.of(1.0, 5.0) : List.of(1.0, 2.0, 3.0, 4.0, 5.0)));
     ArrayNode variants = j.putArray("variants");
-    // Quick: 10 rounds, as the quick sweeps (20 before): a cell's cost is its rounds x |B|
-    // stochastically rounded gradients of d = 12,730 (16,384 rotated), and each eps trains anew.
+    // Quick: 10 rounds, as the quick sweeps (20 before): most of a cell's time goes into its rounds
+    // x |B| rotated and stochastically rounded gradients of d = 12,730, and each eps trains anew.
     int rounds = quick ? 10 : 1000;
     for (int b : quick ? List.of(8) : List.of(6, 8, 10)) {
       for (String mechanism : List.of("smm", "ddg", "skellam", "cpsgd")) {
