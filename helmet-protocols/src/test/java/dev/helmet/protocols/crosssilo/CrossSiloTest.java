@@ -242,6 +242,7 @@ class CrossSiloTest {
    * at k = 200 (0.772 at the k = 400 this test used before, which took twice as long: every step
    * draws d x k Gaussians per party for the projection; 0.711 at k = 100).
    */
+  @org.junit.jupiter.api.Tag("integration")
   @Test
   void aProjectedRunLearnsAndSumsExactly() {
     AlgorithmSpec s = spec(8, c -> c.put("colluders", 1).put("rounds", 200).put("sampling_rate", 0.1)
@@ -291,6 +292,7 @@ class CrossSiloTest {
    * knows its own tokens, so the exact hypergeometric analysis needs at most the worst case's noise
    * (rate b / n_H) and more than with no coalition.
    */
+  @org.junit.jupiter.api.Tag("statistical")
   @Test
   void sworBatchesHoldBRecordsAndTheAnalysesOrderAsExpected() {
     int[] sizes = {300, 200, 250, 150};
@@ -326,6 +328,7 @@ class CrossSiloTest {
    * holds refuses to sample until the party brings its side of the setup (a networked party runs it
    * on the coordinator's board first).
    */
+  @org.junit.jupiter.api.Tag("integration")
   @Test
   void aSworRunTrainsInProcessAndANetworkedPartyNeedsItsSideOfTheSetup() {
     AlgorithmSpec s = spec(8, c -> c.put("sampling", "swor").put("batch", 180).put("rounds", 300)
