@@ -102,8 +102,16 @@ public final class Simulation {
    */
   public static Result run(Prepared p, int minContributors, SecureSummation summation, NoiseFactory noise,
       int threads, Progress progress) {
+    return run(p, p.spec().plan(p.sizes(), minContributors, noise.isSecure()), summation, noise, threads, progress);
+  }
+
+  /**
+   * Runs every round with a plan already derived from {@code p}'s sizes ({@link AlgorithmSpec#plan}):
+   * for callers that run one preparation many times (an audit's trials), so the calibration is done once.
+   */
+  public static Result run(Prepared p, PublicPlan plan, SecureSummation summation, NoiseFactory noise,
+      int threads, Progress progress) {
     int w = p.parties();
-    PublicPlan plan = p.spec().plan(p.sizes(), minContributors, noise.isSecure());
     if (summation != null) {
       plan.admit(summation, p.sizes().length);
     }

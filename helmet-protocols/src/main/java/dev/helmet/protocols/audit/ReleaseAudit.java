@@ -1,0 +1,152 @@
+package dev.helmet.protocols.audit;
+
+import dev.helmet.core.util.Checks;
+import dev.helmet.core.util.Parallel;
+import dev.helmet.core.util.Progress;
+import dev.helmet.privacy.audit.EpsilonLowerBound;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
+import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.protocols.simulation.Simulation;
+import dev.helmet.secagg.summation.PlainSummation;
+
+/**
+ * Audits an algorithm's release on a neighbouring pair: its whole run, through the simulator, on D
+ * and on D' with fresh noise each trial, scored by a test fixed before the scored trials.
+ *
+ * <p>The test is the likelihood-ratio statistic of an isotropic Gaussian release, the projection of
+ * the released parameters on the direction in which D' moves them: {@code score = <theta, m' - m>},
+ * where {@code m' - m} is the difference of a release on D' and one on D drawn with the same noise
+ * (the noise does not depend on the data, so it cancels, up to the ring's rounding), averaged over
+ * a few such pilot pairs that are never scored. For a one-shot Gaussian release (helmet) it is the most powerful test there is,
+ * so the bound can approach the claim; for other releases it is a valid, if weaker, test.
+ *
+ * <p>Parties are prepared (their local data and training) once per data set with one seed: that
+ * does not depend on the noise. The noise is seeded per trial ({@link NoiseFactory#seededForTesting}),
+ * which makes an audit repeatable; an audit releases nothing, so its noise need not be secret.
+ * Every party contributes (the fewest contributors is the roster), and the summation is plain:
+ * a sum in the clear has the same distribution as a secure one's output.
+ */
+public final class ReleaseAudit {
+  private ReleaseAudit() {}
+
+  /**
+   * An audit's outcome.
+   *
+   * @param bound the empirical lower bound and its test
+   * @param printedEpsilon the epsilon the run's ledger prints
+   * @param delta the delta audited (the ledger's)
+   * @param trials scored trials on each data set
+   * @param pilot the pilot pairs that fixed the test
+   * @param separation how far apart the scores on D and D' lie: the difference of their means over the
+   *     pooled standard deviation (mu of a Gaussian mechanism's test; its exact eps follows from it)
+   * @param seconds the wall time
+   */
+  public record Outcome(EpsilonLowerBound.Result bound, double printedEpsilon, double delta, int trials, int pilot,
+      String pair, double confidence, double separation, double seconds) {
+    /** eps_lb over the printed eps. */
+    public double ratio() {
+      return bound.epsilon() / printedEpsilon;
+    }
+
+    /** Whether the audit found the printed epsilon false (a bug report). */
+    public boolean refutes() {
+      return bound.epsilon() > printedEpsilon;
+    }
+  }
+
+  /**
+   * Runs the audit.
+   *
+   * @param trials scored trials on each data set (half choose the threshold, half are counted)
+   * @param pilot pairs of runs on D and D' with shared noise that fix the test's direction, never scored
+   * @param seed seeds the preparation and every trial's noise
+   */
+  public static Outcome run(AlgorithmSpec spec, NeighbourPair pair, int trials, int pilot, double confidence,
+      long seed, int threads, Progress progress) {
+    Checks.require(trials >= 4, "an audit needs at least 4 trials, got " + trials);
+    Checks.positive("pilot", pilot);
+    long start = System.nanoTime();
+    int w = pair.partition().count();
+    Simulation.Prepared d = Simulation.prepare(spec, pair.data(), pair.partition(), seed, threads, Progress.NONE);
+    Simulation.Prepared n = Simulation.prepare(spec, pair.neighbour(), pair.partition(), seed, threads, Progress.NONE);
+    progress.start("auditing " + spec.algorithm().id() + " on " + pair.description(), 2L * (pilot + trials));
+    // One plan per data set, derived as every run derives it (replace-one keeps every size, so both
+    // plans are alike), with the noise flag of the audit's own (seeded) noise.
+    PublicPlan planD = d.spec().plan(d.sizes(), w, false);
+    PublicPlan planN = n.spec().plan(n.sizes(), w, false);
+    Simulation.Result first = release(d, planD, seed, 0, threads);
+    double[] m = new double[first.model().parameters().length];
+    double[] mn = new double[m.length];
+    for (int t = 0; t < pilot; t++) {
+      // The same noise on D and on D': the difference is what the neighbour moves, without the noise.
+      add(m, release(d, planD, seed, -1L - t, threads).model().parameters());
+      add(mn, release(n, planN, seed, -1L - t, threads).model().parameters());
+      progress.advance(2);
+    }
+    double[] direction = new double[m.length];
+    for (int i = 0; i < m.length; i++) {
+      direction[i] = (mn[i] - m[i]) / pilot;
+    }
+    double[] sd = new double[trials];
+    double[] sn = new double[trials];
+    long offset = 1;
+    // Trials run in parallel, one thread each: every trial's noise is seeded by its index, so the
+    // scores do not depend on the thread count.
+    Parallel.forEach(threads, trials, t -> {
+      sd[t] = dot(release(d, planD, seed, offset + 2L * t, 1).model().parameters(), direction);
+      sn[t] = dot(release(n, planN, seed, offset + 2L * t + 1, 1).model().parameters(), direction);
+      progress.advance(2);
+    });
+    progress.finish();
+    double delta = first.ledger().delta();
+    EpsilonLowerBound.Result bound = EpsilonLowerBound.of(sd, sn, delta, confidence);
+    return new Outcome(bound, first.ledger().epsilon(), delta, trials, pilot, pair.description(), confidence,
+        separation(sd, sn), (System.nanoTime() - start) / 1e9);
+  }
+
+  private static Simulation.Result release(Simulation.Prepared p, PublicPlan plan, long seed, long trial,
+      int threads) {
+    // Scored trials (0, 1, ...) have noise seeds distinct across trials and data sets; pilots (-1, -2, ...)
+    // share theirs between D and D'.
+    NoiseFactory noise = NoiseFactory.seededForTesting(seed ^ (0x9E3779B97F4A7C15L * (trial + 1)));
+    return Simulation.run(p, plan, new PlainSummation(), noise, threads, Progress.NONE);
+  }
+
+  private static double separation(double[] a, double[] b) {
+    double ma = mean(a);
+    double mb = mean(b);
+    double v = 0;
+    for (double x : a) {
+      v += (x - ma) * (x - ma);
+    }
+    for (double x : b) {
+      v += (x - mb) * (x - mb);
+    }
+    double sd = Math.sqrt(v / (a.length + b.length - 2));
+    return sd == 0 ? 0 : (mb - ma) / sd;
+  }
+
+  private static double mean(double[] a) {
+    double s = 0;
+    for (double x : a) {
+      s += x;
+    }
+    return s / a.length;
+  }
+
+  private static void add(double[] acc, double[] v) {
+    Checks.require(acc.length == v.length, "releases of different lengths: " + acc.length + " and " + v.length);
+    for (int i = 0; i < v.length; i++) {
+      acc[i] += v[i];
+    }
+  }
+
+  private static double dot(double[] a, double[] b) {
+    double s = 0;
+    for (int i = 0; i < a.length; i++) {
+      s += a[i] * b[i];
+    }
+    return s;
+  }
+}
