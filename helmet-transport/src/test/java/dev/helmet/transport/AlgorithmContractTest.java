@@ -258,6 +258,70 @@ class AlgorithmContractTest {
         spec.neighbours());
   }
 
+  /**
+   * Every numeric setting given a value other than its default, where the algorithm accepts it, is
+   * in the canonical form with that value, and configures the same spec again. The round trip above
+   * runs the defaults, where a setting toConfig drops reads back as its default both times and no
+   * comparison shows it; here the dropped value would come back as the default.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("algorithms")
+  void everyChangedNumericSettingSurvivesTheCanonicalForm(Case c) {
+    Algorithm a = c.algorithm();
+    Common common = common(a);
+    List<String> checked = new ArrayList<>();
+    List<String> refused = new ArrayList<>();
+    for (Parameter p : a.parameters()) {
+      JsonNode changed = changed(p);
+      if (changed == null) {
+        continue;
+      }
+      ObjectNode settings = c.settings().deepCopy();
+      put(settings, p.path(), changed);
+      AlgorithmSpec spec;
+      try {
+        spec = a.configure(strict(settings), common);
+      } catch (IllegalArgumentException e) {
+        // Out of its range or in conflict with another setting: refused naming it.
+        assertTrue(String.valueOf(e.getMessage()).contains(p.key()), c + ": " + p.path() + ": " + e.getMessage());
+        refused.add(p.path() + " (" + e.getMessage() + ")");
+        continue;
+      }
+      ObjectNode canonical = spec.toConfig();
+      JsonNode kept = a.setting(canonical, p.path());
+      assertTrue(kept != null && kept.isNumber() && kept.asDouble() == changed.asDouble(),
+          c + ": " + p.path() + " = " + changed + " given, the canonical form holds " + kept + ": " + canonical);
+      assertEquals(canonical, a.configure(strict(canonical), common).toConfig(), c + ": " + p.path());
+      checked.add(p.path());
+    }
+    // The check must reach the algorithm's settings: no more of them refuse the change than carry it.
+    assertTrue(!checked.isEmpty() && refused.size() <= checked.size(),
+        c + ": checked " + checked + ", refused " + refused);
+  }
+
+  /**
+   * A value of {@code p} other than its default, or null for one that is not a number. A default in
+   * words ("1/beta", "per learner") stands for a number derived from other settings; 0.37 and 3 are
+   * values no such rule gives here.
+   */
+  private static JsonNode changed(Parameter p) {
+    double d;
+    try {
+      d = Double.parseDouble(p.defaultValue());
+    } catch (NumberFormatException e) {
+      return p.type() == Parameter.Type.INTEGER ? IntNode.valueOf(3)
+          : p.type() == Parameter.Type.NUMBER ? JSON.getNodeFactory().numberNode(0.37) : null;
+    }
+    if (p.type() == Parameter.Type.INTEGER) {
+      return IntNode.valueOf((int) d + 1);
+    }
+    if (p.type() != Parameter.Type.NUMBER) {
+      return null;
+    }
+    // A fraction stays in (0, 1) and a scale changes: 0.5 -> 0.625, 0.01 -> 0.0125, 4 -> 5.
+    return JSON.getNodeFactory().numberNode(d == 0 ? 0.125 : d * 1.25 < 1 || d >= 1 ? d * 1.25 : (1 + d) / 2);
+  }
+
   // b. Both runners, bit for bit.
 
   @ParameterizedTest(name = "{0}")
