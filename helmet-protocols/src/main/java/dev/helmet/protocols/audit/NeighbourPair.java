@@ -10,14 +10,26 @@ import dev.helmet.core.util.Checks;
  *
  * @param data D
  * @param neighbour D'
- * @param partition the split of both (same row indices, so the parties differ only where D and D' do)
+ * @param partition the split of D
+ * @param neighbourPartition the split of D': the same parties, differing only where D and D' do (the
+ *     same row indices under replace-one; one party one row more or fewer under add-or-remove)
  * @param description what the pair is, for reports ("row 0 of party 0 replaced by an input-space canary")
  */
-public record NeighbourPair(Dataset data, Dataset neighbour, Partition partition, String description) {
+public record NeighbourPair(Dataset data, Dataset neighbour, Partition partition, Partition neighbourPartition,
+    String description) {
   public NeighbourPair {
-    Checks.require(data.size() == neighbour.size() && data.dimension() == neighbour.dimension(),
-        "a replace-one pair has the same shape: " + data.size() + " x " + data.dimension() + " against "
-            + neighbour.size() + " x " + neighbour.dimension());
+    Checks.require(data.dimension() == neighbour.dimension(), "neighbouring data sets have the same features: "
+        + data.dimension() + " against " + neighbour.dimension());
+    Checks.require(partition.count() == neighbourPartition.count(), "neighbouring data sets are split over the "
+        + "same parties: " + partition.count() + " against " + neighbourPartition.count());
+    Checks.require(partition != neighbourPartition || data.size() == neighbour.size(),
+        "one split serves both data sets only when they have the same size: " + data.size() + " against "
+            + neighbour.size());
+  }
+
+  /** A pair split alike (replace-one: the same rows, the same parties). */
+  public NeighbourPair(Dataset data, Dataset neighbour, Partition partition, String description) {
+    this(data, neighbour, partition, partition, description);
   }
 
   /**

@@ -1,5 +1,7 @@
 package dev.helmet.protocols.audit;
 
+import dev.helmet.core.data.Dataset;
+import dev.helmet.core.partition.Partition;
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Parallel;
 import dev.helmet.core.util.Progress;
@@ -9,6 +11,8 @@ import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.summation.PlainSummation;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Audits an algorithm's release on a neighbouring pair: its whole run, through the simulator, on D
@@ -55,47 +59,65 @@ public final class ReleaseAudit {
     }
   }
 
+  /** Runs the audit of {@code canary}'s pair on {@code data} split as {@code partition}, with its statistic. */
+  public static Outcome run(AlgorithmSpec spec, Canary canary, Dataset data, Partition partition, int trials,
+      int pilot, double confidence, long seed, int threads, Progress progress) {
+    String why = canary.notApplicable(spec);
+    if (why != null) {
+      throw new IllegalArgumentException("canary " + canary.id() + " does not apply to " + spec.algorithm().id()
+          + ": " + why);
+    }
+    return run(spec, canary.pair(spec, data, partition), canary.statistic(), trials, pilot, confidence, seed,
+        threads, progress);
+  }
+
+  /** Runs the audit with the projection statistic ({@link Statistic#PROJECTION}). */
+  public static Outcome run(AlgorithmSpec spec, NeighbourPair pair, int trials, int pilot, double confidence,
+      long seed, int threads, Progress progress) {
+    return run(spec, pair, Statistic.PROJECTION, trials, pilot, confidence, seed, threads, progress);
+  }
+
   /**
    * Runs the audit.
    *
+   * @param statistic the test, fixed from the pilot pairs before any scored trial is drawn
    * @param trials scored trials on each data set (half choose the threshold, half are counted)
-   * @param pilot pairs of runs on D and D' with shared noise that fix the test's direction, never scored
+   * @param pilot pairs of runs on D and D' with shared noise that fix the test, never scored
    * @param seed seeds the preparation and every trial's noise
    */
-  public static Outcome run(AlgorithmSpec spec, NeighbourPair pair, int trials, int pilot, double confidence,
-      long seed, int threads, Progress progress) {
+  public static Outcome run(AlgorithmSpec spec, NeighbourPair pair, Statistic statistic, int trials, int pilot,
+      double confidence, long seed, int threads, Progress progress) {
     Checks.require(trials >= 4, "an audit needs at least 4 trials, got " + trials);
     Checks.positive("pilot", pilot);
     long start = System.nanoTime();
     int w = pair.partition().count();
     Simulation.Prepared d = Simulation.prepare(spec, pair.data(), pair.partition(), seed, threads, Progress.NONE);
-    Simulation.Prepared n = Simulation.prepare(spec, pair.neighbour(), pair.partition(), seed, threads, Progress.NONE);
+    Simulation.Prepared n = Simulation.prepare(spec, pair.neighbour(), pair.neighbourPartition(), seed, threads,
+        Progress.NONE);
     progress.start("auditing " + spec.algorithm().id() + " on " + pair.description(), 2L * (pilot + trials));
-    // One plan per data set, derived as every run derives it (replace-one keeps every size, so both
-    // plans are alike), with the noise flag of the audit's own (seeded) noise.
+    // One plan per data set, derived as every run derives it, with the noise flag of the audit's own
+    // (seeded) noise. Under replace-one both plans are alike; under add-or-remove an algorithm whose
+    // plan depended on the private sizes would show it here, as a difference the test can use.
     PublicPlan planD = d.spec().plan(d.sizes(), w, false);
     PublicPlan planN = n.spec().plan(n.sizes(), w, false);
     Simulation.Result first = release(d, planD, seed, 0, threads);
-    double[] m = new double[first.model().parameters().length];
-    double[] mn = new double[m.length];
+    List<Simulation.Result> pilotD = new ArrayList<>();
+    List<Simulation.Result> pilotN = new ArrayList<>();
     for (int t = 0; t < pilot; t++) {
       // The same noise on D and on D': the difference is what the neighbour moves, without the noise.
-      add(m, release(d, planD, seed, -1L - t, threads).model().parameters());
-      add(mn, release(n, planN, seed, -1L - t, threads).model().parameters());
+      pilotD.add(release(d, planD, seed, -1L - t, threads));
+      pilotN.add(release(n, planN, seed, -1L - t, threads));
       progress.advance(2);
     }
-    double[] direction = new double[m.length];
-    for (int i = 0; i < m.length; i++) {
-      direction[i] = (mn[i] - m[i]) / pilot;
-    }
+    Statistic.Score score = statistic.fit(pilotD, pilotN);
     double[] sd = new double[trials];
     double[] sn = new double[trials];
     long offset = 1;
     // Trials run in parallel, one thread each: every trial's noise is seeded by its index, so the
     // scores do not depend on the thread count.
     Parallel.forEach(threads, trials, t -> {
-      sd[t] = dot(release(d, planD, seed, offset + 2L * t, 1).model().parameters(), direction);
-      sn[t] = dot(release(n, planN, seed, offset + 2L * t + 1, 1).model().parameters(), direction);
+      sd[t] = score.of(release(d, planD, seed, offset + 2L * t, 1));
+      sn[t] = score.of(release(n, planN, seed, offset + 2L * t + 1, 1));
       progress.advance(2);
     });
     progress.finish();
@@ -133,20 +155,5 @@ public final class ReleaseAudit {
       s += x;
     }
     return s / a.length;
-  }
-
-  private static void add(double[] acc, double[] v) {
-    Checks.require(acc.length == v.length, "releases of different lengths: " + acc.length + " and " + v.length);
-    for (int i = 0; i < v.length; i++) {
-      acc[i] += v[i];
-    }
-  }
-
-  private static double dot(double[] a, double[] b) {
-    double s = 0;
-    for (int i = 0; i < a.length; i++) {
-      s += a[i] * b[i];
-    }
-    return s;
   }
 }

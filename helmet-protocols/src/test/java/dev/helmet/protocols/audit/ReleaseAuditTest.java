@@ -1,5 +1,6 @@
 package dev.helmet.protocols.audit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -33,17 +34,17 @@ class ReleaseAuditTest {
             data.numClasses()));
   }
 
-  static NeighbourPair pair(Dataset iris) {
+  static NeighbourPair pair(Dataset iris) throws Exception {
     Partition p = new PartitionStrategy.Iid(5, 0).split(iris, new SplittableRandom(1));
+    // The registered input-space canary: a record's mirror image with its label. Under strong
+    // regularisation every margin stays in the hinge's linear part, so each one-vs-rest gradient of
+    // the canary is the negation of the record's: the local models move by 2 |x| / (n Lambda).
+    NeighbourPair pair = Canaries.named("input-mirror", helmet(1, iris)).pair(helmet(1, iris), iris, p);
     int row = p.indices(0)[0];
-    float[] canary = new float[iris.dimension()];
-    for (int j = 0; j < canary.length; j++) {
-      canary[j] = -iris.feature(row, j);
+    for (int j = 0; j < iris.dimension(); j++) {
+      assertEquals(-iris.feature(row, j), pair.neighbour().feature(row, j), 0, "the canary is the mirror image");
     }
-    // The record's mirror image with its label. Under strong regularisation every margin stays in the
-    // hinge's linear part, so each one-vs-rest gradient of the canary is the negation of the record's:
-    // the local models move by the full sensitivity 2 L / (n Lambda), the worst case the noise is sized for.
-    return NeighbourPair.replaceOne(iris, p, row, canary, iris.label(row));
+    return pair;
   }
 
   @Test
