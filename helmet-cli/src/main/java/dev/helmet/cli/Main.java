@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       DemoCommand.class,
       TrainCommand.class,
+      AuditCommand.class,
       AlgorithmsCommand.class,
       PredictCommand.class,
       PrivacyCommand.class,
@@ -37,7 +38,7 @@ import picocli.CommandLine.Command;
     footer = {
       "",
       "Exit codes: 0 success, 1 internal error, 2 invalid input, 3 data set unavailable, 4 networked session "
-          + "refused or aborted (nothing released)."
+          + "refused or aborted (nothing released), 5 an audit refuted the printed epsilon (a bug report)."
     })
 public final class Main extends GroupCommand {
   /** Success. */
@@ -50,6 +51,8 @@ public final class Main extends GroupCommand {
   public static final int DATA_UNAVAILABLE = 3;
   /** A networked session was refused or aborted, or would exceed the privacy budget; nothing was released. */
   public static final int SESSION_FAILED = 4;
+  /** {@code helmet audit} found an empirical lower bound above the printed epsilon: a bug report. */
+  public static final int AUDIT_REFUTED = 5;
 
 
   public static void main(String[] args) {
@@ -65,7 +68,7 @@ public final class Main extends GroupCommand {
   public static CommandLine newCommandLine() {
     CommandLine cl = new CommandLine(new Main());
     // Every registered algorithm's parameters become options of the commands that run algorithms.
-    for (String name : new String[] {"train", "demo"}) {
+    for (String name : new String[] {"train", "demo", "audit"}) {
       CommandLine sub = cl.getSubcommands().get(name);
       AlgorithmOptions.install(sub.getCommandSpec());
       sub.setHelpFactory(AlgorithmOptions::help);

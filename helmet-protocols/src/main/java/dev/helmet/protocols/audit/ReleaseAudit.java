@@ -45,9 +45,13 @@ public final class ReleaseAudit {
    * @param separation how far apart the scores on D and D' lie: the difference of their means over the
    *     pooled standard deviation (mu of a Gaussian mechanism's test; its exact eps follows from it)
    * @param seconds the wall time
+   * @param guarantee the audited guarantee in words, as the ledger prints it (whom it protects
+   *     against, the relation, the unit): the audit's adversary holds the released model and nothing
+   *     else, so it audits that guarantee, and eps_lb above it refutes every stronger-adversary one too
+   * @param statistic the test's name
    */
   public record Outcome(EpsilonLowerBound.Result bound, double printedEpsilon, double delta, int trials, int pilot,
-      String pair, double confidence, double separation, double seconds) {
+      String pair, double confidence, double separation, double seconds, String guarantee, String statistic) {
     /** eps_lb over the printed eps. */
     public double ratio() {
       return bound.epsilon() / printedEpsilon;
@@ -124,7 +128,8 @@ public final class ReleaseAudit {
     double delta = first.ledger().delta();
     EpsilonLowerBound.Result bound = EpsilonLowerBound.of(sd, sn, delta, confidence);
     return new Outcome(bound, first.ledger().epsilon(), delta, trials, pilot, pair.description(), confidence,
-        separation(sd, sn), (System.nanoTime() - start) / 1e9);
+        separation(sd, sn), (System.nanoTime() - start) / 1e9, first.ledger().guarantees().get(0).describe(),
+        statistic.id());
   }
 
   private static Simulation.Result release(Simulation.Prepared p, PublicPlan plan, long seed, long trial,
