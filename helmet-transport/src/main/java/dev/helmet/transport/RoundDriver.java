@@ -314,6 +314,11 @@ final class RoundDriver {
           live.add(p);
         }
       }
+      // The first stage is visible (status page, database row) with its deadline and the parties it
+      // waits for before any party is sent its opening, not only once the loop below waits on it.
+      c.store.stage(c.sessionHex, Store.Status.RUNNING, prefix + c.state.round().name());
+      c.stageDeadline = c.deadlineAfterRound();
+      c.stageExpected = c.state.awaiting().cardinality();
     } finally {
       c.lock.unlock();
     }
