@@ -49,7 +49,10 @@ final class AuditSpecs {
     return configure("wd-dp", "{\"wddp\": {\"steps\": 5}}", eps, Protection.record(), data);
   }
 
-  /** smm's MLP (one hidden layer of 8): 5 full-batch SGD rounds on a 32-bit ring at gamma 2^12 (room for 150 records of scale gamma C without a wrap), normalised by 150. */
+  /**
+   * smm's MLP (one hidden layer of 8): 5 full-batch SGD rounds, normalised by the public 150, on a
+   * 32-bit ring at gamma 2^12 (room for a party's 50 records of scale gamma C without a wrap).
+   */
   static AlgorithmSpec smm(double eps, Dataset data) throws Exception {
     return configure("smm", "{\"learner\": {\"hidden\": [8]}, \"smm\": {\"sampling_rate\": 1, \"rounds\": 5, "
         + "\"bits\": 32, \"gamma\": 4096, \"expected_batch\": 150, \"optimizer\": \"sgd\", \"learning_rate\": 1}}", eps,

@@ -18,7 +18,10 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The generic canaries: registered, applicable to exactly the specs whose relation they fit, and their pairs' shapes. */
+/**
+ * The generic canaries: registered, applicable to exactly the specs whose relation they fit, and
+ * their pairs' shapes.
+ */
 class CanariesTest {
   private static final Dataset IRIS = TestData.iris();
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * eps 1, and powerful against noise sized for eps 30 printed as 1.
  *
  * <p>False failures: refutation at most 5 % by the bound's confidence when the printed eps is true
- * (far less here); the separation floor is more than 3 standard errors under the measured one.
+ * (far less here); the separation floor is about 4 standard errors under the mean measured over 5 seeds.
  */
 @Tag("statistical")
 class PartyAuditTest {
@@ -23,10 +23,12 @@ class PartyAuditTest {
   void partyCanaryAuditStaysUnderThePrintedEpsilon() throws Exception {
     Dataset iris = TestData.iris();
     ReleaseAudit.Outcome o = AuditSpecs.audit("helmet, user-level, noise for eps 1",
-        AuditSpecs.helmet(1, Protection.user(), iris), "party", iris, 2_000, 41);
+        AuditSpecs.helmet(1, Protection.user(), iris), "party", iris, 6_000, 41);
     assertTrue(!o.refutes(), "eps_lb " + o.bound().epsilon() + " above the printed " + o.printedEpsilon());
-    // Measured 0.15 (1,000 trials); the standard error at 2,000 is 0.032.
-    assertTrue(o.separation() > 0.04, "the test lost the canary: separation " + o.separation());
+    // Measured 0.08 on average (5 seeds, 2,000 trials each: 0.04 to 0.12); the standard error at
+    // 6,000 is 0.018. The noise is sized for 2R per party and the mirror moves the local model by
+    // 2 |w| <= 2R; with Lambda 20 the optimum lies inside the ball, so the attained shift is less.
+    assertTrue(o.separation() > 0.01, "the test lost the canary: separation " + o.separation());
   }
 
   @Test
@@ -34,7 +36,7 @@ class PartyAuditTest {
     // Measured eps_lb 1.9 at 1,000 trials (separation 1.3).
     Dataset iris = TestData.iris();
     ReleaseAudit.Outcome o = AuditSpecs.audit("helmet, user-level, noise for eps 30",
-        AuditSpecs.helmet(30, Protection.user(), iris), "party", iris, 1_000, 43);
+        AuditSpecs.helmet(30, Protection.user(), iris), "party", iris, 2_000, 43);
     assertTrue(o.bound().epsilon() > 1, "eps_lb " + o.bound().epsilon() + " does not catch noise sized for eps 30");
     assertTrue(!o.refutes(), "eps_lb " + o.bound().epsilon() + " above the true " + o.printedEpsilon());
   }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * on 16 bits at the default gamma).
  *
  * <p>False failures: refutation at most 5 % by the bound's confidence when the printed eps is true
- * (far less here); the separation floor is more than 3 standard errors under the measured one.
+ * (far less here); the separation floor is 4 standard errors under the mean measured over 5 seeds.
  */
 @Tag("statistical")
 class SmmAuditTest {
@@ -26,10 +26,11 @@ class SmmAuditTest {
   void addOneAuditStaysUnderThePrintedEpsilon() throws Exception {
     Dataset iris = TestData.iris();
     ReleaseAudit.Outcome o = AuditSpecs.audit("smm, noise for eps 1", AuditSpecs.smm(1, iris), "add-one", iris,
-        2_000, 31);
+        2_500, 31);
     assertTrue(!o.refutes(), "eps_lb " + o.bound().epsilon() + " above the printed " + o.printedEpsilon());
-    // Measured 0.18 (1,000 trials); the standard error at 2,000 is 0.032.
-    assertTrue(o.separation() > 0.05, "the test lost the canary: separation " + o.separation());
+    // Measured 0.15 on average (5 seeds, 2,000 trials each: 0.13 to 0.18); the standard error at
+    // 2,500 is 0.028.
+    assertTrue(o.separation() > 0.03, "the test lost the canary: separation " + o.separation());
   }
 
   @Test
