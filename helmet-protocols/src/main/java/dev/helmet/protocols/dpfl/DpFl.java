@@ -194,6 +194,9 @@ public final class DpFl {
     private final double partyStd;
     private final double bound;
     private final FixedPointEncoding encoding;
+    /** {@link #epsilon()} and {@link #perPartyEpsilon()}, once computed (null before). */
+    private volatile Double epsilon;
+    private volatile Double perPartyEpsilon;
 
     private Plan(Config c, DpFlModel model, int[] sizes, int minContributors, int publishedParties) {
       Checks.require(sizes.length >= 1, "DP-FL needs at least one party");
@@ -299,9 +302,30 @@ public final class DpFl {
       return minContributors;
     }
 
-    /** The eps achieved over all rounds (at most the target), at the configured delta. */
+    /**
+     * The eps achieved over all rounds (at most the target), at the configured delta. Computed once
+     * per plan: the plan is immutable, and a PLD evaluation takes tens of milliseconds, which every
+     * release's ledger would otherwise pay again (an audit builds thousands of ledgers from one plan).
+     */
     public double epsilon() {
-      return config.accountants().get().compose(config.event(sigma)).epsilon(mechanismDelta);
+      Double e = epsilon;
+      if (e == null) {
+        e = config.accountants().get().compose(config.event(sigma)).epsilon(mechanismDelta);
+        epsilon = e; // a race computes the same value twice, never a different one
+      }
+      return e;
+    }
+
+    /** The eps against a server that sees one party's noised sum each round (its own noise alone), once per plan. */
+    private double perPartyEpsilon() {
+      Double e = perPartyEpsilon;
+      if (e == null) {
+        e = config.accountants().get()
+            .compose(new SelfComposedDpEvent(config.roundEvent(partyStd / config.clip()), config.rounds()))
+            .epsilon(mechanismDelta);
+        perPartyEpsilon = e;
+      }
+      return e;
     }
 
     /**
@@ -416,9 +440,7 @@ public final class DpFl {
       if (summationRevealsInputs) {
         // In the clear the server sees each party's noised gradient sum every round: one party's own
         // noise (std partyStd on a sum of sensitivity C) protects that party's records.
-        double perParty = config.accountants().get()
-            .compose(new SelfComposedDpEvent(config.roundEvent(partyStd / config.clip()), config.rounds()))
-            .epsilon(mechanismDelta);
+        double perParty = perPartyEpsilon();
         guarantees.add(new Guarantee(Audience.serverInTheClear(), relation, "record", perParty, config.delta()));
         details.put("epsilon_against_server_per_party", perParty);
       }
