@@ -100,16 +100,34 @@ final class Trainer {
   }
 
   /**
+   * What an artifact audit ({@link ArtifactAudit}) holds fixed across the runs it compares: the
+   * split of the training data, and the noise of each draw (draw 0 is the written release). Only
+   * the audit makes one, and its runs release nothing; {@code train} and {@code demo} pass none, so
+   * their runs split by the spec and draw every noise from SecureRandom.
+   */
+  record Fixed(Partition partition, java.util.function.IntFunction<NoiseFactory> noise) {}
+
+  /**
    * As above; {@code released} receives the released model as soon as it exists, and {@code
    * evaluated} the run's report without its reference, both before the non-private reference is
    * trained (which can be slow or run short of memory), so the private result is out first.
    */
   static Report run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed, ConsoleProgress progress,
       java.util.function.Consumer<ReleasedModel> released, java.util.function.Consumer<Report> evaluated) {
+    return run(spec, train, test, stage, seed, progress, released, evaluated, null);
+  }
+
+  /** As above; {@code fixed} (an artifact audit's, else null) gives the split and the noise. */
+  static Report run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed, ConsoleProgress progress,
+      java.util.function.Consumer<ReleasedModel> released, java.util.function.Consumer<Report> evaluated,
+      Fixed fixed) {
     AlgorithmSpec a = configure(spec, train);
     SecureSummation summation = spec.run().summation(1 - spec.privacy().honestFraction);
     SplittableRandom root = new SplittableRandom(seed);
-    Partition partition = spec.partition().split(train, root.split());
+    // The split's generator is drawn either way, so the parties' seeds below are the same.
+    SplittableRandom splitting = root.split();
+    Partition partition = fixed != null ? fixed.partition() : spec.partition().split(train, splitting);
+    java.util.function.IntFunction<NoiseFactory> noise = fixed != null ? fixed.noise() : draw -> NoiseFactory.secure();
     long partySeed = root.nextLong();
     // What no party's data can change is checked before anyone trains.
     String rosterProblem = a.rosterProblem(partition.count(), spec.privacy().minContributors(partition.count(),
@@ -168,13 +186,16 @@ final class Trainer {
     Simulation.Result r;
     long t2;
     dev.helmet.protocols.simulation.Engine engine = spec.run().engine();
+    if (engine != null && fixed != null) {
+      throw new IllegalArgumentException("an artifact audit holds the noise fixed in this process: --engine local");
+    }
     if (engine != null) {
       r = onEngine(engine, a, train, partition, partySeed, minContributors, progress);
       t2 = System.nanoTime();
     } else {
       prepared = Simulation.prepare(a, train, partition, partySeed, spec.run().threads(), progress);
       t2 = System.nanoTime();
-      r = Simulation.run(prepared, minContributors, summation, NoiseFactory.secure(), spec.run().threads(), progress);
+      r = Simulation.run(prepared, minContributors, summation, noise.apply(0), spec.run().threads(), progress);
     }
     long t3 = System.nanoTime();
     DesignMatrix testRows = a.preprocessing().design(test);
@@ -184,7 +205,7 @@ final class Trainer {
     for (int d = 1; d < spec.run().noiseDraws; d++) {
       Simulation.Result other = prepared == null
           ? onEngine(engine, a, train, partition, partySeed, minContributors, progress)
-          : Simulation.run(prepared, minContributors, summation, NoiseFactory.secure(), spec.run().threads(), progress);
+          : Simulation.run(prepared, minContributors, summation, noise.apply(d), spec.run().threads(), progress);
       draws.add(Evaluation.of(other.model(), testRows, test, a.preprocessing()));
     }
     Map<String, Object> provenance = new LinkedHashMap<>();
