@@ -13,6 +13,7 @@ import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.summation.PlainSummation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 
 /**
  * Audits an algorithm's release on a neighbouring pair: its whole run, through the simulator, on D
@@ -26,7 +27,8 @@ import java.util.List;
  * so the bound can approach the claim; for other releases it is a valid, if weaker, test.
  *
  * <p>Parties are prepared (their local data and training) once per data set with one seed: that
- * does not depend on the noise. The noise is seeded per trial ({@link NoiseFactory#seededForTesting}),
+ * does not depend on the noise. The noise, and every party's seed for the rest of its randomness
+ * (Poisson batches, stochastic rounding), is drawn per trial ({@link NoiseFactory#seededForTesting}),
  * which makes an audit repeatable; an audit releases nothing, so its noise need not be secret.
  * Every party contributes (the fewest contributors is the roster), and the summation is plain:
  * a sum in the clear has the same distribution as a secure one's output.
@@ -136,8 +138,19 @@ public final class ReleaseAudit {
       int threads) {
     // Scored trials (0, 1, ...) have noise seeds distinct across trials and data sets; pilots (-1, -2, ...)
     // share theirs between D and D'.
-    NoiseFactory noise = NoiseFactory.seededForTesting(seed ^ (0x9E3779B97F4A7C15L * (trial + 1)));
-    return Simulation.run(p, plan, new PlainSummation(), noise, threads, Progress.NONE);
+    long trialSeed = seed ^ (0x9E3779B97F4A7C15L * (trial + 1));
+    NoiseFactory noise = NoiseFactory.seededForTesting(trialSeed);
+    // Every other random choice of a run is fresh per trial too: the parties' seeds drive their
+    // Poisson batches and stochastic rounding (dp-fl, smm), and a release whose batches were the same
+    // in every trial is a different mechanism from the one the printed eps amplifies by sampling.
+    // The local training in the preparation (helmet's) is shared: it does not depend on these seeds.
+    SplittableRandom r = new SplittableRandom(trialSeed ^ 0x632BE59BD9B4E019L);
+    long[] seeds = new long[p.parties()];
+    for (int i = 0; i < seeds.length; i++) {
+      seeds[i] = r.nextLong();
+    }
+    Simulation.Prepared fresh = new Simulation.Prepared(p.spec(), p.locals(), p.sizes(), seeds, p.partition());
+    return Simulation.run(fresh, plan, new PlainSummation(), noise, threads, Progress.NONE);
   }
 
   private static double separation(double[] a, double[] b) {
