@@ -42,7 +42,9 @@ import picocli.CommandLine.Spec;
       "--json prints one object: algorithm, epsilon (printed), delta, guarantee (in words: unit, relation, whom it "
           + "protects against), confidence, trials, refuted, and audits, one per canary with canary, description, "
           + "pair, statistic, epsilon_lower_bound, printed_epsilon, ratio, refuted, separation, threshold, "
-          + "false_positives, false_negatives, fpr_upper, fnr_upper, trials, pilot, seconds."
+          + "false_positives, false_negatives, fpr_upper, fnr_upper, trials, pilot, seconds; with --artifacts also "
+          + "artifacts: pair, compared, release_differences, findings, holder_only, timing, control_problems (each "
+          + "a list of path, on_d, on_neighbour), note."
     })
 final class AuditCommand implements Callable<Integer> {
   @Mixin DataOptions data;
@@ -70,6 +72,13 @@ final class AuditCommand implements Callable<Integer> {
       description = "The canaries to run (comma-separated); default every registered one that applies.")
   List<String> canaries;
 
+  @Option(names = "--artifacts",
+      description = "Also run the artifact diff: train's whole pipeline on D and on D' (party 0's first record "
+          + "mirrored under replace-one, removed under add-or-remove) with the same seed and the same noise, and "
+          + "every field of the model file, --json and report compared; a field that differs beyond the DP release "
+          + "is a finding (exit code 5), printed with its path; a control run on D shows the runs reproducible.")
+  boolean artifacts;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -95,7 +104,8 @@ final class AuditCommand implements Callable<Integer> {
       err.println("loading " + data.dataset + " ...");
       err.flush();
     }
-    Dataset train = data.load(run.seed, run.threads(), progress).data().train();
+    DataOptions.Loaded loaded = data.load(run.seed, run.threads(), progress);
+    Dataset train = loaded.data().train();
     AlgorithmSpec algorithmSpec = Trainer.configure(s, train);
     // The settings are checked (configure refused a bad one) and every canary chosen before any
     // release runs.
@@ -118,14 +128,27 @@ final class AuditCommand implements Callable<Integer> {
       outcomes.add(ReleaseAudit.run(algorithmSpec, c, train, split, trials, pilot, confidence, run.seed,
           run.threads(), progress));
     }
+    ArtifactAudit.Outcome diff = artifacts ? ArtifactAudit.run(s, ArtifactAudit.neighbours(s, train, run.seed),
+        loaded.data().test(), loaded.stage(), progress) : null;
     boolean refuted = exitCode(outcomes) == Main.AUDIT_REFUTED;
     if (run.json) {
-      out.println(Json.print(json(a.id(), chosen, outcomes, refuted)));
+      ObjectNode o = json(a.id(), chosen, outcomes, refuted);
+      if (diff != null) {
+        o.set("artifacts", diff.toJson());
+      }
+      out.println(Json.print(o));
     } else {
       print(out, a.id(), chosen, outcomes, refuted);
+      if (diff != null) {
+        diff.print(out);
+      }
     }
     out.flush();
-    return exitCode(outcomes);
+    if (diff != null && !diff.controlProblems().isEmpty()) {
+      throw new IllegalStateException("the artifact diff's control run on D differs from the first beyond clock "
+          + "readings, so D against D' cannot be read: " + diff.controlProblems());
+    }
+    return diff != null && !diff.findings().isEmpty() ? Main.AUDIT_REFUTED : exitCode(outcomes);
   }
 
   /** {@link Main#AUDIT_REFUTED} when any audit's lower bound is above its printed eps, else {@link Main#OK}. */

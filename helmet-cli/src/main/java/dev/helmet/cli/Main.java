@@ -38,7 +38,8 @@ import picocli.CommandLine.Command;
     footer = {
       "",
       "Exit codes: 0 success, 1 internal error, 2 invalid input, 3 data set unavailable, 4 networked session "
-          + "refused or aborted (nothing released), 5 an audit refuted the printed epsilon (a bug report)."
+          + "refused or aborted (nothing released), 5 an audit refuted the printed epsilon or found a "
+          + "released field beyond the DP release that tells neighbouring data sets apart (a bug report)."
     })
 public final class Main extends GroupCommand {
   /** Success. */

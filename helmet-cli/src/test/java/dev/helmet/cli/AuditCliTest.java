@@ -75,6 +75,19 @@ class AuditCliTest {
   }
 
   @Test
+  void theArtifactDiffRunsBesideTheAuditAndFindsNothingBeyondTheRelease() throws Exception {
+    Cli r = Cli.run(audit("--epsilon", "1", "--trials", "100", "--artifacts", "--json"));
+    assertEquals(Main.OK, r.exit, r.toString());
+    JsonNode a = JSON.readTree(r.out).get("artifacts");
+    assertTrue(a != null && a.get("findings").isArray() && a.get("findings").isEmpty(), r.out);
+    assertTrue(a.get("control_problems").isEmpty(), r.out);
+    assertTrue(a.get("release_differences").asInt() > 0, "the mirrored record moved no released field: " + a);
+    for (String k : new String[] {"pair", "compared", "holder_only", "timing", "note"}) {
+      assertTrue(a.has(k), k + " missing: " + a);
+    }
+  }
+
+  @Test
   void badSettingsAreRefusedNamingThem() {
     Cli trials = Cli.run(audit("--trials", "2"));
     assertEquals(Main.INVALID_INPUT, trials.exit, trials.toString());
