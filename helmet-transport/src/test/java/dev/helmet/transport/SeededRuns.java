@@ -76,6 +76,17 @@ final class SeededRuns {
    */
   static Networked networked(SessionConfig config, Dataset data, Partition partition, Path dir, ComputeNodes nodes,
       Consumer<ParticipantMessage> sent) throws Exception {
+    return networked(config, data, partition, dir, nodes, sent, c -> {}, c -> {});
+  }
+
+  /**
+   * As above; {@code started} sees the coordinator before any participant joins (to attach a
+   * status page), {@code finished} after the session ended and before the coordinator closes (to
+   * read it).
+   */
+  static Networked networked(SessionConfig config, Dataset data, Partition partition, Path dir, ComputeNodes nodes,
+      Consumer<ParticipantMessage> sent, ThrowingConsumer<Coordinator> started, ThrowingConsumer<Coordinator> finished)
+      throws Exception {
     int w = partition.count();
     long[] seeds = seeds(w);
     Tls.Files coordinatorTls = nodes == null ? null : Tls.Files.in(nodes.certs(), "coordinator");
@@ -84,6 +95,7 @@ final class SeededRuns {
     // socket); the nodes' mutual TLS over loopback sockets with them.
     try (Coordinator c = Coordinator.start(nodes == null ? Loopback.inProcess(config, dir, null, 1e7)
         : Loopback.settings(config, dir, coordinatorTls, 1e7))) {
+      started.accept(c);
       List<Future<Participant.Result>> fs = new ArrayList<>();
       for (int i = 0; i < w; i++) {
         int k = i;
@@ -113,10 +125,16 @@ final class SeededRuns {
       for (Future<Participant.Result> f : fs) {
         results.add(f.get(60, TimeUnit.SECONDS));
       }
+      finished.accept(c);
       return new Networked(r, results);
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /** A step that sees the coordinator and may fail (a status page that cannot start, a read that fails). */
+  interface ThrowingConsumer<T> {
+    void accept(T t) throws Exception;
   }
 
   /** Certificates for a coordinator, {@code participants} participants and two running compute nodes. */
