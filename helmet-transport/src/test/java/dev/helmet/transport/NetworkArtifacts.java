@@ -131,7 +131,7 @@ final class NetworkArtifacts {
         || pointer.startsWith("/model/weights/values/");
   }
 
-  /** D's artifacts against D''s, each compared as a JSON tree (a name on one side only is an absent tree). */
+  /** D's artifacts against those of D', each compared as a JSON tree (a name on one side only is an absent tree). */
   static ArtifactDiff compare(Session onD, Session onNeighbour) {
     return compare(onD.artifacts(), onNeighbour.artifacts());
   }
@@ -239,5 +239,39 @@ final class NetworkArtifacts {
   /** The differences that are released or of no declared class: none when two sessions reproduce each other. */
   static List<ArtifactDiff.Difference> unexplained(ArtifactDiff control, Session onD, Session again) {
     return control.differences().stream().filter(d -> d.released() || kind(d, onD, again) == Kind.FINDING).toList();
+  }
+
+  /** The three runs, and what the diff and the control show. */
+  record Audit(Session onD, Session again, Session onN, ArtifactDiff diff, ArtifactDiff control) {
+    /** The differences of D against D' outside the release, of this kind. */
+    List<ArtifactDiff.Difference> of(Kind kind) {
+      return NetworkArtifacts.of(diff, kind, onD, onN);
+    }
+
+    /** The control's differences that are released or of no declared class (none: the runs reproduce). */
+    List<ArtifactDiff.Difference> controlProblems() {
+      return unexplained(control, onD, again);
+    }
+  }
+
+  /**
+   * Sessions on D, on D again (the control) and on D', each with its own database under {@code dir},
+   * compared; the outcome is printed on one line.
+   */
+  static Audit audit(Path dir, SessionConfig config, Dataset d, Partition pd, Dataset n, Partition pn, String name,
+      SeededRuns.ThrowingConsumer<Coordinator> started, Extra extra) throws Exception {
+    long start = System.nanoTime();
+    Session onD = run(config, d, pd, dir.resolve("d"), started, extra);
+    Session again = run(config, d, pd, dir.resolve("d-again"), started, extra);
+    Session onN = run(config, n, pn, dir.resolve("neighbour"), started, extra);
+    Audit a = new Audit(onD, again, onN, compare(onD, onN), compare(onD, again));
+    System.out.printf("%s: compared %s; %d release difference(s); findings %s; release length %s; timing %d, fresh "
+        + "%d, race %d; control problems %s; gzipped model %d, %d, %d B (%.1f s)%n", name,
+        new java.util.TreeSet<>(a.diff.compared()),
+        a.diff.differences().size() - a.diff.findings().size(), a.of(Kind.FINDING),
+        a.of(Kind.RELEASE_LENGTH), a.of(Kind.TIMING).size(),
+        a.of(Kind.FRESH).size(), a.of(Kind.RACE).size(), a.controlProblems(),
+        onD.releasedBytes(), again.releasedBytes(), onN.releasedBytes(), (System.nanoTime() - start) / 1e9);
+    return a;
   }
 }

@@ -42,14 +42,14 @@ class NetworkedArtifactDiffTest {
   @TempDir Path dir;
 
   /** DP-FL under add-or-remove neighbours: every party claims max_points, the normaliser is public. */
-  private static SessionConfig dpFlAddRemove() {
+  static SessionConfig dpFlAddRemove() {
     return Loopback.algorithm(Loopback.config(DIGITS, PARTIES, PARTIES, 2).setMaxPoints(MAX_POINTS), "dp-fl",
         "{\"learner\": {\"clip_bound\": 10}, \"dpfl\": {\"sampling_rate\": 0.5, \"grad_clip\": 1, \"rounds\": 2, "
             + "\"learning_rate\": 2, \"accountant\": \"rdp\", \"neighbours\": \"add-remove\", "
             + "\"expected_batch\": 60}}").build();
   }
 
-  private static Partition split() {
+  static Partition split() {
     return new PartitionStrategy.Iid(PARTIES, 40).split(DIGITS, new SplittableRandom(5));
   }
 
@@ -63,52 +63,22 @@ class NetworkedArtifactDiffTest {
     return new Partition(parties, p.description(), p.countFreeDescription());
   }
 
-  /** The three runs, and what the diff and the control show. */
-  record Audit(NetworkArtifacts.Session onD, NetworkArtifacts.Session again, NetworkArtifacts.Session onN,
-      ArtifactDiff diff, ArtifactDiff control) {
-    List<ArtifactDiff.Difference> of(NetworkArtifacts.Kind kind) {
-      return NetworkArtifacts.of(diff, kind, onD, onN);
-    }
-
-    /** The control's differences that are released or of no declared class (none: the runs reproduce). */
-    List<ArtifactDiff.Difference> controlProblems() {
-      return NetworkArtifacts.unexplained(control, onD, again);
-    }
-  }
-
-  /** Sessions on D, on D again and on D' (each with its own database), compared. */
-  Audit audit(SessionConfig config, Dataset d, Partition pd, Dataset n, Partition pn, String name,
-      NetworkArtifacts.Extra extra, SeededRuns.ThrowingConsumer<Coordinator> started) throws Exception {
-    long start = System.nanoTime();
-    NetworkArtifacts.Session onD = NetworkArtifacts.run(config, d, pd, dir.resolve(name + "-d"), started, extra);
-    NetworkArtifacts.Session again = NetworkArtifacts.run(config, d, pd, dir.resolve(name + "-d2"), started, extra);
-    NetworkArtifacts.Session onN = NetworkArtifacts.run(config, n, pn, dir.resolve(name + "-n"), started, extra);
-    Audit a = new Audit(onD, again, onN, NetworkArtifacts.compare(onD, onN), NetworkArtifacts.compare(onD, again));
-    System.out.printf("%s: compared %s; %d release difference(s); findings %s; release length %s; timing %d, fresh "
-        + "%d, race %d; control problems %s; gzipped model %d, %d, %d B (%.1f s)%n", name,
-        new java.util.TreeSet<>(a.diff.compared()),
-        a.diff.differences().size() - a.diff.findings().size(), a.of(NetworkArtifacts.Kind.FINDING),
-        a.of(NetworkArtifacts.Kind.RELEASE_LENGTH), a.of(NetworkArtifacts.Kind.TIMING).size(),
-        a.of(NetworkArtifacts.Kind.FRESH).size(), a.of(NetworkArtifacts.Kind.RACE).size(), a.controlProblems(),
-        onD.releasedBytes(), again.releasedBytes(), onN.releasedBytes(), (System.nanoTime() - start) / 1e9);
-    return a;
-  }
-
-  private Audit audit(SessionConfig config, Dataset d, Partition pd, Dataset n, Partition pn, String name)
-      throws Exception {
-    return audit(config, d, pd, n, pn, name, c -> Map.of(), c -> {});
+  private NetworkArtifacts.Audit audit(SessionConfig config, Dataset d, Partition pd, Dataset n, Partition pn,
+      String name) throws Exception {
+    return NetworkArtifacts.audit(dir.resolve(name.replace(' ', '-')), config, d, pd, n, pn, name, c -> {},
+        c -> Map.of());
   }
 
   /**
    * What every sound outcome shows: the pair moved the stored release, two sessions on D differ in
    * the declared classes alone, and D against D' shows no finding.
    */
-  static void assertNoFinding(Audit a, String... artifacts) {
+  static void assertNoFinding(NetworkArtifacts.Audit a, String... artifacts) {
     List<String> expected = new ArrayList<>(List.of(NetworkArtifacts.DATABASE, NetworkArtifacts.MODEL,
         NetworkArtifacts.RESULT, "participant-0", "participant-1", "participant-2"));
     expected.addAll(List.of(artifacts));
-    assertEquals(new java.util.TreeSet<>(expected), new java.util.TreeSet<>(a.diff.compared()));
-    assertTrue(a.diff.differences().stream().anyMatch(d -> d.released()
+    assertEquals(new java.util.TreeSet<>(expected), new java.util.TreeSet<>(a.diff().compared()));
+    assertTrue(a.diff().differences().stream().anyMatch(d -> d.released()
         && d.path().startsWith(NetworkArtifacts.DATABASE + ":/RELEASES/")), "the pair must move the stored release");
     assertEquals(List.of(), a.controlProblems(), "two sessions on D with the same seeds and noise differ");
     assertEquals(List.of(), a.of(NetworkArtifacts.Kind.FINDING),
@@ -118,10 +88,10 @@ class NetworkedArtifactDiffTest {
   @Test
   void dpFlUnderAddOrRemoveLeavesNoCountInTheDatabaseOrAnyResult() throws Exception {
     Partition p = split();
-    Audit a = audit(dpFlAddRemove(), DIGITS, p, DIGITS, withoutFirstRecordOfParty0(p), "dp-fl add-remove");
+    NetworkArtifacts.Audit a = audit(dpFlAddRemove(), DIGITS, p, DIGITS, withoutFirstRecordOfParty0(p), "dp-fl add-remove");
     assertNoFinding(a);
     // The stored claim is the public bound on both sides (the size itself differs: 40 and 39).
-    assertEquals(MAX_POINTS, a.onN.artifacts().get(NetworkArtifacts.DATABASE).at("/PARTICIPANTS/0/POINTS").asInt());
+    assertEquals(MAX_POINTS, a.onN().artifacts().get(NetworkArtifacts.DATABASE).at("/PARTICIPANTS/0/POINTS").asInt());
   }
 
   @Test
@@ -129,7 +99,7 @@ class NetworkedArtifactDiffTest {
     SessionConfig config = Loopback.config(DIGITS, PARTIES, PARTIES, 2).build();
     Partition p = split();
     NeighbourPair pair = new InputMirrorCanary().pair(SessionPlan.spec(config), DIGITS, p);
-    Audit a = audit(config, DIGITS, p, pair.neighbour(), p, "helmet replace-one");
+    NetworkArtifacts.Audit a = audit(config, DIGITS, p, pair.neighbour(), p, "helmet replace-one");
     assertNoFinding(a);
   }
 
@@ -144,20 +114,20 @@ class NetworkedArtifactDiffTest {
   void theOldDatabaseThatStoredEachPartysSizeUnderAddOrRemoveIsReportedWithItsPath() throws Exception {
     Partition p = split();
     Partition q = withoutFirstRecordOfParty0(p);
-    Audit a = audit(dpFlAddRemove(), DIGITS, p, DIGITS, q, "dp-fl add-remove, a5230d4's points");
-    List<ArtifactDiff.Difference> found = NetworkArtifacts.of(NetworkArtifacts.compare(oldPoints(a.onD, p),
-        oldPoints(a.onN, q)), NetworkArtifacts.Kind.FINDING, a.onD, a.onN);
+    NetworkArtifacts.Audit a = audit(dpFlAddRemove(), DIGITS, p, DIGITS, q, "dp-fl add-remove, a5230d4's points");
+    List<ArtifactDiff.Difference> found = NetworkArtifacts.of(NetworkArtifacts.compare(oldPoints(a.onD(), p),
+        oldPoints(a.onN(), q)), NetworkArtifacts.Kind.FINDING, a.onD(), a.onN());
     System.out.println("a5230d4's participants.points: " + found);
     assertEquals(List.of("database:/PARTICIPANTS/0/POINTS: 40 -> 39"), found.stream().map(Object::toString).toList());
 
     // A byte count is the release's only when it moves by exactly the compressed model's length:
     // one byte more than that (a count of something else riding along) is reported.
-    Map<String, JsonNode> more = new LinkedHashMap<>(a.onN.artifacts());
+    Map<String, JsonNode> more = new LinkedHashMap<>(a.onN().artifacts());
     ObjectNode party0 = more.get("participant-0").deepCopy();
     party0.put("bytes_received", party0.get("bytes_received").asLong() + 1);
     more.put("participant-0", party0);
     assertEquals(List.of("participant-0:/bytes_received"), NetworkArtifacts.of(NetworkArtifacts.compare(
-        a.onD.artifacts(), more), NetworkArtifacts.Kind.FINDING, a.onD, a.onN).stream()
+        a.onD().artifacts(), more), NetworkArtifacts.Kind.FINDING, a.onD(), a.onN()).stream()
         .map(ArtifactDiff.Difference::path).toList());
   }
 
