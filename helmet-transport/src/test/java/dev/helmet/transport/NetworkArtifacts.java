@@ -57,13 +57,14 @@ final class NetworkArtifacts {
   /**
    * One session's artifacts by name, the session id (16 bytes from SecureRandom, fresh per run, not
    * computed from data) replaced by {@code <session-id>} wherever it occurs, so the rows it keys line
-   * up and a text that names it (a budget's first reason) compares by the rest.
+   * up and a text that names it (a budget's first reason, a page's "name (first 8 digits)") compares
+   * by the rest.
    */
-  static Session run(SessionConfig config, Dataset data, Partition partition, Path dir,
+  static Session run(SessionConfig config, Dataset data, Partition partition, Path dir, boolean tcp,
       SeededRuns.ThrowingConsumer<Coordinator> started, Extra extra) throws Exception {
     Files.createDirectories(dir);
     Map<String, JsonNode> extras = new LinkedHashMap<>();
-    SeededRuns.Networked n = SeededRuns.networked(config, data, partition, dir, null, m -> {}, started,
+    SeededRuns.Networked n = SeededRuns.networked(config, data, partition, dir, null, m -> {}, tcp, started,
         c -> extras.putAll(extra.read(c)));
     Coordinator.Result r = n.coordinator();
     Map<String, JsonNode> out = new LinkedHashMap<>();
@@ -106,7 +107,9 @@ final class NetworkArtifacts {
 
   private static JsonNode withoutSession(JsonNode n, String session) {
     if (n.isTextual()) {
-      return TextNode.valueOf(n.asText().replace(session, "<session-id>"));
+      // Whole, or as pages show it short after a session's name: "test (314fd620)".
+      return TextNode.valueOf(n.asText().replace(session, "<session-id>")
+          .replace("(" + session.substring(0, 8) + ")", "(<session-id>)"));
     }
     if (n.isObject()) {
       ObjectNode o = JSON.createObjectNode();
@@ -152,7 +155,8 @@ final class NetworkArtifacts {
   /** How a difference outside the release is reported. */
   enum Kind {
     /**
-     * A reading of a clock: a timestamp column ({@code *_AT}, flyway's {@code installed_on}), a
+     * A reading of a clock: a timestamp ({@code *_AT} columns, flyway's {@code installed_on}, a
+     * ledger entry's {@code updated}), a
      * duration ({@code seconds}, {@code execution_time}, a metric's duration sum or maximum), the
      * model's creation time, a countdown. Not computed from the data's values; how long a party's
      * work takes does grow with its records, a timing channel outside what this diff decides.
@@ -184,7 +188,7 @@ final class NetworkArtifacts {
     FINDING
   }
 
-  private static final Pattern TIMING_LEAF = Pattern.compile("(?i).*_at|at|created|installed_on|execution_time"
+  private static final Pattern TIMING_LEAF = Pattern.compile("(?i).*_at|at|created|updated|installed_on|execution_time"
       + "|seconds|.*_seconds|seconds_left|helmet_stage_duration_seconds_(sum|max)\\{.*");
   private static final Pattern RACE_LEAF = Pattern.compile("(?i)expected|answered|helmet_stage_(expected|answered)"
       + "_total\\{.*");
@@ -220,7 +224,9 @@ final class NetworkArtifacts {
   /** Whether the difference is of two numbers, the neighbour's {@code by} more than D's. */
   private static boolean movedBy(ArtifactDiff.Difference d, long by) {
     try {
-      return new java.math.BigDecimal(d.onNeighbour()).subtract(new java.math.BigDecimal(d.onD()))
+      // A number, or a number in text (a Prometheus sample's value, "26598.0").
+      return new java.math.BigDecimal(d.onNeighbour().replace("\"", ""))
+          .subtract(new java.math.BigDecimal(d.onD().replace("\"", "")))
           .compareTo(java.math.BigDecimal.valueOf(by)) == 0;
     } catch (NumberFormatException e) {
       return false;
@@ -236,35 +242,39 @@ final class NetworkArtifacts {
     return diff.findings().stream().filter(d -> kind(d, onD, onN) == kind).toList();
   }
 
-  /** The differences that are released or of no declared class: none when two sessions reproduce each other. */
-  static List<ArtifactDiff.Difference> unexplained(ArtifactDiff control, Session onD, Session again) {
-    return control.differences().stream().filter(d -> d.released() || kind(d, onD, again) == Kind.FINDING).toList();
+  /** How differences are classed: {@link NetworkArtifacts#kind}, or a caller's rules for its own artifacts first. */
+  interface Classifier {
+    Kind kind(ArtifactDiff.Difference d, Session onD, Session onNeighbour);
   }
 
   /** The three runs, and what the diff and the control show. */
-  record Audit(Session onD, Session again, Session onN, ArtifactDiff diff, ArtifactDiff control) {
+  record Audit(Session onD, Session again, Session onN, ArtifactDiff diff, ArtifactDiff control,
+      Classifier classifier) {
     /** The differences of D against D' outside the release, of this kind. */
     List<ArtifactDiff.Difference> of(Kind kind) {
-      return NetworkArtifacts.of(diff, kind, onD, onN);
+      return diff.findings().stream().filter(d -> classifier.kind(d, onD, onN) == kind).toList();
     }
 
     /** The control's differences that are released or of no declared class (none: the runs reproduce). */
     List<ArtifactDiff.Difference> controlProblems() {
-      return unexplained(control, onD, again);
+      return control.differences().stream()
+          .filter(d -> d.released() || classifier.kind(d, onD, again) == Kind.FINDING).toList();
     }
   }
 
   /**
    * Sessions on D, on D again (the control) and on D', each with its own database under {@code dir},
-   * compared; the outcome is printed on one line.
+   * compared (over loopback TCP with {@code tcp}, else the in-process transport); the outcome is
+   * printed on one line.
    */
   static Audit audit(Path dir, SessionConfig config, Dataset d, Partition pd, Dataset n, Partition pn, String name,
-      SeededRuns.ThrowingConsumer<Coordinator> started, Extra extra) throws Exception {
+      boolean tcp, SeededRuns.ThrowingConsumer<Coordinator> started, Extra extra, Classifier classifier)
+      throws Exception {
     long start = System.nanoTime();
-    Session onD = run(config, d, pd, dir.resolve("d"), started, extra);
-    Session again = run(config, d, pd, dir.resolve("d-again"), started, extra);
-    Session onN = run(config, n, pn, dir.resolve("neighbour"), started, extra);
-    Audit a = new Audit(onD, again, onN, compare(onD, onN), compare(onD, again));
+    Session onD = run(config, d, pd, dir.resolve("d"), tcp, started, extra);
+    Session again = run(config, d, pd, dir.resolve("d-again"), tcp, started, extra);
+    Session onN = run(config, n, pn, dir.resolve("neighbour"), tcp, started, extra);
+    Audit a = new Audit(onD, again, onN, compare(onD, onN), compare(onD, again), classifier);
     System.out.printf("%s: compared %s; %d release difference(s); findings %s; release length %s; timing %d, fresh "
         + "%d, race %d; control problems %s; gzipped model %d, %d, %d B (%.1f s)%n", name,
         new java.util.TreeSet<>(a.diff.compared()),

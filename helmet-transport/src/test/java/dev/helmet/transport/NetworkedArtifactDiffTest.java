@@ -65,8 +65,8 @@ class NetworkedArtifactDiffTest {
 
   private NetworkArtifacts.Audit audit(SessionConfig config, Dataset d, Partition pd, Dataset n, Partition pn,
       String name) throws Exception {
-    return NetworkArtifacts.audit(dir.resolve(name.replace(' ', '-')), config, d, pd, n, pn, name, c -> {},
-        c -> Map.of());
+    return NetworkArtifacts.audit(dir.resolve(name.replace(' ', '-')), config, d, pd, n, pn, name, false,
+        c -> {}, c -> Map.of(), NetworkArtifacts::kind);
   }
 
   /**

@@ -76,24 +76,25 @@ final class SeededRuns {
    */
   static Networked networked(SessionConfig config, Dataset data, Partition partition, Path dir, ComputeNodes nodes,
       Consumer<ParticipantMessage> sent) throws Exception {
-    return networked(config, data, partition, dir, nodes, sent, c -> {}, c -> {});
+    return networked(config, data, partition, dir, nodes, sent, false, c -> {}, c -> {});
   }
 
   /**
-   * As above; {@code started} sees the coordinator before any participant joins (to attach a
-   * status page), {@code finished} after the session ended and before the coordinator closes (to
-   * read it).
+   * As above; {@code tcp} runs the session over loopback TCP instead of the in-process transport
+   * (for modules whose tests lack grpc-inprocess), {@code started} sees the coordinator before any
+   * participant joins (to attach a status page), {@code finished} after the session ended and
+   * before the coordinator closes (to read it).
    */
   static Networked networked(SessionConfig config, Dataset data, Partition partition, Path dir, ComputeNodes nodes,
-      Consumer<ParticipantMessage> sent, ThrowingConsumer<Coordinator> started, ThrowingConsumer<Coordinator> finished)
-      throws Exception {
+      Consumer<ParticipantMessage> sent, boolean tcp, ThrowingConsumer<Coordinator> started,
+      ThrowingConsumer<Coordinator> finished) throws Exception {
     int w = partition.count();
     long[] seeds = seeds(w);
     Tls.Files coordinatorTls = nodes == null ? null : Tls.Files.in(nodes.certs(), "coordinator");
     ExecutorService pool = Executors.newFixedThreadPool(w);
     // In process without compute nodes (the coordinator's and participants' code and messages, no
     // socket); the nodes' mutual TLS over loopback sockets with them.
-    try (Coordinator c = Coordinator.start(nodes == null ? Loopback.inProcess(config, dir, null, 1e7)
+    try (Coordinator c = Coordinator.start(nodes == null && !tcp ? Loopback.inProcess(config, dir, null, 1e7)
         : Loopback.settings(config, dir, coordinatorTls, 1e7))) {
       started.accept(c);
       List<Future<Participant.Result>> fs = new ArrayList<>();
