@@ -77,6 +77,11 @@ class ArtifactAuditTest {
     assertNoFinding(o);
     assertHolderOnlyIsTheReference(o);
     assertTrue(o.pair().startsWith("replace-one"), o.pair());
+    // What `helmet audit --artifacts --json` would print: the same outcome.
+    var json = o.toJson();
+    assertEquals(3, json.get("compared").size());
+    assertTrue(json.get("findings").isEmpty() && json.get("control_problems").isEmpty(), json.toString());
+    assertEquals(o.of(ArtifactPaths.Kind.TIMING).size(), json.get("timing").size());
   }
 
   /**

@@ -76,14 +76,27 @@ final class SeededRuns {
    */
   static Networked networked(SessionConfig config, Dataset data, Partition partition, Path dir, ComputeNodes nodes,
       Consumer<ParticipantMessage> sent) throws Exception {
+    return networked(config, data, partition, dir, nodes, sent, false, c -> {}, c -> {});
+  }
+
+  /**
+   * As above; {@code tcp} runs the session over loopback TCP instead of the in-process transport
+   * (for modules whose tests lack grpc-inprocess), {@code started} sees the coordinator before any
+   * participant joins (to attach a status page), {@code finished} after the session ended and
+   * before the coordinator closes (to read it).
+   */
+  static Networked networked(SessionConfig config, Dataset data, Partition partition, Path dir, ComputeNodes nodes,
+      Consumer<ParticipantMessage> sent, boolean tcp, ThrowingConsumer<Coordinator> started,
+      ThrowingConsumer<Coordinator> finished) throws Exception {
     int w = partition.count();
     long[] seeds = seeds(w);
     Tls.Files coordinatorTls = nodes == null ? null : Tls.Files.in(nodes.certs(), "coordinator");
     ExecutorService pool = Executors.newFixedThreadPool(w);
     // In process without compute nodes (the coordinator's and participants' code and messages, no
     // socket); the nodes' mutual TLS over loopback sockets with them.
-    try (Coordinator c = Coordinator.start(nodes == null ? Loopback.inProcess(config, dir, null, 1e7)
+    try (Coordinator c = Coordinator.start(nodes == null && !tcp ? Loopback.inProcess(config, dir, null, 1e7)
         : Loopback.settings(config, dir, coordinatorTls, 1e7))) {
+      started.accept(c);
       List<Future<Participant.Result>> fs = new ArrayList<>();
       for (int i = 0; i < w; i++) {
         int k = i;
@@ -113,10 +126,16 @@ final class SeededRuns {
       for (Future<Participant.Result> f : fs) {
         results.add(f.get(60, TimeUnit.SECONDS));
       }
+      finished.accept(c);
       return new Networked(r, results);
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /** A step that sees the coordinator and may fail (a status page that cannot start, a read that fails). */
+  interface ThrowingConsumer<T> {
+    void accept(T t) throws Exception;
   }
 
   /** Certificates for a coordinator, {@code participants} participants and two running compute nodes. */
