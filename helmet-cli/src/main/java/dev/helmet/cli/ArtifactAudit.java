@@ -11,6 +11,7 @@ import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.audit.ArtifactDiff;
 import dev.helmet.protocols.audit.InputMirrorCanary;
 import dev.helmet.protocols.audit.NeighbourPair;
+import dev.helmet.protocols.audit.ReleaseAudit;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -148,9 +149,13 @@ final class ArtifactAudit {
           + "on --engine " + spec.run().engine + " they draw their own noise, which the audit cannot hold fixed");
     }
     long seed = spec.run().seed;
-    Artifacts onD = artifacts(spec, pair.data(), pair.partition(), test, stage, seed, progress);
-    Artifacts again = artifacts(spec, pair.data(), pair.partition(), test, stage, seed, progress);
-    Artifacts onNeighbour = artifacts(spec, pair.neighbour(), pair.neighbourPartition(), test, stage, seed,
+    // The plans of both sides are derived from one public bound on the sizes, as a train run's from
+    // its configured split and a networked one's from the claimed max_points: the larger of each
+    // party's two sizes. Under replace-one the sizes are equal and public anyway.
+    int[] planSizes = ReleaseAudit.publicSizes(pair);
+    Artifacts onD = artifacts(spec, pair.data(), pair.partition(), planSizes, test, stage, seed, progress);
+    Artifacts again = artifacts(spec, pair.data(), pair.partition(), planSizes, test, stage, seed, progress);
+    Artifacts onNeighbour = artifacts(spec, pair.neighbour(), pair.neighbourPartition(), planSizes, test, stage, seed,
         progress);
     return new Outcome(pair.description(), compare(spec, onD, onNeighbour), compare(spec, onD, again), spec);
   }
@@ -223,11 +228,11 @@ final class ArtifactAudit {
    * One run of the pipeline {@code train} runs (Trainer.run, then the model file Trainer.write
    * writes, Trainer.summary's --json and TrainerReport's report), split as given, noise fixed.
    */
-  static Artifacts artifacts(Trainer.Spec spec, Dataset train, Partition partition, Dataset test, FeatureStage stage,
-      long seed, ConsoleProgress progress) {
+  static Artifacts artifacts(Trainer.Spec spec, Dataset train, Partition partition, int[] planSizes, Dataset test,
+      FeatureStage stage, long seed, ConsoleProgress progress) {
     long start = System.nanoTime();
     Trainer.Report r = Trainer.run(spec, train, test, stage, seed, progress, null, null,
-        new Trainer.Fixed(partition, draw -> noise(seed, draw)));
+        new Trainer.Fixed(partition, draw -> noise(seed, draw), planSizes));
     double wall = (System.nanoTime() - start) / 1e9;
     StringWriter report = new StringWriter();
     try (PrintWriter out = new PrintWriter(report)) {

@@ -94,6 +94,15 @@ final class Trainer {
     return out;
   }
 
+  private static Simulation.Result simulate(Simulation.Prepared prepared, AlgorithmSpec a, Fixed fixed,
+      int minContributors, SecureSummation summation, NoiseFactory noise, int threads, ConsoleProgress progress) {
+    if (fixed == null || fixed.planSizes() == null) {
+      return Simulation.run(prepared, minContributors, summation, noise, threads, progress);
+    }
+    return Simulation.run(prepared, a.plan(fixed.planSizes(), minContributors, noise.isSecure()), summation, noise,
+        threads, progress);
+  }
+
   /** Runs the spec on {@code train}, evaluating on {@code test}. */
   static Report run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed, ConsoleProgress progress) {
     return run(spec, train, test, stage, seed, progress, null, null);
@@ -103,9 +112,12 @@ final class Trainer {
    * What an artifact audit ({@link ArtifactAudit}) holds fixed across the runs it compares: the
    * split of the training data, and the noise of each draw (draw 0 is the written release). Only
    * the audit makes one, and its runs release nothing; {@code train} and {@code demo} pass none, so
-   * their runs split by the spec and draw every noise from SecureRandom.
+   * their runs split by the spec and draw every noise from SecureRandom. {@code planSizes}: the
+   * sizes the plan is derived from, the public bound both neighbours share under add-or-remove (a
+   * train run's are its split's, which the configuration fixes; a plan derived from one side's
+   * private sizes could tell the pair apart, as dp-fl's ring did), null for the partition's own.
    */
-  record Fixed(Partition partition, java.util.function.IntFunction<NoiseFactory> noise) {}
+  record Fixed(Partition partition, java.util.function.IntFunction<NoiseFactory> noise, int[] planSizes) {}
 
   /**
    * As above; {@code released} receives the released model as soon as it exists, and {@code
@@ -195,7 +207,7 @@ final class Trainer {
     } else {
       prepared = Simulation.prepare(a, train, partition, partySeed, spec.run().threads(), progress);
       t2 = System.nanoTime();
-      r = Simulation.run(prepared, minContributors, summation, noise.apply(0), spec.run().threads(), progress);
+      r = simulate(prepared, a, fixed, minContributors, summation, noise.apply(0), spec.run().threads(), progress);
     }
     long t3 = System.nanoTime();
     DesignMatrix testRows = a.preprocessing().design(test);
@@ -205,7 +217,7 @@ final class Trainer {
     for (int d = 1; d < spec.run().noiseDraws; d++) {
       Simulation.Result other = prepared == null
           ? onEngine(engine, a, train, partition, partySeed, minContributors, progress)
-          : Simulation.run(prepared, minContributors, summation, noise.apply(d), spec.run().threads(), progress);
+          : simulate(prepared, a, fixed, minContributors, summation, noise.apply(d), spec.run().threads(), progress);
       draws.add(Evaluation.of(other.model(), testRows, test, a.preprocessing()));
     }
     Map<String, Object> provenance = new LinkedHashMap<>();

@@ -94,7 +94,7 @@ class ArtifactAuditTest {
     ConsoleProgress quiet = new ConsoleProgress(System.err, false);
     DataOptions.Loaded loaded = spec.data().load(spec.run().seed, 2, quiet);
     NeighbourPair pair = ArtifactAudit.neighbours(spec, loaded.data().train(), spec.run().seed);
-    ArtifactAudit.Artifacts audited = ArtifactAudit.artifacts(spec, pair.data(), pair.partition(),
+    ArtifactAudit.Artifacts audited = ArtifactAudit.artifacts(spec, pair.data(), pair.partition(), null,
         loaded.data().test(), loaded.stage(), spec.run().seed, quiet);
     String sampler = new ObjectMapper().readTree(audited.model()).at("/privacy/details/noise_sampler").asText();
     assertTrue(sampler.contains("SEEDED, NOT SECURE"), sampler);
@@ -122,6 +122,18 @@ class ArtifactAuditTest {
   }
 
   @Test
+  void dpFlsRingIsSizedFromPublicSizesWhenTheRemovedRecordIsTheLargestPartys() {
+    // Party 0 is the only large party (80 records, the other 20): removing one of its records moved
+    // dp-fl's ring from 64 to 32 bits when the plan was derived from D''s private sizes (ring_bits,
+    // fractional_bits, bytes_per_party, server_bytes and the report's protocol line differed; found by
+    // this diff). The plans are now derived from a public bound both neighbours share.
+    Trainer.Spec spec = spec("--algorithm", "dp-fl", "--neighbours", "add-remove", "--parties", "2", "--partition",
+        "uneven", "--per-party", "20", "--uneven-ratio", "4", "--large-fraction", "0.5", "--expected-batch", "20",
+        "--rounds", "3", "--sampling-rate", "0.2", "--epsilon", "2", "--no-reference", "--grad-clip", "168");
+    assertNoFinding(audit(spec));
+  }
+
+  @Test
   void smmUnderAddOrRemoveWithAFixedPerPartyReleasesNoCount() {
     ArtifactAudit.Outcome o = audit(spec("--algorithm", "smm", "--parties", "2", "--per-party", "50", "--bits", "10",
         "--hidden", "4", "--expected-batch", "20", "--rounds", "3", "--sampling-rate", "0.2", "--epsilon", "4"));
@@ -145,9 +157,10 @@ class ArtifactAuditTest {
     ConsoleProgress quiet = new ConsoleProgress(System.err, false);
     DataOptions.Loaded loaded = spec.data().load(spec.run().seed, 2, quiet);
     NeighbourPair pair = ArtifactAudit.neighbours(spec, loaded.data().train(), spec.run().seed);
-    ArtifactAudit.Artifacts onD = ArtifactAudit.artifacts(spec, pair.data(), pair.partition(), loaded.data().test(),
-        loaded.stage(), spec.run().seed, quiet);
-    ArtifactAudit.Artifacts onN = ArtifactAudit.artifacts(spec, pair.neighbour(), pair.neighbourPartition(),
+    int[] sizes = dev.helmet.protocols.audit.ReleaseAudit.publicSizes(pair);
+    ArtifactAudit.Artifacts onD = ArtifactAudit.artifacts(spec, pair.data(), pair.partition(), sizes,
+        loaded.data().test(), loaded.stage(), spec.run().seed, quiet);
+    ArtifactAudit.Artifacts onN = ArtifactAudit.artifacts(spec, pair.neighbour(), pair.neighbourPartition(), sizes,
         loaded.data().test(), loaded.stage(), spec.run().seed, quiet);
     assertEquals(List.of(), ArtifactPaths.of(ArtifactAudit.compare(spec, onD, onN), ArtifactPaths.Kind.FINDING,
         spec), "today's artifacts state no count");

@@ -101,11 +101,14 @@ public final class ReleaseAudit {
     Simulation.Prepared n = Simulation.prepare(spec, pair.neighbour(), pair.neighbourPartition(), seed, threads,
         Progress.NONE);
     progress.start("auditing " + spec.algorithm().id() + " on " + pair.description(), 2L * (pilot + trials));
-    // One plan per data set, derived as every run derives it, with the noise flag of the audit's own
-    // (seeded) noise. Under replace-one both plans are alike; under add-or-remove an algorithm whose
-    // plan depended on the private sizes would show it here, as a difference the test can use.
-    PublicPlan planD = d.spec().plan(d.sizes(), w, false);
-    PublicPlan planN = n.spec().plan(n.sizes(), w, false);
+    // The plans are derived as the runners derive them, from sizes that are public: under
+    // add-or-remove the configured (train) or claimed (networked) sizes, fixed before the data and
+    // the same for both neighbours, which the larger of each party's two sizes stands for here. A
+    // plan derived from one side's private sizes would be a release no runner makes (dp-fl's ring
+    // width followed its largest party's size). With the noise flag of the audit's own seeded noise.
+    int[] sizes = publicSizes(pair);
+    PublicPlan planD = d.spec().plan(sizes, w, false);
+    PublicPlan planN = n.spec().plan(sizes, w, false);
     Simulation.Result first = release(d, planD, seed, 0, threads);
     List<Simulation.Result> pilotD = new ArrayList<>();
     List<Simulation.Result> pilotN = new ArrayList<>();
@@ -132,6 +135,20 @@ public final class ReleaseAudit {
     return new Outcome(bound, first.ledger().epsilon(), delta, trials, pilot, pair.description(), confidence,
         separation(sd, sn), (System.nanoTime() - start) / 1e9, first.ledger().guarantees().get(0).describe(),
         statistic.id());
+  }
+
+  /**
+   * The sizes a pair's plans are derived from: each party's larger size of the two sides, standing
+   * for the public bound (configured or claimed sizes) both neighbours share under add-or-remove;
+   * under replace-one both sides' sizes are equal.
+   */
+  public static int[] publicSizes(NeighbourPair pair) {
+    int w = pair.partition().count();
+    int[] sizes = new int[w];
+    for (int i = 0; i < w; i++) {
+      sizes[i] = Math.max(pair.partition().indices(i).length, pair.neighbourPartition().indices(i).length);
+    }
+    return sizes;
   }
 
   private static Simulation.Result release(Simulation.Prepared p, PublicPlan plan, long seed, long trial,
