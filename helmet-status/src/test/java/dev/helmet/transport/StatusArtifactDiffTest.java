@@ -114,13 +114,12 @@ class StatusArtifactDiffTest {
 
   /** An ISO-8601 instant or a seconds figure, as the snapshot page prints the clock. */
   private static final Pattern CLOCK = Pattern.compile("\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z|\\d+(\\.\\d+)? s\\b");
-  /** A stage row's "answered of expected" cell (the race-derived counts, {@link NetworkArtifacts.Kind#RACE}). */
-  private static final Pattern STAGE_COUNTS = Pattern.compile("^(<tr><td>[A-Z0-9_/]+</td><td>)\\d+ of \\d+(</td>)");
 
   /**
    * The class of a difference: the page's HTML line is a clock reading when it is the same with
-   * every instant and seconds figure masked (the page prints the JSON's timestamps), and a stage
-   * row whose counts differ as well is of the counts' class; the rest as {@link NetworkArtifacts#kind}.
+   * every instant and seconds figure masked (the page prints the JSON's timestamps); the rest as
+   * {@link NetworkArtifacts#kind}. A stage's counts are what it waited for and heard, the same on D
+   * and D' (RoundDriver counts a stage's parties before its opening goes out).
    */
   static NetworkArtifacts.Kind kind(ArtifactDiff.Difference d, NetworkArtifacts.Session onD,
       NetworkArtifacts.Session onN) {
@@ -130,18 +129,9 @@ class StatusArtifactDiffTest {
       if (a.equals(b)) {
         return NetworkArtifacts.Kind.TIMING;
       }
-      if (counts(a).equals(counts(b))) {
-        return NetworkArtifacts.Kind.RACE;
-      }
       return NetworkArtifacts.Kind.FINDING;
     }
     return NetworkArtifacts.kind(d, onD, onN);
-  }
-
-  /** The line with a stage row's counts masked (the JSON text of the line: it starts with a quote). */
-  private static String counts(String jsonLine) {
-    String line = jsonLine.startsWith("\"") ? jsonLine.substring(1) : jsonLine;
-    return STAGE_COUNTS.matcher(line).replaceFirst("$1#$2");
   }
 
   private NetworkArtifacts.Audit audit(SessionConfig config, Dataset d, Partition pd, Dataset n, Partition pn,

@@ -337,7 +337,9 @@ final class RoundDriver {
           break;
         }
         c.store.stage(c.sessionHex, Store.Status.RUNNING, c.stagePrefix + current.round().name());
-        int expected = current.awaiting().cardinality();
+        // The parties this stage waits for, counted when the stage began (before its opening went
+        // out), not now: answers that came in since would make the count race-dependent.
+        int expected = c.stageExpected;
         long roundDeadline = c.deadlineAfterRound();
         long stageStart = System.nanoTime();
         c.stageDeadline = roundDeadline;
@@ -354,6 +356,10 @@ final class RoundDriver {
         }
         ServerState.Transition tr = current.close();
         c.state = tr.next();
+        if (!c.state.isFinal()) {
+          // Counted under the lock, before the next stage's messages are sent below.
+          c.stageExpected = c.state.awaiting().cardinality();
+        }
         if (unmasking) {
           if (c.state instanceof ServerState.Completed) {
             c.releasedRounds++;

@@ -169,13 +169,6 @@ final class NetworkArtifacts {
      */
     FRESH,
     /**
-     * A stage's "expected" and "answered" counts: the parties whose message had not yet arrived
-     * when the coordinator opened the stage (RoundDriver.summation reads {@code awaiting()} then),
-     * so they change between two runs on the same data with a thread's scheduling. A reading of the
-     * parties' speed, stored as a count: reported with TIMING's caveat.
-     */
-    RACE,
-    /**
      * A count of bytes that includes the released model (the Outcome message every participant
      * receives carries the model file gzipped, RoundDriver): it may move by exactly what that
      * compressed text's length moves, times the participants for the coordinator's total, and by
@@ -190,9 +183,6 @@ final class NetworkArtifacts {
 
   private static final Pattern TIMING_LEAF = Pattern.compile("(?i).*_at|at|created|updated|installed_on|execution_time"
       + "|seconds|.*_seconds|seconds_left|helmet_stage_duration_seconds_(sum|max)\\{.*");
-  private static final Pattern RACE_LEAF = Pattern.compile("(?i)expected|answered|helmet_stage_(expected|answered)"
-      + "_total\\{.*");
-
   /** Byte counts per participant that include the Released message once. */
   private static final Pattern PER_PARTY_BYTES = Pattern.compile("bytes_per_participant|bytes_received"
       + "|helmet_session_bytes_per_participant_bytes(\\{.*)?");
@@ -213,10 +203,6 @@ final class NetworkArtifacts {
     if (leaf.equalsIgnoreCase("CONFIG_DIGEST") || pointer.matches(".*/CONFIG/\\d+")
         && fresh(d.onD()) && fresh(d.onNeighbour())) {
       return Kind.FRESH;
-    }
-    if (RACE_LEAF.matcher(leaf).matches() && (pointer.contains("/ROUND_OUTCOMES/") || pointer.contains("/stages/")
-        || leaf.startsWith("helmet_stage_"))) {
-      return Kind.RACE;
     }
     return Kind.FINDING;
   }
@@ -276,11 +262,11 @@ final class NetworkArtifacts {
     Session onN = run(config, n, pn, dir.resolve("neighbour"), tcp, started, extra);
     Audit a = new Audit(onD, again, onN, compare(onD, onN), compare(onD, again), classifier);
     System.out.printf("%s: compared %s; %d release difference(s); findings %s; release length %s; timing %d, fresh "
-        + "%d, race %d; control problems %s; gzipped model %d, %d, %d B (%.1f s)%n", name,
+        + "%d; control problems %s; gzipped model %d, %d, %d B (%.1f s)%n", name,
         new java.util.TreeSet<>(a.diff.compared()),
         a.diff.differences().size() - a.diff.findings().size(), a.of(Kind.FINDING),
         a.of(Kind.RELEASE_LENGTH), a.of(Kind.TIMING).size(),
-        a.of(Kind.FRESH).size(), a.of(Kind.RACE).size(), a.controlProblems(),
+        a.of(Kind.FRESH).size(), a.controlProblems(),
         onD.releasedBytes(), again.releasedBytes(), onN.releasedBytes(), (System.nanoTime() - start) / 1e9);
     return a;
   }

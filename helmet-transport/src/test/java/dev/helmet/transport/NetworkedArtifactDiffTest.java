@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The artifact diff of a networked session ({@link NetworkArtifacts}): a coordinator and three
  * participants (in-process gRPC) run on D, on D again (the control) and on D' with the same seeds
  * and the same seeded noise, and nothing they leave behind differs beyond the DP release and the
- * declared classes (clock readings, per-session secrets, race-derived stage counts): no database
+ * declared classes (clock readings, per-session secrets): no database
  * row, no field of the model file, the coordinator's result or any participant's.
  *
  * <p>Digits, three parties of 40 records, two DP-FL rounds or one blind-averaging release.
