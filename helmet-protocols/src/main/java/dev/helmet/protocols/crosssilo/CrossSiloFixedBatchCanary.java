@@ -26,11 +26,12 @@ import dev.helmet.protocols.audit.NeighbourPair;
  *
  * <p>Because the pair needs the whole data set to be copies of one row, {@link #pair} does not use
  * the given data's values: it builds two synthetic data sets of its shape (its size, features,
- * classes, and the given partition's rows per party). z has every feature equal, at norm 100 c
- * (c the preprocessing's clip bound), so every learner input has norm near c and gradients are
- * large against a small clip; how small the clip must be for both gradients to stay clipped at the
- * models a run reaches depends on the run (the audit's test says what it configured). With more
- * than two classes the two gradients are no longer opposite and the pair is weaker.
+ * classes, and the given partition's rows per party). z has every feature equal, at norm 2 c (c
+ * the preprocessing's clip bound), so the learner input has norm c whether the preprocessing
+ * normalises or clips, and gradients are large against a small clip; how small the clip must be for
+ * both gradients to stay clipped at the models a run reaches depends on the run (the audit's test
+ * says what it configured). With more than two classes the two gradients are no longer opposite
+ * and the pair is weaker.
  */
 public final class CrossSiloFixedBatchCanary implements Canary {
   /** Its id. */
@@ -50,7 +51,9 @@ public final class CrossSiloFixedBatchCanary implements Canary {
   @Override
   public String notApplicable(AlgorithmSpec spec) {
     if (!(spec instanceof CrossSiloSpec s)) {
-      return "it audits cross-silo's fixed-size batches; the algorithm is " + spec.algorithm().id();
+      return spec.algorithm().id().equals(CrossSiloAlgorithm.ID)
+          ? "it reads cross-silo's own settings; this spec wraps them (" + spec.getClass().getName() + ")"
+          : "it audits cross-silo's fixed-size batches; the algorithm is " + spec.algorithm().id();
     }
     if (s.config().swor() == null) {
       return "it needs fixed-size batches (crosssilo.sampling swor); the run samples each record by Poisson, whose "
@@ -67,7 +70,7 @@ public final class CrossSiloFixedBatchCanary implements Canary {
         + " class");
     int n = data.size();
     int p = data.dimension();
-    float v = (float) (100 * spec.preprocessing().clipBound() / Math.sqrt(p));
+    float v = (float) (2 * spec.preprocessing().clipBound() / Math.sqrt(p));
     float[] values = new float[n * p];
     java.util.Arrays.fill(values, v);
     int[] labels = new int[n];

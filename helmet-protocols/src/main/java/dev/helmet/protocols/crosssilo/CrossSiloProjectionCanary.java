@@ -62,7 +62,9 @@ public final class CrossSiloProjectionCanary implements Canary {
   @Override
   public String notApplicable(AlgorithmSpec spec) {
     if (!(spec instanceof CrossSiloSpec s)) {
-      return "it crafts a record against cross-silo's public projection; the algorithm is " + spec.algorithm().id();
+      return spec.algorithm().id().equals(CrossSiloAlgorithm.ID)
+          ? "it reads cross-silo's own settings; this spec wraps them (" + spec.getClass().getName() + ")"
+          : "it crafts a record against cross-silo's public projection; the algorithm is " + spec.algorithm().id();
     }
     if (s.config().projection() == 0) {
       return "it needs a projection (crosssilo.projection, --projection-dim k > 0); the run sends whole gradients";

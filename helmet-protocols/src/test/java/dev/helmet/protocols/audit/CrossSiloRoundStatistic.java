@@ -68,7 +68,7 @@ final class CrossSiloRoundStatistic implements Statistic {
       }
     }
     double norm = Math.sqrt(dot(w, w));
-    Checks.require(norm > 0, "no pilot pair drew the canary's record: add pilots");
+    Checks.require(norm > 0, "no pilot pair differs: add pilots");
     for (int i = 0; i < n; i++) {
       w[i] /= norm;
     }
@@ -110,6 +110,9 @@ final class CrossSiloRoundStatistic implements Statistic {
     double m0 = m / count;
     double s2 = (m2 - count * m0 * m0) / (count - 1);
     Checks.require(s2 > 0, "the pilots on D show no noise");
+    // Without a draw the pilots differ by the ring's rounding only, orders of magnitude below the noise.
+    Checks.require(a > 1e-3 * Math.sqrt(s2), "no pilot pair drew the canary's record (the largest difference is "
+        + a / Math.sqrt(s2) + " noise standard deviations): add pilots");
     double logStay = Math.log1p(-q);
     double logDraw = Math.log(q);
     return r -> {

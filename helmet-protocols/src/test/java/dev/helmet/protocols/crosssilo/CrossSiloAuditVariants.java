@@ -134,7 +134,9 @@ public final class CrossSiloAuditVariants {
     public Contributor contributor(int party, Local local, NoiseFactory noise, long seed) {
       PublicPlan own = runs.computeIfAbsent(noise, k -> {
         PublicPlan p = spec.plan(sizes, minContributors, secureNoise);
-        p.admit(summation, sizes.length);
+        if (summation != null) {
+          p.admit(summation, sizes.length); // marks it in process, so it runs its batch sampler itself
+        }
         return p;
       });
       return own.contributor(party, local, noise, seed);
