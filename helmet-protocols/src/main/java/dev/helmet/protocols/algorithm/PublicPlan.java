@@ -104,4 +104,13 @@ public interface PublicPlan {
   default Aggregate aggregate(List<? extends Local> locals, long[] seeds, NoiseFactory noise) {
     return null;
   }
+
+  /**
+   * Whether the plan holds state of the one run it serves (cross-silo's SWOR batch sampler, set up
+   * for that run's parties), so that every run needs a plan of its own; by default a plan is public
+   * facts only and serves any number of runs (an audit's trials share one).
+   */
+  default boolean servesOneRun() {
+    return false;
+  }
 }

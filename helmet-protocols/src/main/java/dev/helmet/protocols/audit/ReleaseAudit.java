@@ -109,13 +109,13 @@ public final class ReleaseAudit {
     int[] sizes = publicSizes(pair);
     PublicPlan planD = d.spec().plan(sizes, w, false);
     PublicPlan planN = n.spec().plan(sizes, w, false);
-    Simulation.Result first = release(d, planD, seed, 0, threads);
+    Simulation.Result first = release(d, planD, sizes, seed, 0, threads);
     List<Simulation.Result> pilotD = new ArrayList<>();
     List<Simulation.Result> pilotN = new ArrayList<>();
     for (int t = 0; t < pilot; t++) {
       // The same noise on D and on D': the difference is what the neighbour moves, without the noise.
-      pilotD.add(release(d, planD, seed, -1L - t, threads));
-      pilotN.add(release(n, planN, seed, -1L - t, threads));
+      pilotD.add(release(d, planD, sizes, seed, -1L - t, threads));
+      pilotN.add(release(n, planN, sizes, seed, -1L - t, threads));
       progress.advance(2);
     }
     Statistic.Score score = statistic.fit(pilotD, pilotN);
@@ -125,8 +125,8 @@ public final class ReleaseAudit {
     // Trials run in parallel, one thread each: every trial's noise is seeded by its index, so the
     // scores do not depend on the thread count.
     Parallel.forEach(threads, trials, t -> {
-      sd[t] = score.of(release(d, planD, seed, offset + 2L * t, 1));
-      sn[t] = score.of(release(n, planN, seed, offset + 2L * t + 1, 1));
+      sd[t] = score.of(release(d, planD, sizes, seed, offset + 2L * t, 1));
+      sn[t] = score.of(release(n, planN, sizes, seed, offset + 2L * t + 1, 1));
       progress.advance(2);
     });
     progress.finish();
@@ -151,8 +151,12 @@ public final class ReleaseAudit {
     return sizes;
   }
 
-  private static Simulation.Result release(Simulation.Prepared p, PublicPlan plan, long seed, long trial,
-      int threads) {
+  private static Simulation.Result release(Simulation.Prepared p, PublicPlan shared, int[] sizes, long seed,
+      long trial, int threads) {
+    // A plan that holds its run's state (a SWOR batch sampler) serves one release: shared across
+    // trials it would give every trial the same batch, or mix two trials' batches across threads.
+    PublicPlan plan = shared.servesOneRun()
+        ? p.spec().plan(sizes, shared.minContributors(), false) : shared;
     // Scored trials (0, 1, ...) have noise seeds distinct across trials and data sets; pilots (-1, -2, ...)
     // share theirs between D and D'.
     long trialSeed = seed ^ (0x9E3779B97F4A7C15L * (trial + 1));

@@ -232,6 +232,12 @@ final class CrossSiloSpec implements AlgorithmSpec {
       this.plan = plan;
     }
 
+    /** Under SWOR the plan holds its run's batch sampler (the batch of the step last asked for). */
+    @Override
+    public boolean servesOneRun() {
+      return plan.config().swor() != null;
+    }
+
     @Override
     public int rounds() {
       return plan.config().rounds();
