@@ -38,9 +38,12 @@ import picocli.CommandLine.Spec;
           + "Clopper-Pearson bounds at --confidence beside the printed eps. eps_lb is a lower bound on the true eps: "
           + "below the printed eps it is evidence, not proof; above it, the printed eps is false (exit code 5: a "
           + "bug report). The audit's adversary holds the released model only and knows no party's noise; "
-          + "--honest-fraction 1 audits the guarantee that counts every party's noise, the tightest one.",
-      "--json prints one object: algorithm, epsilon (printed), delta, guarantee (in words: unit, relation, whom it "
-          + "protects against), confidence, trials, refuted, and audits, one per canary with canary, description, "
+          + "--honest-fraction 1 audits the guarantee that counts every party's noise, the tightest one. The output "
+          + "is for the data holder: it names rows and sizes of the data.",
+      "--json prints one object: audit (true), noise, algorithm, epsilon (printed), delta, guarantee (in words: "
+          + "unit, relation, whom it protects against), confidence, confidence_per_canary (Bonferroni over the "
+          + "canaries, so the verdict holds at --confidence), trials, refuted, and audits, one per canary with canary, "
+          + "description, "
           + "pair, statistic, epsilon_lower_bound, printed_epsilon, ratio, refuted, separation, threshold, "
           + "false_positives, false_negatives, fpr_upper, fnr_upper, trials, pilot, seconds; with --artifacts also "
           + "artifacts: pair, compared, release_differences, findings, holder_only, timing, control_problems (each "
@@ -93,6 +96,10 @@ final class AuditCommand implements Callable<Integer> {
     if (!(confidence > 0 && confidence < 1)) {
       throw new IllegalArgumentException("--confidence must be in (0, 1). Provided value: " + confidence);
     }
+    if (run.distributed()) {
+      throw new IllegalArgumentException("the audit runs every release in this process (--engine local): on --engine "
+          + run.engine + " the parties draw their own noise, which the audit cannot seed per trial");
+    }
     var a = algorithm.chosen(run.protocol);
     var config = AlgorithmOptions.withFeatureDefaults(AlgorithmOptions.config(spec, a), a, data.features);
     Trainer.Spec s = new Trainer.Spec(data, partition.strategy(a), a, config, privacy, run, partition.perParty,
@@ -123,9 +130,21 @@ final class AuditCommand implements Callable<Integer> {
       }
     }
     Partition split = s.partition().split(train, new SplittableRandom(run.seed).split());
+    int w = split.count();
+    int fewest = privacy.minContributors(w, run.dropout);
+    if (privacy.honestFraction < 1 && !run.quiet) {
+      err.println("helmet: note: --honest-fraction " + privacy.honestFraction + " sizes the printed eps for a "
+          + "coalition that knows the dishonest parties' noise; the audit sees every party's noise, so it tests a "
+          + "weaker adversary and cannot catch noise under-scaled by up to that fraction: --honest-fraction 1 "
+          + "audits the tightest guarantee");
+      err.flush();
+    }
+    // Every canary's bound holds at --confidence on its own; the verdict is a union over the
+    // canaries, so each runs at 1 - (1 - c) / k (Bonferroni) and the verdict holds at c.
+    double each = 1 - (1 - confidence) / chosen.size();
     List<ReleaseAudit.Outcome> outcomes = new ArrayList<>();
     for (Canary c : chosen) {
-      outcomes.add(ReleaseAudit.run(algorithmSpec, c, train, split, trials, pilot, confidence, run.seed,
+      outcomes.add(ReleaseAudit.run(algorithmSpec, c, train, split, fewest, trials, pilot, each, run.seed,
           run.threads(), progress));
     }
     ArtifactAudit.Outcome diff = artifacts ? ArtifactAudit.run(s, ArtifactAudit.neighbours(s, train, run.seed),
@@ -159,11 +178,16 @@ final class AuditCommand implements Callable<Integer> {
   private ObjectNode json(String id, List<Canary> chosen, List<ReleaseAudit.Outcome> outcomes, boolean refuted) {
     ObjectNode o = JsonNodeFactory.instance.objectNode();
     ReleaseAudit.Outcome first = outcomes.get(0);
+    // Marks the object as an audit's, never a training run's: its epsilon is the printed one audited,
+    // and its releases used seeded noise and were never released.
+    o.put("audit", true);
+    o.put("noise", "seeded per trial, not secure (nothing was released)");
     o.put("algorithm", id);
     o.put("epsilon", first.printedEpsilon());
     o.put("delta", first.delta());
     o.put("guarantee", first.guarantee());
     o.put("confidence", confidence);
+    o.put("confidence_per_canary", outcomes.get(0).confidence());
     o.put("trials", trials);
     o.put("refuted", refuted);
     ArrayNode audits = o.putArray("audits");
@@ -206,7 +230,11 @@ final class AuditCommand implements Callable<Integer> {
           r.refutes() ? "REFUTED: the printed eps is false" : "not refuted");
     }
     out.println(refuted
-        ? "helmet: the audit refutes the printed epsilon: please report it with this output and the command line"
+        ? "helmet: the audit refutes the printed epsilon at confidence " + Trainer.fmt(confidence) + ": please report "
+            + "the command line and the settings (this output names rows and sizes of your data: share it only where "
+            + "the data may be seen)"
         : "  eps_lb below the printed eps is a lower bound, not a proof of privacy; more --trials tighten it");
+    out.println("  this output is for the data holder: it names rows and sizes of the data and statistics of "
+        + "releases that were never noised for publication");
   }
 }

@@ -13,10 +13,10 @@ import dev.helmet.protocols.algorithm.AlgorithmSpec;
  * section 5; Nasr et al. 2023), for the algorithms that accept the relation (dp-fl with {@code
  * neighbours: add-remove}, smm always).
  *
- * <p>D' also has one record more, so under add-or-remove a plan derived from the parties' sizes
- * differs between the two sides ({@link ReleaseAudit} derives each side's plan from its own sizes):
- * an algorithm whose release leaks a private count would show it to the projection test, as it
- * should.
+ * <p>D' also has one record more. {@link ReleaseAudit} derives both sides' plans from one public
+ * bound on the sizes (each party's larger size), as the runners derive theirs from configured or
+ * claimed sizes; a release that leaked the private count through anything else would show it to
+ * the projection test.
  */
 public final class AddOneCanary implements Canary {
   @Override

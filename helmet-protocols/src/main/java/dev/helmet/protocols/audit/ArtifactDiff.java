@@ -22,7 +22,9 @@ import java.util.function.Predicate;
  * alone, such as a test accuracy). Such a declaration is a claim the diff cannot check; the
  * argument for each one is beside it where it is made. A JSON artifact is compared by tree (objects
  * by key, arrays by index, numbers exactly); a text artifact by line; bytes by position. Paths name
- * the artifact first: {@code model.json:/privacy/records}, {@code report.txt:12}.
+ * the artifact first: {@code model.json:/privacy/records}, {@code report.txt:12}. A field or line
+ * present on one side only is never the release's, nor a line that the predicate accepts on one side
+ * only.
  */
 public final class ArtifactDiff {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -91,7 +93,9 @@ public final class ArtifactDiff {
       String x = i < a.length ? a[i] : "<absent>";
       String y = i < b.length ? b[i] : "<absent>";
       if (!x.equals(y)) {
-        differences.add(new Difference(artifact + ":" + (i + 1), x, y, released.test((i + 1) + ":" + x)));
+        // Both sides' lines must be the release's: a line present or different on one side only is not.
+        differences.add(new Difference(artifact + ":" + (i + 1), x, y, i < a.length && i < b.length
+            && released.test((i + 1) + ":" + x) && released.test((i + 1) + ":" + y)));
       }
     }
     return this;
@@ -119,7 +123,7 @@ public final class ArtifactDiff {
     if (a == null || b == null || a.getNodeType() != b.getNodeType() || !(a.isObject() || a.isArray())) {
       if (!same(a, b)) {
         differences.add(new Difference(artifact + ":" + (pointer.isEmpty() ? "/" : pointer), show(a), show(b),
-            released.test(pointer)));
+            a != null && b != null && released.test(pointer)));
       }
       return;
     }

