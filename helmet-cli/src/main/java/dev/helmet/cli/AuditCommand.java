@@ -100,10 +100,8 @@ final class AuditCommand implements Callable<Integer> {
       throw new IllegalArgumentException("the audit runs every release in this process (--engine local): on --engine "
           + run.engine + " the parties draw their own noise, which the audit cannot seed per trial");
     }
-    var a = algorithm.chosen(run.protocol);
-    var config = AlgorithmOptions.withFeatureDefaults(AlgorithmOptions.config(spec, a), a, data.features);
-    Trainer.Spec s = new Trainer.Spec(data, partition.strategy(a), a, config, privacy, run, partition.perParty,
-        a.id() + ": " + a.summary());
+    Trainer.Spec s = TrainCommand.trainerSpec(spec, data, partition, algorithm, privacy, run);
+    var a = s.algorithm();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     ConsoleProgress progress = new ConsoleProgress(System.err, !run.quiet);

@@ -40,6 +40,12 @@ final class TrainCommand implements Callable<Integer> {
 
   /** What to run, from the parsed command line. */
   Trainer.Spec trainerSpec() {
+    return trainerSpec(spec, data, partition, algorithm, privacy, run);
+  }
+
+  /** What a command with train's options runs (train, and audit, which audits what train would run). */
+  static Trainer.Spec trainerSpec(picocli.CommandLine.Model.CommandSpec spec, DataOptions data,
+      PartitionOptions partition, AlgorithmOptions algorithm, PrivacyOptions privacy, RunOptions run) {
     var a = algorithm.chosen(run.protocol);
     var config = AlgorithmOptions.withFeatureDefaults(AlgorithmOptions.config(spec, a), a, data.features);
     return new Trainer.Spec(data, partition.strategy(a), a, config, privacy, run, partition.perParty,

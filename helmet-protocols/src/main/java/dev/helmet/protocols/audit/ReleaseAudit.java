@@ -164,7 +164,7 @@ public final class ReleaseAudit {
     int w = pair.partition().count();
     int[] sizes = new int[w];
     for (int i = 0; i < w; i++) {
-      sizes[i] = Math.max(pair.partition().indices(i).length, pair.neighbourPartition().indices(i).length);
+      sizes[i] = Math.max(pair.partition().size(i), pair.neighbourPartition().size(i));
     }
     return sizes;
   }
