@@ -71,6 +71,14 @@ final class AuditCommand implements Callable<Integer> {
           + "${DEFAULT-VALUE}.")
   double confidence;
 
+  @Option(names = "--coalition", paramLabel = "K",
+      description = "The audit plays K participants (the last K parties; never party 0, whose record differs) that "
+          + "know their own noise shares and other random choices and subtract them, as the printed guarantee's "
+          + "coalition does. Default: the parties the guarantee names as colluding, floor((1 - t) w) for "
+          + "--honest-fraction t; helmet's noise also covers one participant at t = 1 (its guarantee says so), "
+          + "audited with --coalition 1. A K above what the guarantee names tests a stronger adversary than claimed.")
+  Integer coalition;
+
   @Option(names = "--canary", paramLabel = "NAME", split = ",",
       description = "The canaries to run (comma-separated); default every registered one that applies.")
   List<String> canaries;
@@ -130,19 +138,17 @@ final class AuditCommand implements Callable<Integer> {
     Partition split = s.partition().split(train, new SplittableRandom(run.seed).split());
     int w = split.count();
     int fewest = privacy.minContributors(w, run.dropout);
-    if (privacy.honestFraction < 1 && !run.quiet) {
-      err.println("helmet: note: --honest-fraction " + privacy.honestFraction + " sizes the printed eps for a "
-          + "coalition that knows the dishonest parties' noise; the audit sees every party's noise, so it tests a "
-          + "weaker adversary and cannot catch noise under-scaled by up to that fraction: --honest-fraction 1 "
-          + "audits the tightest guarantee");
-      err.flush();
+    if (coalition != null && (coalition < 0 || coalition >= w)) {
+      throw new IllegalArgumentException("--coalition must be in [0, " + (w - 1) + "] (party 0 holds the differing "
+          + "record; there are " + w + " parties). Provided value: " + coalition);
     }
+    int known = coalition == null ? ReleaseAudit.PRINTED_COLLUDERS : coalition;
     // Every canary's bound holds at --confidence on its own; the verdict is a union over the
     // canaries, so each runs at 1 - (1 - c) / k (Bonferroni) and the verdict holds at c.
     double each = 1 - (1 - confidence) / chosen.size();
     List<ReleaseAudit.Outcome> outcomes = new ArrayList<>();
     for (Canary c : chosen) {
-      outcomes.add(ReleaseAudit.run(algorithmSpec, c, train, split, fewest, trials, pilot, each, run.seed,
+      outcomes.add(ReleaseAudit.run(algorithmSpec, c, train, split, fewest, known, trials, pilot, each, run.seed,
           run.threads(), progress));
     }
     ArtifactAudit.Outcome diff = artifacts ? ArtifactAudit.run(s, ArtifactAudit.neighbours(s, train, run.seed),
@@ -187,6 +193,7 @@ final class AuditCommand implements Callable<Integer> {
     o.put("confidence", confidence);
     o.put("confidence_per_canary", outcomes.get(0).confidence());
     o.put("trials", trials);
+    o.put("coalition", first.coalition());
     o.put("refuted", refuted);
     ArrayNode audits = o.putArray("audits");
     for (int i = 0; i < outcomes.size(); i++) {
@@ -217,8 +224,9 @@ final class AuditCommand implements Callable<Integer> {
       boolean refuted) {
     ReleaseAudit.Outcome first = outcomes.get(0);
     out.println("audit of " + id + ": printed " + first.guarantee());
-    out.printf(Locale.ROOT, "  %d trials on each of D and D', lower bounds at confidence %s%n", trials,
-        Trainer.fmt(confidence));
+    out.printf(Locale.ROOT, "  %d trials on each of D and D', lower bounds at confidence %s; the audit knew the noise "
+        + "of %d part%s (--coalition)%n", trials, Trainer.fmt(confidence), first.coalition(),
+        first.coalition() == 1 ? "y" : "ies");
     out.printf(Locale.ROOT, "  %-16s %9s %9s %7s %10s %8s  %s%n", "canary", "eps_lb", "printed", "ratio",
         "separation", "seconds", "verdict");
     for (int i = 0; i < outcomes.size(); i++) {

@@ -71,7 +71,7 @@ class AuditCliTest {
   }
 
   private static ReleaseAudit.Outcome outcome(EpsilonLowerBound.Result bound, double printed) {
-    return new ReleaseAudit.Outcome(bound, printed, 1e-5, 100, 4, "pair", 0.95, 1, 0, "guarantee", "projection");
+    return new ReleaseAudit.Outcome(bound, printed, 1e-5, 100, 4, "pair", 0.95, 1, 0, "guarantee", "projection", 0);
   }
 
   @Test

@@ -25,12 +25,29 @@ import java.util.SplittableRandom;
  *   <li>Lipschitz constant of the regularised per-example loss on the R-ball: {@code L = Lambda R +
  *       c'} (SVM, LR: |l'| <= 1 and ||x|| <= c'), {@code L = Lambda R + sqrt(2) c'} (softmax: the
  *       gradient (p - e_y) x^T has norm ||p - e_y|| ||x|| <= sqrt(2) c').
+ *   <li>Gradient bound of the loss alone: {@code G = c'} (SVM, LR), {@code G = sqrt(2) c'}
+ *       (softmax), the same bounds without the regulariser's {@code Lambda R}.
  *   <li>Sensitivity (Wu et al. 2017, "Bolt-on differential privacy", Lemma 8; replace-one
  *       neighbours; any number of epochs with this step-size schedule): the replaced point enters
  *       one step per epoch with weight {@code a_t / b_t}, and the contraction of the later steps
- *       turns the sum over epochs into {@code 2 L / (Lambda B b_min)} for B steps per epoch whose
- *       smallest batch is {@code b_min}. With near-equal batches {@code s = 2 L / (Lambda B
- *       floor(n/B))}, which is SPEC 1.2's {@code 2 L / (Lambda n)} whenever the batch size divides
+ *       turns the sum over epochs into {@code 2 G / (Lambda B b_min)} for B steps per epoch whose
+ *       smallest batch is {@code b_min}. TIGHT ({@link SensitivityBound}), proved here: let
+ *       {@code U(f) = f - a (Lambda f + (1/b) sum_{j in batch} grad l_j(f))} be the step on D and
+ *       {@code U'} the one on D', whose batch has z' where D's has z. Then {@code U'(f') = U(f') -
+ *       (a/b) (grad l_z'(f') - grad l_z(f'))}: the regulariser's {@code Lambda f'} is in both steps at
+ *       the same point and cancels, so {@code ||U(f) - U'(f')|| <= ||U(f) - U(f')|| + (a/b) 2G}, and
+ *       U, a gradient step of size {@code a <= 1/beta} on a Lambda-strongly convex, beta-smooth
+ *       function, is a {@code (1 - a Lambda)}-contraction (its Jacobian's eigenvalues lie in
+ *       {@code [1 - a beta, 1 - a Lambda]}, all in [0, 1)). The projection onto the R-ball is
+ *       non-expansive. Wu et al.'s recursion over the steps is then unchanged with 2G for 2L, since
+ *       the proof uses L only to bound that one difference of gradients: {@code ||grad l_z(f) -
+ *       grad l_z'(f)|| <= 2 G} with {@code ||grad l(f)|| = |l'| ||x|| <= c'} for the binary losses
+ *       ({@code |l'| <= 1}) and {@code ||(p - e_y) x^T|| <= sqrt(2) c'} for softmax. The bound is
+ *       attained: for the Huber SVM a record whose label is flipped while both margins stay below
+ *       {@code 1 - h} (the loss's linear part, where {@code l' = -1}) moves the gradient by exactly
+ *       {@code 2 x}, of norm {@code 2 c'} for a normalised row (a test shows it). PAPER: the papers'
+ *       {@code G = L}.  With near-equal batches {@code s = 2 G / (Lambda B
+ *       floor(n/B))}, which is SPEC 1.2's {@code 2 L / (Lambda n)} (PAPER) whenever the batch size divides
  *       n. (SPEC 1.2 cuts "batches of size bs, last one smaller": a point that keeps landing in a
  *       small last batch moves the model by more than {@code 2L/(Lambda n)}, up to 1.95 times as
  *       much in a simulation with n = 52, bs = 5; hence the near-equal batches.) Per class for
@@ -62,6 +79,7 @@ public final class Learner {
   private final int classes;
   private final int rows;
   private final double lipschitz;
+  private final double gradientBound;
   private final double beta;
 
   /**
@@ -86,20 +104,23 @@ public final class Learner {
     double lam = config.lambda();
     switch (config.kind()) {
       case SOFTMAX -> {
-        lipschitz = lr + Math.sqrt(2) * inputNorm;
+        gradientBound = Math.sqrt(2) * inputNorm;
+        lipschitz = lr + gradientBound;
         beta = config.smoothness() == SmoothnessBound.TIGHT
             ? lam + c2 / 2
             : Math.sqrt((double) (features + 1) * classes * lam * lam + 0.5 * (lam + c2) * (lam + c2));
       }
       case SVM -> {
-        lipschitz = lr + inputNorm;
+        gradientBound = inputNorm;
+        lipschitz = lr + gradientBound;
         double h = config.huberH();
         beta = config.smoothness() == SmoothnessBound.TIGHT
             ? lam + c2 / (2 * h)
             : Math.sqrt(Math.pow(c2 / (2 * h) + lam, 2) + features * lam * lam);
       }
       case LOGREG -> {
-        lipschitz = lr + inputNorm;
+        gradientBound = inputNorm;
+        lipschitz = lr + gradientBound;
         beta = config.smoothness() == SmoothnessBound.TIGHT
             ? lam + c2 / 4
             : Math.sqrt(Math.pow(c2 / 4 + lam, 2) + features * lam * lam);
@@ -117,6 +138,14 @@ public final class Learner {
     return lipschitz;
   }
 
+  /**
+   * G, the bound in the sensitivity {@code 2 G / (Lambda n)}: the per-example loss's gradient bound
+   * (tight) or the regularised loss's Lipschitz constant L (paper), as configured.
+   */
+  public double gradientBound() {
+    return config.sensitivity() == SensitivityBound.TIGHT ? gradientBound : lipschitz;
+  }
+
   /** The smoothness constant beta in use. */
   public double smoothness() {
     return beta;
@@ -124,14 +153,15 @@ public final class Learner {
 
   /**
    * The L2 sensitivity of one release for {@code n} local points and replace-one neighbours:
-   * {@code 2 L / (Lambda B floor(n/B))} with {@code B = ceil(n / batchSize)} batches per epoch, i.e.
-   * {@code 2 L / (Lambda n)} when the batch size divides n (Wu et al. 2017, Lemma 8; see the class
-   * comment). One release is the whole softmax matrix, or one class's vector for one-vs-rest.
+   * {@code 2 G / (Lambda B floor(n/B))} with {@code B = ceil(n / batchSize)} batches per epoch, i.e.
+   * {@code 2 G / (Lambda n)} when the batch size divides n (Wu et al. 2017, Lemma 8, with the
+   * regulariser's gradient cancelled; see the class comment and {@link #gradientBound}). One
+   * release is the whole softmax matrix, or one class's vector for one-vs-rest.
    */
   public double sensitivity(int n) {
     Checks.positive("local data size n", n);
     int batches = batchesPerEpoch(n);
-    return 2 * lipschitz / (config.lambda() * batches * (n / batches));
+    return 2 * gradientBound() / (config.lambda() * batches * (n / batches));
   }
 
   /** B = ceil(n / batchSize), the number of (near-equal) batches per epoch. */

@@ -51,9 +51,11 @@ public final class ReleaseAudit {
    *     against, the relation, the unit): the audit's adversary holds the released model and nothing
    *     else, so it audits that guarantee, and eps_lb above it refutes every stronger-adversary one too
    * @param statistic the test's name
+   * @param coalition the parties whose noise shares and seeds the audit knew (the last ones)
    */
   public record Outcome(EpsilonLowerBound.Result bound, double printedEpsilon, double delta, int trials, int pilot,
-      String pair, double confidence, double separation, double seconds, String guarantee, String statistic) {
+      String pair, double confidence, double separation, double seconds, String guarantee, String statistic,
+      int coalition) {
     /** eps_lb over the printed eps. */
     public double ratio() {
       return bound.epsilon() / printedEpsilon;
@@ -78,13 +80,25 @@ public final class ReleaseAudit {
    */
   public static Outcome run(AlgorithmSpec spec, Canary canary, Dataset data, Partition partition,
       int minContributors, int trials, int pilot, double confidence, long seed, int threads, Progress progress) {
+    return run(spec, canary, data, partition, minContributors, 0, trials, pilot, confidence, seed, threads, progress);
+  }
+
+  /**
+   * As above, with the audit playing a coalition of the last {@code coalition} parties (never party
+   * 0, whose record differs): it knows their noise shares and every other random choice of theirs,
+   * as a participant knows its own, so it sees the release as that coalition does ({@link
+   * #run(AlgorithmSpec, NeighbourPair, Statistic, int, int, int, int, double, long, int, Progress)}).
+   */
+  public static Outcome run(AlgorithmSpec spec, Canary canary, Dataset data, Partition partition,
+      int minContributors, int coalition, int trials, int pilot, double confidence, long seed, int threads,
+      Progress progress) {
     String why = canary.notApplicable(spec);
     if (why != null) {
       throw new IllegalArgumentException("canary " + canary.id() + " does not apply to " + spec.algorithm().id()
           + ": " + why);
     }
-    return run(spec, canary.pair(spec, data, partition), canary.statistic(), minContributors, trials, pilot,
-        confidence, seed, threads, progress);
+    return run(spec, canary.pair(spec, data, partition), canary.statistic(), minContributors, coalition, trials,
+        pilot, confidence, seed, threads, progress);
   }
 
   /** Runs the audit with the projection statistic ({@link Statistic#PROJECTION}). */
@@ -109,10 +123,24 @@ public final class ReleaseAudit {
   /** As above, with the noise sized for {@code minContributors}. */
   public static Outcome run(AlgorithmSpec spec, NeighbourPair pair, Statistic statistic, int minContributors,
       int trials, int pilot, double confidence, long seed, int threads, Progress progress) {
+    return run(spec, pair, statistic, minContributors, 0, trials, pilot, confidence, seed, threads, progress);
+  }
+
+  /**
+   * As above, seen by a coalition of the last {@code coalition} parties: their noise shares and
+   * seeds are the same in every trial and on both data sets, so they shift every score by one
+   * constant, which is what a coalition that knows them and subtracts them sees. The printed
+   * guarantee must name a coalition at least that strong (helmet's covers one participant even at
+   * honest fraction 1, and floor((1 - t) w) parties); 0 audits a holder of the model alone.
+   */
+  public static Outcome run(AlgorithmSpec spec, NeighbourPair pair, Statistic statistic, int minContributors,
+      int coalition, int trials, int pilot, double confidence, long seed, int threads, Progress progress) {
     Checks.require(trials >= 4, "an audit needs at least 4 trials, got " + trials);
     Checks.positive("pilot", pilot);
     long start = System.nanoTime();
     int w = pair.partition().count();
+    Checks.require(coalition >= PRINTED_COLLUDERS && coalition < w, "the audit's coalition must be in [0, "
+        + (w - 1) + "] parties (party 0 holds the differing record). Provided value: " + coalition);
     Simulation.Prepared d = Simulation.prepare(spec, pair.data(), pair.partition(), seed, threads, Progress.NONE);
     Simulation.Prepared n = Simulation.prepare(spec, pair.neighbour(), pair.neighbourPartition(), seed, threads,
         Progress.NONE);
@@ -127,13 +155,15 @@ public final class ReleaseAudit {
         + "]. Provided value: " + minContributors);
     PublicPlan planD = d.spec().plan(sizes, minContributors, false);
     PublicPlan planN = n.spec().plan(sizes, minContributors, false);
-    Simulation.Result first = release(d, planD, sizes, seed, 0, threads);
+    int known = coalition == PRINTED_COLLUDERS ? Math.min(planD.colluders(), w - 1) : coalition;
+    int firstKnown = w - known;
+    Simulation.Result first = release(d, planD, sizes, seed, 0, firstKnown, threads);
     List<Simulation.Result> pilotD = new ArrayList<>();
     List<Simulation.Result> pilotN = new ArrayList<>();
     for (int t = 0; t < pilot; t++) {
       // The same noise on D and on D': the difference is what the neighbour moves, without the noise.
-      pilotD.add(release(d, planD, sizes, seed, -1L - t, threads));
-      pilotN.add(release(n, planN, sizes, seed, -1L - t, threads));
+      pilotD.add(release(d, planD, sizes, seed, -1L - t, firstKnown, threads));
+      pilotN.add(release(n, planN, sizes, seed, -1L - t, firstKnown, threads));
       progress.advance(2);
     }
     Statistic.Score score = statistic.fit(pilotD, pilotN);
@@ -143,8 +173,8 @@ public final class ReleaseAudit {
     // Trials run in parallel, one thread each: every trial's noise is seeded by its index, so the
     // scores do not depend on the thread count.
     Parallel.forEach(threads, trials, t -> {
-      sd[t] = score.of(release(d, planD, sizes, seed, offset + 2L * t, 1));
-      sn[t] = score.of(release(n, planN, sizes, seed, offset + 2L * t + 1, 1));
+      sd[t] = score.of(release(d, planD, sizes, seed, offset + 2L * t, firstKnown, 1));
+      sn[t] = score.of(release(n, planN, sizes, seed, offset + 2L * t + 1, firstKnown, 1));
       progress.advance(2);
     });
     progress.finish();
@@ -152,7 +182,7 @@ public final class ReleaseAudit {
     EpsilonLowerBound.Result bound = EpsilonLowerBound.of(sd, sn, delta, confidence);
     return new Outcome(bound, first.ledger().epsilon(), delta, trials, pilot, pair.description(), confidence,
         separation(sd, sn), (System.nanoTime() - start) / 1e9, first.ledger().guarantees().get(0).describe(),
-        statistic.id());
+        statistic.id(), known);
   }
 
   /**
@@ -169,8 +199,17 @@ public final class ReleaseAudit {
     return sizes;
   }
 
+  /**
+   * The coalition value that stands for the plan's own {@link PublicPlan#colluders()}: the parties
+   * the printed guarantee names as colluding, floor((1 - t) w) for honest fraction t.
+   */
+  public static final int PRINTED_COLLUDERS = -1;
+
+  /** The trial index whose noise and seeds the coalition's parties use in every trial: known to it. */
+  private static final long KNOWN = Long.MIN_VALUE;
+
   private static Simulation.Result release(Simulation.Prepared p, PublicPlan shared, int[] sizes, long seed,
-      long trial, int threads) {
+      long trial, int firstKnown, int threads) {
     // A plan that holds its run's state (a SWOR batch sampler) serves one release: shared across
     // trials it would give every trial the same batch, or mix two trials' batches across threads.
     PublicPlan plan = shared.servesOneRun()
@@ -181,18 +220,48 @@ public final class ReleaseAudit {
     // trials on one arithmetic chain of seeds, whose streams are each other's shifted by a fixed number
     // of draws (found by the attacker's read), so long runs shared noise across trials.
     long trialSeed = mix(seed, trial);
-    NoiseFactory noise = NoiseFactory.seededForTesting(trialSeed);
+    NoiseFactory noise = coalitionKnows(NoiseFactory.seededForTesting(trialSeed),
+        NoiseFactory.seededForTesting(mix(seed, KNOWN)), firstKnown, p.parties());
     // Every other random choice of a run is fresh per trial too: the parties' seeds drive their
     // Poisson batches and stochastic rounding (dp-fl, smm), and a release whose batches were the same
     // in every trial is a different mechanism from the one the printed eps amplifies by sampling.
     // The local training in the preparation (helmet's) is shared: it does not depend on these seeds.
     SplittableRandom r = new SplittableRandom(trialSeed ^ 0x632BE59BD9B4E019L);
     long[] seeds = new long[p.parties()];
+    SplittableRandom known = new SplittableRandom(mix(seed, KNOWN) ^ 0x632BE59BD9B4E019L);
     for (int i = 0; i < seeds.length; i++) {
       seeds[i] = r.nextLong();
+      long fixed = known.nextLong();
+      if (i >= firstKnown) {
+        seeds[i] = fixed;
+      }
     }
     Simulation.Prepared fresh = new Simulation.Prepared(p.spec(), p.locals(), p.sizes(), seeds, p.partition());
     return Simulation.run(fresh, plan, new PlainSummation(), noise, threads, Progress.NONE);
+  }
+
+  /**
+   * Parties {@code firstKnown .. w-1} draw from {@code known}, the same in every trial; the others
+   * fresh, and so does any index from w on (the aggregate-noise simulations' centre, which stands
+   * for honest parties' noise and is nobody's own).
+   */
+  private static NoiseFactory coalitionKnows(NoiseFactory fresh, NoiseFactory known, int firstKnown, int w) {
+    return new NoiseFactory() {
+      @Override
+      public dev.helmet.privacy.noise.GaussianNoise gaussian(int party) {
+        return party >= firstKnown && party < w ? known.gaussian(party) : fresh.gaussian(party);
+      }
+
+      @Override
+      public dev.helmet.privacy.noise.DiscreteNoise discrete(int party) {
+        return party >= firstKnown && party < w ? known.discrete(party) : fresh.discrete(party);
+      }
+
+      @Override
+      public boolean isSecure() {
+        return false;
+      }
+    };
   }
 
   /** A well-mixed 64-bit seed for (seed, trial): Stafford's variant 13 of the MurmurHash3 finaliser, twice. */

@@ -336,6 +336,8 @@ public final class BlindAveraging {
       details.put("scaled_sensitivity", scaled);
       noise.describe(details);
       details.put("lipschitz", learner.lipschitz());
+      details.put("sensitivity_bound", learner.config().sensitivity().name().toLowerCase(java.util.Locale.ROOT));
+      details.put("gradient_bound", learner.gradientBound());
       details.put("smoothness", learner.smoothness());
       details.put("lambda", learner.config().lambda());
       details.put("radius", learner.config().radius());

@@ -2,6 +2,7 @@ package dev.helmet.protocols.helmet;
 
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.SensitivityBound;
 import dev.helmet.core.learn.SmoothnessBound;
 import dev.helmet.core.preprocess.FeatureScaling;
 import dev.helmet.core.preprocess.Preprocessing;
@@ -50,6 +51,10 @@ public final class HelmetAlgorithm implements Algorithm {
             "local mini-batch size"),
         new Parameter("learner.smoothness", "--smoothness", Type.TEXT, "tight",
             "smoothness bound of the loss: tight or paper"),
+        new Parameter("learner.sensitivity", "--sensitivity", Type.TEXT, "tight",
+            "sensitivity bound of the trained model: tight (2 G / (Lambda n), G the loss's gradient bound: "
+                + "c' for svm and logreg, sqrt(2) c' for softmax) or paper (Lambda R added to G: the papers' "
+                + "noise, for reproducing them)"),
         new Parameter("learner.huber_h", "--huber-h", Type.NUMBER, String.valueOf(LearnerConfig.DEFAULT_HUBER_H),
             "Huber relaxation of the SVM loss"),
         clipBound(), normalise(),
@@ -79,7 +84,7 @@ public final class HelmetAlgorithm implements Algorithm {
   public AlgorithmSpec configure(StrictNode config, Common common) {
     common.requireClasses(ID);
     StrictNode l = config.child("learner");
-    l.allow("kind", "lambda", "radius", "epochs", "batch_size", "smoothness", "huber_h", "clip_bound", "normalise",
+    l.allow("kind", "lambda", "radius", "epochs", "batch_size", "smoothness", "sensitivity", "huber_h", "clip_bound", "normalise",
         "feature_bounds");
     LearnerKind kind;
     try {
@@ -96,13 +101,20 @@ public final class HelmetAlgorithm implements Algorithm {
       case "paper" -> SmoothnessBound.PAPER;
       default -> throw l.error("smoothness", "must be tight or paper. Provided value: " + l.string("smoothness", ""));
     };
+    SensitivityBound sensitivity = switch (l.string("sensitivity", "tight").toLowerCase(Locale.ROOT)) {
+      case "tight" -> SensitivityBound.TIGHT;
+      case "paper" -> SensitivityBound.PAPER;
+      default -> throw l.error("sensitivity", "must be tight or paper. Provided value: "
+          + l.string("sensitivity", ""));
+    };
     LearnerConfig learner = new LearnerConfig(kind,
         l.number("lambda", HelmetDefaults.lambda(kind), 1e-12, 1e12),
         l.number("radius", HelmetDefaults.radius(kind), 1e-12, 1e12),
         l.integer("epochs", HelmetDefaults.epochs(kind), 1, 100_000),
         l.integer("batch_size", HelmetDefaults.BATCH_SIZE, 1, 1_000_000),
         smoothness,
-        l.number("huber_h", LearnerConfig.DEFAULT_HUBER_H, 1e-9, 1e9));
+        l.number("huber_h", LearnerConfig.DEFAULT_HUBER_H, 1e-9, 1e9),
+        sensitivity);
     Preprocessing pre = preprocessing(l, common.features());
     NoiseKind noise;
     try {

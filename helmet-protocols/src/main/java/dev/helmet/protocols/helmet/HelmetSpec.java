@@ -64,6 +64,7 @@ final class HelmetSpec implements AlgorithmSpec {
     l.put("batch_size", learnerConfig.batchSize());
     l.put("smoothness", learnerConfig.smoothness().name().toLowerCase(Locale.ROOT));
     l.put("huber_h", learnerConfig.huberH());
+    l.put("sensitivity", learnerConfig.sensitivity().name().toLowerCase(Locale.ROOT));
     dev.helmet.protocols.helmet.HelmetAlgorithm.putPreprocessing(l, preprocessing);
     o.put("noise", noise.id());
     return o;

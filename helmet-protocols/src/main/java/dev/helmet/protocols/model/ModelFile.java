@@ -14,6 +14,7 @@ import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.learn.Model;
 import dev.helmet.core.nn.Mlp;
 import dev.helmet.core.nn.MlpModel;
+import dev.helmet.core.learn.SensitivityBound;
 import dev.helmet.core.learn.SmoothnessBound;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.privacy.ledger.Guarantee;
@@ -72,6 +73,7 @@ public final class ModelFile {
       learner.put("batch_size", c.batchSize());
       learner.put("smoothness", c.smoothness().name().toLowerCase(Locale.ROOT));
       learner.put("huber_h", c.huberH());
+      learner.put("sensitivity", c.sensitivity().name().toLowerCase(Locale.ROOT));
     }
     ObjectNode pre = root.putObject("preprocessing");
     pre.put("clip_bound", m.preprocessing().clipBound());
@@ -227,7 +229,12 @@ public final class ModelFile {
           r.integer(l, "epochs"),
           r.integer(l, "batch_size"),
           SmoothnessBound.valueOf(r.text(l, "smoothness").toUpperCase(Locale.ROOT)),
-          r.number(l, "huber_h"));
+          r.number(l, "huber_h"),
+          // A file without the key was written before the tight bound existed: its noise was sized
+          // with the papers' L, so it reads as PAPER, never as the newer default.
+          l.hasNonNull("sensitivity")
+              ? SensitivityBound.valueOf(r.text(l, "sensitivity").toUpperCase(Locale.ROOT))
+              : SensitivityBound.PAPER);
     } catch (IllegalArgumentException e) {
       throw new ModelFormatException(source + ": learner: " + e.getMessage());
     }

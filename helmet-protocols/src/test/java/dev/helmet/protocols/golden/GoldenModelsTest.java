@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
+import dev.helmet.core.learn.SensitivityBound;
 import dev.helmet.core.learn.SmoothnessBound;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
@@ -60,10 +61,13 @@ import org.junit.jupiter.api.Test;
 class GoldenModelsTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final Preprocessing PRE = new Preprocessing(10, true);
+  // The papers' sensitivity bound: the digests were recorded with it, before the tight bound (the
+  // loss's gradient bound G for L; Learner) became the default, which scales the noise by
+  // G / L and so changes every noised bit. The PAPER setting must reproduce them exactly.
   private static final LearnerConfig SOFTMAX =
-      new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 10, 10, SmoothnessBound.TIGHT, 0.1);
+      new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 10, 10, SmoothnessBound.TIGHT, 0.1, SensitivityBound.PAPER);
   private static final LearnerConfig SVM =
-      new LearnerConfig(LearnerKind.SVM, 0.5, 2, 10, 10, SmoothnessBound.TIGHT, 0.1);
+      new LearnerConfig(LearnerKind.SVM, 0.5, 2, 10, 10, SmoothnessBound.TIGHT, 0.1, SensitivityBound.PAPER);
 
   static String digest(double[] w) {
     ByteBuffer b = ByteBuffer.allocate(8 * w.length).order(ByteOrder.LITTLE_ENDIAN);
@@ -100,6 +104,7 @@ class GoldenModelsTest {
   private static String learnerJson(LearnerConfig l) {
     return "{\"learner\": {\"kind\": \"" + l.kind().id() + "\", \"lambda\": " + l.lambda() + ", \"radius\": "
         + l.radius() + ", \"epochs\": " + l.epochs() + ", \"batch_size\": " + l.batchSize()
+        + ", \"sensitivity\": \"" + l.sensitivity().name().toLowerCase(java.util.Locale.ROOT) + "\""
         + ", \"clip_bound\": 10, \"normalise\": true}";
   }
 

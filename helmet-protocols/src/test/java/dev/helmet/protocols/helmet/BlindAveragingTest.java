@@ -144,7 +144,7 @@ class BlindAveragingTest {
     assertEquals(30, r.ledger().details().get("contributors"));
     assertEquals(l.learner().sensitivity(50), r.sensitivity(), 1e-12);
     assertEquals("replace one record", r.ledger().neighbours());
-    assertEquals(2 * l.learner().lipschitz() / 0.5, r.scaledSensitivity(), 1e-12);
+    assertEquals(2 * l.learner().gradientBound() / 0.5, r.scaledSensitivity(), 1e-12);
     assertEquals(HelmetAccounting.noiseMultiplier(0.5, 1e-5, 1), r.noiseMultiplier(), 1e-6);
     assertTrue(((String) r.ledger().details().get("noise_sampler")).contains("SecureRandom"));
     assertEquals(32, r.encoding().ringBits()); // the auto choice keeps 20+ fractional bits here

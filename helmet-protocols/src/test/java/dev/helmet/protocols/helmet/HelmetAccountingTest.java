@@ -20,8 +20,8 @@ class HelmetAccountingTest {
         Math.sqrt(101), 784, 10);
     double even = HelmetAccounting.scaledSensitivity(b5, Protection.record(), new int[] {60});
     double odd = HelmetAccounting.scaledSensitivity(b5, Protection.record(), new int[] {60, 52});
-    assertEquals(2 * b5.lipschitz() / 0.5, even, 1e-9);
-    assertEquals(52 * 2 * b5.lipschitz() / (0.5 * 44), odd, 1e-9); // 11 batches of >= 4 points
+    assertEquals(2 * b5.gradientBound() / 0.5, even, 1e-9);
+    assertEquals(52 * 2 * b5.gradientBound() / (0.5 * 44), odd, 1e-9); // 11 batches of >= 4 points
   }
 
   @Test
@@ -34,7 +34,7 @@ class HelmetAccountingTest {
   void scaledSensitivityIsTwoLOverLambdaForRecordsWhateverTheLocalSize() {
     // batch size 1 divides every n: n s(n) = 2L/Lambda exactly
     double s = HelmetAccounting.scaledSensitivity(learner, Protection.record(), new int[] {60, 7, 60});
-    assertEquals(2 * learner.lipschitz() / 0.5, s, 1e-9);
+    assertEquals(2 * learner.gradientBound() / 0.5, s, 1e-9);
     assertEquals(learner.sensitivity(60) * 60, s, 1e-9);
   }
 

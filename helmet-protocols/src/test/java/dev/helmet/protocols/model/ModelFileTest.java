@@ -51,6 +51,28 @@ class ModelFileTest {
   }
 
   /**
+   * A file written before the tight sensitivity bound existed has no {@code learner.sensitivity}:
+   * its noise was sized with the papers' L, so it must read as PAPER, never as today's default.
+   */
+  @Test
+  void aFileWithoutTheSensitivityKeyReadsAsThePapersBound() throws IOException {
+    Path old = Path.of("src/test/resources/fixtures/models/0.1.0-SNAPSHOT/helmet.json");
+    assertEquals(dev.helmet.core.learn.SensitivityBound.PAPER, ModelFile.read(old).learner().sensitivity());
+    for (var b : dev.helmet.core.learn.SensitivityBound.values()) {
+      Path p = dir.resolve(b + ".json");
+      ModelFile.write(withLearner(model(), model().learner().withSensitivity(b)), p);
+      assertEquals(b, ModelFile.read(p).learner().sensitivity());
+      assertTrue(Files.readString(p).contains("\"sensitivity\" : \"" + b.name().toLowerCase(java.util.Locale.ROOT)
+          + "\""), "written as " + b);
+    }
+  }
+
+  private static ReleasedModel withLearner(ReleasedModel m, LearnerConfig c) {
+    return new ReleasedModel(m.weights(), m.preprocessing(), m.labels(), m.features(), c, m.privacy(),
+        m.provenance());
+  }
+
+  /**
    * A model of another algorithm (here wd-dp) does not carry Helmet's learner hyperparameters, which
    * it never used: its learner section names the kind and points at provenance.algorithm_config.
    */
