@@ -37,13 +37,13 @@ import picocli.CommandLine.Spec;
           + "count its errors on the other, and report eps_lb = log((1 - delta - FNR_upper) / FPR_upper) with "
           + "Clopper-Pearson bounds at --confidence beside the printed eps. eps_lb is a lower bound on the true eps: "
           + "below the printed eps it is evidence, not proof; above it, the printed eps is false (exit code 5: a "
-          + "bug report). The audit's adversary holds the released model only and knows no party's noise; "
-          + "--honest-fraction 1 audits the guarantee that counts every party's noise, the tightest one. The output "
-          + "is for the data holder: it names rows and sizes of the data.",
+          + "bug report). The audit's adversary holds the released model and knows the noise shares of the "
+          + "coalition the printed guarantee names (--coalition). The output is for the data holder: it names rows "
+          + "and sizes of the data.",
       "--json prints one object: audit (true), noise, algorithm, epsilon (printed), delta, guarantee (in words: "
           + "unit, relation, whom it protects against), confidence, confidence_per_canary (Bonferroni over the "
-          + "canaries, so the verdict holds at --confidence), trials, refuted, and audits, one per canary with canary, "
-          + "description, "
+          + "canaries, so the verdict holds at --confidence), trials, coalition, refuted, and audits, one per canary "
+          + "with canary, description, "
           + "pair, statistic, epsilon_lower_bound, printed_epsilon, ratio, refuted, separation, threshold, "
           + "false_positives, false_negatives, fpr_upper, fnr_upper, trials, pilot, seconds; with --artifacts also "
           + "artifacts: pair, compared, release_differences, findings, holder_only, timing, control_problems (each "

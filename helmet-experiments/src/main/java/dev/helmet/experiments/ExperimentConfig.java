@@ -151,9 +151,11 @@ public record ExperimentConfig(
     StrictNode n = new StrictNode(source, root, ConfigException::new);
     List<String> keys = new ArrayList<>(List.of("name", "dataset", "data", "parties", "per_party", "epsilons", "delta",
         "honest_fraction", "partitions", "dirichlet_alpha", "repeats", "folds", "validation_fraction",
-        "validation_from", "variants", "plots", "features", "image_shape"));
+        "validation_from", "variants", "plots", "features", "image_shape",
+        ExperimentFeatures.SENSITIVITY_BOUNDS));
     keys.addAll(Variants.legacySections());
     n.allow(keys.toArray(String[]::new));
+    ExperimentFeatures.checkSensitivityBounds(n);
     String dataset = n.string("dataset", null);
     DataFile data = null;
     StrictNode df = n.child("data");

@@ -57,6 +57,7 @@ final class ExperimentFeatures {
    */
   static void toJson(ObjectNode j, String features, ImageShape imageShape) {
     j.put("features", features);
+    j.put(SENSITIVITY_BOUNDS, "tight");
     if (imageShape != null) {
       j.put("image_shape", imageShape.toString());
     }
@@ -67,12 +68,35 @@ final class ExperimentFeatures {
    * {@code features} key and ran on raw values, so it is compared as {@code features: raw}.
    */
   static JsonNode withLegacyDefaults(JsonNode recorded) {
-    if (recorded instanceof ObjectNode o && !o.has("features")) {
+    if (recorded instanceof ObjectNode o && (!o.has("features") || !o.has(SENSITIVITY_BOUNDS))) {
       ObjectNode copy = o.deepCopy();
-      copy.put("features", RAW);
+      if (!o.has("features")) {
+        copy.put("features", RAW);
+      }
+      if (!o.has(SENSITIVITY_BOUNDS)) {
+        // Recorded before the tight sensitivity bound became helmet's default: its rows were noised
+        // with the papers' bound, so it is not the same experiment as one run today (a resume or
+        // --reuse would mix the two noises in one table) and compares as such.
+        copy.put(SENSITIVITY_BOUNDS, "paper");
+      }
       return copy;
     }
     return recorded;
+  }
+
+  /**
+   * The key recording which sensitivity bound helmet's learners default to in a variant that sets
+   * none ({@code learner.sensitivity}): "tight" for every configuration this version writes.
+   */
+  static final String SENSITIVITY_BOUNDS = "sensitivity_bounds";
+
+  /** Checks a configuration's {@code sensitivity_bounds} (absent or "tight": this version's default). */
+  static void checkSensitivityBounds(StrictNode n) {
+    String v = n.string(SENSITIVITY_BOUNDS, "tight");
+    if (!"tight".equals(v)) {
+      throw n.error(SENSITIVITY_BOUNDS, "this version's helmet variants default to the tight bound; to run the "
+          + "papers' bound set learner.sensitivity: paper in a variant. Provided value: " + v);
+    }
   }
 
   /**

@@ -37,8 +37,11 @@ import java.util.SplittableRandom;
  *       (a/b) (grad l_z'(f') - grad l_z(f'))}: the regulariser's {@code Lambda f'} is in both steps at
  *       the same point and cancels, so {@code ||U(f) - U'(f')|| <= ||U(f) - U(f')|| + (a/b) 2G}, and
  *       U, a gradient step of size {@code a <= 1/beta} on a Lambda-strongly convex, beta-smooth
- *       function, is a {@code (1 - a Lambda)}-contraction (its Jacobian's eigenvalues lie in
- *       {@code [1 - a beta, 1 - a Lambda]}, all in [0, 1)). The projection onto the R-ball is
+ *       function, is a {@code (1 - a Lambda)}-contraction: with {@code F = Lambda/2 ||f||^2 + g}, g
+ *       convex and {@code (beta - Lambda)}-smooth, {@code U(f) - U(f') = (1 - a Lambda)(f - f') - a
+ *       (grad g(f) - grad g(f'))}, and co-coercivity of grad g (it needs g to be C^1 only, as the
+ *       Huber loss is) gives {@code ||(1 - a Lambda) u - a v||^2 <= (1 - a Lambda)^2 ||u||^2} for
+ *       {@code a (beta + Lambda) <= 2}, which {@code a <= 1/beta} satisfies. The projection onto the R-ball is
  *       non-expansive. Wu et al.'s recursion over the steps is then unchanged with 2G for 2L, since
  *       the proof uses L only to bound that one difference of gradients: {@code ||grad l_z(f) -
  *       grad l_z'(f)|| <= 2 G} with {@code ||grad l(f)|| = |l'| ||x|| <= c'} for the binary losses

@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * Which data sets count as neighbours. Sensitivities are stated for one relation; a Gaussian
  * mechanism's guarantee is the same under both once its sensitivity is computed for the relation
- * in use. Helmet's learner sensitivities ({@code 2L/(Lambda n)}) are for replacing one record.
+ * in use. Helmet's learner sensitivities ({@code 2G/(Lambda n)}) are for replacing one record.
  * Guarantees under different relations are not comparable: eps under add-or-remove implies about
  * 2 eps under replace-one (a replacement is a removal and an addition), so comparisons of two
  * mechanisms state both under the same relation.

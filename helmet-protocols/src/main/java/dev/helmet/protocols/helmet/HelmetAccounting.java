@@ -15,7 +15,7 @@ import dev.helmet.privacy.event.SelfComposedDpEvent;
  * <p>Party i trains {@code f_i} on n_i points, adds {@code N(0, (sigma S / (n_i sqrt(h)))^2 I)}
  * and inputs {@code (n_i / w) f_priv} to the summation. S is the <em>scaled sensitivity</em>, the
  * largest {@code n_i} times party i's per-release sensitivity. For record protection {@code n_i
- * s_i = 2L/Lambda} whenever the batch size divides n_i (Helmet: scaling by n_i makes every
+ * s_i = 2G/Lambda} (G the loss's gradient bound, or the papers' L with {@code --sensitivity paper}) whenever the batch size divides n_i (Helmet: scaling by n_i makes every
  * contribution's sensitivity independent of n_i), slightly more otherwise ({@link
  * Learner#sensitivity}); for groups of Upsilon records of one party it is {@code n_i min(Upsilon
  * s_i, 2R)} and for a party's whole data {@code 2R n_i} (Cor. 5.4, 5.5: any output of norm <= R
