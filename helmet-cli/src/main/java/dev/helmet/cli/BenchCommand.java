@@ -1,5 +1,6 @@
 package dev.helmet.cli;
 
+import dev.helmet.protocols.shared.CommonDefaults;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.data.BuiltinDataset;
@@ -101,7 +102,7 @@ final class BenchCommand extends GroupCommand {
         out.printf("%-8s %-15s %5s %12s %8s %8s %6s %6s %7s%n", "learner", "data", "dims", "ex*epochs/s",
             "GFLOP/s", "gemm", "%gemm", "%fma", "x" + nThreads + "thr");
       }
-      Preprocessing pre = HelmetDefaults.preprocessing();
+      Preprocessing pre = CommonDefaults.preprocessing();
       for (String l : learners) {
         LearnerKind kind = LearnerKind.parse(l);
         for (int d : dims) {

@@ -156,7 +156,7 @@ final class DataOptions {
     if (text == null) {
       BuiltinDataset b = BuiltinDataset.byId(dataset);
       dev.helmet.core.data.DocumentedBounds doc = b == null ? null : b.documentedBounds();
-      return doc == null ? null : dev.helmet.protocols.helmet.HelmetAlgorithm.boundsNode(doc.lower(), doc.upper());
+      return doc == null ? null : dev.helmet.protocols.shared.LinearInputs.boundsNode(doc.lower(), doc.upper());
     }
     if (text.equalsIgnoreCase("none")) {
       return null;

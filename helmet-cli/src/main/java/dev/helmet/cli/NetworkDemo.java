@@ -1,5 +1,6 @@
 package dev.helmet.cli;
 
+import dev.helmet.protocols.shared.CommonDefaults;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import dev.helmet.core.data.BuiltinDataset;
@@ -10,7 +11,6 @@ import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.preprocess.DesignMatrix;
-import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
 import dev.helmet.transport.Certificates;
@@ -131,7 +131,7 @@ final class NetworkDemo {
     try {
       Certificates.create(tmp.resolve("certs"), List.of("localhost", "127.0.0.1"), parties, Duration.ofDays(1));
       int minContributors = parties - (int) Math.floor(run.dropout * parties + 1e-9);
-      double colluding = run.colludingFraction != null ? run.colludingFraction : 1 - HelmetDefaults.HONEST_FRACTION;
+      double colluding = run.colludingFraction != null ? run.colludingFraction : 1 - CommonDefaults.HONEST_FRACTION;
       String summation = run.summationName();
       if (!summation.equals("secagg+") && !summation.equals("secagg")) {
         throw new IllegalArgumentException("--summation " + summation + " has no network demo; the demo sums through "
@@ -151,8 +151,8 @@ final class NetworkDemo {
           .setFeatures(stage.outputDimension(train.dimension()))
           .setFeatureStage(SessionPlan.featureStageBytes(stage))
           .addAllLabels(train.labelSet().names())
-          .setPrivacy(PrivacySpec.newBuilder().setEpsilon(HelmetDefaults.EPSILON).setDelta(HelmetDefaults.DELTA)
-              .setHonestFraction(HelmetDefaults.HONEST_FRACTION).setProtection("record").setGroupSize(1))
+          .setPrivacy(PrivacySpec.newBuilder().setEpsilon(CommonDefaults.EPSILON).setDelta(CommonDefaults.DELTA)
+              .setHonestFraction(CommonDefaults.HONEST_FRACTION).setProtection("record").setGroupSize(1))
           .setDeadlines(Deadlines.newBuilder().setEnrolmentSeconds(300).setRoundSeconds(120))
           .setSessionId(ByteString.copyFrom(new byte[16]))
           .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
@@ -175,7 +175,7 @@ final class NetworkDemo {
         err.println(cost);
         err.flush();
       }
-      String low = algorithm.defaultEpsilonNote(HelmetDefaults.EPSILON);
+      String low = algorithm.defaultEpsilonNote(CommonDefaults.EPSILON);
       if (low != null && !run.quiet) {
         err.println(low);
         err.flush();
@@ -183,7 +183,7 @@ final class NetworkDemo {
       Path certs = tmp.resolve("certs");
       Coordinator.Settings settings = new Coordinator.Settings(config, "127.0.0.1", 0,
           Tls.Files.in(certs, "coordinator"), "jdbc:h2:file:" + tmp.resolve("db").toAbsolutePath(), "", "",
-          HelmetDefaults.EPSILON, HelmetDefaults.DELTA, 16);
+          CommonDefaults.EPSILON, CommonDefaults.DELTA, 16);
       ConsoleProgress progress = new ConsoleProgress(System.err, !run.quiet);
       Coordinator.Result result;
       List<Participant.Result> results = new ArrayList<>();
@@ -206,7 +206,7 @@ final class NetworkDemo {
               Share share = new Share(progress, rounds);
               try {
                 return Participant.run(new Participant.Settings("127.0.0.1:" + c.port(),
-                    Tls.Files.in(certs, "participant-" + (k + 1)), ParticipantPolicy.upTo(HelmetDefaults.EPSILON),
+                    Tls.Files.in(certs, "participant-" + (k + 1)), ParticipantPolicy.upTo(CommonDefaults.EPSILON),
                     shard, null, 0), share);
               } finally {
                 share.finish(); // a participant that stopped early is done too
@@ -313,8 +313,8 @@ final class NetworkDemo {
       j.put("delta", model.privacy().delta());
       j.put("epsilon_against", model.privacy().guarantees().get(0).against());
       j.put("epsilon_neighbours", model.privacy().guarantees().get(0).neighbours());
-      j.put("target_epsilon", HelmetDefaults.EPSILON);
-      j.put("honest_fraction", HelmetDefaults.HONEST_FRACTION);
+      j.put("target_epsilon", CommonDefaults.EPSILON);
+      j.put("honest_fraction", CommonDefaults.HONEST_FRACTION);
       if (noiseMultiplier != null) {
         j.put("noise_multiplier", noiseMultiplier);
       } else {

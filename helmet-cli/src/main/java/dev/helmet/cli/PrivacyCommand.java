@@ -1,5 +1,6 @@
 package dev.helmet.cli;
 
+import dev.helmet.privacy.accounting.GaussianReleases;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.accounting.Calibration;
@@ -12,7 +13,6 @@ import dev.helmet.privacy.event.GaussianDpEvent;
 import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.event.SelfComposedDpEvent;
-import dev.helmet.protocols.helmet.HelmetAccounting;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -60,7 +60,7 @@ final class PrivacyCommand extends GroupCommand {
       Checks.positive("noise multiplier", sigma);
       double eps = releases.sampled() || !releases.accountant.equals("gaussian")
           ? Calibration.epsilon(releases.event(sigma), releases::accountant, releases.delta)
-          : HelmetAccounting.epsilon(sigma / releases.groupSize, releases.compositions, releases.delta);
+          : GaussianReleases.epsilon(sigma / releases.groupSize, releases.compositions, releases.delta);
       if (releases.json) {
         ObjectNode j = releases.json();
         Json.put(j, "epsilon", eps);
@@ -100,7 +100,7 @@ final class PrivacyCommand extends GroupCommand {
       double sigma = releases.sampled() || !releases.accountant.equals("gaussian")
           ? Calibration.noiseMultiplier(releases::event, releases::accountant, epsilon, releases.delta,
               releases.accountant.equals("pld") ? 1e-4 : 1e-8)
-          : releases.groupSize * HelmetAccounting.noiseMultiplier(epsilon, releases.delta, releases.compositions);
+          : releases.groupSize * GaussianReleases.noiseMultiplier(epsilon, releases.delta, releases.compositions);
       if (releases.json) {
         ObjectNode j = releases.json();
         j.put("noise_multiplier", sigma);

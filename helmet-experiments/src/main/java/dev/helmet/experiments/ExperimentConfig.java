@@ -1,5 +1,6 @@
 package dev.helmet.experiments;
 
+import dev.helmet.protocols.shared.CommonDefaults;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -9,7 +10,6 @@ import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.ImageShape;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.protocols.helmet.HelmetDefaults;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -212,7 +212,7 @@ public record ExperimentConfig(
         n.integer("per_party", 60, 1, 1_000_000),
         epsilons,
         n.number("delta", 1e-5, 1e-300, 0.5),
-        n.number("honest_fraction", HelmetDefaults.HONEST_FRACTION, 1e-9, 1),
+        n.number("honest_fraction", CommonDefaults.HONEST_FRACTION, 1e-9, 1),
         List.copyOf(partitions),
         n.number("dirichlet_alpha", 0.5, 1e-6, 1e6),
         n.integer("repeats", 1, 1, 1000),

@@ -1,11 +1,11 @@
 package dev.helmet.experiments;
 
+import dev.helmet.protocols.shared.LinearInputs;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.DocumentedBounds;
-import dev.helmet.protocols.helmet.HelmetAlgorithm;
 import java.util.List;
 
 /**
@@ -130,9 +130,9 @@ final class WdDpPresets {
       DocumentedBounds bounds = builtin == null ? null : builtin.documentedBounds();
       if (bounds != null) {
         ObjectNode learner = settings.putObject("learner");
-        learner.set("feature_bounds", HelmetAlgorithm.boundsNode(bounds.lower(), bounds.upper()));
+        learner.set("feature_bounds", LinearInputs.boundsNode(bounds.lower(), bounds.upper()));
         if (builtin.isRegression() && !Double.isNaN(bounds.targetLower())) {
-          learner.set("target_bounds", HelmetAlgorithm.boundsNode(bounds.targetLower(), bounds.targetUpper()));
+          learner.set("target_bounds", LinearInputs.boundsNode(bounds.targetLower(), bounds.targetUpper()));
         }
       }
       ObjectNode v = variants.addObject().put("name", name).put("algorithm", "wd-dp").put("summation", "plain");

@@ -1,5 +1,6 @@
 package dev.helmet.transport;
 
+import dev.helmet.protocols.shared.CommonDefaults;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,7 +11,6 @@ import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Algorithms;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.transport.wire.ComputeNodeEntry;
 import dev.helmet.transport.wire.Deadlines;
 import dev.helmet.transport.wire.PrivacySpec;
@@ -181,7 +181,7 @@ public final class SessionFile {
       throw n.error(key, "must be secagg+, secagg or dca (compute-servers, its old name). Provided value: " + protocol);
     }
     List<ComputeNodeEntry> nodes = computeNodes(n, protocol, base);
-    double honest = privacy.number("honest_fraction", HelmetDefaults.HONEST_FRACTION, 1e-9, 1);
+    double honest = privacy.number("honest_fraction", CommonDefaults.HONEST_FRACTION, 1e-9, 1);
     // The feature stage (raw, scatter, hog) the participants apply to their raw images; with one,
     // `features` is its output dimension and may be left out.
     FeatureStage stage;
@@ -219,8 +219,8 @@ public final class SessionFile {
         .setFeatureStage(SessionPlan.featureStageBytes(stage))
         .addAllLabels(labels)
         .setPrivacy(PrivacySpec.newBuilder()
-            .setEpsilon(privacy.number("epsilon", HelmetDefaults.EPSILON, 1e-6, 1e6))
-            .setDelta(privacy.number("delta", HelmetDefaults.DELTA, 1e-300, 0.5))
+            .setEpsilon(privacy.number("epsilon", CommonDefaults.EPSILON, 1e-6, 1e6))
+            .setDelta(privacy.number("delta", CommonDefaults.DELTA, 1e-300, 0.5))
             .setHonestFraction(honest)
             .setProtection(privacy.string("protection", "record"))
             .setGroupSize(privacy.integer("group_size", 1, 1, 1_000_000)))

@@ -1,5 +1,6 @@
 package dev.helmet.transport;
 
+import dev.helmet.protocols.shared.HonestParties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,7 +9,6 @@ import com.google.protobuf.ByteString;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.testdata.TestData;
 import dev.helmet.protocols.algorithm.PublicPlan;
-import dev.helmet.protocols.helmet.HelmetAccounting;
 import dev.helmet.transport.wire.ComputeNodeEntry;
 import dev.helmet.transport.wire.SessionConfig;
 import java.util.Arrays;
@@ -69,7 +69,7 @@ class HonestCountFromPublishedPartiesTest {
       assertEquals(full.colluders(), chosen.colluders(), alg[0]);
       assertEquals(partyNoise(full), partyNoise(chosen), 1e-6 * partyNoise(full), alg[0]
           + ": a party of the chosen roster adds less noise than one of the full roster");
-      assertEquals(1, HelmetAccounting.noiseHonest(11, 20, 0.5));
+      assertEquals(1, HonestParties.noiseHonest(11, 20, 0.5));
     }
   }
 

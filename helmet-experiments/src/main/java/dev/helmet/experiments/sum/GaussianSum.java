@@ -1,6 +1,6 @@
 package dev.helmet.experiments.sum;
 
-import dev.helmet.protocols.helmet.HelmetAccounting;
+import dev.helmet.privacy.accounting.GaussianReleases;
 import java.util.SplittableRandom;
 
 /**
@@ -15,7 +15,7 @@ final class GaussianSum {
 
   /** sigma for one release at (eps, delta), sensitivity 1. */
   static double sigma(double epsilon, double delta) {
-    return HelmetAccounting.noiseMultiplier(epsilon, delta, 1);
+    return GaussianReleases.noiseMultiplier(epsilon, delta, 1);
   }
 
   /** The true sum plus the noise. */

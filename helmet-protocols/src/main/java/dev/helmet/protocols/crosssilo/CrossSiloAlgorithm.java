@@ -1,5 +1,6 @@
 package dev.helmet.protocols.crosssilo;
 
+import dev.helmet.protocols.shared.LinearInputs;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.nn.Mlp;
 import dev.helmet.core.preprocess.Preprocessing;
@@ -11,8 +12,7 @@ import dev.helmet.protocols.algorithm.MlpLayers;
 import dev.helmet.protocols.algorithm.Parameter;
 import dev.helmet.protocols.algorithm.Parameter.Type;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.protocols.dpfl.DpFlModel;
-import dev.helmet.protocols.helmet.HelmetAlgorithm;
+import dev.helmet.protocols.dpsgd.DpSgdModel;
 import dev.helmet.protocols.privacy.Protection;
 import java.util.List;
 import java.util.Locale;
@@ -104,7 +104,7 @@ public final class CrossSiloAlgorithm implements Algorithm {
         new Parameter(SECTION + ".projection_seed", "--projection-seed", Type.INTEGER, "1",
             "seed of the public projections P_t (each step's from it and the step): changes which P is used, "
                 + "not the guarantee, which holds for any P since each record's projection is clipped to C~"),
-        HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
+        LinearInputs.clipBound(), LinearInputs.normalise());
   }
 
   @Override
@@ -131,7 +131,7 @@ public final class CrossSiloAlgorithm implements Algorithm {
       throw l.error("hidden", "applies to the mlp learner only; the learner is softmax");
     }
     int[] hidden = mlp ? MlpLayers.hidden(l) : null;
-    Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
+    Preprocessing pre = LinearInputs.preprocessing(l, common.features());
     StrictNode d = config.child(SECTION);
     d.allow("colluders", "noise_split", "neighbours", "sampling", "sampling_rate", "expected_batch", "rounds",
         "epochs", "batch", "swor_analysis", "swor_slack", "swor_mixnet", "grad_clip", "learning_rate", "optimizer", "accountant", "start_seed", "noise_group", "projection",
@@ -145,9 +145,9 @@ public final class CrossSiloAlgorithm implements Algorithm {
         throw d.error(key, "applies to sampling swor only");
       }
     }
-    DpFlModel.Optimizer optimizer;
+    DpSgdModel.Optimizer optimizer;
     try {
-      optimizer = DpFlModel.Optimizer.parse(d.string("optimizer", DpFlModel.Optimizer.ADAM.id()));
+      optimizer = DpSgdModel.Optimizer.parse(d.string("optimizer", DpSgdModel.Optimizer.ADAM.id()));
     } catch (IllegalArgumentException e) {
       throw d.error("optimizer", e.getMessage());
     }
@@ -177,7 +177,7 @@ public final class CrossSiloAlgorithm implements Algorithm {
     int rounds = d.has("rounds") ? d.integer("rounds", null, 1, 10_000_000)
         : (int) Math.min(10_000_000, Math.ceil(d.number("epochs", 10.0, 1e-9, 1e6) / q));
     double expected = d.has("expected_batch") ? d.number("expected_batch", null, 1e-9, 1e12) : Double.NaN;
-    double lr = d.number("learning_rate", optimizer == DpFlModel.Optimizer.ADAM ? 9e-4 : 2.0, 1e-12, 1e12);
+    double lr = d.number("learning_rate", optimizer == DpSgdModel.Optimizer.ADAM ? 9e-4 : 2.0, 1e-12, 1e12);
     String accountant = d.string("accountant", relation == NeighbourRelation.REPLACE_ONE ? "pld" : "rdp");
     int colluders = d.integer("colluders", 0, 0, 1_000_000);
     int k = d.integer("projection", 0, 0, 1 << 24);
@@ -215,9 +215,9 @@ public final class CrossSiloAlgorithm implements Algorithm {
       throw d.error(swor != null ? "sampling" : k > 0 ? "projection" : "accountant", e.getMessage());
     }
     int startSeed = d.integer("start_seed", 1, Integer.MIN_VALUE, Integer.MAX_VALUE);
-    DpFlModel model = mlp
-        ? DpFlModel.mlp(new Mlp(MlpLayers.widths(common.features(), hidden, common.classes())), optimizer, startSeed)
-        : DpFlModel.softmax(common.classes(), common.features() + 1, optimizer);
+    DpSgdModel model = mlp
+        ? DpSgdModel.mlp(new Mlp(MlpLayers.widths(common.features(), hidden, common.classes())), optimizer, startSeed)
+        : DpSgdModel.softmax(common.classes(), common.features() + 1, optimizer);
     return new CrossSiloSpec(this, common, c, pre, model);
   }
 }

@@ -17,8 +17,7 @@ import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.ledger.PrivacyLedger;
 import dev.helmet.protocols.algorithm.NoiseClamp;
 import dev.helmet.protocols.crosssilo.CrossSiloConfig.NoiseSplit;
-import dev.helmet.protocols.dpfl.DpFl;
-import dev.helmet.protocols.dpfl.DpFlModel;
+import dev.helmet.protocols.dpsgd.DpSgdModel;
 import dev.helmet.protocols.privacy.Audience;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import java.util.ArrayList;
@@ -80,7 +79,7 @@ import java.util.Map;
  */
 final class CrossSiloPlan {
   private final CrossSiloConfig config;
-  private final DpFlModel model;
+  private final DpSgdModel model;
   private final int[] sizes;
   private final int minContributors;
   private final double epsilon;
@@ -96,7 +95,7 @@ final class CrossSiloPlan {
   private final long records;
   private final long maliciousRecords;
 
-  CrossSiloPlan(CrossSiloConfig config, DpFlModel model, int[] sizes, int minContributors, double epsilon,
+  CrossSiloPlan(CrossSiloConfig config, DpSgdModel model, int[] sizes, int minContributors, double epsilon,
       double delta, int ringBits, double honestFraction) {
     Checks.require(sizes.length >= 1, "cross-silo needs at least one party");
     Checks.require(minContributors >= 1 && minContributors <= sizes.length,
@@ -222,7 +221,7 @@ final class CrossSiloPlan {
     if (c.split() != NoiseSplit.COLLUDERS) {
       return;
     }
-    int tolerated = parties - dev.helmet.protocols.helmet.HelmetAccounting.honestContributors(parties, parties,
+    int tolerated = parties - dev.helmet.protocols.shared.HonestParties.honestContributors(parties, parties,
         honestFraction);
     if (tolerated < c.colluders() + 1) {
       throw new IllegalArgumentException("the secure summation is set up for " + tolerated + " colluding part"
@@ -237,7 +236,7 @@ final class CrossSiloPlan {
     return config;
   }
 
-  DpFlModel model() {
+  DpSgdModel model() {
     return model;
   }
 
@@ -289,7 +288,7 @@ final class CrossSiloPlan {
    * projections each clipped to C~ (length k). The sensitivity the noise is sized for, C or C~,
    * holds for this sum whatever theta and P are.
    */
-  double[] signal(int round, double[] theta, DpFlModel.Records rows, int[] sample) {
+  double[] signal(int round, double[] theta, DpSgdModel.Records rows, int[] sample) {
     if (config.projection() == 0) {
       double[] g = new double[model.length()];
       model.addClippedGradients(rows, theta, config.clip(), sample, g);
@@ -399,7 +398,7 @@ final class CrossSiloPlan {
     details.put("learning_rate", config.learningRate());
     details.put("parties", sizes.length);
     details.put("min_contributors", minContributors);
-    details.put("noise_sampler", DpFl.Plan.NOISE_SAMPLER);
+    details.put("noise_sampler", dev.helmet.protocols.dpsgd.ContinuousNoise.SAMPLER);
     details.put("step_normaliser", Double.isNaN(config.expectedBatch())
         ? "q x records of the round's contributors (public under replace-one)"
         : "expected batch size " + config.expectedBatch());
@@ -483,7 +482,7 @@ final class CrossSiloPlan {
     m.put("model", model.describe());
     m.put("optimizer", model.optimizer().id());
     m.put("neighbours", config.neighbours().id());
-    m.put("noise_sampler", DpFl.Plan.NOISE_SAMPLER);
+    m.put("noise_sampler", dev.helmet.protocols.dpsgd.ContinuousNoise.SAMPLER);
     m.put("ring_bits", encoding.ringBits());
     if (config.projection() > 0) {
       m.put("projection_dimension", config.projection());

@@ -9,7 +9,7 @@ import dev.helmet.privacy.mechanism.GaussianProjection;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.audit.Canary;
 import dev.helmet.protocols.audit.NeighbourPair;
-import dev.helmet.protocols.dpfl.DpFlModel;
+import dev.helmet.protocols.dpsgd.DpSgdModel;
 
 /**
  * The public-projection canary for cross-silo's {@code projection_dim k} (privacy review turn 3,
@@ -109,7 +109,7 @@ public final class CrossSiloProjectionCanary implements Canary {
     CrossSiloPlan plan = new CrossSiloPlan(s.config(), s.model(), sizes, sizes.length, spec.common().epsilon(),
         spec.common().delta(), spec.common().ringBits(), spec.common().honestFraction());
     GaussianProjection p0 = plan.projection(0);
-    DpFlModel model = s.model();
+    DpSgdModel model = s.model();
     int p = spec.common().features();
     int k = p0.projectedDimension();
     int label = 0;
@@ -150,7 +150,7 @@ public final class CrossSiloProjectionCanary implements Canary {
   }
 
   /** The unclipped loss gradient of the learner input [1, x] with {@code label} at theta. */
-  private static double[] gradient(DpFlModel model, double[] theta, double[] x, int label) {
+  private static double[] gradient(DpSgdModel model, double[] theta, double[] x, int label) {
     double[] row = new double[x.length + 1];
     row[0] = 1;
     System.arraycopy(x, 0, row, 1, x.length);

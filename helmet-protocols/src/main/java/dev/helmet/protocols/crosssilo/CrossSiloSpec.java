@@ -1,5 +1,6 @@
 package dev.helmet.protocols.crosssilo;
 
+import dev.helmet.protocols.shared.LinearInputs;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.learn.LearnerConfig;
@@ -27,8 +28,7 @@ import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.algorithm.Setup;
 import dev.helmet.protocols.algorithm.SetupParty;
 import dev.helmet.protocols.algorithm.Terms;
-import dev.helmet.protocols.dpfl.DpFlModel;
-import dev.helmet.protocols.helmet.HelmetAlgorithm;
+import dev.helmet.protocols.dpsgd.DpSgdModel;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import java.util.List;
@@ -40,10 +40,10 @@ final class CrossSiloSpec implements AlgorithmSpec {
   private final Common common;
   private final CrossSiloConfig config;
   private final Preprocessing preprocessing;
-  private final DpFlModel model;
+  private final DpSgdModel model;
 
   CrossSiloSpec(Algorithm algorithm, Common common, CrossSiloConfig config, Preprocessing preprocessing,
-      DpFlModel model) {
+      DpSgdModel model) {
     this.algorithm = algorithm;
     this.common = common;
     this.config = config;
@@ -71,7 +71,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
     return config;
   }
 
-  DpFlModel model() {
+  DpSgdModel model() {
     return model;
   }
 
@@ -86,7 +86,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
         hidden.add(model.net().width(k));
       }
     }
-    HelmetAlgorithm.putPreprocessing(l, preprocessing);
+    LinearInputs.putPreprocessing(l, preprocessing);
     ObjectNode c = o.putObject(CrossSiloAlgorithm.SECTION);
     c.put("colluders", config.colluders());
     c.put("noise_split", config.split().id());
@@ -156,7 +156,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
     return String.format(java.util.Locale.ROOT, "%s by cross-silo DP-SGD: %d rounds, %s, "
         + "gradient clip %s, %slearning rate %s, noise split %s (T = %d), %s accountant, %s neighbours; %s",
         model.describe(), config.rounds(), sampling,
-        CrossSiloPlan.num(config.clip()), model.optimizer() == DpFlModel.Optimizer.ADAM ? "Adam " : "",
+        CrossSiloPlan.num(config.clip()), model.optimizer() == DpSgdModel.Optimizer.ADAM ? "Adam " : "",
         CrossSiloPlan.num(config.learningRate()), config.split().id(), config.colluders(), config.accountant(),
         config.neighbours().id(), preprocessing.describe()) + (config.projection() > 0
         ? "; projected to " + config.projection() + " dimensions, each record's projection clipped to C~ = C r(k, "
@@ -303,7 +303,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
      */
     private int[] sample(int party, int round, int size, RandomBits sampling, MixnetSetup.Party own) {
       if (plan.config().swor() == null) {
-        return DpFlModel.poissonSample(size, plan.config().samplingRate(), sampling);
+        return DpSgdModel.poissonSample(size, plan.config().samplingRate(), sampling);
       }
       return own != null ? own.records(round) : batches().records(party, round);
     }
@@ -352,7 +352,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
         throw new IllegalArgumentException("party " + party + "'s setup is not cross-silo's token mixnet");
       }
       MixnetSetup.Party mixnet = (MixnetSetup.Party) setup;
-      if (!(local instanceof DpFlModel.Records rows)) {
+      if (!(local instanceof DpSgdModel.Records rows)) {
         throw new IllegalArgumentException("party " + party + "'s local state is not cross-silo's");
       }
       RandomBits sampling = sampling(noise, seed);
@@ -397,7 +397,7 @@ final class CrossSiloSpec implements AlgorithmSpec {
           }
           GaussianProjection p = plan.projection(round);
           double[] full = p == null ? sum : p.backProject(sum);
-          DpFlModel.descend(adam, theta, full, plan.normaliser(records), c.learningRate());
+          DpSgdModel.descend(adam, theta, full, plan.normaliser(records), c.learningRate());
         }
 
         @Override
@@ -411,10 +411,10 @@ final class CrossSiloSpec implements AlgorithmSpec {
     public Aggregate aggregate(List<? extends Local> locals, long[] seeds, NoiseFactory noise) {
       inProcess = true;
       int w = locals.size();
-      DpFlModel.Records[] rows = new DpFlModel.Records[w];
+      DpSgdModel.Records[] rows = new DpSgdModel.Records[w];
       RandomBits[] sampling = new RandomBits[w];
       for (int i = 0; i < w; i++) {
-        rows[i] = (DpFlModel.Records) locals.get(i);
+        rows[i] = (DpSgdModel.Records) locals.get(i);
         sampling[i] = sampling(noise, seeds[i]);
       }
       // The sum of W independent N(0, s^2) draws is N(0, W s^2).

@@ -2,7 +2,7 @@ package dev.helmet.protocols.crosssilo;
 
 import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.mechanism.GaussianProjection;
-import dev.helmet.protocols.dpfl.DpFlModel;
+import dev.helmet.protocols.dpsgd.DpSgdModel;
 import java.util.Arrays;
 
 /**
@@ -53,7 +53,7 @@ final class ProjectedClippedSum {
   }
 
   /** Adds the records {@code sample} of {@code rows}: their gradients at theta clipped to C, projected, clipped to C~. */
-  void add(DpFlModel model, DpFlModel.Records rows, double[] theta, double clip, int[] sample) {
+  void add(DpSgdModel model, DpSgdModel.Records rows, double[] theta, double clip, int[] sample) {
     Checks.require(model.length() == d, "the model has " + model.length() + " parameters; P has " + d + " rows");
     model.clippedGradients(rows, theta, clip, sample, (j, g) -> {
       if (filled == capacity) {

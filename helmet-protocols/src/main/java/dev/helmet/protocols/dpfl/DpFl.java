@@ -1,5 +1,7 @@
 package dev.helmet.protocols.dpfl;
 
+import dev.helmet.protocols.dpsgd.DpSgdModel;
+import dev.helmet.protocols.shared.HonestParties;
 import dev.helmet.core.nn.Optimiser;
 import dev.helmet.core.util.Checks;
 import dev.helmet.core.util.Memo;
@@ -17,7 +19,6 @@ import dev.helmet.privacy.noise.GaussianNoise;
 import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.privacy.noise.RandomBits;
 import dev.helmet.protocols.algorithm.NoiseClamp;
-import dev.helmet.protocols.helmet.HelmetAccounting;
 import dev.helmet.protocols.privacy.Audience;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import dev.helmet.secagg.summation.SecureSummation;
@@ -29,7 +30,7 @@ import java.util.function.Supplier;
 /**
  * Differentially private federated learning (federated DP-SGD, SPEC 4) of the softmax single-layer
  * perceptron, the baseline both Helmet papers compare against, or of a multi-layer perceptron
- * ({@link DpFlModel}). Each round every party Poisson-samples its own records with probability q,
+ * ({@link DpSgdModel}). Each round every party Poisson-samples its own records with probability q,
  * sums their gradients clipped to L2 norm C, adds its share of the Gaussian noise, and one secure
  * summation adds the parties' vectors; the server divides by the expected batch size (q times the
  * total number of records, public) and takes an SGD (or Adam) step.
@@ -187,7 +188,7 @@ public final class DpFl {
     /** The parties the honest fraction counts colluders of: the published number, at least the roster (T3-3). */
     private final int colluderBase;
     private final int minContributors;
-    private final DpFlModel model;
+    private final DpSgdModel model;
     private final double sigma;
     private final double mechanismDelta;
     private final double clampStds;
@@ -198,13 +199,13 @@ public final class DpFl {
     private volatile Double epsilon;
     private volatile Double perPartyEpsilon;
 
-    private Plan(Config c, DpFlModel model, int[] sizes, int minContributors, int publishedParties) {
+    private Plan(Config c, DpSgdModel model, int[] sizes, int minContributors, int publishedParties) {
       Checks.require(sizes.length >= 1, "DP-FL needs at least one party");
       Checks.require(minContributors >= 1 && minContributors <= sizes.length,
           "min contributors must be in [1, " + sizes.length + "]. Provided value: " + minContributors);
       this.config = c;
       this.parties = sizes.length;
-      this.colluderBase = HelmetAccounting.colluderBase(sizes.length, publishedParties);
+      this.colluderBase = HonestParties.colluderBase(sizes.length, publishedParties);
       this.minContributors = minContributors;
       this.model = Checks.notNull("model", model);
       int w = sizes.length;
@@ -224,7 +225,7 @@ public final class DpFl {
       // The noise is sized for the fewest contributors a round may have: with more, there is only
       // more noise. Honest: the guaranteed honest contributors among them alone give std sigma C.
       double honest = switch (c.split()) {
-        case HONEST -> HelmetAccounting.noiseHonest(minContributors, colluderBase, c.honestFraction());
+        case HONEST -> HonestParties.noiseHonest(minContributors, colluderBase, c.honestFraction());
         case ALL_TRUSTED -> minContributors;
         case SQRT_W_PENALTY -> 1;
       };
@@ -245,7 +246,7 @@ public final class DpFl {
      * @param cols the design matrix's columns (features plus the intercept)
      */
     public static Plan of(Config c, int[] sizes, int minContributors, int classes, int cols) {
-      return of(c, DpFlModel.softmax(classes, cols, DpFlModel.Optimizer.SGD), sizes, minContributors);
+      return of(c, DpSgdModel.softmax(classes, cols, DpSgdModel.Optimizer.SGD), sizes, minContributors);
     }
 
     /**
@@ -253,7 +254,7 @@ public final class DpFl {
      *
      * @param minContributors the fewest parties a round's sum may have (W in-process)
      */
-    public static Plan of(Config c, DpFlModel model, int[] sizes, int minContributors) {
+    public static Plan of(Config c, DpSgdModel model, int[] sizes, int minContributors) {
       return of(c, model, sizes, minContributors, 0);
     }
 
@@ -261,7 +262,7 @@ public final class DpFl {
      * As above, with the honest fraction a fraction of {@code publishedParties} (0: of the roster):
      * a networked session counts its colluders against the parties it published (T3-3).
      */
-    public static Plan of(Config c, DpFlModel model, int[] sizes, int minContributors, int publishedParties) {
+    public static Plan of(Config c, DpSgdModel model, int[] sizes, int minContributors, int publishedParties) {
       return new Plan(c, model, sizes.clone(), minContributors, publishedParties);
     }
 
@@ -290,7 +291,7 @@ public final class DpFl {
     }
 
     /** What is trained, and the server's update rule. */
-    public DpFlModel model() {
+    public DpSgdModel model() {
       return model;
     }
 
@@ -334,7 +335,7 @@ public final class DpFl {
      *
      * @param sampling the party's own secret randomness for the Poisson sample
      */
-    public long[] input(DpFlModel.Records local, double[] theta, RandomBits sampling, GaussianNoise noise) {
+    public long[] input(DpSgdModel.Records local, double[] theta, RandomBits sampling, GaussianNoise noise) {
       checkModel(theta);
       double[] g = new double[length()];
       model.addClippedGradients(local, theta, config.clip(), config.samplingRate(), sampling, g);
@@ -361,7 +362,7 @@ public final class DpFl {
     /** The server's SGD step: {@code theta -= lr * sum / B}, B the {@link #normaliser}. */
     public void step(double[] theta, double[] sum, long contributorRecords) {
       checkModel(theta);
-      DpFlModel.descend(null, theta, sum, normaliser(contributorRecords), config.learningRate());
+      DpSgdModel.descend(null, theta, sum, normaliser(contributorRecords), config.learningRate());
     }
 
     /**
@@ -370,13 +371,13 @@ public final class DpFl {
      */
     public void step(Optimiser.State optimiser, double[] theta, double[] sum, long contributorRecords) {
       checkModel(theta);
-      DpFlModel.descend(optimiser, theta, sum, normaliser(contributorRecords), config.learningRate());
+      DpSgdModel.descend(optimiser, theta, sum, normaliser(contributorRecords), config.learningRate());
     }
 
     /** The most parties that may collude with the server and leave the noise calibrated. */
     public int colluders() {
       return switch (config.split()) {
-        case HONEST -> colluderBase - HelmetAccounting.honestContributors(colluderBase, colluderBase,
+        case HONEST -> colluderBase - HonestParties.honestContributors(colluderBase, colluderBase,
             config.honestFraction());
         case ALL_TRUSTED -> 0;
         case SQRT_W_PENALTY -> minContributors - 1; // one honest party's noise is the full noise
@@ -393,10 +394,6 @@ public final class DpFl {
           config.delta(), config.neighbours().describe(), "record");
     }
 
-    /** What the noise is, for ledgers and reports: continuous Gaussian noise in floating point. */
-    public static final String NOISE_SAMPLER = "continuous Gaussian in floating point (Box-Muller on AES-256-CTR "
-        + "DRBG bits keyed from SecureRandom), clamped and rounded onto the ring's fixed-point grid; the guarantee assumes ideal real-valued "
-        + "noise (Mironov 2012 shows floating-point noise can leak low-order bits)";
 
     /**
      * The privacy ledger of the released model: every round summed at least the plan's minimum of
@@ -416,7 +413,7 @@ public final class DpFl {
       details.put("parties", parties);
       details.put("min_contributors", minContributors);
       details.put("party_noise_std", partyStd);
-      details.put("noise_sampler", NOISE_SAMPLER);
+      details.put("noise_sampler", dev.helmet.protocols.dpsgd.ContinuousNoise.SAMPLER);
       details.put("step_normaliser", Double.isNaN(config.expectedBatch())
           ? "q x records of the round's contributors (public under replace-one)"
           : "expected batch size " + config.expectedBatch());

@@ -1,5 +1,7 @@
 package dev.helmet.protocols.dpfl;
 
+import dev.helmet.protocols.dpsgd.DpSgdModel;
+import dev.helmet.protocols.shared.LinearInputs;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.nn.Mlp;
 import dev.helmet.core.preprocess.Preprocessing;
@@ -12,14 +14,13 @@ import dev.helmet.protocols.algorithm.MlpLayers;
 import dev.helmet.protocols.algorithm.Parameter;
 import dev.helmet.protocols.algorithm.Parameter.Type;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.protocols.helmet.HelmetAlgorithm;
 import dev.helmet.protocols.privacy.Protection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
 /**
- * Federated DP-SGD ({@link DpFl}) of the softmax model or an MLP ({@link DpFlModel}) as an {@link
+ * Federated DP-SGD ({@link DpFl}) of the softmax model or an MLP ({@link DpSgdModel}) as an {@link
  * Algorithm}: one summation per SGD round. Its settings sit under {@code dpfl:}; the model and the
  * public preprocessing under {@code learner:} ({@code kind: softmax} by default, or {@code kind: mlp}
  * with {@code hidden}).
@@ -73,7 +74,7 @@ public final class DpFlAlgorithm implements Algorithm {
             "the neighbouring relation: replace-one (Helmet's) or add-remove (needs expected_batch)"),
         new Parameter("dpfl.expected_batch", "--expected-batch", Type.NUMBER, "Q x the contributors' records",
             "the public number each round's summed gradient is divided by; needed under add-remove"),
-        HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
+        LinearInputs.clipBound(), LinearInputs.normalise());
   }
 
   @Override
@@ -149,13 +150,13 @@ public final class DpFlAlgorithm implements Algorithm {
       throw new IllegalArgumentException("dp-fl protects records; the protection unit is "
           + common.protection().describe());
     }
-    Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
+    Preprocessing pre = LinearInputs.preprocessing(l, common.features());
     StrictNode d = config.child("dpfl");
     d.allow("sampling_rate", "grad_clip", "rounds", "epochs", "learning_rate", "noise_split", "accountant",
         "neighbours", "expected_batch", "optimizer", "start_seed");
-    DpFlModel.Optimizer optimizer;
+    DpSgdModel.Optimizer optimizer;
     try {
-      optimizer = DpFlModel.Optimizer.parse(d.string("optimizer", DpFlModel.Optimizer.SGD.id()));
+      optimizer = DpSgdModel.Optimizer.parse(d.string("optimizer", DpSgdModel.Optimizer.SGD.id()));
     } catch (IllegalArgumentException e) {
       throw d.error("optimizer", e.getMessage());
     }
@@ -189,12 +190,12 @@ public final class DpFlAlgorithm implements Algorithm {
     }
     double expected = d.has("expected_batch") ? d.number("expected_batch", null, 1e-9, 1e12) : Double.NaN;
     // Adam's default step is SPEC 6's (Adam on the same kind of noisy mean gradient); SGD's is today's.
-    double lr = d.number("learning_rate", optimizer == DpFlModel.Optimizer.ADAM ? 0.005 : 2.0, 1e-12, 1e12);
+    double lr = d.number("learning_rate", optimizer == DpSgdModel.Optimizer.ADAM ? 0.005 : 2.0, 1e-12, 1e12);
     DpFl.Config c = new DpFl.Config(q, d.number("grad_clip", 1.0, 1e-12, 1e12), rounds, lr, common.epsilon(),
         common.delta(), common.honestFraction(), split, accountant, common.ringBits(), relation, expected);
-    DpFlModel model = mlp
-        ? DpFlModel.mlp(new Mlp(MlpLayers.widths(common.features(), hidden, common.classes())), optimizer, startSeed)
-        : DpFlModel.softmax(common.classes(), common.features() + 1, optimizer);
+    DpSgdModel model = mlp
+        ? DpSgdModel.mlp(new Mlp(MlpLayers.widths(common.features(), hidden, common.classes())), optimizer, startSeed)
+        : DpSgdModel.softmax(common.classes(), common.features() + 1, optimizer);
     return new DpFlSpec(this, common, c, pre, model);
   }
 }

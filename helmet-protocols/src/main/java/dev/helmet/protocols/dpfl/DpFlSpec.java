@@ -1,5 +1,6 @@
 package dev.helmet.protocols.dpfl;
 
+import dev.helmet.protocols.dpsgd.DpSgdModel;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.learn.LearnerConfig;
@@ -35,15 +36,15 @@ final class DpFlSpec implements AlgorithmSpec {
   private final Common common;
   private final DpFl.Config config;
   private final Preprocessing preprocessing;
-  private final DpFlModel model;
+  private final DpSgdModel model;
 
   /** The softmax model, trained by SGD (the Helmet papers' baseline). */
   DpFlSpec(Algorithm algorithm, Common common, DpFl.Config config, Preprocessing preprocessing) {
-    this(algorithm, common, config, preprocessing, DpFlModel.softmax(common.classes(), common.features() + 1,
-        DpFlModel.Optimizer.SGD));
+    this(algorithm, common, config, preprocessing, DpSgdModel.softmax(common.classes(), common.features() + 1,
+        DpSgdModel.Optimizer.SGD));
   }
 
-  DpFlSpec(Algorithm algorithm, Common common, DpFl.Config config, Preprocessing preprocessing, DpFlModel model) {
+  DpFlSpec(Algorithm algorithm, Common common, DpFl.Config config, Preprocessing preprocessing, DpSgdModel model) {
     Checks.require(model.classes() == common.classes() && model.cols() == common.features() + 1, "the model "
         + model.describe() + " does not read " + common.features() + " features into " + common.classes()
         + " classes");
@@ -74,7 +75,7 @@ final class DpFlSpec implements AlgorithmSpec {
     return config;
   }
 
-  DpFlModel model() {
+  DpSgdModel model() {
     return model;
   }
 
@@ -89,7 +90,7 @@ final class DpFlSpec implements AlgorithmSpec {
         hidden.add(model.net().width(k));
       }
     }
-    dev.helmet.protocols.helmet.HelmetAlgorithm.putPreprocessing(l, preprocessing);
+    dev.helmet.protocols.shared.LinearInputs.putPreprocessing(l, preprocessing);
     ObjectNode d = o.putObject("dpfl");
     d.put("sampling_rate", config.samplingRate());
     d.put("grad_clip", config.clip());
@@ -134,7 +135,7 @@ final class DpFlSpec implements AlgorithmSpec {
     return String.format(java.util.Locale.ROOT, "%s by federated DP-SGD: %d rounds, sampling rate %s, gradient "
         + "clip %s, %slearning rate %s, noise split %s, %s accountant, %s neighbours; %s", model.describe(),
         config.rounds(), num(config.samplingRate()), num(config.clip()),
-        model.optimizer() == DpFlModel.Optimizer.ADAM ? "Adam " : "", num(config.learningRate()),
+        model.optimizer() == DpSgdModel.Optimizer.ADAM ? "Adam " : "", num(config.learningRate()),
         config.split().id(), config.accountant(), config.neighbours().id(), preprocessing.describe());
   }
 
@@ -155,7 +156,7 @@ final class DpFlSpec implements AlgorithmSpec {
   /** A party's preprocessed rows (for the MLP also read without the intercept): its gradients every round. */
   @Override
   public String rosterProblem(int parties, int minContributors) {
-    return config.split() == DpFl.NoiseSplit.HONEST ? dev.helmet.protocols.helmet.HelmetAccounting.honestProblem(
+    return config.split() == DpFl.NoiseSplit.HONEST ? dev.helmet.protocols.shared.HonestParties.honestProblem(
         minContributors, parties, config.honestFraction()) : null;
   }
 
@@ -258,7 +259,7 @@ final class DpFlSpec implements AlgorithmSpec {
       m.put("model", plan.model().describe());
       m.put("optimizer", plan.model().optimizer().id());
       m.put("neighbours", c.neighbours().id());
-      m.put("noise_sampler", DpFl.Plan.NOISE_SAMPLER);
+      m.put("noise_sampler", dev.helmet.protocols.dpsgd.ContinuousNoise.SAMPLER);
       m.put("ring_bits", plan.encoding().ringBits());
       return m;
     }
@@ -271,7 +272,7 @@ final class DpFlSpec implements AlgorithmSpec {
 
     @Override
     public Contributor contributor(int party, Local local, NoiseFactory noise, long seed) {
-      if (!(local instanceof DpFlModel.Records rows)) {
+      if (!(local instanceof DpSgdModel.Records rows)) {
         throw new IllegalArgumentException("party " + party + "'s local state is not dp-fl's");
       }
       RandomBits sampling = sampling(noise, seed);
@@ -312,10 +313,10 @@ final class DpFlSpec implements AlgorithmSpec {
     @Override
     public Aggregate aggregate(List<? extends Local> locals, long[] seeds, NoiseFactory noise) {
       int w = locals.size();
-      DpFlModel.Records[] rows = new DpFlModel.Records[w];
+      DpSgdModel.Records[] rows = new DpSgdModel.Records[w];
       RandomBits[] sampling = new RandomBits[w];
       for (int i = 0; i < w; i++) {
-        rows[i] = (DpFlModel.Records) locals.get(i);
+        rows[i] = (DpSgdModel.Records) locals.get(i);
         sampling[i] = sampling(noise, seeds[i]);
       }
       // The sum of W independent N(0, s^2) draws is N(0, W s^2).

@@ -1,5 +1,6 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.protocols.shared.HonestParties;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.learn.Learner;
 import dev.helmet.core.learn.LearnerConfig;
@@ -191,7 +192,7 @@ public final class BlindAveraging {
       this.minContributors = privacy.minContributors(w);
       Checks.inRange("min contributors", minContributors, 1, w);
       double t = privacy.honestFraction();
-      this.plannedHonest = HelmetAccounting.noiseHonest(minContributors, privacy.colluderBase(w), t);
+      this.plannedHonest = HonestParties.noiseHonest(minContributors, privacy.colluderBase(w), t);
       if (plannedHonest <= 0) {
         throw new IllegalArgumentException(String.format(
             "with %d of %d parties contributing and honest fraction %s, no honest party's noise is "
@@ -239,7 +240,7 @@ public final class BlindAveraging {
     /** The most parties that may collude with the server: floor((1 - t) w). */
     public int colluders() {
       int base = privacy.colluderBase(sizes.length);
-      return base - HelmetAccounting.honestContributors(base, base, privacy.honestFraction());
+      return base - HonestParties.honestContributors(base, base, privacy.honestFraction());
     }
 
     /**
@@ -315,7 +316,7 @@ public final class BlindAveraging {
       int m = minContributors;
       FixedPointEncoding encoding = noise.encoding();
       double t = privacy.honestFraction();
-      double actualHonest = HelmetAccounting.noiseHonest(contributors, privacy.colluderBase(w), t);
+      double actualHonest = HonestParties.noiseHonest(contributors, privacy.colluderBase(w), t);
       DpEvent achieved = noise.achievedEvent(actualHonest);
       double achievedEps = achieved == null
           ? Double.POSITIVE_INFINITY

@@ -1,5 +1,6 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.privacy.accounting.GaussianReleases;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.learn.Learner;
 import dev.helmet.core.learn.LearnerConfig;
@@ -63,7 +64,7 @@ final class GaussianPlan implements NoisePlan {
         BlindAveraging.TAIL_STDS, false);
     this.deltaTail = tail.delta();
     BlindAveraging.requireTailFits(deltaTail, privacy.delta(), w);
-    this.sigma = HelmetAccounting.noiseMultiplier(privacy.epsilon(), privacy.delta() - deltaTail, releases);
+    this.sigma = GaussianReleases.noiseMultiplier(privacy.epsilon(), privacy.delta() - deltaTail, releases);
     // Per-coordinate std of the noise on each scaled contribution (n_i / w) f_priv.
     this.tau = sigma * scaled / (w * Math.sqrt(plannedHonest));
     this.bound = (double) BlindAveraging.maxOf(sizes) / w * learner.config().radius() + tail.stds() * tau;
@@ -107,7 +108,7 @@ final class GaussianPlan implements NoisePlan {
   @Override
   public DpEvent achievedEvent(double honest) {
     double s = HelmetAccounting.achievedNoiseMultiplier(sigma, plannedHonest, honest);
-    return s == 0 ? null : HelmetAccounting.event(s, releases);
+    return s == 0 ? null : GaussianReleases.event(s, releases);
   }
 
   @Override

@@ -14,28 +14,12 @@ import dev.helmet.core.preprocess.Preprocessing;
 public final class HelmetDefaults {
   private HelmetDefaults() {}
 
-  /** Every row normalised to norm c = 10: scale-free for any embedding, and the intercept (norm 1)
-   * costs little: c' = sqrt(101). */
-  public static final double CLIP_BOUND = 10;
-
-  /** Normalise rows to norm c (true) rather than only clip long rows. */
-  public static final boolean NORMALISE = true;
-
   /**
    * Mini-batch size. The papers use 20; 5 gives four times the SGD steps for the same passes and
    * was about 0.8 points better for softmax at eps = 0.5 on validation (docs/defaults.md), for
    * about 25 % more training time on MNIST.
    */
   public static final int BATCH_SIZE = 5;
-
-  public static final double EPSILON = 0.5;
-  public static final double DELTA = 1e-5;
-  public static final double HONEST_FRACTION = 0.5;
-
-  /** The default preprocessing. */
-  public static Preprocessing preprocessing() {
-    return new Preprocessing(CLIP_BOUND, NORMALISE);
-  }
 
   /** Default Lambda per learner. */
   public static double lambda(LearnerKind kind) {

@@ -1,5 +1,6 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.protocols.shared.HonestParties;
 import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.core.util.Checks;
 
@@ -40,7 +41,7 @@ public record HelmetPrivacy(
 
   /** The parties the honest fraction counts colluders of, for a roster of {@code roster}. */
   public int colluderBase(int roster) {
-    return HelmetAccounting.colluderBase(roster, publishedParties);
+    return HonestParties.colluderBase(roster, publishedParties);
   }
 
   /** The fewest contributors among {@code parties} the noise is calibrated for. */

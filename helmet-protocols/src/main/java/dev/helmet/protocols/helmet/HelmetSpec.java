@@ -1,5 +1,6 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.protocols.shared.HonestParties;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.learn.Learner;
@@ -65,7 +66,7 @@ final class HelmetSpec implements AlgorithmSpec {
     l.put("smoothness", learnerConfig.smoothness().name().toLowerCase(Locale.ROOT));
     l.put("huber_h", learnerConfig.huberH());
     l.put("sensitivity", learnerConfig.sensitivity().name().toLowerCase(Locale.ROOT));
-    dev.helmet.protocols.helmet.HelmetAlgorithm.putPreprocessing(l, preprocessing);
+    dev.helmet.protocols.shared.LinearInputs.putPreprocessing(l, preprocessing);
     o.put("noise", noise.id());
     return o;
   }
@@ -117,7 +118,7 @@ final class HelmetSpec implements AlgorithmSpec {
 
   @Override
   public String rosterProblem(int parties, int minContributors) {
-    return HelmetAccounting.honestProblem(minContributors, parties, common.honestFraction());
+    return HonestParties.honestProblem(minContributors, parties, common.honestFraction());
   }
 
   @Override

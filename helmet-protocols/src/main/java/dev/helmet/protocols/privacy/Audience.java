@@ -29,7 +29,7 @@ public final class Audience {
   public static String releasedModel(String summation, boolean revealsInputs, int colluders,
       boolean observerCovered) {
     // With no colluder tolerated the noise is still sized for one participant that subtracts its own
-    // share (HelmetAccounting.noiseHonest; cross-silo's M - T - 1): the text names that participant.
+    // share (HonestParties.noiseHonest; cross-silo's M - T - 1): the text names that participant.
     String parties = colluders > 0 ? "up to " + colluders + (colluders == 1 ? " party" : " parties")
         : observerCovered ? "no party (any one participant, though it knows its own noise share, is covered)"
         : "no party";

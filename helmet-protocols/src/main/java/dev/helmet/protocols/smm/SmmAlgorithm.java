@@ -1,5 +1,6 @@
 package dev.helmet.protocols.smm;
 
+import dev.helmet.protocols.shared.LinearInputs;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.protocols.algorithm.Algorithm;
@@ -8,7 +9,6 @@ import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.Parameter;
 import dev.helmet.protocols.algorithm.Parameter.Type;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.protocols.helmet.HelmetAlgorithm;
 import dev.helmet.protocols.privacy.Protection;
 import java.util.List;
 import java.util.Set;
@@ -85,7 +85,7 @@ public final class SmmAlgorithm implements Algorithm {
                 + "(eps, delta) terms), all with conditional rounding"),
         new Parameter("smm.start_seed", "--start-seed", Type.INTEGER, "1",
             "public seed of the initial model and the rounds' rotations"),
-        HelmetAlgorithm.clipBound(), HelmetAlgorithm.normalise());
+        LinearInputs.clipBound(), LinearInputs.normalise());
   }
 
   @Override
@@ -137,7 +137,7 @@ public final class SmmAlgorithm implements Algorithm {
       throw l.error("kind", "must be mlp: smm trains an MLP. Provided value: " + l.string("kind", ""));
     }
     int[] hidden = dev.helmet.protocols.algorithm.MlpLayers.hidden(l);
-    Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features());
+    Preprocessing pre = LinearInputs.preprocessing(l, common.features());
     StrictNode s = config.child("smm");
     s.allow("bits", "gamma", "grad_clip", "sampling_rate", "expected_batch", "rounds", "epochs", "learning_rate",
         "optimizer", "subsampling", "start_seed", "mechanism");

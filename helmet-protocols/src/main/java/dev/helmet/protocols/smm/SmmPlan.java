@@ -1,5 +1,6 @@
 package dev.helmet.protocols.smm;
 
+import dev.helmet.protocols.shared.HonestParties;
 import dev.helmet.core.nn.Examples;
 import dev.helmet.core.nn.Mlp;
 import dev.helmet.core.util.Checks;
@@ -12,7 +13,6 @@ import dev.helmet.privacy.mechanism.RandomizedHadamard;
 import dev.helmet.privacy.mechanism.StochasticRounding;
 import dev.helmet.privacy.noise.DiscreteNoise;
 import dev.helmet.privacy.noise.RandomBits;
-import dev.helmet.protocols.helmet.HelmetAccounting;
 import dev.helmet.protocols.privacy.Audience;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import java.util.LinkedHashMap;
@@ -73,8 +73,8 @@ final class SmmPlan {
     this.delta = delta;
     this.epsilonTarget = epsilon;
     this.honestFraction = honestFraction;
-    this.colluderBase = HelmetAccounting.colluderBase(sizes.length, publishedParties);
-    this.honest = HelmetAccounting.noiseHonest(minContributors, colluderBase, honestFraction);
+    this.colluderBase = HonestParties.colluderBase(sizes.length, publishedParties);
+    this.honest = HonestParties.noiseHonest(minContributors, colluderBase, honestFraction);
     if (honest <= 0) {
       throw new IllegalArgumentException("honest fraction " + honestFraction + " of " + sizes.length + " parties "
           + "leaves no honest party among " + minContributors + " contributors: nobody's noise is guaranteed");
@@ -122,7 +122,7 @@ final class SmmPlan {
 
   /** The most parties that may collude with the server and leave the noise calibrated. */
   int colluders() {
-    return colluderBase - HelmetAccounting.honestContributors(colluderBase, colluderBase, honestFraction);
+    return colluderBase - HonestParties.honestContributors(colluderBase, colluderBase, honestFraction);
   }
 
   /** The round's public rotation. */

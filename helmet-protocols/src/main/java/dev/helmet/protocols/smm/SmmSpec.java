@@ -1,5 +1,6 @@
 package dev.helmet.protocols.smm;
 
+import dev.helmet.protocols.shared.LinearInputs;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.learn.LearnerConfig;
@@ -16,7 +17,6 @@ import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.Local;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.Terms;
-import dev.helmet.protocols.helmet.HelmetAlgorithm;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.privacy.mechanism.RandomizedHadamard;
 import java.util.Locale;
@@ -56,7 +56,7 @@ final class SmmSpec implements AlgorithmSpec {
     for (int h : config.hidden()) {
       hidden.add(h);
     }
-    HelmetAlgorithm.putPreprocessing(l, preprocessing);
+    LinearInputs.putPreprocessing(l, preprocessing);
     ObjectNode s = o.putObject("smm");
     s.put("bits", config.bits());
     s.put("gamma", config.gamma());
@@ -131,7 +131,7 @@ final class SmmSpec implements AlgorithmSpec {
 
   @Override
   public String rosterProblem(int parties, int minContributors) {
-    return dev.helmet.protocols.helmet.HelmetAccounting.honestProblem(minContributors, parties,
+    return dev.helmet.protocols.shared.HonestParties.honestProblem(minContributors, parties,
         common.honestFraction());
   }
 

@@ -1,5 +1,6 @@
 package dev.helmet.protocols.wddp;
 
+import dev.helmet.protocols.shared.LinearInputs;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.protocols.algorithm.Algorithm;
@@ -8,7 +9,6 @@ import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.Parameter;
 import dev.helmet.protocols.algorithm.Parameter.Type;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.protocols.helmet.HelmetAlgorithm;
 import dev.helmet.protocols.privacy.Protection;
 import java.util.List;
 import java.util.Locale;
@@ -74,7 +74,7 @@ public final class WdDpAlgorithm implements Algorithm {
         new Parameter("learner.clip_bound", "--clip", Type.NUMBER, "1",
             "public L2 bound c of an input row (a constant, never computed from the data); wd-dp normalises rows to "
                 + "norm 1 as in the paper, so G and beta are those of unit inputs (c' = sqrt 2 with the intercept)"),
-        HelmetAlgorithm.normalise());
+        LinearInputs.normalise());
   }
 
   @Override
@@ -119,7 +119,7 @@ public final class WdDpAlgorithm implements Algorithm {
       throw new IllegalArgumentException("wd-dp protects records; the protection unit is "
           + common.protection().describe());
     }
-    Preprocessing pre = HelmetAlgorithm.preprocessing(l, common.features(), WdDpConfig.DEFAULT_CLIP);
+    Preprocessing pre = LinearInputs.preprocessing(l, common.features(), WdDpConfig.DEFAULT_CLIP);
     if (config.has(SECTION) && config.has(OLD_SECTION)) {
       throw config.error(OLD_SECTION, "is the old name of " + SECTION + "; give one of them");
     }

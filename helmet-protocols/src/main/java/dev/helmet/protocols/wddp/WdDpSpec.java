@@ -67,7 +67,7 @@ final class WdDpSpec implements AlgorithmSpec {
     ObjectNode o = JsonNodeFactory.instance.objectNode();
     ObjectNode l = o.putObject("learner");
     l.put("kind", config.kind().id());
-    dev.helmet.protocols.helmet.HelmetAlgorithm.putPreprocessing(l, preprocessing);
+    dev.helmet.protocols.shared.LinearInputs.putPreprocessing(l, preprocessing);
     // The section's old name: these are the bytes participants of earlier builds read.
     ObjectNode d = o.putObject(WdDpAlgorithm.OLD_SECTION);
     d.put("steps", config.steps());

@@ -22,7 +22,7 @@ import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.crosssilo.CrossSiloFixedBatchCanary;
 import dev.helmet.protocols.crosssilo.CrossSiloProjectionCanary;
-import dev.helmet.protocols.dpfl.DpFlModel;
+import dev.helmet.protocols.dpsgd.DpSgdModel;
 import dev.helmet.protocols.privacy.Protection;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -59,7 +59,7 @@ class CrossSiloCanariesTest {
     return new Dataset("gaussian", v, y, p, LabelSet.ofIntegers(2), null);
   }
 
-  static double[] clippedGradient(DpFlModel m, DesignMatrix rows, int row, double[] theta, double clip) {
+  static double[] clippedGradient(DpSgdModel m, DesignMatrix rows, int row, double[] theta, double clip) {
     double[] g = new double[m.length()];
     m.addClippedGradients(m.records(rows), theta, clip, new int[] {row}, g);
     return g;
@@ -125,15 +125,15 @@ class CrossSiloCanariesTest {
     // Two classes: the two records' clipped gradients are exact negatives, at the softmax model's
     // start and away from it, and at an MLP's seeded start (the pair's premise).
     DesignMatrix design = spec.preprocessing().design(pair.neighbour(), new int[] {row, (row + 1) % bc.size()});
-    DpFlModel softmax = DpFlModel.softmax(2, bc.dimension() + 1, DpFlModel.Optimizer.SGD);
+    DpSgdModel softmax = DpSgdModel.softmax(2, bc.dimension() + 1, DpSgdModel.Optimizer.SGD);
     double[] theta = new double[softmax.length()];
     SplittableRandom r = new SplittableRandom(5);
     for (int i = 0; i < theta.length; i++) {
       theta[i] = 0.05 * r.nextGaussian();
     }
-    DpFlModel mlp = DpFlModel.mlp(new Mlp(bc.dimension(), 8, 2), DpFlModel.Optimizer.SGD, 1);
+    DpSgdModel mlp = DpSgdModel.mlp(new Mlp(bc.dimension(), 8, 2), DpSgdModel.Optimizer.SGD, 1);
     for (Object[] at : new Object[][] {{softmax, softmax.start()}, {softmax, theta}, {mlp, mlp.start()}}) {
-      DpFlModel m = (DpFlModel) at[0];
+      DpSgdModel m = (DpSgdModel) at[0];
       double[] x = clippedGradient(m, design, 0, (double[]) at[1], 1);
       double[] xPrime = clippedGradient(m, design, 1, (double[]) at[1], 1);
       double norm = 0;
@@ -160,7 +160,7 @@ class CrossSiloCanariesTest {
     assertEquals(c.clipRatio(), c.projectedClip(), 1e-12, "C~ = r C at C = 1");
     // Independently: P_0 from the published seed (projection_seed 1, step 0: 1 * 0x9e3779b97f4a7c15 + 1)
     // and the model's own gradient of the crafted input; and records drawn without P stay below r.
-    DpFlModel model = DpFlModel.softmax(2, g.dimension() + 1, DpFlModel.Optimizer.ADAM);
+    DpSgdModel model = DpSgdModel.softmax(2, g.dimension() + 1, DpSgdModel.Optimizer.ADAM);
     GaussianProjection p0 = new GaussianProjection(0x9e3779b97f4a7c15L + 1, model.length(), 10);
     NeighbourPair pair = canary.pair(spec, g, p);
     int row = p.indices(0)[0];

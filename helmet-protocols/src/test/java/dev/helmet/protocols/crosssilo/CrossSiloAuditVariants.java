@@ -20,7 +20,7 @@ import dev.helmet.protocols.algorithm.ModelState;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.algorithm.Terms;
-import dev.helmet.protocols.dpfl.DpFlModel;
+import dev.helmet.protocols.dpsgd.DpSgdModel;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import dev.helmet.secagg.summation.SecureSummation;
 import java.util.ArrayList;
@@ -77,7 +77,7 @@ public final class CrossSiloAuditVariants {
         return new Delegating(base) {
           @Override
           public Contributor contributor(int party, Local local, NoiseFactory noise, long seed) {
-            DpFlModel.Records rows = (DpFlModel.Records) local;
+            DpSgdModel.Records rows = (DpSgdModel.Records) local;
             RandomBits sampling = noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(seed);
             GaussianNoise own = noise.gaussian(party);
             FixedPointEncoding enc = plan.encoding();
@@ -85,7 +85,7 @@ public final class CrossSiloAuditVariants {
             return (round, state) -> {
               double[] theta = ModelState.unpack(state, plan.model().length(), CrossSiloAlgorithm.ID);
               return () -> {
-                int[] sample = DpFlModel.poissonSample(rows.size(), plan.config().samplingRate(), sampling);
+                int[] sample = DpSgdModel.poissonSample(rows.size(), plan.config().samplingRate(), sampling);
                 double[] g = new double[theta.length];
                 plan.model().addClippedGradients(rows, theta, plan.config().clip(), sample, g);
                 GaussianProjection p = plan.projection(round);

@@ -21,7 +21,7 @@ import dev.helmet.protocols.algorithm.ModelState;
 import dev.helmet.protocols.algorithm.NoiseClamp;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.protocols.dpfl.DpFlModel;
+import dev.helmet.protocols.dpsgd.DpSgdModel;
 import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import java.util.List;
@@ -74,7 +74,7 @@ class CrossSiloProjectionTest {
   }
 
   /** The unclipped gradient at theta of the one record z (intercept first) with label y. */
-  private static double[] gradient(DpFlModel model, double[] theta, double[] z, int y) {
+  private static double[] gradient(DpSgdModel model, double[] theta, double[] z, int y) {
     double[] g = new double[model.length()];
     model.addClippedGradients(model.records(rows(new double[][] {z}, new int[] {y})), theta, 1e300, new int[] {0}, g);
     return g;
@@ -94,7 +94,7 @@ class CrossSiloProjectionTest {
    * that projects longer. Computed from the gradient code and the plan's P, so it attacks exactly
    * what runs.
    */
-  private static double[] craftedRecord(DpFlModel model, GaussianProjection p) {
+  private static double[] craftedRecord(DpSgdModel model, GaussianProjection p) {
     int cols = FEATURES + 1;
     double[] theta = model.start();
     double[] e0 = new double[cols];
@@ -204,7 +204,7 @@ class CrossSiloProjectionTest {
   void aRecordCraftedAgainstThePublicProjectionMovesAPartysInputByAtMostTheProjectedClip() {
     AlgorithmSpec s = spec(3, c -> {});
     CrossSiloSpec spec = (CrossSiloSpec) s;
-    DpFlModel model = spec.model();
+    DpSgdModel model = spec.model();
     CrossSiloPlan plan = plan(s, new int[] {2});
     GaussianProjection p1 = plan.projection(0);
     double[] crafted = craftedRecord(model, p1);
@@ -217,8 +217,8 @@ class CrossSiloProjectionTest {
     assertTrue(ratio > 2.5 * plan.clipRatio(), "the record beats r = " + plan.clipRatio() + " without the clip");
 
     double[] honest = honestRecord();
-    DpFlModel.Records without = model.records(rows(new double[][] {honest}, new int[] {3}));
-    DpFlModel.Records with = model.records(rows(new double[][] {honest, crafted}, new int[] {3, 0}));
+    DpSgdModel.Records without = model.records(rows(new double[][] {honest}, new int[] {3}));
+    DpSgdModel.Records with = model.records(rows(new double[][] {honest, crafted}, new int[] {3, 0}));
     PublicPlan pub = s.plan(new int[] {2}, 1, false);
     FixedPointEncoding enc = pub.encoding();
     byte[] state = ModelState.pack(model.start());

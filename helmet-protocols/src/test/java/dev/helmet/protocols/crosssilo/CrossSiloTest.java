@@ -72,7 +72,7 @@ class CrossSiloTest {
     return ((CrossSiloSpec) s).config();
   }
 
-  private static dev.helmet.protocols.dpfl.DpFlModel model(AlgorithmSpec s) {
+  private static dev.helmet.protocols.dpsgd.DpSgdModel model(AlgorithmSpec s) {
     return ((CrossSiloSpec) s).model();
   }
 

@@ -1,5 +1,6 @@
 package dev.helmet.protocols.dpfl;
 
+import dev.helmet.protocols.dpsgd.DpSgdModel;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -130,7 +131,7 @@ class DpFlMlpTest {
     AlgorithmSpec s = spec(2, "kind=mlp;hidden=[16]", "rounds=3");
     var plan = s.plan(new int[] {449, 449, 449, 449}, 4, false);
     byte[] state = plan.server().state(0);
-    DpFlModel model = ((DpFlSpec) s).model();
+    DpSgdModel model = ((DpFlSpec) s).model();
     assertArrayEquals(DpFlSpec.pack(model.net().initialise(1)), state);
     assertArrayEquals(state, s.plan(new int[] {449, 449, 449, 449}, 4, false).server().state(0));
     byte[] other = spec(2, "kind=mlp;hidden=[16]", "rounds=3;start_seed=2").plan(new int[] {449, 449, 449, 449}, 4,

@@ -1,5 +1,6 @@
 package dev.helmet.protocols.dpfl;
 
+import dev.helmet.protocols.dpsgd.ClippedGradients;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

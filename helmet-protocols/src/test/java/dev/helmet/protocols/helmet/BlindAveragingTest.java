@@ -1,5 +1,6 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.privacy.accounting.GaussianReleases;
 import dev.helmet.protocols.privacy.Protection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -145,7 +146,7 @@ class BlindAveragingTest {
     assertEquals(l.learner().sensitivity(50), r.sensitivity(), 1e-12);
     assertEquals("replace one record", r.ledger().neighbours());
     assertEquals(2 * l.learner().gradientBound() / 0.5, r.scaledSensitivity(), 1e-12);
-    assertEquals(HelmetAccounting.noiseMultiplier(0.5, 1e-5, 1), r.noiseMultiplier(), 1e-6);
+    assertEquals(GaussianReleases.noiseMultiplier(0.5, 1e-5, 1), r.noiseMultiplier(), 1e-6);
     assertTrue(((String) r.ledger().details().get("noise_sampler")).contains("SecureRandom"));
     assertEquals(32, r.encoding().ringBits()); // the auto choice keeps 20+ fractional bits here
   }
@@ -157,7 +158,7 @@ class BlindAveragingTest {
     BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1, 1e-5, 1), new PlainSummation(),
         NoiseFactory.seededForTesting(1), 0, 2);
     assertEquals(10, r.ledger().details().get("releases"));
-    assertEquals(HelmetAccounting.noiseMultiplier(1, 1e-5, 10), r.noiseMultiplier(), 1e-6);
+    assertEquals(GaussianReleases.noiseMultiplier(1, 1e-5, 10), r.noiseMultiplier(), 1e-6);
     assertEquals(1.0, r.ledger().epsilon(), 1e-6);
   }
 
@@ -216,7 +217,7 @@ class BlindAveragingTest {
     assertTrue(gs.get(0).against().contains("not the server"), gs.get(0).against());
     assertTrue(gs.get(1).against().contains("server"), gs.get(1).against());
     double sigma = plain.noiseMultiplier();
-    assertEquals(HelmetAccounting.epsilon(sigma / Math.sqrt(20), 1, 1e-5 - (double) plain.ledger().details()
+    assertEquals(GaussianReleases.epsilon(sigma / Math.sqrt(20), 1, 1e-5 - (double) plain.ledger().details()
         .get("delta_clamp_tail")), gs.get(1).epsilon(), 1e-9);
     assertTrue(gs.get(1).epsilon() > 5 * gs.get(0).epsilon(), gs.get(1).epsilon() + " vs " + gs.get(0).epsilon());
     assertEquals("replace one record", gs.get(1).neighbours());

@@ -1,5 +1,7 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.privacy.accounting.GaussianReleases;
+import dev.helmet.protocols.shared.HonestParties;
 import dev.helmet.protocols.privacy.Protection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,13 +51,13 @@ class HelmetAccountingTest {
 
   @Test
   void achievedNoiseShrinksWithFewerHonestContributors() {
-    int planned = HelmetAccounting.honestContributors(100, 100, 0.5);
+    int planned = HonestParties.honestContributors(100, 100, 0.5);
     assertEquals(50, planned);
     assertEquals(7.0, HelmetAccounting.achievedNoiseMultiplier(7, planned, planned), 0);
-    int fewer = HelmetAccounting.honestContributors(80, 100, 0.5); // 30
+    int fewer = HonestParties.honestContributors(80, 100, 0.5); // 30
     assertEquals(7 * Math.sqrt(30.0 / 50), HelmetAccounting.achievedNoiseMultiplier(7, planned, fewer), 1e-9);
     assertEquals(0, HelmetAccounting.achievedNoiseMultiplier(7, planned, -3));
-    assertTrue(HelmetAccounting.epsilon(7 * Math.sqrt(0.6), 1, 1e-5) > HelmetAccounting.epsilon(7, 1, 1e-5));
+    assertTrue(GaussianReleases.epsilon(7 * Math.sqrt(0.6), 1, 1e-5) > GaussianReleases.epsilon(7, 1, 1e-5));
   }
 
   /**
@@ -65,13 +67,13 @@ class HelmetAccountingTest {
    */
   @Test
   void honestContributorsCountWholeDishonestParties() {
-    assertEquals(500, HelmetAccounting.honestContributors(1000, 1000, 0.5));
-    assertEquals(9, HelmetAccounting.honestContributors(10, 10, 0.9));
-    assertEquals(1, HelmetAccounting.honestContributors(10, 10, 0.1));
-    assertEquals(2, HelmetAccounting.honestContributors(3, 3, 0.5)); // at most 1.5, so 1 dishonest
-    assertEquals(0, HelmetAccounting.honestContributors(2, 4, 0.5));
-    assertEquals(-1, HelmetAccounting.honestContributors(1, 4, 0.5));
-    assertEquals(1000, HelmetAccounting.honestContributors(1000, 1000, 1));
+    assertEquals(500, HonestParties.honestContributors(1000, 1000, 0.5));
+    assertEquals(9, HonestParties.honestContributors(10, 10, 0.9));
+    assertEquals(1, HonestParties.honestContributors(10, 10, 0.1));
+    assertEquals(2, HonestParties.honestContributors(3, 3, 0.5)); // at most 1.5, so 1 dishonest
+    assertEquals(0, HonestParties.honestContributors(2, 4, 0.5));
+    assertEquals(-1, HonestParties.honestContributors(1, 4, 0.5));
+    assertEquals(1000, HonestParties.honestContributors(1000, 1000, 1));
   }
   /**
    * The noise is sized for the contributors whose shares the adversary cannot know: the dishonest
@@ -80,15 +82,15 @@ class HelmetAccountingTest {
    */
   @Test
   void noiseHonestLeavesOutTheObservingParticipantEvenAtHonestFractionOne() {
-    assertEquals(9, HelmetAccounting.noiseHonest(10, 10, 1));
-    assertEquals(9, HelmetAccounting.noiseHonest(10, 10, 0.95)); // floor(0.5) = 0 dishonest, one observer
-    assertEquals(9, HelmetAccounting.noiseHonest(10, 10, 0.9)); // the one dishonest party is the observer
-    assertEquals(500, HelmetAccounting.noiseHonest(1000, 1000, 0.5));
-    assertEquals(1, HelmetAccounting.noiseHonest(1, 1, 1));
-    assertEquals(1, HelmetAccounting.noiseHonest(2, 2, 1));
-    assertEquals(0, HelmetAccounting.noiseHonest(1, 2, 1));
-    String why = HelmetAccounting.honestProblem(1, 2, 1);
+    assertEquals(9, HonestParties.noiseHonest(10, 10, 1));
+    assertEquals(9, HonestParties.noiseHonest(10, 10, 0.95)); // floor(0.5) = 0 dishonest, one observer
+    assertEquals(9, HonestParties.noiseHonest(10, 10, 0.9)); // the one dishonest party is the observer
+    assertEquals(500, HonestParties.noiseHonest(1000, 1000, 0.5));
+    assertEquals(1, HonestParties.noiseHonest(1, 1, 1));
+    assertEquals(1, HonestParties.noiseHonest(2, 2, 1));
+    assertEquals(0, HonestParties.noiseHonest(1, 2, 1));
+    String why = HonestParties.honestProblem(1, 2, 1);
     assertTrue(why != null && why.contains("min_contributors") && why.contains("its own noise share"), why);
-    assertEquals(null, HelmetAccounting.honestProblem(2, 2, 1));
+    assertEquals(null, HonestParties.honestProblem(2, 2, 1));
   }
 }

@@ -1,5 +1,6 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.protocols.shared.CommonDefaults;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.core.data.BuiltinDataset;
@@ -29,9 +30,9 @@ class MnistAcceptanceTest {
   void thousandPartiesOfSixtyMnistImagesReach78PercentAtEpsilonHalf() {
     BuiltinDataset.TrainTest mnist = BuiltinDataset.MNIST.load(BuiltinDataset.defaultCache());
     var partition = new PartitionStrategy.Iid(1000, 60).split(mnist.train(), new SplittableRandom(1));
-    LocalModels locals = BlindAveraging.trainLocal(mnist.train(), partition, HelmetDefaults.preprocessing(),
+    LocalModels locals = BlindAveraging.trainLocal(mnist.train(), partition, CommonDefaults.preprocessing(),
         HelmetDefaults.learner(LearnerKind.SOFTMAX), 2, Runtime.getRuntime().availableProcessors(), Progress.NONE);
-    DesignMatrix test = HelmetDefaults.preprocessing().design(mnist.test());
+    DesignMatrix test = CommonDefaults.preprocessing().design(mnist.test());
     double sum = 0;
     for (int draw = 0; draw < 3; draw++) {
       BlindAveraging.Release r = BlindAveraging.release(locals, HelmetPrivacy.of(0.5, 1e-5, 0.5),

@@ -1,5 +1,6 @@
 package dev.helmet.transport.toy;
 
+import dev.helmet.protocols.shared.HonestParties;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.learn.LearnerConfig;
@@ -25,7 +26,6 @@ import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.algorithm.Terms;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.protocols.helmet.HelmetAccounting;
 import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.protocols.privacy.Audience;
 import dev.helmet.protocols.privacy.Protection;
@@ -164,7 +164,7 @@ public final class PrivateMean implements Algorithm {
       }
       this.total = n;
       Common c = spec.common();
-      this.honest = HelmetAccounting.honestContributors(minContributors, parties, c.honestFraction());
+      this.honest = HonestParties.honestContributors(minContributors, parties, c.honestFraction());
       Checks.require(honest >= 1, "no honest contributor is guaranteed");
       // The clamp below sits 40 noise standard deviations out: the chance it fires (under 1e-300
       // for any count of values here) is charged to delta as 1e-300.

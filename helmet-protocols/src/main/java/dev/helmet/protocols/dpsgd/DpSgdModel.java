@@ -1,4 +1,4 @@
-package dev.helmet.protocols.dpfl;
+package dev.helmet.protocols.dpsgd;
 
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.LinearModel;
@@ -15,7 +15,7 @@ import dev.helmet.protocols.algorithm.Local;
 import java.util.Arrays;
 
 /**
- * What DP-FL trains and how the server updates it: the softmax single-layer perceptron (the Helmet
+ * What the DP-SGD algorithms (dp-fl, cross-silo) train and how the server updates it: the softmax single-layer perceptron (the Helmet
  * papers' baseline, starting at zero) or a multi-layer perceptron ({@link Mlp}: ReLU hidden layers,
  * softmax cross-entropy output, starting from {@link Mlp#initialise(long)} of a public seed), moved
  * by SGD or by Adam (Kingma and Ba, ICLR 2015) along the round's noisy mean clipped gradient.
@@ -27,7 +27,7 @@ import java.util.Arrays;
  * initial model depends on no data, and the optimiser only post-processes the released noisy sums
  * (its state is a function of them), so neither costs privacy.
  */
-public final class DpFlModel {
+public final class DpSgdModel {
   /** The server's update rule. */
   public enum Optimizer {
     /** {@code theta -= lr * sum / B}: today's rule, stateless. */
@@ -64,7 +64,7 @@ public final class DpFlModel {
   private final Optimizer optimizer;
   private final long startSeed;
 
-  private DpFlModel(Mlp net, int classes, int cols, Optimizer optimizer, long startSeed) {
+  private DpSgdModel(Mlp net, int classes, int cols, Optimizer optimizer, long startSeed) {
     this.net = net;
     this.classes = classes;
     this.cols = cols;
@@ -76,18 +76,18 @@ public final class DpFlModel {
    * The softmax model of {@code classes x cols} weights (cols: the features plus the intercept),
    * starting at zero.
    */
-  public static DpFlModel softmax(int classes, int cols, Optimizer optimizer) {
+  public static DpSgdModel softmax(int classes, int cols, Optimizer optimizer) {
     Checks.require(classes >= 2, "classes must be >= 2. Provided value: " + classes);
     Checks.positive("cols", cols);
     Checks.require((long) classes * cols < Integer.MAX_VALUE - 8, "a softmax model of " + classes + " x " + cols
         + " weights is larger than one array holds");
-    return new DpFlModel(null, classes, cols, optimizer, 0);
+    return new DpSgdModel(null, classes, cols, optimizer, 0);
   }
 
   /** The MLP {@code net} (its inputs: the features, without the intercept), starting from {@code startSeed}. */
-  public static DpFlModel mlp(Mlp net, Optimizer optimizer, long startSeed) {
+  public static DpSgdModel mlp(Mlp net, Optimizer optimizer, long startSeed) {
     Checks.notNull("net", net);
-    return new DpFlModel(net, net.classes(), net.inputs() + 1, optimizer, startSeed);
+    return new DpSgdModel(net, net.classes(), net.inputs() + 1, optimizer, startSeed);
   }
 
   /** {@link LearnerKind#SOFTMAX} or {@link LearnerKind#MLP}. */
@@ -166,7 +166,7 @@ public final class DpFlModel {
    * Adds to {@code g} the sum over a Poisson sample (rate q, drawn from {@code rng}) of the party's
    * records of their loss gradients at {@code params}, each clipped to L2 norm at most {@code clip}.
    */
-  void addClippedGradients(Records local, double[] params, double clip, double q, RandomBits rng, double[] g) {
+  public void addClippedGradients(Records local, double[] params, double clip, double q, RandomBits rng, double[] g) {
     addClippedGradients(local, params, clip, poissonSample(local.size(), q, rng), g);
   }
 

@@ -1,10 +1,10 @@
-package dev.helmet.protocols.dpfl;
+package dev.helmet.protocols.dpsgd;
 
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.privacy.noise.RandomBits;
 
 /** One party's Poisson-sampled, clipped softmax gradients: the private part of a DP-FL round. */
-final class ClippedGradients {
+public final class ClippedGradients {
   /** Sampled records per block of the batched kernels. */
   private static final int BLOCK = 64;
 
@@ -20,13 +20,13 @@ final class ClippedGradients {
    * probability q (up to floating-point rounding, as for any sampler on doubles) while drawing only
    * about q n random numbers instead of n.
    */
-  static void add(DesignMatrix m, double[] theta, int classes, double clip, double q,
+  public static void add(DesignMatrix m, double[] theta, int classes, double clip, double q,
       RandomBits rng, double[] g) {
     add(m, theta, classes, clip, sample(m.rows(), q, rng), g);
   }
 
   /** As {@link #add(DesignMatrix, double[], int, double, double, RandomBits, double[])} over the records {@code sample}. */
-  static void add(DesignMatrix m, double[] theta, int classes, double clip, int[] sample, double[] g) {
+  public static void add(DesignMatrix m, double[] theta, int classes, double clip, int[] sample, double[] g) {
     // In blocks of the sample: the scores of a block against every class row with the blocked
     // kernel, then the clipped gradients' sum as one update (coefficients f_i (p_i - e_y)).
     double[] scores = new double[BLOCK * classes];
@@ -62,7 +62,7 @@ final class ClippedGradients {
   }
 
   /** The indices a Poisson sample of {@code rows} records at rate q picks . */
-  static int[] sample(int rows, double q, RandomBits rng) {
+  public static int[] sample(int rows, double q, RandomBits rng) {
     double logMiss = q < 1 ? Math.log1p(-q) : Double.NEGATIVE_INFINITY;
     java.util.stream.IntStream.Builder b = java.util.stream.IntStream.builder();
     for (int i = next(rng, -1, logMiss, rows); i < rows; i = next(rng, i, logMiss, rows)) {
