@@ -84,17 +84,8 @@ public final class HelmetAlgorithm implements Algorithm {
       throw l.error("kind", "must be softmax, svm or logreg: Helmet's learners are linear classifiers (linreg is "
           + "wd-dp's, mlp is smm's). Provided value: " + kind.id());
     }
-    SmoothnessBound smoothness = switch (l.string("smoothness", "tight").toLowerCase(Locale.ROOT)) {
-      case "tight" -> SmoothnessBound.TIGHT;
-      case "paper" -> SmoothnessBound.PAPER;
-      default -> throw l.error("smoothness", "must be tight or paper. Provided value: " + l.string("smoothness", ""));
-    };
-    SensitivityBound sensitivity = switch (l.string("sensitivity", "tight").toLowerCase(Locale.ROOT)) {
-      case "tight" -> SensitivityBound.TIGHT;
-      case "paper" -> SensitivityBound.PAPER;
-      default -> throw l.error("sensitivity", "must be tight or paper. Provided value: "
-          + l.string("sensitivity", ""));
-    };
+    SmoothnessBound smoothness = tightOrPaper(l, "smoothness", SmoothnessBound.TIGHT, SmoothnessBound.PAPER);
+    SensitivityBound sensitivity = tightOrPaper(l, "sensitivity", SensitivityBound.TIGHT, SensitivityBound.PAPER);
     LearnerConfig learner = new LearnerConfig(kind,
         l.number("lambda", HelmetDefaults.lambda(kind), 1e-12, 1e12),
         l.number("radius", HelmetDefaults.radius(kind), 1e-12, 1e12),
@@ -111,6 +102,15 @@ public final class HelmetAlgorithm implements Algorithm {
       throw config.error("noise", e.getMessage());
     }
     return new HelmetSpec(this, common, learner, pre, noise);
+  }
+
+  /** A learner setting that is "tight" (the default) or "paper". */
+  private static <E> E tightOrPaper(StrictNode l, String key, E tight, E paper) {
+    return switch (l.string(key, "tight").toLowerCase(Locale.ROOT)) {
+      case "tight" -> tight;
+      case "paper" -> paper;
+      default -> throw l.error(key, "must be tight or paper. Provided value: " + l.string(key, ""));
+    };
   }
 
   @Override
