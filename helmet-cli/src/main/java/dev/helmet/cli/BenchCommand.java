@@ -127,7 +127,7 @@ final class BenchCommand extends GroupCommand {
         j.put("demo_threads", nThreads);
         if (!json) {
           out.printf("demo local training (1000 x 60 MNIST, softmax, %d epochs, %d threads): %.1f s%n",
-              HelmetDefaults.epochs(LearnerKind.SOFTMAX), nThreads, secs);
+              dev.helmet.protocols.shared.LearnerDefaults.epochs(LearnerKind.SOFTMAX), nThreads, secs);
         }
       }
       if (json) {

@@ -286,7 +286,7 @@ final class NetworkDemo {
       ObjectNode j = Json.object();
       j.put("dataset", "mnist");
       j.put("features", stage.id());
-      j.put("learner", spec.learner().kind().id());
+      j.put("learner", spec.modelKind().id());
       j.put("algorithm", algorithm.id());
       j.put("rounds", spec.rounds());
       j.put("protocol", summation + " over gRPC (mutual TLS, loopback)");

@@ -240,8 +240,8 @@ final class Trainer {
     provenance.put("algorithm_config", a.toConfig());
     provenance.put("labels", spec.data().labelsSource());
     provenance.put("features", stage.id());
-    ReleasedModel model = new ReleasedModel(r.model(), a.preprocessing(), train.labelSet(), train.dimension(),
-        a.learner(), r.ledger(), provenance, stage);
+    ReleasedModel model = ReleasedModel.of(a, r.model(), train.labelSet(), train.dimension(), r.ledger(), provenance,
+        stage);
     // The release is spent: hand it over (written to disk) before anything else can fail.
     if (released != null) {
       released.accept(model);
@@ -372,7 +372,7 @@ final class Trainer {
     j.put("features", r.model().featureStage().id());
     j.put("feature_dimension", r.model().features());
     j.put("algorithm", r.model().provenance().get("algorithm").toString());
-    j.put("learner", r.model().learner().kind().id());
+    j.put("learner", r.model().kind().id());
     j.put("protocol", summation);
     j.put("summation", summation);
     j.put("engine", spec.run().engine.toLowerCase(java.util.Locale.ROOT));

@@ -42,13 +42,6 @@ class ArchitectureTest {
 
   /** File (under its module's src/main/java) -> the algorithm classes it still names. */
   private static final Map<String, Set<String>> KNOWN = Map.of(
-      // The interface still asks every algorithm for a LearnerConfig (AlgorithmSpec.learner) and the
-      // model file is shaped round it: removing that hook removes these five.
-      "dev/helmet/protocols/dpfl/DpFlSpec.java", Set.of("helmet.HelmetDefaults"),
-      "dev/helmet/protocols/smm/SmmSpec.java", Set.of("helmet.HelmetDefaults"),
-      "dev/helmet/protocols/wddp/WdDpSpec.java", Set.of("helmet.HelmetDefaults"),
-      "dev/helmet/protocols/crosssilo/CrossSiloSpec.java", Set.of("helmet.HelmetDefaults"),
-      "dev/helmet/protocols/model/ModelFile.java", Set.of("helmet.HelmetDefaults"),
       // Library logic still in runners (the CLI's tuned presets and benchmarks, experiments' wd-dp
       // presets): moving presets into a per-algorithm registry and the harnesses into library
       // modules removes these.

@@ -56,7 +56,7 @@ class FeaturesCliTest {
     double trained = j.get("test_accuracy").asDouble();
     assertTrue(trained > 0.8, "a linear model on " + features + " features of digits: " + trained);
     JsonNode file = JSON.readTree(model.toFile());
-    assertEquals(2, file.get("version").asInt(), "a model with a feature stage is format version 2");
+    assertEquals(4, file.get("version").asInt(), "every model is written as format version 4");
     assertEquals(features, file.get("preprocessing").get("feature_stage").get("features").asText());
     assertEquals("8x8", file.get("preprocessing").get("feature_stage").get("shape").asText());
     Cli p = Cli.run("predict", "--model", model.toString(), "--data", split[1].toString(), "--json");
@@ -82,13 +82,13 @@ class FeaturesCliTest {
         dir.resolve("cache").toString()};
     assertEquals(0, Cli.run(concat(base, "-o", tuned.toString())).exit);
     assertEquals(0, Cli.run(concat(base, "--lambda", "0.7", "--epochs", "3", "-o", mine.toString())).exit);
-    JsonNode t = JSON.readTree(tuned.toFile()).get("learner");
+    JsonNode t = JSON.readTree(tuned.toFile()).get("algorithm").get("settings").get("learner");
     // HelmetDefaults.softmaxFor("hog"): chosen on the MNIST validation holdout (docs/defaults.md).
     assertEquals(1.0, t.get("lambda").asDouble());
     assertEquals(1.0, t.get("radius").asDouble());
     assertEquals(100, t.get("epochs").asInt());
     assertEquals(10, t.get("batch_size").asInt());
-    JsonNode m = JSON.readTree(mine.toFile()).get("learner");
+    JsonNode m = JSON.readTree(mine.toFile()).get("algorithm").get("settings").get("learner");
     assertEquals(0.7, m.get("lambda").asDouble(), "a value on the command line wins");
     assertEquals(3, m.get("epochs").asInt());
     assertEquals(10, m.get("batch_size").asInt(), "the others keep the feature set's defaults");
@@ -125,7 +125,7 @@ class FeaturesCliTest {
     assertEquals(0, t.exit, t.toString());
     double trained = JSON.readTree(t.out).get("test_accuracy").asDouble();
     JsonNode file = JSON.readTree(model.toFile());
-    assertEquals(2, file.get("version").asInt());
+    assertEquals(4, file.get("version").asInt());
     JsonNode b = file.get("preprocessing").get("feature_bounds");
     assertEquals(64, b.get("lower").size());
     assertEquals(16.0, b.get("upper").get(63).asDouble());

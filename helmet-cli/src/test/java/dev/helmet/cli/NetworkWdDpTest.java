@@ -134,8 +134,10 @@ class NetworkWdDpTest {
     assertEquals(0, c.exit, c.toString());
     JsonNode model = JSON.readTree(dir.resolve("model.json").toFile());
     assertEquals("linreg", model.get("learner").get("kind").asText());
-    // Helmet's hyperparameters are not claimed for a wd-dp model (format version 3).
-    assertEquals("provenance.algorithm_config", model.get("learner").get("settings").asText());
+    // The model records wd-dp's own settings (format version 4), not Helmet's hyperparameters.
+    assertEquals("wd-dp", model.get("algorithm").get("id").asText());
+    assertTrue(model.get("algorithm").get("settings").has("wd_dp"), model.toString());
+    assertTrue(model.get("learner").get("lambda") == null, "no Helmet hyperparameters: " + model.get("learner"));
     assertEquals(20.0, model.get("preprocessing").get("target_bounds").get("upper").asDouble());
     Cli predict = Cli.run("predict", "--model", dir.resolve("model.json").toString(), "--data", data.toString(),
         "--json");

@@ -446,7 +446,7 @@ public final class ExperimentRunner {
     // finding 5); the column the report quotes says so beside the relation.
     String neighbours = charge.neighbours() + (charge.accountant().equals(RdpAccountant.PAPER_SUBSAMPLING)
         ? " (eps UNPROVEN: smm's subsampling: paper, the paper's bound, reproduces its figures)" : "");
-    return new Row(cell.variant().name(), spec.learner().kind().id(), columns.get("lambda"), columns.get("radius"),
+    return new Row(cell.variant().name(), spec.modelKind().id(), columns.get("lambda"), columns.get("radius"),
         columns.get("epochs"), columns.get("learning_rate"), columns.get("clip"), columns.get("sampling_rate"),
         spec.rounds(), cell.parties(), c.perParty(), cell.partition(), cell.fold(), cell.repeat(), eps,
         r.ledger().epsilon(), c.delta(), val.accuracy(), tst.accuracy(), tst.macroF1(), "grid", Double.NaN,

@@ -531,10 +531,9 @@ final class ParticipantRun {
         ReleasedModel sent = OutcomeModel.read(o.getModelGzip(), OutcomeModel.Limits.of(spec, config),
             "the coordinator's released model");
         // The weights are the coordinator's (the released sum); everything said about them is
-        // this party's own: its preprocessing, learner and the ledger of the plan it derived,
+        // this party's own: its preprocessing, algorithm settings and the ledger of the plan it derived,
         // never the coordinator's numbers.
-        released = new ReleasedModel(sent.weights(), spec.preprocessing(),
-            SessionPlan.labels(config), (int) config.getFeatures(), spec.learner(),
+        released = ReleasedModel.of(spec, sent.weights(), SessionPlan.labels(config), (int) config.getFeatures(),
             plan.ledger(o.getContributorsCount(), config.getProtocol() + " over gRPC",
                 SessionPlan.revealsInputs(config)), sent.provenance(),
             SessionPlan.featureStage(config));

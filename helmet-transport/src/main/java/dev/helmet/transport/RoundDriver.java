@@ -242,8 +242,8 @@ final class RoundDriver {
     provenance.put("protocol", protocolName);
     provenance.put("algorithm", spec.algorithm().id());
     provenance.put("rounds", rounds);
-    ReleasedModel model = new ReleasedModel(weights, spec.preprocessing(), SessionPlan.labels(c.config),
-        (int) c.config.getFeatures(), spec.learner(), ledger, provenance, SessionPlan.featureStage(c.config));
+    ReleasedModel model = ReleasedModel.of(spec, weights, SessionPlan.labels(c.config), (int) c.config.getFeatures(),
+        ledger, provenance, SessionPlan.featureStage(c.config));
     String json = ModelFile.toJson(model).toString();
     double eps = ledger.epsilon();
     double delta = ledger.delta();

@@ -242,7 +242,7 @@ class AlgorithmContractTest {
     assertEquals(spec.rounds(), again.rounds());
     assertEquals(spec.length(), again.length());
     assertEquals(spec.modelParameters(), again.modelParameters());
-    assertEquals(spec.learner(), again.learner());
+    assertEquals(spec.modelKind(), again.modelKind());
     assertEquals(spec.preprocessing().describe(), again.preprocessing().describe());
     assertEquals(spec.terms(), again.terms());
     assertEquals(spec.neighbours(), again.neighbours());

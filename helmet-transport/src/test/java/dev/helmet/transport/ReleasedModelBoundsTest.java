@@ -87,8 +87,8 @@ class ReleasedModelBoundsTest {
     provenance.put("protocol", config.getProtocol() + " over gRPC");
     provenance.put("algorithm", spec.algorithm().id());
     provenance.put("rounds", r.rounds());
-    return new ReleasedModel(r.model(), spec.preprocessing(), SessionPlan.labels(config), (int) config.getFeatures(),
-        spec.learner(), r.ledger(), provenance, SessionPlan.featureStage(config));
+    return ReleasedModel.of(spec, r.model(), SessionPlan.labels(config), (int) config.getFeatures(), r.ledger(),
+        provenance, SessionPlan.featureStage(config));
   }
 
   private static int[] sizes(SessionConfig config) {

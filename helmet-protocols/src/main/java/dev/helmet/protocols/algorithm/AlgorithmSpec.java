@@ -2,6 +2,7 @@ package dev.helmet.protocols.algorithm;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
 
@@ -21,8 +22,12 @@ public interface AlgorithmSpec {
   /** The public preprocessing every party applies to its rows. */
   Preprocessing preprocessing();
 
-  /** The model's hyperparameters, recorded in the model file. */
-  LearnerConfig learner();
+  /**
+   * The kind of model the run releases (softmax, SVM, logistic or linear regression, MLP): what
+   * prediction and the model file need to know about it. The algorithm's own settings are {@link
+   * #toConfig}, which the model file records beside it.
+   */
+  LearnerKind modelKind();
 
   /** The summations the run takes (public before the roster: a party bounds its rounds by it). */
   int rounds();
@@ -150,19 +155,13 @@ public interface AlgorithmSpec {
 
   /**
    * The non-private centralized counterpart of this algorithm on the pooled rows of all parties,
-   * for the report's reference line. By default the local learner of {@link #learner()} (Helmet's)
-   * trained on the pooled rows until an epoch moves its model by less than 0.1 % of its norm (at
-   * most its epochs: on pooled data the step size 1/(Lambda t) settles the model long before).
+   * for the report's reference line: what the algorithm would fit with no noise and no split
+   * ({@link Reference#ofLearner} trains a local learner on the pooled rows until it settles).
    *
    * @param pooled every party's preprocessed rows together
    * @param rng the learner's shuffles
    */
-  default Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
-    LearnerConfig c = learner();
-    String what = c.kind().id() + ", Helmet's learner: Lambda " + Reference.num(c.lambda()) + ", R "
-        + Reference.num(c.radius());
-    return Reference.ofLearner(c, preprocessing(), pooled, rng, what);
-  }
+  Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng);
 
   /**
    * The training objective {@code L_D} whose optimality gap {@code L_D(theta) - L_D(theta*)} the
@@ -188,7 +187,8 @@ public interface AlgorithmSpec {
           + " of " + config.epochs() + " epochs) on the pooled data", fit.epochs());
     }
 
-    static String num(double v) {
+    /** {@code v} as people write it: 0.5, 2, 1e-05 as 0.00001. */
+    public static String num(double v) {
       return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
     }
   }

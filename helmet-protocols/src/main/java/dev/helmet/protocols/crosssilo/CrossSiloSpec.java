@@ -3,7 +3,7 @@ package dev.helmet.protocols.crosssilo;
 import dev.helmet.protocols.shared.LinearInputs;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.Model;
 import dev.helmet.core.nn.Optimiser;
 import dev.helmet.core.preprocess.DesignMatrix;
@@ -29,7 +29,6 @@ import dev.helmet.protocols.algorithm.Setup;
 import dev.helmet.protocols.algorithm.SetupParty;
 import dev.helmet.protocols.algorithm.Terms;
 import dev.helmet.protocols.dpsgd.DpSgdModel;
-import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import java.util.List;
 import java.util.Map;
@@ -126,10 +125,9 @@ final class CrossSiloSpec implements AlgorithmSpec {
     return preprocessing;
   }
 
-  /** The model file records the model's kind; its hyperparameters are cross-silo's, in the ledger. */
   @Override
-  public LearnerConfig learner() {
-    return HelmetDefaults.learner(model.kind());
+  public LearnerKind modelKind() {
+    return model.kind();
   }
 
   @Override

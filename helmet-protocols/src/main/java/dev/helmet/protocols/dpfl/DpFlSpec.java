@@ -4,6 +4,7 @@ import dev.helmet.protocols.dpsgd.DpSgdModel;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.Model;
 import dev.helmet.core.nn.Optimiser;
 import dev.helmet.core.preprocess.DesignMatrix;
@@ -24,7 +25,6 @@ import dev.helmet.protocols.algorithm.PartySums;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.algorithm.Terms;
-import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -114,10 +114,9 @@ final class DpFlSpec implements AlgorithmSpec {
     return preprocessing;
   }
 
-  /** The model file records the model's kind; its hyperparameters are DP-FL's, in the ledger. */
   @Override
-  public LearnerConfig learner() {
-    return HelmetDefaults.learner(model.kind());
+  public LearnerKind modelKind() {
+    return model.kind();
   }
 
   @Override
@@ -172,15 +171,17 @@ final class DpFlSpec implements AlgorithmSpec {
   }
 
   /**
-   * The non-private counterpart. The softmax model: Helmet's learner on the pooled rows (the
-   * default). The MLP: the same network, start and update rule on the pooled rows, for the same
+   * The non-private counterpart. The softmax model: Helmet's learner with its defaults ({@link
+   * dev.helmet.protocols.shared.LearnerDefaults}) on the pooled rows. The MLP: the same network, start and update rule on the pooled rows, for the same
    * rounds of q N records drawn with replacement, each record's gradient clipped to C as in the
    * run (the learning rate was chosen for clipped gradients) but no noise.
    */
   @Override
   public Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
     if (model.net() == null) {
-      return AlgorithmSpec.super.reference(pooled, rng);
+      LearnerConfig c = dev.helmet.protocols.shared.LearnerDefaults.learner(model.kind());
+      return Reference.ofLearner(c, preprocessing(), pooled, rng, c.kind().id() + ", Helmet's learner: Lambda "
+          + Reference.num(c.lambda()) + ", R " + Reference.num(c.radius()));
     }
     return model.noiselessReference(pooled, config.clip(), config.samplingRate(),
         sizesPrivate() ? config.expectedBatch() : Double.NaN, config.rounds(), config.learningRate(), rng);

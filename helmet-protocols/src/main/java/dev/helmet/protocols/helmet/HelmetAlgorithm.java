@@ -1,5 +1,6 @@
 package dev.helmet.protocols.helmet;
 
+import dev.helmet.protocols.shared.LearnerDefaults;
 import dev.helmet.protocols.shared.LinearInputs;
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
@@ -47,7 +48,7 @@ public final class HelmetAlgorithm implements Algorithm {
         new Parameter("learner.radius", "--radius", Type.NUMBER, "softmax 2, svm 0.5, logreg 1",
             "L2 radius R the local model is projected onto", "radius"),
         new Parameter("learner.epochs", "--epochs", Type.INTEGER, "50", "local training epochs", "epochs"),
-        new Parameter("learner.batch_size", "--batch-size", Type.INTEGER, String.valueOf(HelmetDefaults.BATCH_SIZE),
+        new Parameter("learner.batch_size", "--batch-size", Type.INTEGER, String.valueOf(LearnerDefaults.BATCH_SIZE),
             "local mini-batch size"),
         new Parameter("learner.smoothness", "--smoothness", Type.TEXT, "tight",
             "smoothness bound of the loss: tight or paper"),
@@ -87,10 +88,10 @@ public final class HelmetAlgorithm implements Algorithm {
     SmoothnessBound smoothness = tightOrPaper(l, "smoothness", SmoothnessBound.TIGHT, SmoothnessBound.PAPER);
     SensitivityBound sensitivity = tightOrPaper(l, "sensitivity", SensitivityBound.TIGHT, SensitivityBound.PAPER);
     LearnerConfig learner = new LearnerConfig(kind,
-        l.number("lambda", HelmetDefaults.lambda(kind), 1e-12, 1e12),
-        l.number("radius", HelmetDefaults.radius(kind), 1e-12, 1e12),
-        l.integer("epochs", HelmetDefaults.epochs(kind), 1, 100_000),
-        l.integer("batch_size", HelmetDefaults.BATCH_SIZE, 1, 1_000_000),
+        l.number("lambda", LearnerDefaults.lambda(kind), 1e-12, 1e12),
+        l.number("radius", LearnerDefaults.radius(kind), 1e-12, 1e12),
+        l.integer("epochs", LearnerDefaults.epochs(kind), 1, 100_000),
+        l.integer("batch_size", LearnerDefaults.BATCH_SIZE, 1, 1_000_000),
         smoothness,
         l.number("huber_h", LearnerConfig.DEFAULT_HUBER_H, 1e-9, 1e9),
         sensitivity);

@@ -2,46 +2,22 @@ package dev.helmet.protocols.helmet;
 
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
-import dev.helmet.core.learn.SmoothnessBound;
-import dev.helmet.core.preprocess.Preprocessing;
+import dev.helmet.protocols.shared.LearnerDefaults;
 
 /**
- * Documented defaults. They were chosen once, on a validation split of the MNIST training set
- * (1000 parties x 50 points from the first 50,000 training images, evaluated on the last 10,000
- * training images; the test set was not used), and are fixed in code: no command tunes on the
- * data it reports on. See docs/defaults.md for the runs behind them.
+ * Helmet's softmax settings tuned per feature set ({@link #softmaxFor}), chosen like {@link
+ * LearnerDefaults} (the per-learner defaults every algorithm shares) on MNIST validation data, never
+ * the test set (docs/defaults.md).
  */
 public final class HelmetDefaults {
   private HelmetDefaults() {}
 
-  /**
-   * Mini-batch size. The papers use 20; 5 gives four times the SGD steps for the same passes and
-   * was about 0.8 points better for softmax at eps = 0.5 on validation (docs/defaults.md), for
-   * about 25 % more training time on MNIST.
-   */
-  public static final int BATCH_SIZE = 5;
+  /** Mini-batch size: {@link LearnerDefaults#BATCH_SIZE}. */
+  public static final int BATCH_SIZE = LearnerDefaults.BATCH_SIZE;
 
-  /** Default Lambda per learner. */
-  public static double lambda(LearnerKind kind) {
-    return switch (kind) {
-      case SOFTMAX, MLP -> 0.5;
-      case SVM -> 2;
-      case LOGREG, LINREG -> 1;
-    };
-  }
-
-  /** Default radius R per learner. */
-  public static double radius(LearnerKind kind) {
-    return switch (kind) {
-      case SOFTMAX, MLP -> 2;
-      case SVM -> 0.5;
-      case LOGREG, LINREG -> 1;
-    };
-  }
-
-  /** Default epochs per learner. */
-  public static int epochs(LearnerKind kind) {
-    return 50;
+  /** The default learner configuration for {@code kind}: {@link LearnerDefaults#learner}. */
+  public static LearnerConfig learner(LearnerKind kind) {
+    return LearnerDefaults.learner(kind);
   }
 
   /**
@@ -55,7 +31,7 @@ public final class HelmetDefaults {
   public record Tuned(double lambda, double radius, int epochs, int batchSize) {}
 
   /**
-   * The softmax defaults for a feature set other than raw, or null (raw: the defaults above). Chosen
+   * The softmax defaults for a feature set other than raw, or null (raw: {@link LearnerDefaults}). Chosen
    * like the others on the validation holdout of the MNIST training images, never the test set
    * ({@code scripts/tune-features.sh}; docs/defaults.md lists every run).
    */
@@ -79,9 +55,4 @@ public final class HelmetDefaults {
   private static final int HOG_EPOCHS = 100;
   private static final int HOG_BATCH = 10;
 
-  /** The default learner configuration for {@code kind}. */
-  public static LearnerConfig learner(LearnerKind kind) {
-    return new LearnerConfig(kind, lambda(kind), radius(kind), epochs(kind), BATCH_SIZE, SmoothnessBound.TIGHT,
-        LearnerConfig.DEFAULT_HUBER_H);
-  }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.learn.Learner;
 import dev.helmet.core.learn.LearnerConfig;
+import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
@@ -27,7 +28,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /** Blind averaging's settings, and through {@link #plan} its one-round run. */
-final class HelmetSpec implements AlgorithmSpec {
+public final class HelmetSpec implements AlgorithmSpec {
   private final Algorithm algorithm;
   private final Common common;
   private final LearnerConfig learnerConfig;
@@ -76,9 +77,14 @@ final class HelmetSpec implements AlgorithmSpec {
     return preprocessing;
   }
 
-  @Override
+  /** The local learner's hyperparameters, the same for every party. */
   public LearnerConfig learner() {
     return learnerConfig;
+  }
+
+  @Override
+  public LearnerKind modelKind() {
+    return learnerConfig.kind();
   }
 
   /** The noise kind. */

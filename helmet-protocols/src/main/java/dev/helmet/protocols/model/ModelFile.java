@@ -40,41 +40,30 @@ public final class ModelFile {
   /** The format tag. */
   public static final String FORMAT = "helmet-model";
   /**
-   * The newest format version; readers accept it and older versions. Version 2 adds the feature
-   * stage ({@code preprocessing.feature_stage}); a model without one is still written as version 1,
-   * so older readers keep reading raw-feature models.
+   * The newest format version, the one written; readers accept it and every older one. Version 1:
+   * raw features, Helmet's learner hyperparameters in {@code learner}. 2 adds feature stages,
+   * feature scaling and target bounds. 3 lets {@code learner} name only the kind (an algorithm other
+   * than Helmet's, its settings in {@code provenance.algorithm_config}). 4 records every model's
+   * algorithm and its own settings in {@code algorithm: {id, settings}}, and {@code learner} holds
+   * only the kind; an older file reads as version 4 would record it ({@link #legacySettings}).
    */
-  public static final int VERSION = 3;
+  public static final int VERSION = 4;
 
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private ModelFile() {}
 
-  /** The model as a JSON tree. */
+  /** The model as a JSON tree (always the newest version). */
   public static ObjectNode toJson(ReleasedModel m) {
     ObjectNode root = JSON.createObjectNode();
     root.put("format", FORMAT);
-    boolean helmetLearner = usesHelmetLearner(m);
-    // Version 1: raw features and no scaling; 2 adds feature stages, scaling and target bounds;
-    // 3 lets the learner section name only the kind (an algorithm other than Helmet's).
-    root.put("version", !helmetLearner ? 3 : m.featureStage().isRaw() && m.preprocessing().scaling() == null
-        && m.preprocessing().target() == null ? 1 : 2);
-    LearnerConfig c = m.learner();
-    ObjectNode learner = root.putObject("learner");
-    learner.put("kind", c.kind().id());
-    if (!helmetLearner) {
-      // Helmet's learner hyperparameters (lambda, epochs, batch size, Huber h) mean nothing to
-      // DP-FL or WD-DP; writing Helmet's defaults here would misstate how the model was trained.
-      learner.put("settings", "provenance.algorithm_config");
-    } else {
-      learner.put("lambda", c.lambda());
-      learner.put("radius", c.radius());
-      learner.put("epochs", c.epochs());
-      learner.put("batch_size", c.batchSize());
-      learner.put("smoothness", c.smoothness().name().toLowerCase(Locale.ROOT));
-      learner.put("huber_h", c.huberH());
-      learner.put("sensitivity", c.sensitivity().name().toLowerCase(Locale.ROOT));
-    }
+    root.put("version", VERSION);
+    // Version 4: the algorithm that trained the model and its own settings (its canonical
+    // configuration), whatever the algorithm; the learner section names only the model's kind.
+    ObjectNode algorithm = root.putObject("algorithm");
+    algorithm.put("id", m.algorithm());
+    algorithm.set("settings", m.settings());
+    root.putObject("learner").put("kind", m.kind().id());
     ObjectNode pre = root.putObject("preprocessing");
     pre.put("clip_bound", m.preprocessing().clipBound());
     pre.put("normalise", m.preprocessing().normalise());
@@ -216,27 +205,23 @@ public final class ModelFile {
           + "Helmet reads versions 1 to " + VERSION + ")");
     }
     JsonNode l = r.object(root, "learner");
-    LearnerConfig learner;
+    LearnerKind kind;
     try {
-      learner = !l.has("lambda") && version >= 3
-          // An algorithm other than Helmet's: its settings are in provenance.algorithm_config, and
-          // the model keeps Helmet's defaults only to have a learner of the right kind.
-          ? dev.helmet.protocols.helmet.HelmetDefaults.learner(LearnerKind.parse(r.text(l, "kind")))
-          : new LearnerConfig(
-          LearnerKind.parse(r.text(l, "kind")),
-          r.number(l, "lambda"),
-          r.number(l, "radius"),
-          r.integer(l, "epochs"),
-          r.integer(l, "batch_size"),
-          SmoothnessBound.valueOf(r.text(l, "smoothness").toUpperCase(Locale.ROOT)),
-          r.number(l, "huber_h"),
-          // A file without the key was written before the tight bound existed: its noise was sized
-          // with the papers' L, so it reads as PAPER, never as the newer default.
-          l.hasNonNull("sensitivity")
-              ? SensitivityBound.valueOf(r.text(l, "sensitivity").toUpperCase(Locale.ROOT))
-              : SensitivityBound.PAPER);
+      kind = LearnerKind.parse(r.text(l, "kind"));
     } catch (IllegalArgumentException e) {
       throw new ModelFormatException(source + ": learner: " + e.getMessage());
+    }
+    String algorithmId;
+    ObjectNode settings;
+    if (version >= 4) {
+      JsonNode a = r.object(root, "algorithm");
+      algorithmId = r.text(a, "id");
+      settings = (ObjectNode) r.object(a, "settings");
+    } else {
+      JsonNode named = root.path("provenance").path("algorithm");
+      // No algorithm named: a file from before there were others, so Helmet's.
+      algorithmId = named.isTextual() ? named.asText() : "helmet";
+      settings = legacySettings(r, root, l, version);
     }
     JsonNode p = r.object(root, "preprocessing");
     Preprocessing pre;
@@ -340,7 +325,8 @@ public final class ModelFile {
     }
     try {
       Model model = net != null ? new MlpModel(net, wv) : new LinearModel(rows, cols, wv);
-      return new ReleasedModel(model, pre, LabelSet.of(names), features, learner, ledger, provenance, stage);
+      return new ReleasedModel(model, pre, LabelSet.of(names), features, kind, algorithmId, settings, ledger,
+          provenance, stage);
     } catch (IllegalArgumentException e) {
       throw new ModelFormatException(source + ": " + e.getMessage());
     }
@@ -437,9 +423,45 @@ public final class ModelFile {
     }
   }
 
-  /** Whether the model was trained with Helmet's learner (no algorithm named means Helmet: older files). */
-  private static boolean usesHelmetLearner(ReleasedModel m) {
-    Object algorithm = m.provenance().get("algorithm");
-    return algorithm == null || "helmet".equals(algorithm);
+  /**
+   * The settings a version 1 to 3 file records, as version 4 would: its {@code
+   * provenance.algorithm_config} where a runner put one there, with Helmet's learner section (which
+   * those versions wrote for Helmet's models) as its {@code learner}. A learner section without a
+   * {@code sensitivity} was written before the tight bound existed: its noise was sized with the
+   * papers' L, so it reads as {@code paper}, never as the newer default.
+   */
+  private static ObjectNode legacySettings(Reader r, JsonNode root, JsonNode l, int version) {
+    JsonNode config = root.path("provenance").path("algorithm_config");
+    ObjectNode settings = config.isObject() ? ((ObjectNode) config).deepCopy() : JSON.createObjectNode();
+    if (!l.has("lambda") && version >= 3) {
+      return settings; // version 3, an algorithm other than Helmet's: the kind alone
+    }
+    LearnerConfig c;
+    try {
+      c = new LearnerConfig(
+          LearnerKind.parse(r.text(l, "kind")),
+          r.number(l, "lambda"),
+          r.number(l, "radius"),
+          r.integer(l, "epochs"),
+          r.integer(l, "batch_size"),
+          SmoothnessBound.valueOf(r.text(l, "smoothness").toUpperCase(Locale.ROOT)),
+          r.number(l, "huber_h"),
+          l.hasNonNull("sensitivity")
+              ? SensitivityBound.valueOf(r.text(l, "sensitivity").toUpperCase(Locale.ROOT))
+              : SensitivityBound.PAPER);
+    } catch (IllegalArgumentException e) {
+      throw new ModelFormatException(r.source() + ": learner: " + e.getMessage());
+    }
+    JsonNode had = settings.path("learner");
+    ObjectNode learner = had.isObject() ? (ObjectNode) had : settings.putObject("learner");
+    learner.put("kind", c.kind().id());
+    learner.put("lambda", c.lambda());
+    learner.put("radius", c.radius());
+    learner.put("epochs", c.epochs());
+    learner.put("batch_size", c.batchSize());
+    learner.put("smoothness", c.smoothness().name().toLowerCase(Locale.ROOT));
+    learner.put("huber_h", c.huberH());
+    learner.put("sensitivity", c.sensitivity().name().toLowerCase(Locale.ROOT));
+    return settings;
   }
 }

@@ -4,25 +4,34 @@ import dev.helmet.core.data.DataFormatException;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.data.LabelSet;
 import dev.helmet.core.features.FeatureStage;
-import dev.helmet.core.learn.LearnerConfig;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.learn.Model;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.ledger.PrivacyLedger;
+import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A model as released: weights, the preprocessing to replay on new data, the hyperparameters, the
- * privacy ledger and provenance (configuration, seed, the data source by name, version; never a digest or statistic of private data).
+ * A model as released: weights, the preprocessing to replay on new data, the algorithm that trained
+ * it with its own settings, the privacy ledger and provenance (configuration, seed, the data source
+ * by name, version; never a digest or statistic of private data).
+ *
+ * <p>The settings are the algorithm's canonical configuration ({@link AlgorithmSpec#toConfig}): public
+ * parameters, the same bytes every party signed, so recording them releases nothing new.
  *
  * @param weights the model on {@code [1, preprocessed x]}: linear, or an MLP (which skips the intercept)
  * @param preprocessing replayed at prediction
  * @param labels class names, in class-index order
  * @param features the data dimension the model expects (without intercept)
- * @param learner the hyperparameters used by every party
+ * @param kind the kind of model the weights are (softmax, SVM, ..., MLP, linear regression)
+ * @param algorithm the registered name of the algorithm that trained it ({@code helmet}, {@code dp-fl}, ...)
+ * @param settings that algorithm's settings in canonical form ({@link AlgorithmSpec#toConfig}); a copy
  * @param privacy the privacy ledger; null only for a non-private reference model
  * @param provenance where the model came from: version, time, data set, partition, seed, protocol
  * @param featureStage the fixed feature transform in front of the preprocessing (raw: none); {@link
@@ -33,19 +42,29 @@ public record ReleasedModel(
     Preprocessing preprocessing,
     LabelSet labels,
     int features,
-    LearnerConfig learner,
+    LearnerKind kind,
+    String algorithm,
+    ObjectNode settings,
     PrivacyLedger privacy,
     Map<String, Object> provenance,
     FeatureStage featureStage) {
 
-  /** A model on raw features (no feature stage). */
-  public ReleasedModel(Model weights, Preprocessing preprocessing, LabelSet labels, int features,
-      LearnerConfig learner, PrivacyLedger privacy, Map<String, Object> provenance) {
-    this(weights, preprocessing, labels, features, learner, privacy, provenance, FeatureStage.RAW);
+  /**
+   * The model {@code spec}'s run released: its preprocessing, model kind, name and settings come from
+   * the spec, so every runner records the same facts.
+   */
+  public static ReleasedModel of(AlgorithmSpec spec, Model weights, LabelSet labels, int features,
+      PrivacyLedger privacy, Map<String, Object> provenance, FeatureStage featureStage) {
+    return new ReleasedModel(weights, spec.preprocessing(), labels, features, spec.modelKind(),
+        spec.algorithm().id(), spec.toConfig(), privacy, provenance, featureStage);
   }
 
   public ReleasedModel {
     provenance = Collections.unmodifiableMap(new LinkedHashMap<>(provenance));
+    if (kind == null || algorithm == null || algorithm.isBlank()) {
+      throw new IllegalArgumentException("a released model names its model kind and the algorithm that trained it");
+    }
+    settings = settings == null ? JsonNodeFactory.instance.objectNode() : settings.deepCopy();
     featureStage = featureStage == null ? FeatureStage.RAW : featureStage;
     if (featureStage.outputDimension(features) != features) {
       throw new IllegalArgumentException("the " + featureStage.id() + " feature stage gives "
@@ -55,7 +74,7 @@ public record ReleasedModel(
       throw new IllegalArgumentException("weights have " + weights.inputColumns() + " columns for " + features
           + " features (expected features + 1 for the intercept)");
     }
-    if (learner.kind() == dev.helmet.core.learn.LearnerKind.LINREG) {
+    if (kind == LearnerKind.LINREG) {
       if (!(weights instanceof LinearModel w) || w.rows() != 1 || labels.size() != 1
           || preprocessing.target() == null) {
         throw new IllegalArgumentException("a linear regression model has one weight row, one label and public "
@@ -66,6 +85,12 @@ public record ReleasedModel(
       throw new IllegalArgumentException("weights decide between " + weights.numClasses() + " classes but "
           + labels.size() + " labels are given");
     }
+  }
+
+  /** The recorded settings (a copy: the record's own stays unchanged). */
+  @Override
+  public ObjectNode settings() {
+    return settings.deepCopy();
   }
 
   /** Values per raw input row: the pixels of the feature stage's images, or the features themselves. */
@@ -83,7 +108,7 @@ public record ReleasedModel(
 
   /** Whether this model predicts a number (linear regression) rather than a class. */
   public boolean regression() {
-    return learner.kind() == dev.helmet.core.learn.LearnerKind.LINREG;
+    return kind == LearnerKind.LINREG;
   }
 
   /**

@@ -3,7 +3,6 @@ package dev.helmet.protocols.smm;
 import dev.helmet.protocols.shared.LinearInputs;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.nn.Examples;
 import dev.helmet.core.nn.Mlp;
@@ -17,7 +16,6 @@ import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.Local;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.Terms;
-import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.privacy.mechanism.RandomizedHadamard;
 import java.util.Locale;
 
@@ -77,10 +75,10 @@ final class SmmSpec implements AlgorithmSpec {
     return preprocessing;
   }
 
-  /** The model file names the MLP; its settings are in provenance.algorithm_config. */
+  /** An MLP (its settings are {@link #toConfig}, which the model file records beside it). */
   @Override
-  public LearnerConfig learner() {
-    return HelmetDefaults.learner(LearnerKind.MLP);
+  public LearnerKind modelKind() {
+    return LearnerKind.MLP;
   }
 
   @Override

@@ -2,7 +2,6 @@ package dev.helmet.protocols.wddp;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.NoisyDescent;
 import dev.helmet.core.learn.NoisyGradientDescent;
@@ -16,7 +15,6 @@ import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.Local;
 import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.Terms;
-import dev.helmet.protocols.helmet.HelmetDefaults;
 import java.math.BigDecimal;
 import java.util.Locale;
 
@@ -88,14 +86,9 @@ final class WdDpSpec implements AlgorithmSpec {
     return preprocessing;
   }
 
-  /**
-   * The model file records the model kind; WD-DP's own hyperparameters (T, eta, weighting) are in
-   * the ledger and in the provenance's algorithm_config (as for dp-fl, the learner section holds
-   * Helmet's defaults for that kind).
-   */
   @Override
-  public LearnerConfig learner() {
-    return HelmetDefaults.learner(config.kind());
+  public LearnerKind modelKind() {
+    return config.kind();
   }
 
   @Override

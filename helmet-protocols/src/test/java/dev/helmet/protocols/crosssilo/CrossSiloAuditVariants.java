@@ -301,8 +301,13 @@ public final class CrossSiloAuditVariants {
     }
 
     @Override
-    public LearnerConfig learner() {
-      return inner.learner();
+    public dev.helmet.core.learn.LearnerKind modelKind() {
+      return inner.modelKind();
+    }
+
+    @Override
+    public Reference reference(dev.helmet.core.preprocess.DesignMatrix pooled, java.util.SplittableRandom rng) {
+      return inner.reference(pooled, rng);
     }
 
     @Override

@@ -160,7 +160,7 @@ class DpFlMlpTest {
         common);
     assertEquals(c, back.toConfig());
     assertEquals("mlp", mlp.terms().learner());
-    assertEquals(dev.helmet.core.learn.LearnerKind.MLP, mlp.learner().kind());
+    assertEquals(dev.helmet.core.learn.LearnerKind.MLP, mlp.modelKind());
     AlgorithmSpec softmax = spec(2, "", "rounds=4");
     ObjectNode d = softmax.toConfig();
     assertEquals("softmax", d.get("learner").get("kind").asText());

@@ -46,6 +46,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * <pre>
  * mvn -o -q -pl helmet-protocols -am test -Dtest=ModelFixtures -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dhelmet.fixtures.out=$PWD/helmet-protocols/src/test/resources/fixtures/models
+ *     [-Dhelmet.fixtures.dir=0.1.0-SNAPSHOT-format4]
  * </pre>
  *
  * <p>It adds what the version's directory lacks and refuses to replace a fixture already there: a fixture stands for files that releases
@@ -116,7 +117,9 @@ class ModelFixtures {
         throw new IllegalStateException(a.id() + " has no fixture recipe: add one to ModelFixtures.RECIPES");
       }
     }
-    Path dir = Files.createDirectories(root.resolve(Version.get()));
+    // The release's version names the directory; -Dhelmet.fixtures.dir names another when the format
+    // changes within one release (0.1.0-SNAPSHOT-format4: the first files of format version 4).
+    Path dir = Files.createDirectories(root.resolve(System.getProperty("helmet.fixtures.dir", Version.get())));
     Path predictionsFile = dir.resolve(ModelFixturesTest.PREDICTIONS);
     ObjectNode predictions = Files.exists(predictionsFile) ? (ObjectNode) JSON.readTree(predictionsFile.toFile())
         : JSON.createObjectNode().put("written_by", Version.get());
@@ -204,8 +207,8 @@ class ModelFixtures {
     provenance.put("algorithm_config", spec.toConfig());
     provenance.put("features", "raw");
     provenance.put("fixture", "written by ModelFixtures with seeded test-only noise: not a private release");
-    return new ReleasedModel(result.model(), spec.preprocessing(), data.labelSet(), data.dimension(), spec.learner(),
-        result.ledger(), provenance);
+    return ReleasedModel.of(spec, result.model(), data.labelSet(), data.dimension(), result.ledger(), provenance,
+        null);
   }
 
   /** Every input's class scores {@code w_k . x} (x: the preprocessed row with its intercept). */

@@ -3,7 +3,6 @@ package dev.helmet.transport.toy;
 import dev.helmet.protocols.shared.HonestParties;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.preprocess.DesignMatrix;
@@ -26,7 +25,6 @@ import dev.helmet.protocols.algorithm.PublicPlan;
 import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.algorithm.Terms;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.protocols.helmet.HelmetDefaults;
 import dev.helmet.protocols.privacy.Audience;
 import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.secagg.ring.FixedPointEncoding;
@@ -107,9 +105,22 @@ public final class PrivateMean implements Algorithm {
       return new Preprocessing(clip, false);
     }
 
+    /** The class means score like a softmax model's rows (the predicted class is the largest score). */
     @Override
-    public LearnerConfig learner() {
-      return HelmetDefaults.learner(LearnerKind.SOFTMAX);
+    public LearnerKind modelKind() {
+      return LearnerKind.SOFTMAX;
+    }
+
+    /** The same class means on the pooled rows, without noise. */
+    @Override
+    public Reference reference(DesignMatrix pooled, java.util.SplittableRandom rng) {
+      int cols = pooled.cols();
+      double[] means = new double[common.classes() * cols];
+      for (int i = 0; i < pooled.rows(); i++) {
+        pooled.axpy(i, 1.0 / pooled.rows(), means, pooled.label(i) * cols);
+      }
+      return new Reference(new LinearModel(common.classes(), cols, means),
+          "non-private class means on the pooled data", 0);
     }
 
     @Override
