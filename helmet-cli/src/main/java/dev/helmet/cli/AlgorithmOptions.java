@@ -313,38 +313,11 @@ final class AlgorithmOptions {
   }
 
   /**
-   * {@code config} with the softmax learner settings tuned for {@code features} (HelmetDefaults.
-   * softmaxFor) wherever the command line left them unset and {@code a} has such a parameter.
+   * {@code config} with {@code a}'s defaults for the feature stage {@code features} filled in where
+   * the command line left them unset ({@link Algorithm#withFeatureDefaults}).
    */
   static ObjectNode withFeatureDefaults(ObjectNode config, Algorithm a, String features) {
-    dev.helmet.protocols.helmet.HelmetDefaults.Tuned t = dev.helmet.protocols.helmet.HelmetDefaults.softmaxFor(
-        features == null ? null : features.trim().toLowerCase(java.util.Locale.ROOT));
-    if (t == null) {
-      return config;
-    }
-    ObjectNode out = config.deepCopy();
-    ObjectNode learner = out.has("learner") ? (ObjectNode) out.get("learner") : out.putObject("learner");
-    if (learner.has("kind") && !learner.get("kind").asText().equalsIgnoreCase("softmax")) {
-      return config;
-    }
-    java.util.Set<String> paths = new java.util.HashSet<>();
-    a.parameters().forEach(p -> paths.add(p.path()));
-    if (paths.contains("learner.lambda") && !learner.has("lambda")) {
-      learner.put("lambda", t.lambda());
-    }
-    if (paths.contains("learner.radius") && !learner.has("radius")) {
-      learner.put("radius", t.radius());
-    }
-    if (paths.contains("learner.epochs") && !learner.has("epochs")) {
-      learner.put("epochs", t.epochs());
-    }
-    if (paths.contains("learner.batch_size") && !learner.has("batch_size")) {
-      learner.put("batch_size", t.batchSize());
-    }
-    if (learner.isEmpty()) {
-      out.remove("learner");
-    }
-    return out;
+    return a.withFeatureDefaults(config, features == null ? null : features.trim().toLowerCase(java.util.Locale.ROOT));
   }
 
   private static void put(ObjectNode root, Parameter p, String name, Object value) {

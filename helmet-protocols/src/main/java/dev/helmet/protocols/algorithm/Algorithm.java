@@ -80,6 +80,18 @@ public interface Algorithm {
   AlgorithmSpec configure(StrictNode config, Common common);
 
   /**
+   * {@code config} (settings as {@link #configure} reads them) with this algorithm's defaults for the
+   * fixed feature stage {@code features} ({@code hog}, {@code scatter}, ...; null or {@code raw}
+   * for none) filled in wherever {@code config} leaves them unset; {@code config} itself when the
+   * algorithm has no such defaults (by default). Such defaults are chosen on validation data, never
+   * on a test set, and are public configuration like any other.
+   */
+  default com.fasterxml.jackson.databind.node.ObjectNode withFeatureDefaults(
+      com.fasterxml.jackson.databind.node.ObjectNode config, String features) {
+    return config;
+  }
+
+  /**
    * The key of this algorithm's section in experiment files written before {@code variants:}
    * existed, or null if it never had one. Such files keep working: the section is read by
    * {@link #legacyExperimentVariants}.

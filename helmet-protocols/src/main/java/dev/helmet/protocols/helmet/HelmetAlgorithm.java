@@ -69,6 +69,36 @@ public final class HelmetAlgorithm implements Algorithm {
     return Set.of("learner", "noise");
   }
 
+  /**
+   * The softmax learner's settings tuned for {@code features} ({@link HelmetDefaults#softmaxFor}:
+   * scatter and HOG), wherever {@code config} leaves them unset and trains softmax.
+   */
+  @Override
+  public ObjectNode withFeatureDefaults(ObjectNode config, String features) {
+    HelmetDefaults.Tuned t = HelmetDefaults.softmaxFor(features);
+    if (t == null) {
+      return config;
+    }
+    ObjectNode out = config.deepCopy();
+    ObjectNode learner = out.has("learner") ? (ObjectNode) out.get("learner") : out.putObject("learner");
+    if (learner.has("kind") && !learner.get("kind").asText().equalsIgnoreCase("softmax")) {
+      return config;
+    }
+    if (!learner.has("lambda")) {
+      learner.put("lambda", t.lambda());
+    }
+    if (!learner.has("radius")) {
+      learner.put("radius", t.radius());
+    }
+    if (!learner.has("epochs")) {
+      learner.put("epochs", t.epochs());
+    }
+    if (!learner.has("batch_size")) {
+      learner.put("batch_size", t.batchSize());
+    }
+    return out;
+  }
+
   @Override
   public AlgorithmSpec configure(StrictNode config, Common common) {
     common.requireClasses(ID);
