@@ -1,13 +1,9 @@
 package dev.helmet.cli;
 
 import dev.helmet.secagg.protocol.InProcessSecAgg;
-import dev.helmet.secagg.servers.ComputeServerSummation;
-import dev.helmet.secagg.summation.GroupMaskSummation;
 import dev.helmet.secagg.summation.DropoutPlan;
-import dev.helmet.secagg.summation.PlainSummation;
 import dev.helmet.secagg.summation.SecureSummation;
 import java.nio.file.Path;
-import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /** How a run executes and reports. */
@@ -225,26 +221,20 @@ final class RunOptions {
     double sizing = maxDropout != null ? maxDropout : InProcessSecAgg.DROPOUTS_FROM_THRESHOLD;
     double colluding = colludingFraction != null ? colludingFraction : defaultColluding;
     DropoutPlan plan = dropout == 0 ? DropoutPlan.NONE : DropoutPlan.random(dropout, -1, seed ^ 0x9E3779B97F4A7C15L);
-    return switch (protocol.toLowerCase(Locale.ROOT)) {
-      case "plain" -> {
-        if (dropout > 0) {
-          throw new IllegalArgumentException("--dropout needs a secure protocol; plain summation has no rounds");
-        }
-        yield new PlainSummation();
-      }
-      case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, threads());
-      case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, threads());
-      case "dca", "compute-servers" -> {
-        if (computeServers < 2) {
-          throw new IllegalArgumentException("--compute-nodes must be >= 2 for --summation dca (private if one of "
-              + "them is honest). Provided value: " + computeServers);
-        }
-        yield new ComputeServerSummation(computeServers, plan, threads());
-      }
-      case "groups" -> new GroupMaskSummation(groupSize, GroupMaskSummation.Graph.DISJOINT, plan, threads());
-      case "harary" -> new GroupMaskSummation(groupSize, GroupMaskSummation.Graph.HARARY, plan, threads());
-      default -> throw new IllegalArgumentException("summation must be one of secagg+, secagg, dca (or its old name "
-          + "compute-servers), groups, harary, plain, simulated. Provided value: " + protocol);
-    };
+    var entry = dev.helmet.secagg.Summations.find(protocol);
+    if (entry == null || entry.name().equals("simulated")) {
+      throw new IllegalArgumentException("summation must be one of " + dev.helmet.secagg.Summations.names()
+          + ", simulated. Provided value: " + protocol);
+    }
+    // The options' own checks first, so the message names the flag the user typed.
+    if (entry.name().equals("plain") && dropout > 0) {
+      throw new IllegalArgumentException("--dropout needs a secure protocol; plain summation has no rounds");
+    }
+    if (entry.name().equals("dca") && computeServers < 2) {
+      throw new IllegalArgumentException("--compute-nodes must be >= 2 for --summation dca (private if one of "
+          + "them is honest). Provided value: " + computeServers);
+    }
+    return dev.helmet.secagg.Summations.make(entry.name(), new dev.helmet.secagg.Summations.Settings(colluding,
+        sizing, plan, threads(), computeServers, groupSize));
   }
 }
