@@ -80,6 +80,15 @@ public interface Algorithm {
   AlgorithmSpec configure(StrictNode config, Common common);
 
   /**
+   * Whether this algorithm can fit a regression model (numeric targets); false by default. An
+   * algorithm that only trains classifiers refuses such data ({@link Common#requireClasses}), naming
+   * the algorithms that answer true here.
+   */
+  default boolean fitsRegression() {
+    return false;
+  }
+
+  /**
    * {@code config} (settings as {@link #configure} reads them) with this algorithm's defaults for the
    * fixed feature stage {@code features} ({@code hog}, {@code scatter}, ...; null or {@code raw}
    * for none) filled in wherever {@code config} leaves them unset; {@code config} itself when the

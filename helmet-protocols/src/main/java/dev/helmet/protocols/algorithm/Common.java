@@ -74,8 +74,11 @@ public record Common(double epsilon, double delta, double honestFraction, Protec
    */
   public void requireClasses(String algorithm) {
     if (regression()) {
+      String fit = Algorithms.all().stream().filter(Algorithm::fitsRegression).map(Algorithm::id)
+          .collect(java.util.stream.Collectors.joining(" or "));
       throw new IllegalArgumentException(algorithm + " trains classifiers and this data has numeric targets "
-          + "(regression); use --algorithm wd-dp, which fits linear regression");
+          + "(regression); " + (fit.isEmpty() ? "no registered algorithm fits regression"
+              : "use --algorithm " + fit + ", which fits linear regression"));
     }
   }
 

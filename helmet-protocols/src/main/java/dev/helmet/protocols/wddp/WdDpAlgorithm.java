@@ -40,6 +40,11 @@ public final class WdDpAlgorithm implements Algorithm {
   }
 
   @Override
+  public boolean fitsRegression() {
+    return true;
+  }
+
+  @Override
   public String summary() {
     return "weighted distributed DP ERM (Kang et al.): each party runs noisy full-batch gradient descent on its own "
         + "data, one summation averages the models weighted by the parties' sizes";
