@@ -170,7 +170,7 @@ final class NetworkDemo {
         builder.setMaxPoints(largest);
       }
       SessionConfig config = builder.setAlgorithmConfig(SessionPlan.algorithmConfig(spec)).build();
-      String cost = Trainer.costNote(spec, parties);
+      String cost = dev.helmet.protocols.simulation.RunCost.note(spec, parties);
       if (cost != null && !run.quiet) {
         err.println(cost);
         err.flush();
@@ -277,10 +277,11 @@ final class NetworkDemo {
         }
         out.flush();
       }
-      CentralizedReference.Outcome reference = null;
+      dev.helmet.protocols.simulation.CentralizedReference.Outcome reference = null;
       if (run.reference) {
-        reference = CentralizedReference.train(spec, stage.apply(train, run.threads(), progress, cache),
-            partition.pooled(), test, testFeatures, new SplittableRandom(run.seed), w, run.optimalityGap, progress);
+        reference = dev.helmet.protocols.simulation.CentralizedReference.train(spec, stage.apply(train, run.threads(), progress, cache),
+            partition.pooled(), test, testFeatures, new SplittableRandom(run.seed), w, run.optimalityGap, progress,
+            line -> { System.err.println(line); System.err.flush(); });
       }
       double wall = (System.nanoTime() - start) / 1e9;
       ObjectNode j = Json.object();
