@@ -12,6 +12,7 @@ import dev.helmet.protocols.audit.ArtifactDiff;
 import dev.helmet.protocols.audit.InputMirrorCanary;
 import dev.helmet.protocols.audit.NeighbourPair;
 import dev.helmet.protocols.audit.ReleaseAudit;
+import dev.helmet.protocols.simulation.LocalSession;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -33,7 +34,7 @@ import java.util.SplittableRandom;
  * release moves only as far as the data moves it, and a field outside it that differs is the
  * data's doing. That noise is not private, and the audit releases nothing: it writes its model
  * files to a temporary directory it removes, never to {@code --model-out}, and a normal run cannot
- * reach it ({@link Trainer.Fixed} is made here only). A third run, on D again, is the control: it
+ * reach it ({@link LocalSession.Fixed} is made here only). A third run, on D again, is the control: it
  * must differ from the first in clock readings alone, or the "same noise, same seeds" premise
  * failed and the audit says so ({@link Outcome#control}).
  *
@@ -231,8 +232,8 @@ final class ArtifactAudit {
   static Artifacts artifacts(Trainer.Spec spec, Dataset train, Partition partition, int[] planSizes, Dataset test,
       FeatureStage stage, long seed, ConsoleProgress progress) {
     long start = System.nanoTime();
-    Trainer.Report r = Trainer.run(spec, train, test, stage, seed, progress, null, null,
-        new Trainer.Fixed(partition, draw -> noise(seed, draw), planSizes));
+    LocalSession.Outcome r = Trainer.run(spec, train, test, stage, seed, progress, null, null,
+        new LocalSession.Fixed(partition, draw -> noise(seed, draw), planSizes));
     double wall = (System.nanoTime() - start) / 1e9;
     StringWriter report = new StringWriter();
     try (PrintWriter out = new PrintWriter(report)) {
@@ -243,7 +244,7 @@ final class ArtifactAudit {
   }
 
   /** The model file's text as Trainer.write writes it, through a private temporary file removed after. */
-  private static String modelFile(Trainer.Report r) {
+  private static String modelFile(LocalSession.Outcome r) {
     try {
       Path dir = Files.createTempDirectory("helmet-artifact-audit");
       Path file = dir.resolve("model.json");

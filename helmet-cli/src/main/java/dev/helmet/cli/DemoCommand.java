@@ -81,7 +81,7 @@ final class DemoCommand implements Callable<Integer> {
         throw new IllegalArgumentException("demo --network runs every party in its own participant over gRPC; "
             + "--engine, --master, --engine-tasks and --engine-conf apply to simulations");
       }
-      NetworkDemo.run(w, m, features, cacheDir, run, a, config, spec.commandLine().getOut(),
+      NetworkDemoReport.run(w, m, features, cacheDir, run, a, config, spec.commandLine().getOut(),
           spec.commandLine().getErr());
       return Main.OK;
     }

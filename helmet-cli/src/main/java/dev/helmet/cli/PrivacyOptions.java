@@ -52,16 +52,6 @@ final class PrivacyOptions {
 
   /** The fewest contributors among {@code parties}: --min-contributors, or (1 - dropout) of them. */
   int minContributors(int parties, double dropoutTolerance) {
-    if (minContributors < 0) {
-      throw new IllegalArgumentException("min contributors must be >= 0. Provided value: " + minContributors);
-    }
-    if (minContributors > parties) {
-      throw new IllegalArgumentException("--min-contributors " + minContributors + " exceeds the " + parties
-          + " parties");
-    }
-    if (minContributors > 0) {
-      return minContributors;
-    }
-    return Math.max(1, (int) Math.floor((1 - dropoutTolerance) * parties + 1e-9));
+    return dev.helmet.protocols.simulation.LocalSession.minContributors(minContributors, parties, dropoutTolerance);
   }
 }

@@ -1,33 +1,19 @@
 package dev.helmet.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.helmet.secagg.crypto.CryptoProfile;
-import dev.helmet.secagg.crypto.MaskPrg;
-import dev.helmet.secagg.crypto.Secrets;
-import dev.helmet.secagg.protocol.InProcessSecAgg;
-import dev.helmet.secagg.ring.FixedPointEncoding;
-import dev.helmet.secagg.servers.ComputeServerSummation;
-import dev.helmet.secagg.summation.GroupMaskSummation;
-import dev.helmet.secagg.summation.DropoutPlan;
-import dev.helmet.secagg.summation.PlainSummation;
-import dev.helmet.secagg.summation.SecureSummation;
+import dev.helmet.experiments.bench.SummationBench;
 import dev.helmet.secagg.summation.SummationOutcome;
-import dev.helmet.secagg.summation.SummationSpec;
 import java.io.PrintWriter;
-import java.util.Arrays;
-import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.function.IntFunction;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
  * {@code helmet bench secagg}: one full secure-summation run with every party in this process, its
- * result checked against the exact sum, with the server's and the mean party's time, the bytes,
- * and where the time goes; plus baselines measured in the same run.
+ * result checked against the exact sum ({@link SummationBench}), printed with the server's and the
+ * mean party's time, the bytes, and where the time goes; plus baselines measured in the same run.
  */
 @Command(name = "secagg", mixinStandardHelpOptions = true, sortOptions = false,
     description = "One full secure-aggregation run in-process (all parties and the server), checked against the "
@@ -101,89 +87,39 @@ final class SecAggBench implements Callable<Integer> {
   @Override
   public Integer call() {
     int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-    if (parties < 2 || params < 1) {
-      throw new IllegalArgumentException("parties must be >= 2 and params >= 1. Provided values: " + parties + ", "
-          + params);
-    }
-    if (rounds < 1 || rounds > 1000) {
-      throw new IllegalArgumentException("--rounds must be in [1, 1000]. Provided value: " + rounds);
-    }
-    if (!(dropout >= 0 && dropout < 0.5)) {
-      throw new IllegalArgumentException("dropout must be in [0, 0.5). Provided value: " + dropout);
-    }
-    int fixedStep = switch (dropoutRound.toLowerCase(Locale.ROOT)) {
-      case "masked-input" -> ComputeServerSummation.named(protocol) ? 1 : 2;
-      case "random" -> -1;
-      default -> throw new IllegalArgumentException("dropout round must be masked-input or random. Provided value: "
-          + dropoutRound);
-    };
-    DropoutPlan plan = dropout == 0 ? DropoutPlan.NONE : DropoutPlan.random(dropout, fixedStep,
-        Secrets.random().nextLong());
-    int m = minContributors != 0 ? minContributors : parties - (int) Math.floor(dropout * parties);
-    if (m < 1 || m > parties) {
-      throw new IllegalArgumentException("min contributors must be in [1, " + parties + "]. Provided value: " + m);
-    }
-    double sizing = maxDropout != null ? maxDropout : InProcessSecAgg.DROPOUTS_FROM_THRESHOLD;
-    SecureSummation s = switch (protocol.toLowerCase(Locale.ROOT)) {
-      case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, colluding, sizing, plan, t);
-      case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, colluding, sizing, plan, t);
-      case "dca", "compute-servers" -> new ComputeServerSummation(computeNodes, plan, t);
-      case "groups" -> new GroupMaskSummation(maskGroup, GroupMaskSummation.Graph.DISJOINT, plan, t);
-      case "harary" -> new GroupMaskSummation(maskGroup, GroupMaskSummation.Graph.HARARY, plan, t);
-      case "plain" -> new PlainSummation();
-      default -> throw new IllegalArgumentException("protocol must be secagg+, secagg, dca (or compute-servers, its "
-          + "old name), groups, harary or plain. Provided value: " + protocol);
-    };
-    FixedPointEncoding enc = new FixedPointEncoding(ringBits, 0);
-    long mask = enc.mask();
-    long seed = Secrets.random().nextLong();
-    IntFunction<long[]> inputs = i -> {
-      SplittableRandom r = new SplittableRandom(seed + i);
-      long[] x = new long[params];
-      for (int j = 0; j < params; j++) {
-        x[j] = r.nextLong() & mask;
-      }
-      return x;
-    };
+    SummationBench.Settings settings = new SummationBench.Settings(parties, params, dropout, dropoutRound, protocol,
+        computeNodes, maskGroup, minContributors, maxDropout, colluding, ringBits, rounds, t);
     PrintWriter out = spec.commandLine().getOut();
-    if (!json) {
-      out.printf("%s: %d parties x %d parameters, %.0f %% dropout (%s), %d-bit ring, sized for %.0f %% colluding "
-          + "parties ...%n", s.name(), parties, params, 100 * dropout, dropoutRound, ringBits, 100 * colluding);
-      out.flush();
-    }
-    SummationOutcome o = null;
-    double plainSeconds = 0;
-    boolean exact = true;
-    double[] partyByRound = new double[rounds];
-    double[] serverByRound = new double[rounds];
-    String[] statusByRound = new String[rounds];
-    boolean[] exactByRound = new boolean[rounds];
-    for (int r = 0; r < rounds; r++) {
-      o = s.run(new SummationSpec(parties, params, enc, m), inputs);
-      // Check against the exact sum of the contributors' inputs, and time the same sum in the clear.
-      SummationOutcome done = o;
-      long p0 = System.nanoTime();
-      SummationOutcome plain = new PlainSummation().run(new SummationSpec(done.contributors().size() == 0 ? 1
-          : done.contributors().size(), params, enc, 1), k -> inputs.apply(done.contributors().get(k)));
-      plainSeconds = (System.nanoTime() - p0) / 1e9;
-      exactByRound[r] = o.sum() != null && Arrays.equals(plain.sum(), o.sum());
-      exact &= exactByRound[r];
-      partyByRound[r] = o.partySeconds();
-      serverByRound[r] = o.serverSeconds();
-      statusByRound[r] = o.status().name();
-      if (!json && rounds > 1) {
-        out.printf("  round %-3d         %s, party %.4f s (mean), server %.2f s, sum %s%n", r + 1, o.status(),
-            o.partySeconds(), o.serverSeconds(), exactByRound[r] ? "exact" : "NOT EXACT");
-        out.flush();
+    SummationBench.Outcome run = SummationBench.run(settings, new SummationBench.Listener() {
+      @Override
+      public void starting(String summation) {
+        if (!json) {
+          out.printf("%s: %d parties x %d parameters, %.0f %% dropout (%s), %d-bit ring, sized for %.0f %% "
+              + "colluding parties ...%n", summation, parties, params, 100 * dropout, dropoutRound, ringBits,
+              100 * colluding);
+          out.flush();
+        }
       }
-    }
-    double prgMbps = prgRate();
+
+      @Override
+      public void round(int r, SummationOutcome o, boolean exact) {
+        if (!json && rounds > 1) {
+          out.printf("  round %-3d         %s, party %.4f s (mean), server %.2f s, sum %s%n", r + 1, o.status(),
+              o.partySeconds(), o.serverSeconds(), exact ? "exact" : "NOT EXACT");
+          out.flush();
+        }
+      }
+    });
+    SummationOutcome o = run.last();
+    double plainSeconds = run.plainSeconds();
+    boolean exact = run.exact();
+    double prgMbps = run.prgMbPerSecond();
     ObjectNode j = Json.object();
-    j.put("protocol", s.name());
+    j.put("protocol", run.summation());
     j.put("parties", parties);
     j.put("params", params);
     j.put("dropout", dropout);
-    j.put("min_contributors", m);
+    j.put("min_contributors", run.minContributors());
     j.put("dropout_round", dropoutRound);
     j.put("status", o.status().name());
     if (o.abortReason() != null) {
@@ -203,10 +139,10 @@ final class SecAggBench implements Callable<Integer> {
     j.put("baseline_aes_ctr_mb_per_s", prgMbps);
     j.put("server_vs_plain_sum", o.serverSeconds() / plainSeconds);
     j.put("rounds", rounds);
-    j.set("party_seconds_by_round", Json.MAPPER.valueToTree(partyByRound));
-    j.set("server_seconds_by_round", Json.MAPPER.valueToTree(serverByRound));
-    j.set("status_by_round", Json.MAPPER.valueToTree(statusByRound));
-    j.set("exact_by_round", Json.MAPPER.valueToTree(exactByRound));
+    j.set("party_seconds_by_round", Json.MAPPER.valueToTree(run.partySecondsByRound()));
+    j.set("server_seconds_by_round", Json.MAPPER.valueToTree(run.serverSecondsByRound()));
+    j.set("status_by_round", Json.MAPPER.valueToTree(run.statusByRound()));
+    j.set("exact_by_round", Json.MAPPER.valueToTree(run.exactByRound()));
     if (json) {
       out.println(Json.print(j));
     } else {
@@ -228,22 +164,5 @@ final class SecAggBench implements Callable<Integer> {
     }
     out.flush();
     return Main.OK;
-  }
-
-  /**
-   * The mask generator's rate on this machine, now, in the 32-bit ring (as the runs above): 16
-   * expansions of 4 MB after 16 for the JIT to warm up.
-   */
-  private static double prgRate() {
-    long[] acc = new long[1 << 20];
-    byte[] seed = Secrets.bytes(32);
-    for (int i = 0; i < 16; i++) {
-      MaskPrg.apply(seed, false, acc, 32, CryptoProfile.NONE);
-    }
-    long t0 = System.nanoTime();
-    for (int i = 0; i < 16; i++) {
-      MaskPrg.apply(seed, false, acc, 32, CryptoProfile.NONE);
-    }
-    return 16.0 * 4 * acc.length / ((System.nanoTime() - t0) / 1e9) / 1e6;
   }
 }

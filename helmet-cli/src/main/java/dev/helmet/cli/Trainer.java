@@ -5,19 +5,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.eval.Evaluation;
-import dev.helmet.core.eval.StratifiedKFold;
 import dev.helmet.core.features.FeatureStage;
-import dev.helmet.core.learn.Learner;
-import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
-import dev.helmet.core.preprocess.DesignMatrix;
-import dev.helmet.core.util.Version;
-import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.model.ModelFile;
 import dev.helmet.protocols.model.ReleasedModel;
+import dev.helmet.protocols.simulation.LocalSession;
 import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.summation.SecureSummation;
 import dev.helmet.secagg.summation.SummationOutcome;
@@ -25,17 +20,15 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /**
- * The shared engine of {@code helmet train} and {@code helmet demo}: configure the algorithm, run it
- * in the in-process simulator, evaluate, report. It knows no algorithm: everything specific comes
- * through the registry ({@link AlgorithmSpec}, and the plan's own summary figures).
+ * What {@code helmet train} and {@code helmet demo} share: configure the algorithm from the options,
+ * map them to a {@link LocalSession} (the in-process session, in helmet-protocols), and print its
+ * outcome or write it as {@code --json}. It knows no algorithm: everything specific comes through
+ * the registry ({@link AlgorithmSpec}, and the plan's own summary figures).
  */
 final class Trainer {
   private Trainer() {}
@@ -54,11 +47,6 @@ final class Trainer {
       RunOptions run,
       int perPartyRequested,
       String title) {}
-
-  /** One run's outcome, with what the report needs. */
-  record Report(AlgorithmSpec spec, ReleasedModel model, Simulation.Result result, Evaluation test, List<Evaluation> draws,
-      CentralizedReference.Outcome reference, Partition partition, double trainingSeconds, double releaseSeconds,
-      double referenceSeconds) {}
 
   /** Configures the algorithm for {@code train}'s shape. */
   static AlgorithmSpec configure(Spec spec, Dataset train) {
@@ -94,225 +82,45 @@ final class Trainer {
     return out;
   }
 
-  private static Simulation.Result simulate(Simulation.Prepared prepared, AlgorithmSpec a, Fixed fixed,
-      int minContributors, SecureSummation summation, NoiseFactory noise, int threads, ConsoleProgress progress) {
-    if (fixed == null || fixed.planSizes() == null) {
-      return Simulation.run(prepared, minContributors, summation, noise, threads, progress);
-    }
-    return Simulation.run(prepared, a.plan(fixed.planSizes(), minContributors, noise.isSecure()), summation, noise,
-        threads, progress);
-  }
-
-  /** Runs the spec on {@code train}, evaluating on {@code test}. */
-  static Report run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed, ConsoleProgress progress) {
-    return run(spec, train, test, stage, seed, progress, null, null);
-  }
-
   /**
-   * What an artifact audit ({@link ArtifactAudit}) holds fixed across the runs it compares: the
-   * split of the training data, and the noise of each draw (draw 0 is the written release). Only
-   * the audit makes one, and its runs release nothing; {@code train} and {@code demo} pass none, so
-   * their runs split by the spec and draw every noise from SecureRandom. {@code planSizes}: the
-   * sizes the plan is derived from, the public bound both neighbours share under add-or-remove (a
-   * train run's are its split's, which the configuration fixes; a plan derived from one side's
-   * private sizes could tell the pair apart, as dp-fl's ring did), null for the partition's own.
+   * The session's settings from the options, for training data of {@code train}'s shape: the
+   * algorithm configured ({@link #configure}), the summation and the engine made from the options.
    */
-  record Fixed(Partition partition, java.util.function.IntFunction<NoiseFactory> noise, int[] planSizes) {}
-
-  /**
-   * As above; {@code released} receives the released model as soon as it exists, and {@code
-   * evaluated} the run's report without its reference, both before the non-private reference is
-   * trained (which can be slow or run short of memory), so the private result is out first.
-   */
-  static Report run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed, ConsoleProgress progress,
-      java.util.function.Consumer<ReleasedModel> released, java.util.function.Consumer<Report> evaluated) {
-    return run(spec, train, test, stage, seed, progress, released, evaluated, null);
-  }
-
-  /** As above; {@code fixed} (an artifact audit's, else null) gives the split and the noise. */
-  static Report run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed, ConsoleProgress progress,
-      java.util.function.Consumer<ReleasedModel> released, java.util.function.Consumer<Report> evaluated,
-      Fixed fixed) {
+  static LocalSession.Settings settings(Spec spec, Dataset train) {
     AlgorithmSpec a = configure(spec, train);
     SecureSummation summation = spec.run().summation(1 - spec.privacy().honestFraction);
-    SplittableRandom root = new SplittableRandom(seed);
-    // The split's generator is drawn either way, so the parties' seeds below are the same.
-    SplittableRandom splitting = root.split();
-    Partition partition = fixed != null ? fixed.partition() : spec.partition().split(train, splitting);
-    java.util.function.IntFunction<NoiseFactory> noise = fixed != null ? fixed.noise() : draw -> NoiseFactory.secure();
-    long partySeed = root.nextLong();
-    // What no party's data can change is checked before anyone trains.
-    String rosterProblem = a.rosterProblem(partition.count(), spec.privacy().minContributors(partition.count(),
-        spec.run().dropout));
-    if (rosterProblem != null) {
-      throw new IllegalArgumentException(rosterProblem);
-    }
-    if (a.sizesPrivate() && spec.partition() instanceof dev.helmet.core.partition.PartitionStrategy.Natural) {
-      // The party column decides how many parties there are: removing a party's only record removes
-      // the party, and W is in every artifact (privacy review turn 3, attacker's read of finding 3).
-      throw new IllegalArgumentException("under add-or-remove neighbours the number of parties must not depend on "
-          + "the data, and --partition natural takes it from the party column: use --partition iid with --parties "
-          + "(and --per-party), or --neighbours replace-one (sizes and parties public)");
-    }
-    if (a.sizesPrivate() && a.planDependsOnSizes() && spec.partition().configuredRecords() <= 0) {
-      // The plan (its ring encoding) is sized from the parties' sizes; under add-or-remove they are
-      // private unless the configuration fixes them, and a plan computed from them could tell
-      // neighbouring data sets apart (privacy review turn 3, finding 3).
-      throw new IllegalArgumentException("under add-or-remove neighbours the record counts are private, and this "
-          + "algorithm sizes its summation's encoding from the parties' sizes: give --per-party N (every party's "
-          + "size, fixed before the data) or --neighbours replace-one (sizes public)");
-    }
-    int w = partition.count();
-    int dropping = (int) Math.floor(spec.run().dropout * w + 1e-9);
-    int fewest = spec.privacy().minContributors(w, spec.run().dropout);
-    if (dropping > 0 && w - dropping < fewest) {
-      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "--dropout %s drops %d of the %d parties, "
-          + "leaving %d, fewer than --min-contributors %d: the summation would abort; use --dropout at most %s, or "
-          + "--min-contributors at most %d", Trainer.fmt(spec.run().dropout), dropping, w, w - dropping, fewest,
-          Trainer.fmt(Math.floor(100.0 * (w - fewest) / w) / 100), w - dropping));
-    }
-    if (w < 2 && summation instanceof dev.helmet.secagg.protocol.InProcessSecAgg) {
-      throw new IllegalArgumentException("secure aggregation needs at least 2 parties; with --parties 1 choose "
-          + "--summation plain (one party's model, noised, is released as it is)");
-    }
-    if (summation instanceof dev.helmet.secagg.protocol.InProcessSecAgg secagg) {
-      String sizing = secagg.sizingProblem(w, fewest);
-      if (sizing != null) {
-        throw new IllegalArgumentException(sizing);
+    boolean quiet = spec.run().quiet;
+    java.util.function.Consumer<String> notes = line -> {
+      if (!quiet) {
+        System.err.println(line);
+        System.err.flush();
       }
-    }
-    // Summed in aggregate or in the clear, a round costs a fraction of a secure summation's.
-    String cost = summation == null || summation.revealsInputs() ? null : costNote(a, w);
-    if (cost != null && !spec.run().quiet) {
-      System.err.println(cost);
+    };
+    java.util.function.Consumer<String> warnings = line -> {
+      System.err.println(line);
       System.err.flush();
-    }
-    String low = spec.privacy().epsilonGiven() ? null : a.algorithm().defaultEpsilonNote(spec.privacy().epsilon);
-    if (low != null && !spec.run().quiet) {
-      System.err.println(low);
-      System.err.flush();
-    }
-    long t1 = System.nanoTime();
-    int minContributors = spec.privacy().minContributors(partition.count(), spec.run().dropout);
-    Simulation.Prepared prepared = null;
-    Simulation.Result r;
-    long t2;
-    dev.helmet.protocols.simulation.Engine engine = spec.run().engine();
-    if (engine != null && fixed != null) {
-      throw new IllegalArgumentException("an artifact audit holds the noise fixed in this process: --engine local");
-    }
-    if (engine != null) {
-      r = onEngine(engine, a, train, partition, partySeed, minContributors, progress);
-      t2 = System.nanoTime();
-    } else {
-      prepared = Simulation.prepare(a, train, partition, partySeed, spec.run().threads(), progress);
-      t2 = System.nanoTime();
-      r = simulate(prepared, a, fixed, minContributors, summation, noise.apply(0), spec.run().threads(), progress);
-    }
-    long t3 = System.nanoTime();
-    DesignMatrix testRows = a.preprocessing().design(test);
-    Evaluation eval = Evaluation.of(r.model(), testRows, test, a.preprocessing());
-    List<Evaluation> draws = new ArrayList<>();
-    draws.add(eval);
-    for (int d = 1; d < spec.run().noiseDraws; d++) {
-      Simulation.Result other = prepared == null
-          ? onEngine(engine, a, train, partition, partySeed, minContributors, progress)
-          : simulate(prepared, a, fixed, minContributors, summation, noise.apply(d), spec.run().threads(), progress);
-      draws.add(Evaluation.of(other.model(), testRows, test, a.preprocessing()));
-    }
-    Map<String, Object> provenance = new LinkedHashMap<>();
-    provenance.put("helmet_version", Version.get());
-    provenance.put("created", Instant.now().toString());
-    // Provenance names the data's source, never a digest or statistic of it: a hash of private data
-    // lets anyone holding the model test guesses of a record, and an accuracy on private data is a
-    // release the guarantee does not cover (docs/privacy.md).
-    provenance.put("dataset", train.name());
-    // Under add-or-remove neighbours the record counts are private: no count of the data is released.
-    provenance.put("partition", partition.description(a.sizesPrivate()));
-    provenance.put("parties", partition.count());
-    provenance.put("seed", seed);
-    provenance.put("protocol", summation == null ? "simulated" : summation.name());
-    provenance.put("algorithm", a.algorithm().id());
-    if (spec.run().distributed()) {
-      provenance.put("engine", spec.run().engine.toLowerCase(java.util.Locale.ROOT));
-    }
-    provenance.put("rounds", r.rounds());
-    provenance.put("algorithm_config", a.toConfig());
-    provenance.put("labels", spec.data().labelsSource());
-    provenance.put("features", stage.id());
-    ReleasedModel model = ReleasedModel.of(a, r.model(), train.labelSet(), train.dimension(), r.ledger(), provenance,
-        stage);
-    // The release is spent: hand it over (written to disk) before anything else can fail.
-    if (released != null) {
-      released.accept(model);
-    }
-    long t4 = System.nanoTime();
-    if (evaluated != null) {
-      evaluated.accept(new Report(a, model, r, eval, draws, null, partition, secs(t1, t2), secs(t2, t3), 0));
-    }
-    CentralizedReference.Outcome reference = null;
-    if (spec.run().reference) {
-      reference = CentralizedReference.train(a, train, partition.pooled(), testRows, test,
-          new SplittableRandom(root.nextLong()), r.model(), spec.run().optimalityGap, progress);
-    }
-    long t5 = System.nanoTime();
-    return new Report(a, model, r, eval, draws, reference, partition, secs(t1, t2), secs(t2, t3), secs(t4, t5));
+    };
+    return new LocalSession.Settings(a, spec.partition(), summation, spec.run().engine(),
+        spec.run().distributed() ? spec.run().engine.toLowerCase(java.util.Locale.ROOT) : null,
+        spec.privacy().minContributors, spec.run().dropout, spec.run().threads(), spec.run().noiseDraws,
+        spec.run().reference, spec.run().optimalityGap, spec.data().labelsSource(),
+        spec.privacy().epsilonGiven() ? null : spec.privacy().epsilon, notes, warnings);
+  }
+
+  /** Runs the spec on {@code train}, evaluating on {@code test} ({@link LocalSession#run}). */
+  static LocalSession.Outcome run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed,
+      ConsoleProgress progress) {
+    return run(spec, train, test, stage, seed, progress, null, null, null);
   }
 
   /**
-   * Runs of at least this many party-rounds (rounds x parties: each party computes an input and
-   * takes part in a summation every round) are announced before they start, with how to shorten
-   * them. Measured here through SecAgg+ on MNIST (2 shared cores, other work running) a party-round
-   * costs 10-60 ms: smm's 1,000 rounds x 10 parties 252 s (docs/smm.md: 204-598 s), cross-silo's
-   * 1,250 x 10 94 s, dp-fl's 50 x 100 85-181 s and 50 x 1,000 about 12-25 min. From 3,000 on (half
-   * a minute at the least), so each of those defaults says up front what it costs.
+   * As above, with {@link LocalSession#run}'s {@code released} and {@code evaluated} hooks and an
+   * artifact audit's {@code fixed} split and noise (else null).
    */
-  static final long LONG_RUN_PARTY_ROUNDS = 3_000;
-
-  /**
-   * Before a run of at least {@link #LONG_RUN_PARTY_ROUNDS} party-rounds through a secure
-   * summation, what it will cost and how to make it quicker: fewer rounds through the algorithm's
-   * own round settings (its parameters {@code <section>.rounds} and {@code <section>.epochs}), or
-   * fewer parties; null for a shorter run.
-   */
-  static String costNote(AlgorithmSpec a, int parties) {
-    long work = (long) a.rounds() * parties;
-    if (work < LONG_RUN_PARTY_ROUNDS) {
-      return null;
-    }
-    List<String> shorten = new ArrayList<>();
-    for (dev.helmet.protocols.algorithm.Parameter p : a.algorithm().parameters()) {
-      if (!p.path().startsWith("learner.") && (p.path().endsWith(".rounds") || p.path().endsWith(".epochs"))) {
-        shorten.add(p.flag());
-      }
-    }
-    shorten.add("--parties");
-    return String.format(java.util.Locale.ROOT, "helmet: note: %s runs %,d round(s) x %,d parties = %,d "
-        + "party-rounds, at some 10-60 ms each on 2 cores about %s to %s; the progress line gives an ETA. Fewer "
-        + "with %s", a.algorithm().id(), a.rounds(), parties, work, minutes(work * 0.010), minutes(work * 0.060),
-        String.join(" or ", shorten));
-  }
-
-  /** Seconds as a rounded duration in words: "3 min", "2.5 h". */
-  private static String minutes(double seconds) {
-    if (seconds < 90) {
-      return Math.round(seconds) + " s";
-    }
-    if (seconds < 5400) {
-      return Math.round(seconds / 60) + " min";
-    }
-    return fmt(Math.round(seconds / 360) / 10.0) + " h";
-  }
-
-  /**
-   * The run on an engine other than this process (--engine): every party prepares and contributes
-   * there, with secure noise, and the sum is plain (checked with the engine's options before any
-   * work, {@link RunOptions#checkEngineOptions}).
-   */
-  private static Simulation.Result onEngine(dev.helmet.protocols.simulation.Engine engine, AlgorithmSpec a,
-      Dataset train, Partition partition, long partySeed, int minContributors, ConsoleProgress progress) {
-    return engine.run(new dev.helmet.protocols.simulation.Engine.Job(a, train, partition, partySeed, minContributors,
-        null), progress);
+  static LocalSession.Outcome run(Spec spec, Dataset train, Dataset test, FeatureStage stage, long seed,
+      ConsoleProgress progress, java.util.function.Consumer<ReleasedModel> released,
+      java.util.function.Consumer<LocalSession.Outcome> evaluated, LocalSession.Fixed fixed) {
+    return LocalSession.run(settings(spec, train), train, test, stage, seed, progress, released, evaluated, fixed);
   }
 
   static ObjectNode train(Spec spec, PrintWriter out, PrintWriter err) {
@@ -325,7 +133,8 @@ final class Trainer {
     }
     DataOptions.Loaded loaded = spec.data().load(spec.run().seed, spec.run().threads(), progress);
     BuiltinDataset.TrainTest data = loaded.data();
-    Report report = run(spec, data.train(), data.test(), loaded.stage(), spec.run().seed, progress, model -> {
+    LocalSession.Outcome report = run(spec, data.train(), data.test(), loaded.stage(), spec.run().seed, progress,
+        model -> {
       if (spec.run().modelOut != null) {
         write(model, spec.run().modelOut);
         if (!spec.data().labelsSource().startsWith("public")) {
@@ -340,7 +149,7 @@ final class Trainer {
         TrainerReport.printRun(spec, privateRun, out);
         out.flush();
       }
-    });
+    }, null);
     double wall = (System.nanoTime() - start) / 1e9;
     ObjectNode json = summary(spec, report, wall);
     if (spec.run().json) {
@@ -361,7 +170,7 @@ final class Trainer {
     }
   }
 
-  static ObjectNode summary(Spec spec, Report r, double wall) {
+  static ObjectNode summary(Spec spec, LocalSession.Outcome r, double wall) {
     ObjectNode j = Json.object();
     Simulation.Result res = r.result();
     SummationOutcome so = res.last();
@@ -495,25 +304,12 @@ final class Trainer {
     long start = System.nanoTime();
     ConsoleProgress progress = new ConsoleProgress(System.err, !spec.run().quiet);
     DataOptions.Loaded loaded = spec.data().load(spec.run().seed, spec.run().threads(), progress);
-    Dataset all = loaded.data().train();
-    List<StratifiedKFold.Fold> splits = StratifiedKFold.split(all.labels(), all.numClasses(), folds, repeats,
-        new SplittableRandom(spec.run().seed));
-    List<Double> acc = new ArrayList<>();
-    List<Double> f1 = new ArrayList<>();
-    List<Double> ref = new ArrayList<>();
-    Report last = null;
-    for (StratifiedKFold.Fold f : splits) {
-      Dataset tr = all.subset(f.train(), all.name() + " fold " + f.fold() + " train");
-      Dataset te = all.subset(f.test(), all.name() + " fold " + f.fold() + " test");
-      last = run(spec, tr, te, loaded.stage(), spec.run().seed + 31L * f.repeat() + f.fold(), progress);
-      last.draws().forEach(e -> {
-        acc.add(e.accuracy());
-        f1.add(e.macroF1());
-      });
-      if (last.reference() != null) {
-        ref.add(last.reference().evaluation().accuracy());
-      }
-    }
+    LocalSession.Folds runs = LocalSession.crossValidate(train -> settings(spec, train), loaded.data().train(),
+        loaded.stage(), folds, repeats, spec.run().seed, progress);
+    List<Double> acc = runs.accuracies();
+    List<Double> f1 = runs.macroF1();
+    List<Double> ref = runs.references();
+    LocalSession.Outcome last = runs.last();
     double wall = (System.nanoTime() - start) / 1e9;
     ObjectNode j = summary(spec, last, wall);
     j.put("folds", folds);
@@ -601,19 +397,8 @@ final class Trainer {
     return dev.helmet.privacy.ledger.Guarantee.formatLeft(v);
   }
 
+  /** A number for print ({@link LocalSession#fmt}). */
   static String fmt(double v) {
-    if (!Double.isFinite(v)) {
-      return v > 0 ? "infinity" : String.valueOf(v);
-    }
-    if (v != 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e6)) {
-      return String.format("%.3g", v);
-    }
-    String s = String.format("%.4f", v);
-    s = s.replaceAll("0+$", "");
-    return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
-  }
-
-  private static double secs(long a, long b) {
-    return (b - a) / 1e9;
+    return LocalSession.fmt(v);
   }
 }

@@ -1,6 +1,8 @@
 package dev.helmet.cli;
 
 import dev.helmet.core.eval.Evaluation;
+import dev.helmet.protocols.simulation.CentralizedReference;
+import dev.helmet.protocols.simulation.LocalSession;
 import dev.helmet.secagg.summation.SummationOutcome;
 import java.io.PrintWriter;
 import java.util.List;
@@ -14,7 +16,7 @@ final class TrainerReport {
    * The private run's lines: everything but the non-private reference and the wall time ({@link
    * #printReference}), so they are out before the reference is trained.
    */
-  static void printRun(Trainer.Spec spec, Trainer.Report r, PrintWriter out) {
+  static void printRun(Trainer.Spec spec, LocalSession.Outcome r, PrintWriter out) {
     Map<String, Object> d = r.model().privacy().details();
     var res = r.result();
     SummationOutcome so = res.last();
@@ -78,7 +80,7 @@ final class TrainerReport {
   }
 
   /** The reference's lines (when it was trained) and the wall time, after {@link #printRun}. */
-  static void printReference(Trainer.Report r, double wall, PrintWriter out) {
+  static void printReference(LocalSession.Outcome r, double wall, PrintWriter out) {
     printReference(r.reference(), out);
     // "rounds": each party's input (wd-dp's noisy descent runs there), its noise and the summation.
     out.printf("  wall time         %.1f s (local work before the rounds %.1f s, rounds %.1f s, reference %.1f s)%n",

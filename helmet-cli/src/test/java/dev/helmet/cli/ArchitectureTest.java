@@ -45,7 +45,6 @@ class ArchitectureTest {
       // Library logic still in runners (the CLI's tuned presets and benchmarks, experiments' wd-dp
       // presets): moving presets into a per-algorithm registry and the harnesses into library
       // modules removes these.
-      "dev/helmet/cli/BenchCommand.java", Set.of("helmet.BlindAveraging", "helmet.HelmetDefaults"),
       "dev/helmet/cli/MixnetBench.java", Set.of("crosssilo.SworBatches"),
       "dev/helmet/experiments/ObjectiveReport.java", Set.of("wddp.WdDpAlgorithm"),
       "dev/helmet/experiments/WdDpPresets.java", Set.of("wddp.WdDpAlgorithm"));

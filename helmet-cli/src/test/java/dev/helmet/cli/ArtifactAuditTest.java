@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.testdata.TestData;
 import dev.helmet.protocols.audit.ArtifactDiff;
 import dev.helmet.protocols.audit.NeighbourPair;
+import dev.helmet.protocols.simulation.LocalSession;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -98,7 +99,7 @@ class ArtifactAuditTest {
         loaded.data().test(), loaded.stage(), spec.run().seed, quiet);
     String sampler = new ObjectMapper().readTree(audited.model()).at("/privacy/details/noise_sampler").asText();
     assertTrue(sampler.contains("SEEDED, NOT SECURE"), sampler);
-    Trainer.Report train = Trainer.run(spec, loaded.data().train(), loaded.data().test(), loaded.stage(),
+    LocalSession.Outcome train = Trainer.run(spec, loaded.data().train(), loaded.data().test(), loaded.stage(),
         spec.run().seed, quiet);
     String secure = String.valueOf(train.model().privacy().details().get("noise_sampler"));
     assertTrue(secure.contains("SecureRandom") && !secure.contains("SEEDED"), secure);

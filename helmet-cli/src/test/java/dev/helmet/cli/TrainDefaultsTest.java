@@ -12,6 +12,8 @@ import dev.helmet.core.testdata.TestData;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Algorithms;
+import dev.helmet.protocols.simulation.CentralizedReference;
+import dev.helmet.protocols.simulation.RunCost;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -51,8 +53,8 @@ class TrainDefaultsTest {
       assertEquals(a.defaultParties(), parties, a.id());
       long work = (long) spec.rounds() * parties;
       assertTrue(work <= MOST_PARTY_ROUNDS, a.id() + ": " + spec.rounds() + " rounds x " + parties + " parties");
-      String note = Trainer.costNote(spec, parties);
-      if (work >= Trainer.LONG_RUN_PARTY_ROUNDS) {
+      String note = RunCost.note(spec, parties);
+      if (work >= RunCost.LONG_RUN_PARTY_ROUNDS) {
         assertNotNull(note, a.id());
         assertTrue(note.contains(String.format("%,d round(s) x %,d parties", spec.rounds(), parties))
             && note.contains("--parties"), note);
@@ -87,7 +89,7 @@ class TrainDefaultsTest {
     // smm at the old default of 1,000 parties: 1,000 rounds of them
     TrainCommand cmd = parsed("--algorithm", "smm", "--parties", "1000");
     AlgorithmSpec spec = Trainer.configure(cmd.trainerSpec(), 784, 10, false);
-    String note = Trainer.costNote(spec, cmd.partition.parties(spec.algorithm()));
+    String note = RunCost.note(spec, cmd.partition.parties(spec.algorithm()));
     assertNotNull(note);
     assertTrue(note.contains("1,000 round(s) x 1,000 parties = 1,000,000 party-rounds"), note);
     assertTrue(note.contains("--rounds") && note.contains("--dp-epochs") && note.contains("--parties"), note);

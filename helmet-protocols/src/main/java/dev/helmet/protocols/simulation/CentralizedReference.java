@@ -1,4 +1,4 @@
-package dev.helmet.cli;
+package dev.helmet.protocols.simulation;
 
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.eval.Evaluation;
@@ -11,14 +11,14 @@ import java.util.SplittableRandom;
  * rows: the algorithm's own counterpart ({@link AlgorithmSpec#reference}; for Helmet the same
  * learner run until its model settles: MNIST softmax 82.78 % after 1 epoch, 82.74 % after 50).
  */
-final class CentralizedReference {
+public final class CentralizedReference {
 
   /**
    * The reference's quality and what it was, in words; for an algorithm with a training objective
    * also the optimality gaps of the released model and of the reference on the pooled data (else
    * NaN), and how theta* was found, or why the gap was not computed ({@code gapSkipped}, else null).
    */
-  record Outcome(Evaluation evaluation, int epochs, String description, double gap, double referenceGap,
+  public record Outcome(Evaluation evaluation, int epochs, String description, double gap, double referenceGap,
       String optimum, String gapSkipped) {}
 
   /**
@@ -27,10 +27,10 @@ final class CentralizedReference {
    * took about 1 s on 2 shared cores, so its 20,000 steps could take hours; every tabular set's
    * (breast-cancer 3.5e8 in all) fits with room to spare ...
    */
-  static final double GAP_WORK_UNASKED = 2e10;
+  public static final double GAP_WORK_UNASKED = 2e10;
 
   /** ... or at most this many times the private run's own work on the same objective. */
-  static final double GAP_RUN_MULTIPLE = 10;
+  public static final double GAP_RUN_MULTIPLE = 10;
 
   private CentralizedReference() {}
 
@@ -39,7 +39,7 @@ final class CentralizedReference {
    * #GAP_WORK_UNASKED} and more than {@link #GAP_RUN_MULTIPLE} times the run), or null when it is
    * cheap enough (or the algorithm reports no objective).
    */
-  static String gapTooCostly(AlgorithmSpec spec, long pooledRows) {
+  public static String gapTooCostly(AlgorithmSpec spec, long pooledRows) {
     dev.helmet.core.learn.NoisyDescent o = spec.objective();
     if (o == null) {
       return null;
@@ -61,10 +61,12 @@ final class CentralizedReference {
    * @param optimalityGap true: always solve for the optimality gap; false: never; null: when {@link
    *     #gapTooCostly} finds it cheap enough
    * @param progress the optimum solve's steps
+   * @param warnings receives the line saying why the reference was skipped, if it is
+   * @return the reference, or null when the pooled data would not fit in the heap
    */
-  static Outcome train(AlgorithmSpec spec, Dataset train, int[] pooled, DesignMatrix testRows, Dataset test,
+  public static Outcome train(AlgorithmSpec spec, Dataset train, int[] pooled, DesignMatrix testRows, Dataset test,
       SplittableRandom rng, dev.helmet.core.learn.Model released, Boolean optimalityGap,
-      dev.helmet.core.util.Progress progress) {
+      dev.helmet.core.util.Progress progress, java.util.function.Consumer<String> warnings) {
     // The pooled matrix of every party's rows can outgrow a small heap (60,000 HOG rows: 620 MB).
     // The reference comes after the release, and running out of memory would lose the released
     // model: decline it instead, saying why.
@@ -79,9 +81,9 @@ final class CentralizedReference {
       free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
     }
     if (need > 0.6 * free) {
-      System.err.printf("helmet: note: the non-private reference was skipped: the pooled data needs %d MB of heap, "
-          + "%d MB are free (more heap with HELMET_JAVA_OPTS=-Xmx..., or --no-reference)%n", need >> 20, free >> 20);
-      System.err.flush();
+      warnings.accept(String.format("helmet: note: the non-private reference was skipped: the pooled data needs %d MB "
+          + "of heap, %d MB are free (more heap with HELMET_JAVA_OPTS=-Xmx..., or --no-reference)", need >> 20,
+          free >> 20));
       return null;
     }
     DesignMatrix rows = spec.preprocessing().design(train, pooled);

@@ -1,4 +1,4 @@
-package dev.helmet.cli;
+package dev.helmet.experiments.bench;
 
 import dev.helmet.core.linalg.Blas;
 import java.util.SplittableRandom;
@@ -17,11 +17,11 @@ import jdk.incubator.vector.VectorSpecies;
  *       batch, {@link Blas#accumulateTN} for the update): batch x dims x classes, twice.
  * </ul>
  */
-final class Roofline {
+public final class Roofline {
   private Roofline() {}
 
   /** FP64 GFLOP/s of register-only 256-bit FMAs (0 when the Vector API is not enabled). */
-  static double fmaPeak() {
+  public static double fmaPeak() {
     if (!Blas.vectorised()) {
       return 0;
     }
@@ -78,7 +78,7 @@ final class Roofline {
    * GFLOP/s of the SGD step's products, {@code 4 b k n} flops per step: the scores of b rows of
    * length n against k model rows, then the k rows' update from the same b rows.
    */
-  static double stepGemm(int b, int n, int k) {
+  public static double stepGemm(int b, int n, int k) {
     SplittableRandom r = new SplittableRandom(3);
     int rows = 4 * b;
     double[] x = new double[rows * n];

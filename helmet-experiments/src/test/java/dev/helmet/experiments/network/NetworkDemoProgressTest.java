@@ -1,4 +1,4 @@
-package dev.helmet.cli;
+package dev.helmet.experiments.network;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
