@@ -7,7 +7,6 @@ import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.ring.FixedPointEncoding;
 import dev.helmet.secagg.servers.ComputeServerSummation;
 import dev.helmet.secagg.summation.DropoutPlan;
-import dev.helmet.secagg.summation.GroupMaskSummation;
 import dev.helmet.secagg.summation.PlainSummation;
 import dev.helmet.secagg.summation.SecureSummation;
 import dev.helmet.secagg.summation.SummationOutcome;
@@ -94,16 +93,12 @@ public final class SummationBench {
       throw new IllegalArgumentException("min contributors must be in [1, " + parties + "]. Provided value: " + m);
     }
     double sizing = c.maxDropout() != null ? c.maxDropout() : InProcessSecAgg.DROPOUTS_FROM_THRESHOLD;
-    SecureSummation s = switch (c.protocol().toLowerCase(Locale.ROOT)) {
-      case "secagg+" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, c.colluding(), sizing, plan, t);
-      case "secagg" -> new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, c.colluding(), sizing, plan, t);
-      case "dca", "compute-servers" -> new ComputeServerSummation(c.computeNodes(), plan, t);
-      case "groups" -> new GroupMaskSummation(c.maskGroup(), GroupMaskSummation.Graph.DISJOINT, plan, t);
-      case "harary" -> new GroupMaskSummation(c.maskGroup(), GroupMaskSummation.Graph.HARARY, plan, t);
-      case "plain" -> new PlainSummation();
-      default -> throw new IllegalArgumentException("protocol must be secagg+, secagg, dca (or compute-servers, its "
-          + "old name), groups, harary or plain. Provided value: " + c.protocol());
-    };
+    if (dev.helmet.secagg.Summations.find(c.protocol()) == null) {
+      throw new IllegalArgumentException("protocol must be one of " + dev.helmet.secagg.Summations.names()
+          + ". Provided value: " + c.protocol());
+    }
+    SecureSummation s = dev.helmet.secagg.Summations.make(c.protocol(), new dev.helmet.secagg.Summations.Settings(
+        c.colluding(), sizing, plan, t, c.computeNodes(), c.maskGroup()));
     FixedPointEncoding enc = new FixedPointEncoding(c.ringBits(), 0);
     long mask = enc.mask();
     long seed = Secrets.random().nextLong();
