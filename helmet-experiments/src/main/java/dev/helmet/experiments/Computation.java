@@ -33,7 +33,7 @@ public interface Computation {
    */
   record Request(Path out, boolean quick, String dataset, String features, Integer threads, Path cache,
       Progress progress, String helmetMain) {
-    /** The command-line flags every report's command ends with: {@code [--quick]}. */
+    /** {@code " --quick"} for the quick grid, else empty: the flag as a report's command line shows it. */
     public String quickFlag() {
       return quick ? " --quick" : "";
     }
