@@ -2,14 +2,14 @@ package dev.helmet.cli;
 
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.features.FeatureStage;
+import dev.helmet.experiments.Computation;
+import dev.helmet.experiments.ComputedPreset;
 import dev.helmet.experiments.ExperimentConfig;
 import dev.helmet.experiments.ExperimentRunner;
+import dev.helmet.experiments.GridPreset;
+import dev.helmet.experiments.Preset;
 import dev.helmet.experiments.Presets;
 import dev.helmet.experiments.Report;
-import dev.helmet.experiments.crosssilo.ComputeNodesReport;
-import dev.helmet.experiments.crosssilo.ComputeNodesTiming;
-import dev.helmet.experiments.crosssilo.GroupMaskReport;
-import dev.helmet.experiments.crosssilo.GroupMaskTiming;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -151,8 +151,8 @@ final class ExperimentCommand extends GroupCommand {
       if (config != null && quick) {
         throw new IllegalArgumentException("--quick applies to presets only; make the file's grid smaller instead");
       }
-      boolean noCells = network || preset != null && java.util.List.of(Presets.SUM, Presets.SAMPLING, Presets.NODES,
-          Presets.GROUPS).contains(preset.trim().toLowerCase(java.util.Locale.ROOT));
+      Preset p = preset == null ? null : Presets.named(preset);
+      boolean noCells = network || p instanceof ComputedPreset;
       if (reportOnly && rewriteReport) {
         throw new IllegalArgumentException("give --report-only (the cells finished so far, into --out/partial) or "
             + "--rewrite-report (a finished experiment's own report), not both");
@@ -178,25 +178,16 @@ final class ExperimentCommand extends GroupCommand {
         throw new IllegalArgumentException("--cells-at-once goes with --engine local; Spark runs as many cells at "
             + "once as its cluster has cores");
       }
-      if (preset != null && preset.trim().equalsIgnoreCase(Presets.SUM)) {
-        return sumEstimation();
-      }
-      if (preset != null && preset.trim().equalsIgnoreCase(Presets.SAMPLING)) {
-        return samplingFraction();
-      }
-      boolean projection = preset != null && preset.trim().equalsIgnoreCase(Presets.PROJECTION);
-      if (network && (preset == null || !preset.trim().equalsIgnoreCase(Presets.NODES) && !projection)) {
-        throw new IllegalArgumentException("--network applies to --preset " + Presets.NODES + " and "
-            + Presets.PROJECTION + " only");
-      }
       if (network) {
-        return networkTiming(projection);
+        if (p == null || p.network() == null) {
+          throw new IllegalArgumentException("--network applies to --preset " + String.join(" and ",
+              Presets.networked()) + " only");
+        }
+        Logging.configure(true);
+        return printOutputs(p.network().computation().run(request()));
       }
-      if (preset != null && preset.trim().equalsIgnoreCase(Presets.NODES)) {
-        return computeNodesTiming();
-      }
-      if (preset != null && preset.trim().equalsIgnoreCase(Presets.GROUPS)) {
-        return groupMaskTiming();
+      if (p instanceof ComputedPreset computed) {
+        return printOutputs(computed.computation().run(request()));
       }
       String f = features == null ? null : features.trim().toLowerCase(java.util.Locale.ROOT);
       if (f != null && !FeatureStage.IDS.contains(f)) {
@@ -204,10 +195,8 @@ final class ExperimentCommand extends GroupCommand {
             + ". Provided value: " + features);
       }
       ExperimentConfig c = config != null ? ExperimentConfig.read(config)
-          : Presets.get(preset.toLowerCase(java.util.Locale.ROOT), (dataset != null ? dataset
-              : Presets.defaultDataset(preset.toLowerCase(java.util.Locale.ROOT))).toLowerCase(java.util.Locale.ROOT),
-              quick,
-              f == null ? "raw" : f);
+          : ((GridPreset) p).config((dataset != null ? dataset : p.defaultDataset()).toLowerCase(java.util.Locale.ROOT),
+              quick, f == null ? "raw" : f);
       if (f != null && !f.equals(c.features())) {
         throw new IllegalArgumentException("--features " + f + " disagrees with " + config + ", which says features: "
             + c.features() + "; set the features key in the file instead (or leave out --features)");
@@ -285,7 +274,8 @@ final class ExperimentCommand extends GroupCommand {
       // that ran them, with its time, rather than replacing it with one that says it took 0 s.
       boolean kept = !s.reportOnly() && s.ran() == 0 && s.reused() == 0
           && java.nio.file.Files.exists(dir.resolve("report.md"));
-      Report.Outputs o = kept ? Report.existing(dir) : Report.write(c, s.rows(), dir, command, s.seconds(), s.times());
+      Report.Outputs o = kept ? Report.existing(dir) : Report.write(c, s.rows(), dir, new Report.Made(command,
+          s.seconds()), s.times(), null, claims());
       var pw = spec.commandLine().getOut();
       if (json) {
         var j = Json.object();
@@ -337,7 +327,7 @@ final class ExperimentCommand extends GroupCommand {
       }
       Report.Made made = Report.madeBy(out);
       String by = commandLine(c) + " --rewrite-report";
-      Report.Outputs o = Report.write(c, s.rows(), out, made, s.times(), by);
+      Report.Outputs o = Report.write(c, s.rows(), out, made, s.times(), by, claims());
       var pw = spec.commandLine().getOut();
       if (json) {
         var j = Json.object();
@@ -367,61 +357,21 @@ final class ExperimentCommand extends GroupCommand {
       o.plots().forEach(p -> plots.add(p.toString()));
     }
 
-    /** The smm-sum preset: a mechanism experiment on synthetic vectors, not a learning grid. */
-    private int sumEstimation() throws java.io.IOException {
-      if (dataset != null || features != null) {
-        throw new IllegalArgumentException("smm-sum runs on synthetic points on the unit sphere; --dataset and "
-            + "--features do not apply");
-      }
-      int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-      if (t < 1) {
-        throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
-      }
-      var g = dev.helmet.experiments.sum.SumEstimation.grid(quick);
-      long start = System.nanoTime();
-      var rows = dev.helmet.experiments.sum.SumEstimation.run(g, out, t, new ConsoleProgress(System.err, !quiet));
-      var plots = dev.helmet.experiments.sum.SumEstimation.plots(g, rows, out);
-      double seconds = (System.nanoTime() - start) / 1e9;
-      Path report = dev.helmet.experiments.sum.SumEstimation.report(g, rows, plots, out,
-          "helmet experiment run --preset smm-sum" + (quick ? " --quick" : "") + " --out " + out, seconds);
-      printOutputs("smm-sum: " + rows.size() + " runs", seconds, List.of(out.resolve("results.csv")), report, plots);
-      return Main.OK;
+    /** The claims sections the report checks: the preset's, or every registered one's for a file. */
+    private java.util.List<dev.helmet.experiments.Claims> claims() {
+      return Presets.claims(preset == null ? null : Presets.named(preset));
     }
 
-    /** The crosssilo-sampling preset: Fig. 1's effective sampling fractions, computed, not trained. */
-    private int samplingFraction() throws java.io.IOException {
-      if (dataset != null || features != null) {
-        throw new IllegalArgumentException(Presets.SAMPLING + " is a computation on n = 50,000 token-list records; "
-            + "--dataset and --features do not apply");
-      }
-      int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-      if (t < 1) {
-        throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
-      }
-      var g = dev.helmet.experiments.crosssilo.SamplingFraction.grid(quick);
-      long start = System.nanoTime();
-      java.nio.file.Files.createDirectories(out);
-      var rows = dev.helmet.experiments.crosssilo.SamplingFraction.run(g, t, new ConsoleProgress(System.err, !quiet));
-      Path csv = dev.helmet.experiments.crosssilo.SamplingFraction.writeCsv(g, rows, out);
-      var plots = dev.helmet.experiments.crosssilo.SamplingReport.plots(g, rows, out);
-      double seconds = (System.nanoTime() - start) / 1e9;
-      Path report = dev.helmet.experiments.crosssilo.SamplingReport.report(g, rows, plots, out,
-          "helmet experiment run --preset " + Presets.SAMPLING + (quick ? " --quick" : "") + " --out " + out, seconds);
-      printOutputs(Presets.SAMPLING + ": " + rows.size() + " points", seconds, List.of(csv), report, plots);
-      return Main.OK;
+    /** The options a computed preset (or a preset's --network form) runs with. */
+    private Computation.Request request() {
+      return new Computation.Request(out, quick, dataset, features, threads, cacheDir != null ? cacheDir
+          : BuiltinDataset.defaultCache(), new ConsoleProgress(System.err, !quiet), Main.class.getName());
     }
 
-    /** The worker threads of a timing preset: --threads, else 1. */
-    private int timingThreads(String name) {
-      if (dataset != null || features != null) {
-        throw new IllegalArgumentException(name + " times summations of synthetic vectors; --dataset and --features "
-            + "do not apply");
-      }
-      int t = threads != null ? threads : 1;
-      if (t < 1) {
-        throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
-      }
-      return t;
+    /** Prints what a computed preset wrote. */
+    private int printOutputs(Computation.Result r) {
+      printOutputs(r.summary(), r.seconds(), r.tables(), r.report(), r.plots());
+      return Main.OK;
     }
 
     /** Prints what was written, after {@code what} and the seconds it took (none if NaN). */
@@ -436,71 +386,6 @@ final class ExperimentCommand extends GroupCommand {
         pw.printf("  plot      %s.png, .svg%n", p);
       }
       pw.flush();
-    }
-
-    /** The crosssilo-nodes preset: Fig. 3's running time against the compute nodes, in process. */
-    private int computeNodesTiming() throws java.io.IOException {
-      int t = timingThreads(Presets.NODES);
-      var g = ComputeNodesTiming.grid(quick);
-      long start = System.nanoTime();
-      java.nio.file.Files.createDirectories(out);
-      var r = ComputeNodesTiming.run(g, t, new ConsoleProgress(System.err, !quiet));
-      List<Path> csv = ComputeNodesTiming.writeCsv(r, out);
-      var plots = ComputeNodesReport.plots(r, out);
-      double seconds = (System.nanoTime() - start) / 1e9;
-      Path report = ComputeNodesReport.report(r, plots, out, "helmet experiment run --preset " + Presets.NODES
-          + (quick ? " --quick" : "") + (threads != null ? " --threads " + t : "") + " --out " + out, seconds);
-      printOutputs(String.format(java.util.Locale.ROOT, "%s: plain and M = %s, %d timed runs each", Presets.NODES,
-          g.nodes(), g.repeats()), seconds, csv, report, plots);
-      return Main.OK;
-    }
-
-    /**
-     * The crosssilo-nodes or crosssilo-projection preset over the network: Fig. 3's or Fig. 4's total
-     * running time of training against M or k.
-     */
-    private int networkTiming(boolean projection) throws Exception {
-      if (threads != null) {
-        throw new IllegalArgumentException("--threads does not apply with --network: each compute node sums on one "
-            + "thread and every participant has its own");
-      }
-      if (dataset != null && !dataset.trim().equalsIgnoreCase("mnist") || features != null) {
-        throw new IllegalArgumentException("with --network the timing runs on MNIST's raw pixels (the paper's "
-            + "setting); --dataset and --features do not apply");
-      }
-      String name = projection ? Presets.PROJECTION : Presets.NODES;
-      var g = projection ? CrossSiloNetworkTiming.projectionGrid(quick) : CrossSiloNetworkTiming.grid(quick);
-      long start = System.nanoTime();
-      java.nio.file.Files.createDirectories(out);
-      Logging.configure(true);
-      var r = CrossSiloNetworkTiming.run(g, cacheDir != null ? cacheDir : BuiltinDataset.defaultCache(), out,
-          new ConsoleProgress(System.err, !quiet));
-      List<Path> csv = CrossSiloNetworkReport.writeCsv(r, out);
-      var plots = CrossSiloNetworkReport.plots(r, out);
-      double seconds = (System.nanoTime() - start) / 1e9;
-      Path report = CrossSiloNetworkReport.report(r, plots, out, "helmet experiment run --preset " + name
-          + " --network" + (quick ? " --quick" : "") + " --out " + out, seconds);
-      printOutputs(String.format(java.util.Locale.ROOT, "%s over the network: %s, %d timed sessions each", name,
-          projection ? "M = " + g.nodes().get(0) + ", no projection and k = " + g.projections()
-              : "no encryption and M = " + g.nodes(), g.repeats()), seconds, csv, report, plots);
-      return Main.OK;
-    }
-
-    /** The crosssilo-groups preset: Fig. 5's running time against parties and group size, in process. */
-    private int groupMaskTiming() throws java.io.IOException {
-      int t = timingThreads(Presets.GROUPS);
-      var g = GroupMaskTiming.grid(quick);
-      long start = System.nanoTime();
-      java.nio.file.Files.createDirectories(out);
-      var r = GroupMaskTiming.run(g, t, new ConsoleProgress(System.err, !quiet));
-      Path csv = GroupMaskTiming.writeCsv(r, out);
-      var plots = GroupMaskReport.plots(r, out);
-      double seconds = (System.nanoTime() - start) / 1e9;
-      Path report = GroupMaskReport.report(r, plots, out, "helmet experiment run --preset " + Presets.GROUPS
-          + (quick ? " --quick" : "") + (threads != null ? " --threads " + t : "") + " --out " + out, seconds);
-      printOutputs(String.format(java.util.Locale.ROOT, "%s: %d settings, %d timed runs each", Presets.GROUPS,
-          r.configs().size(), g.repeats()), seconds, List.of(csv), report, plots);
-      return Main.OK;
     }
   }
 }

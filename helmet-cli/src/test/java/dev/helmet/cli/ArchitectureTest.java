@@ -45,9 +45,7 @@ class ArchitectureTest {
       // Library logic still in runners (the CLI's tuned presets and benchmarks, experiments' wd-dp
       // presets): moving presets into a per-algorithm registry and the harnesses into library
       // modules removes these.
-      "dev/helmet/cli/MixnetBench.java", Set.of("crosssilo.SworBatches"),
-      "dev/helmet/experiments/ObjectiveReport.java", Set.of("wddp.WdDpAlgorithm"),
-      "dev/helmet/experiments/WdDpPresets.java", Set.of("wddp.WdDpAlgorithm"));
+      "dev/helmet/cli/MixnetBench.java", Set.of("crosssilo.SworBatches"));
 
   private static final Map<String, List<String>> MAY_IMPORT = Map.of(
       "helmet-core", List.of("core"),

@@ -172,22 +172,26 @@ final class ObjectiveReport {
     JsonNode point = v.points().isEmpty() ? null : v.points().get(0);
     String trust = v.summation().equals("plain") ? "trusted server (models summed in the clear)"
         : "secure (" + v.summation() + ")";
-    String section = dev.helmet.protocols.wddp.WdDpAlgorithm.SECTION;
-    String steps = value(v, point, section + ".steps");
-    String eta = value(v, point, section + ".step_size");
-    String f = value(v, point, section + ".weight_noise_fraction");
+    String steps = value(v, point, "--steps");
+    String eta = value(v, point, "--step-size");
+    String f = value(v, point, "--weight-noise-fraction");
     String split = f.equals("0") ? "all of (eps, delta) on the T steps" : "eps1 = (1 - " + f + ") eps on the T steps, "
         + "eps2 = " + f + " eps on the weights";
     return trust + "; delta " + c.delta() + "; T " + steps + "; eta " + (eta.equals("0") ? "1/beta" : eta) + "; "
         + split;
   }
 
-  private static String value(ExperimentConfig.Variant v, JsonNode point, String path) {
-    JsonNode n = v.algorithm().setting(point, path);
-    if (n != null && !n.isNull()) {
-      return n.asText();
+  /**
+   * The value of the variant's parameter whose command-line option is {@code flag} (wd-dp's
+   * {@code --steps}, ...: the option names the setting whatever the algorithm calls its section),
+   * its default where the point does not give it, or "?" if the algorithm has no such parameter.
+   */
+  private static String value(ExperimentConfig.Variant v, JsonNode point, String flag) {
+    Parameter p = v.algorithm().parameters().stream().filter(x -> x.flag().equals(flag)).findFirst().orElse(null);
+    if (p == null) {
+      return "?";
     }
-    return v.algorithm().parameters().stream().filter(p -> p.path().equals(path)).map(Parameter::defaultValue)
-        .findFirst().orElse("?");
+    JsonNode n = v.algorithm().setting(point, p.path());
+    return n != null && !n.isNull() ? n.asText() : p.defaultValue();
   }
 }

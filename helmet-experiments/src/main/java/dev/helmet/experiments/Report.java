@@ -103,6 +103,17 @@ public final class Report {
    */
   public static Outputs write(ExperimentConfig c, List<Row> rows, Path out, Made made, CellTimes times,
       String rewrittenBy) throws IOException {
+    return write(c, rows, out, made, times, rewrittenBy, Presets.claims(null));
+  }
+
+  /**
+   * Writes the outputs as {@link #write(ExperimentConfig, List, Path, Made, CellTimes, String)}
+   * does, checking the claims sections {@code claims} (a preset's own, {@link Presets#claims}), each
+   * where it applies to the results. The other forms check every registered preset's, as for an
+   * experiment file.
+   */
+  public static Outputs write(ExperimentConfig c, List<Row> rows, Path out, Made made, CellTimes times,
+      String rewrittenBy, List<Claims> claims) throws IOException {
     String command = made.command();
     double seconds = made.seconds();
     List<Row> grid = rows.stream().filter(r -> r.selection().equals("grid")).toList();
@@ -247,8 +258,10 @@ public final class Report {
           })));
       md.append("\n");
     }
-    if (classes && SmmClaims.applies(summary)) {
-      SmmClaims.write(c, summary, md);
+    for (Claims section : classes ? claims : List.<Claims>of()) {
+      if (section.applies(summary)) {
+        section.write(c, summary, md);
+      }
     }
     if (ObjectiveReport.applies(grid)) {
       ObjectiveReport.write(c, selected, out, md, plots);
@@ -266,7 +279,7 @@ public final class Report {
    * A variant named {@code SERIES@X} (e.g. {@code smm-b8@240}) is point X of series SERIES in the
    * sweep plot ({@code plots: {sweep: LABEL}}); null for any other name.
    */
-  static String[] sweepPoint(String variant) {
+  public static String[] sweepPoint(String variant) {
     int at = variant.lastIndexOf('@');
     if (at <= 0 || at == variant.length() - 1) {
       return null;

@@ -1,8 +1,11 @@
-package dev.helmet.experiments;
+package dev.helmet.experiments.smm;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.helmet.experiments.ExperimentConfig;
+import dev.helmet.experiments.Report;
+import dev.helmet.experiments.Row;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

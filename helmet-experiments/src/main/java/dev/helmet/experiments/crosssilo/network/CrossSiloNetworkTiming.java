@@ -1,6 +1,8 @@
-package dev.helmet.cli;
+package dev.helmet.experiments.crosssilo.network;
 
+import dev.helmet.experiments.network.Loopback;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -17,6 +19,7 @@ import dev.helmet.experiments.crosssilo.SummationTiming.Spread;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Algorithms;
 import dev.helmet.protocols.algorithm.MlpLayers;
+import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.transport.Certificates;
 import dev.helmet.transport.Coordinator;
 import dev.helmet.transport.Participant;
@@ -64,6 +67,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class CrossSiloNetworkTiming {
   private CrossSiloNetworkTiming() {}
+
+  /** grid.json pretty-printed, sessions.jsonl one line per session (as the CLI wrote them before this moved here). */
+  private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   /**
    * The settings.
@@ -217,14 +223,15 @@ final class CrossSiloNetworkTiming {
    * Runs the grid into {@code out}: warm-up sessions, then the repeats, each configuration in turn.
    * Resumable: every finished session is appended to {@code sessions.jsonl} and a rerun into the
    * same folder skips the timed sessions already there (the warm-ups run again in the new process);
-   * a folder holding another grid is refused.
+   * a folder holding another grid is refused. {@code helmetMain} is the class whose {@code main} is
+   * the {@code helmet} command line: each node is a {@code helmet compute-node} process run by it.
    */
-  static Result run(Grid g, Path cache, Path out, Progress progress) throws Exception {
+  static Result run(Grid g, Path cache, Path out, Progress progress, String helmetMain) throws Exception {
     double load = SummationTiming.loadAverage();
     Files.createDirectories(out);
     Path gridFile = out.resolve("grid.json");
-    String gridJson = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(g);
-    if (Files.exists(gridFile) && !Json.MAPPER.readTree(gridFile.toFile()).equals(Json.MAPPER.readTree(gridJson))) {
+    String gridJson = MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(g);
+    if (Files.exists(gridFile) && !MAPPER.readTree(gridFile.toFile()).equals(MAPPER.readTree(gridJson))) {
       throw new IllegalArgumentException(out + " holds the sessions of another timing grid (its grid.json differs); "
           + "use another --out folder, or delete it to start over");
     }
@@ -237,7 +244,7 @@ final class CrossSiloNetworkTiming {
         if (!lines.get(i).isBlank()) {
           try {
             // unknown keys ignored: folders from before a field was dropped still resume
-            runs.add(Json.MAPPER.readerFor(Run.class).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            runs.add(MAPPER.readerFor(Run.class).without(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .readValue(lines.get(i)));
           } catch (IOException e) {
             if (i < lines.size() - 1) {
@@ -275,7 +282,7 @@ final class CrossSiloNetworkTiming {
     // Ctrl-C or SIGTERM skips the finally below: the node processes and the folder go with this JVM anyway.
     Thread cleanup = new Thread(() -> {
       processes.forEach(Process::destroyForcibly);
-      LoopbackProcesses.deleteTree(tmp);
+      Loopback.deleteTree(tmp);
     }, "nodes-timing-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);
     try {
@@ -283,14 +290,14 @@ final class CrossSiloNetworkTiming {
       Certificates.create(certs, List.of("localhost", "127.0.0.1"), g.parties(), maxNodes, Duration.ofDays(1));
       List<ComputeNodeEntry> entries = new ArrayList<>();
       for (int l = 1; l <= maxNodes; l++) {
-        int port = LoopbackProcesses.freePort();
+        int port = Loopback.freePort();
         String name = "compute-node-" + l;
-        processes.add(startNode(name, port, certs, tmp));
+        processes.add(startNode(helmetMain, name, port, certs, tmp));
         entries.add(ComputeNodeEntry.newBuilder().setName(name).setEndpoint("127.0.0.1:" + port)
             .setCertificateSha256(ByteString.copyFrom(sha256(certs.resolve(name + ".pem")))).build());
       }
       for (int l = 0; l < maxNodes; l++) {
-        LoopbackProcesses.waitForPort(Integer.parseInt(entries.get(l).getEndpoint().split(":")[1]), processes.get(l),
+        Loopback.waitForPort(Integer.parseInt(entries.get(l).getEndpoint().split(":")[1]), processes.get(l),
             entries.get(l).getName());
       }
       int total = g.configurations().size() * (g.repeats() + 1 - first);
@@ -310,7 +317,7 @@ final class CrossSiloNetworkTiming {
           if (!done) {
             runs.add(run);
             // one line per session
-            Files.writeString(sessionsFile, Json.MAPPER.writer().without(SerializationFeature.INDENT_OUTPUT)
+            Files.writeString(sessionsFile, MAPPER.writer().without(SerializationFeature.INDENT_OUTPUT)
                 .writeValueAsString(run) + "\n",
                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
           }
@@ -328,7 +335,7 @@ final class CrossSiloNetworkTiming {
           p.destroyForcibly();
         }
       }
-      LoopbackProcesses.deleteTree(tmp);
+      Loopback.deleteTree(tmp);
       Runtime.getRuntime().removeShutdownHook(cleanup);
     }
   }
@@ -365,7 +372,7 @@ final class CrossSiloNetworkTiming {
   /** The algorithm settings: colluders T = 0 through DCA, local noise through the single node. */
   static ObjectNode algorithmConfig(Grid g, Setting s) {
     int nodes = s.nodes();
-    ObjectNode c = Json.object();
+    ObjectNode c = MAPPER.createObjectNode();
     ObjectNode learner = c.putObject("learner");
     learner.put("kind", "mlp");
     ArrayNode hidden = learner.putArray("hidden");
@@ -404,10 +411,10 @@ final class CrossSiloNetworkTiming {
         .setDeadlines(Deadlines.newBuilder().setEnrolmentSeconds(600).setRoundSeconds(600))
         .setSessionId(ByteString.copyFrom(new byte[16]))
         .setGraphNonceCommitment(ByteString.copyFrom(new byte[32]));
-    AlgorithmSpec spec = AlgorithmOptions.configure(Algorithms.named("cross-silo"), algorithmConfig(g, s),
-        SessionPlan.common(b.build()));
+    AlgorithmSpec spec = Algorithms.named("cross-silo").configure(new StrictNode("the timing session",
+        algorithmConfig(g, s), IllegalArgumentException::new), SessionPlan.common(b.build()));
     SessionConfig config = b.setAlgorithmConfig(SessionPlan.algorithmConfig(spec)).build();
-    int port = LoopbackProcesses.freePort();
+    int port = Loopback.freePort();
     Coordinator.Settings settings = new Coordinator.Settings(config, "127.0.0.1", port,
         Tls.Files.in(certs, "coordinator"), "jdbc:h2:file:" + db.toAbsolutePath(), "", "", 1e6, 1, 16);
     ExecutorService pool = Executors.newFixedThreadPool(g.parties());
@@ -462,13 +469,14 @@ final class CrossSiloNetworkTiming {
     return out;
   }
 
-  private static Process startNode(String name, int port, Path certs, Path tmp) throws Exception {
+  private static Process startNode(String helmetMain, String name, int port, Path certs, Path tmp)
+      throws Exception {
     // This JVM's class path: the shaded jar under ./helmet, the module's classes and dependencies in tests.
     String jar = System.getProperty("java.class.path");
     // One thread per node, as a node with a machine of its own would give each party's share one
     // core here; the heap holds the last node's running sum and the shares in flight.
     return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
-        "-XX:+UseSerialGC", "-cp", jar, Main.class.getName(), "compute-node", "--name", name, "--listen",
+        "-XX:+UseSerialGC", "-cp", jar, helmetMain, "compute-node", "--name", name, "--listen",
         "127.0.0.1:" + port, "--cert", certs.resolve(name + ".pem").toString(), "--key",
         certs.resolve(name + "-key.pem").toString(), "--ca", certs.resolve("ca.pem").toString(), "--threads", "1")
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)

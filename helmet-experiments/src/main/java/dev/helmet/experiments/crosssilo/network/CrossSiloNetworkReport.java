@@ -1,10 +1,10 @@
-package dev.helmet.cli;
+package dev.helmet.experiments.crosssilo.network;
 
-import dev.helmet.cli.CrossSiloNetworkTiming.Grid;
-import dev.helmet.cli.CrossSiloNetworkTiming.Node;
-import dev.helmet.cli.CrossSiloNetworkTiming.Result;
-import dev.helmet.cli.CrossSiloNetworkTiming.Run;
-import dev.helmet.cli.CrossSiloNetworkTiming.Setting;
+import dev.helmet.experiments.crosssilo.network.CrossSiloNetworkTiming.Grid;
+import dev.helmet.experiments.crosssilo.network.CrossSiloNetworkTiming.Node;
+import dev.helmet.experiments.crosssilo.network.CrossSiloNetworkTiming.Result;
+import dev.helmet.experiments.crosssilo.network.CrossSiloNetworkTiming.Run;
+import dev.helmet.experiments.crosssilo.network.CrossSiloNetworkTiming.Setting;
 import dev.helmet.experiments.Chart;
 import dev.helmet.experiments.crosssilo.SummationTiming.Spread;
 import java.io.IOException;

@@ -1,8 +1,15 @@
-package dev.helmet.experiments;
+package dev.helmet.experiments.smm;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.experiments.Computation;
+import dev.helmet.experiments.ComputedPreset;
+import dev.helmet.experiments.ExperimentConfig;
+import dev.helmet.experiments.GridPreset;
+import dev.helmet.experiments.Preset;
+import dev.helmet.experiments.sum.SumEstimation;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -20,12 +27,66 @@ import java.util.List;
  * terms as the paper does; in the eps grid only, not in the sweeps) and central DP-SGD (continuous
  * Gaussian, every party trusted).
  */
-final class SmmPresets {
-  private SmmPresets() {}
+public final class SmmPresets implements Preset.Provider {
+  /** For {@link java.util.ServiceLoader}. */
+  public SmmPresets() {}
 
   static final String FL = "smm-fl";
   static final String BATCH = "smm-fl-batch";
   static final String GAMMA = "smm-fl-gamma";
+  /** A mechanism experiment on synthetic vectors ({@link SumEstimation}), not a learning grid. */
+  static final String SUM = "smm-sum";
+
+  private static final String PAPER = "Bao et al., the Skellam mixture mechanism (PVLDB 2022)";
+
+  /**
+   * smm-fl, smm-fl-batch and smm-fl-gamma, each with the report section that checks the paper's
+   * claims ({@link SmmClaims}), and smm-sum.
+   */
+  @Override
+  public List<Preset> presets() {
+    return List.of(
+        new GridPreset(FL, new Preset.Source(PAPER, "Sec. 6.2, accuracy against eps"), "mnist",
+            (dataset, quick, features) -> fl(rawOnly(FL, dataset, features), quick)).withClaims(SmmClaims.SECTION),
+        new GridPreset(BATCH, new Preset.Source(PAPER, "Sec. 6.2, accuracy against |B|"), "mnist",
+            (dataset, quick, features) -> batch(rawOnly(BATCH, dataset, features), quick))
+            .withClaims(SmmClaims.SECTION),
+        new GridPreset(GAMMA, new Preset.Source(PAPER, "Sec. 6.2, accuracy against gamma / m"), "mnist",
+            (dataset, quick, features) -> gamma(rawOnly(GAMMA, dataset, features), quick))
+            .withClaims(SmmClaims.SECTION),
+        new ComputedPreset(SUM, new Preset.Source(PAPER, "Sec. 6.1, distributed sum estimation"),
+            new Preset.Outputs(List.of("results.csv"), true, "report.md"), SmmPresets::sumEstimation));
+  }
+
+  /** {@code dataset}, if {@code features} is raw: the presets train the paper's MLP on raw pixels. */
+  private static String rawOnly(String name, String dataset, String features) {
+    if (!features.trim().equalsIgnoreCase("raw")) {
+      throw new IllegalArgumentException(name + " trains the paper's MLP on raw pixels: --features does not apply");
+    }
+    return dataset;
+  }
+
+  /** The smm-sum preset: a mechanism experiment on synthetic vectors, not a learning grid. */
+  private static Computation.Result sumEstimation(Computation.Request r) throws java.io.IOException {
+    if (r.dataset() != null || r.features() != null) {
+      throw new IllegalArgumentException("smm-sum runs on synthetic points on the unit sphere; --dataset and "
+          + "--features do not apply");
+    }
+    int t = r.threads() != null ? r.threads() : Runtime.getRuntime().availableProcessors();
+    if (t < 1) {
+      throw new IllegalArgumentException("--threads must be positive. Provided value: " + t);
+    }
+    Path out = r.out();
+    var g = SumEstimation.grid(r.quick());
+    long start = System.nanoTime();
+    var rows = SumEstimation.run(g, out, t, r.progress());
+    var plots = SumEstimation.plots(g, rows, out);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    Path report = SumEstimation.report(g, rows, plots, out,
+        "helmet experiment run --preset " + SUM + r.quickFlag() + " --out " + out, seconds);
+    return new Computation.Result(SUM + ": " + rows.size() + " runs", seconds, List.of(out.resolve("results.csv")),
+        report, plots);
+  }
 
   static ExperimentConfig fl(String dataset, boolean quick) {
     ObjectMapper m = new ObjectMapper();

@@ -1,8 +1,13 @@
-package dev.helmet.experiments;
+package dev.helmet.experiments.crosssilo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.helmet.experiments.ComputedPreset;
+import dev.helmet.experiments.ExperimentConfig;
+import dev.helmet.experiments.GridPreset;
+import dev.helmet.experiments.Preset;
+import dev.helmet.experiments.crosssilo.network.NetworkTiming;
 import java.util.List;
 
 /**
@@ -51,11 +56,47 @@ import java.util.List;
  * Adam at 0.01 (at 9e-4, 50 steps leave the model near chance), and T in {0, 1} (with 4 silos, T = 3
  * would leave no honest silo to add the noise); honest fraction 0.5, for the T + 1 = 2 colluders.
  */
-final class CrossSiloPresets {
-  private CrossSiloPresets() {}
+public final class CrossSiloPresets implements Preset.Provider {
+  /** For {@link java.util.ServiceLoader}. */
+  public CrossSiloPresets() {}
 
   static final String EPS = "crosssilo-eps";
   static final String PROJECTION = "crosssilo-projection";
+  static final String SAMPLING = "crosssilo-sampling";
+  static final String NODES = ComputeNodesTiming.NAME;
+  static final String GROUPS = GroupMaskTiming.NAME;
+
+  private static final String PAPER = "Heikkilä et al., differentially private cross-silo federated learning";
+
+  /**
+   * The grids crosssilo-eps (Fig. 2) and crosssilo-projection (Fig. 4's accuracy; with --network its
+   * running time), and the computations crosssilo-sampling (Fig. 1), crosssilo-nodes (Fig. 3, in
+   * process or with --network) and crosssilo-groups (Fig. 5) of {@link CrossSiloComputations}.
+   */
+  @Override
+  public List<Preset> presets() {
+    return List.of(
+        new GridPreset(EPS, new Preset.Source(PAPER, "Fig. 2"), "mnist",
+            (dataset, quick, features) -> eps(rawOnly(EPS, dataset, features), quick)),
+        new GridPreset(PROJECTION, new Preset.Source(PAPER, "Fig. 4"), "mnist",
+            (dataset, quick, features) -> projection(rawOnly(PROJECTION, dataset, features), quick))
+            .withNetwork(NetworkTiming.projection()),
+        new ComputedPreset(SAMPLING, new Preset.Source(PAPER, "Fig. 1"),
+            new Preset.Outputs(List.of("results.csv"), true, "report.md"), CrossSiloComputations::sampling),
+        new ComputedPreset(NODES, new Preset.Source(PAPER, "Fig. 3"),
+            new Preset.Outputs(List.of("results.csv", "nodes.csv"), true, "report.md"),
+            CrossSiloComputations::computeNodes).withNetwork(NetworkTiming.nodes()),
+        new ComputedPreset(GROUPS, new Preset.Source(PAPER, "Fig. 5"),
+            new Preset.Outputs(List.of("results.csv"), true, "report.md"), CrossSiloComputations::groupMasks));
+  }
+
+  /** {@code dataset}, if {@code features} is raw: these presets train the MLP on raw pixels. */
+  private static String rawOnly(String name, String dataset, String features) {
+    if (!features.trim().equalsIgnoreCase("raw")) {
+      throw new IllegalArgumentException(name + " trains the MLP on raw pixels: --features does not apply");
+    }
+    return dataset;
+  }
 
   static ExperimentConfig eps(String dataset, boolean quick) {
     ObjectMapper m = new ObjectMapper();

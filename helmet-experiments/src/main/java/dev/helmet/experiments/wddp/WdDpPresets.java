@@ -1,18 +1,21 @@
-package dev.helmet.experiments;
+package dev.helmet.experiments.wddp;
 
-import dev.helmet.protocols.shared.LinearInputs;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.core.data.BuiltinDataset;
 import dev.helmet.core.data.DocumentedBounds;
+import dev.helmet.experiments.ExperimentConfig;
+import dev.helmet.experiments.GridPreset;
+import dev.helmet.experiments.Preset;
+import dev.helmet.protocols.shared.LinearInputs;
 import java.util.List;
 
 /**
  * The WD-DP paper's experiments (Kang et al. 2021; SPEC section 5) on a tabular data set: WD-DP
  * (weights n_j / n) against Jayaraman et al.'s unweighted average (1 / m) and Wang et al.'s
  * centralized noisy GD on the same records, with the non-private optimum theta* as reference and
- * the optimality gap beside the test metric ({@link ObjectiveReport}).
+ * the optimality gap beside the test metric (the report's objective section).
  *
  * <ul>
  *   <li>{@code wd-dp-eps}: accuracy (MSE for regression) and gap against eps in {0.01, 0.05, 0.1,
@@ -30,12 +33,43 @@ import java.util.List;
  * built-in set's documented bounds scale its features (and targets); records per party are chosen
  * so that the most uneven partition fits the training data.
  */
-final class WdDpPresets {
-  private WdDpPresets() {}
+public final class WdDpPresets implements Preset.Provider {
+  /** For {@link java.util.ServiceLoader}. */
+  public WdDpPresets() {}
 
   static final String IMBALANCE = "wd-dp-imbalance";
   static final String EPS = "wd-dp-eps";
   static final String PL = "wd-dp-pl";
+
+  /**
+   * The key the variants' wd-dp settings are written under: {@code wd_dp}, the old name of wd-dp's
+   * section, which wd-dp still reads (its {@code oldKeys}). Finished experiment folders recorded
+   * their settings under it, and a resumed run must find them unchanged, so this legacy key stays
+   * here whatever the algorithm calls its section now.
+   */
+  static final String SETTINGS_KEY = "wd_dp";
+
+  private static final String PAPER = "Kang et al., weighted distributed DP ERM (2021)";
+
+  /** wd-dp-eps, wd-dp-imbalance (on a tabular set, default breast-cancer) and wd-dp-pl (boston-housing). */
+  @Override
+  public List<Preset> presets() {
+    return List.of(
+        new GridPreset(EPS, new Preset.Source(PAPER, "metric and gap against eps"), "breast-cancer",
+            (dataset, quick, features) -> eps(tabular(EPS, dataset, features), quick)),
+        new GridPreset(IMBALANCE, new Preset.Source(PAPER, "metric and gap against the imbalance u"),
+            "breast-cancer", (dataset, quick, features) -> imbalance(tabular(IMBALANCE, dataset, features), quick)),
+        new GridPreset(PL, new Preset.Source(PAPER, "the Polyak-Lojasiewicz loss against eps and u"),
+            "boston-housing", (dataset, quick, features) -> pl(tabular(PL, dataset, features), quick)));
+  }
+
+  /** {@code dataset}, if {@code features} is raw: these presets run on tabular data. */
+  private static String tabular(String name, String dataset, String features) {
+    if (!features.trim().equalsIgnoreCase("raw")) {
+      throw new IllegalArgumentException(name + " runs on tabular data: --features does not apply");
+    }
+    return dataset;
+  }
 
   private static final List<Double> EPSILONS = List.of(0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 1.0, 2.0);
   private static final List<String> IMBALANCES = List.of("uneven-u1", "uneven-u3", "uneven-u5", "uneven-u7",
@@ -119,9 +153,7 @@ final class WdDpPresets {
     ArrayNode variants = j.putArray("variants");
     for (String name : List.of("wd-dp", "jayaraman", "wang")) {
       ObjectNode settings = m.createObjectNode();
-      // The section's old name: finished experiment folders recorded these settings, and a resumed
-      // run must find them unchanged.
-      ObjectNode d = settings.putObject(dev.helmet.protocols.wddp.WdDpAlgorithm.OLD_SECTION)
+      ObjectNode d = settings.putObject(SETTINGS_KEY)
           .put("weighting", name.equals("jayaraman") ? "uniform" : "sizes");
       if (loss != null) {
         d.put("loss", loss);

@@ -1,4 +1,10 @@
-package dev.helmet.experiments;
+package dev.helmet.experiments.smm;
+
+import dev.helmet.experiments.Chart;
+import dev.helmet.experiments.Claims;
+import dev.helmet.experiments.ExperimentConfig;
+import dev.helmet.experiments.Report;
+import dev.helmet.experiments.Results;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +40,10 @@ import java.util.regex.Pattern;
  * repeats, which the accuracy tables give. Only the grid's first partition and party count are
  * read. In a sweep (|B| or gamma) each claim is checked at every point of the sweep.
  */
-final class SmmClaims {
+final class SmmClaims implements Claims {
+  /** The section, as the smm-fl presets name it ({@link SmmPresets}). */
+  static final SmmClaims SECTION = new SmmClaims();
+
   private SmmClaims() {}
 
   /** Points (percent) by which SMM must lead the better baseline to count as ahead. */
@@ -53,7 +62,8 @@ final class SmmClaims {
   private record Grid(String settingName, TreeMap<Double, TreeMap<Integer, Map<String, Double>>> cells) {}
 
   /** Whether the summary has ring variants of at least two mechanisms at some width: the section applies. */
-  static boolean applies(Map<String, Map<String, Map<String, Map<Integer, Map<Double, Results.Cell>>>>> summary) {
+  @Override
+  public boolean applies(Map<String, Map<String, Map<String, Map<Integer, Map<Double, Results.Cell>>>>> summary) {
     Map<Integer, TreeSet<String>> byBits = new TreeMap<>();
     for (String variant : summary.getOrDefault("validation", Map.of()).keySet()) {
       Matcher m = RING.matcher(variant);
@@ -68,7 +78,8 @@ final class SmmClaims {
    * Appends the section: a table of SMM against the baselines for every width and setting, then
    * each claim with the settings where it fails.
    */
-  static void write(ExperimentConfig c, Map<String, Map<String, Map<String, Map<Integer, Map<Double,
+  @Override
+  public void write(ExperimentConfig c, Map<String, Map<String, Map<String, Map<Integer, Map<Double,
       Results.Cell>>>>> summary, StringBuilder md) {
     Grid g = collect(c, summary.getOrDefault("validation", Map.of()));
     md.append("## The Skellam mixture paper's claims, checked\n\n");
