@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.Algorithms;
 import dev.helmet.protocols.algorithm.Common;
-import dev.helmet.protocols.algorithm.ExperimentVariant;
 import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.protocols.config.StrictNode;
 import java.util.ArrayList;
@@ -33,29 +32,23 @@ final class Variants {
 
   /** The keys of older experiment files that still read as variants (one per algorithm that had one). */
   static List<String> legacySections() {
-    List<String> out = new ArrayList<>();
-    for (Algorithm a : Algorithms.all()) {
-      if (a.legacyExperimentSection() != null) {
-        out.add(a.legacyExperimentSection());
-      }
-    }
-    return out;
+    return LegacySections.keys();
   }
 
   static List<ExperimentConfig.Variant> parse(StrictNode n) {
     List<ExperimentConfig.Variant> out = new ArrayList<>();
     Set<String> names = new HashSet<>();
-    // Experiment files written before variants: each algorithm reads its old section.
-    for (Algorithm a : Algorithms.all()) {
-      String key = a.legacyExperimentSection();
-      if (key != null && n.has(key)) {
-        for (ExperimentVariant v : a.legacyExperimentVariants(n.child(key))) {
+    // Experiment files written before variants: each old section stands for variants (LegacySections).
+    for (String key : LegacySections.keys()) {
+      if (n.has(key)) {
+        for (LegacySections.Legacy v : LegacySections.read(key, n.child(key))) {
           List<ObjectNode> points = new ArrayList<>();
           expand(v.settings(), points);
           if (!names.add(v.name())) {
             throw n.error(key, "makes a variant named " + v.name() + " twice");
           }
-          out.add(new ExperimentConfig.Variant(v.name(), a, v.summation(), List.copyOf(points)));
+          out.add(new ExperimentConfig.Variant(v.name(), Algorithms.named(v.algorithm()), v.summation(),
+              List.copyOf(points)));
         }
       }
     }

@@ -99,18 +99,4 @@ public interface Algorithm {
       com.fasterxml.jackson.databind.node.ObjectNode config, String features) {
     return config;
   }
-
-  /**
-   * The key of this algorithm's section in experiment files written before {@code variants:}
-   * existed, or null if it never had one. Such files keep working: the section is read by
-   * {@link #legacyExperimentVariants}.
-   */
-  default String legacyExperimentSection() {
-    return null;
-  }
-
-  /** The variants an old experiment file's section of this algorithm stood for. */
-  default java.util.List<ExperimentVariant> legacyExperimentVariants(StrictNode section) {
-    throw new UnsupportedOperationException(id() + " has no legacy experiment section");
-  }
 }

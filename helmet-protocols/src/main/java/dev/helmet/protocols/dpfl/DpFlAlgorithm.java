@@ -9,7 +9,6 @@ import dev.helmet.privacy.event.NeighbourRelation;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Common;
-import dev.helmet.protocols.algorithm.ExperimentVariant;
 import dev.helmet.protocols.algorithm.MlpLayers;
 import dev.helmet.protocols.algorithm.Parameter;
 import dev.helmet.protocols.algorithm.Parameter.Type;
@@ -80,54 +79,6 @@ public final class DpFlAlgorithm implements Algorithm {
   @Override
   public Set<String> keys() {
     return Set.of("learner", "dpfl");
-  }
-
-  @Override
-  public String legacyExperimentSection() {
-    return "dpfl";
-  }
-
-  /**
-   * The old {@code dpfl:} section, {@code {noise_split: [...], accountant, neighbours, grid:
-   * {learning_rate, clip, epochs, sampling_rate}}}: one variant per noise split ({@code dp-fl}, or
-   * {@code dp-fl-SPLIT}), simulated in aggregate; a sampling rate of 0 is the papers' 1024 / N (at
-   * most 1), and under add-remove neighbours the public normaliser is q x N (N: the cell's records).
-   */
-  @Override
-  public List<ExperimentVariant> legacyExperimentVariants(StrictNode d) {
-    d.allow("noise_split", "accountant", "neighbours", "grid");
-    StrictNode g = d.child("grid");
-    g.allow("learning_rate", "clip", "epochs", "sampling_rate");
-    var f = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
-    List<Double> rates = g.has("sampling_rate") ? g.numbers("sampling_rate", 0, 1) : List.of(0.0);
-    String neighbours = d.string("neighbours", "replace-one");
-    if (neighbours.equals("add-remove") && rates.size() > 1) {
-      throw d.error("neighbours", "add-remove with several sampling rates needs the variants: form (the normaliser "
-          + "depends on each rate)");
-    }
-    List<ExperimentVariant> out = new java.util.ArrayList<>();
-    for (String split : d.has("noise_split") ? d.strings("noise_split") : List.of("honest")) {
-      var settings = f.objectNode();
-      var p = settings.putObject("dpfl");
-      p.put("noise_split", split).put("neighbours", neighbours);
-      if (d.has("accountant")) {
-        p.put("accountant", d.string("accountant", null));
-      }
-      p.set("learning_rate", g.has("learning_rate") ? g.json().get("learning_rate") : f.numberNode(4.0));
-      p.set("grad_clip", g.has("clip") ? g.json().get("clip") : f.numberNode(0.1));
-      p.set("epochs", g.has("epochs") ? g.json().get("epochs") : f.numberNode(40.0));
-      var q = f.arrayNode();
-      for (double r : rates) {
-        q.add(r > 0 ? f.numberNode(r) : f.textNode("min(1, 1024 / records)"));
-      }
-      p.set("sampling_rate", q);
-      if (neighbours.equals("add-remove")) {
-        double r = rates.get(0);
-        p.put("expected_batch", r > 0 ? r + " * records" : "min(1, 1024 / records) * records");
-      }
-      out.add(new ExperimentVariant(split.equals("honest") ? ID : ID + "-" + split, "simulated", settings));
-    }
-    return out;
   }
 
   @Override

@@ -10,8 +10,6 @@ import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Common;
-import dev.helmet.protocols.algorithm.ExperimentVariant;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.helmet.protocols.algorithm.Parameter;
 import dev.helmet.protocols.algorithm.Parameter.Type;
@@ -143,42 +141,4 @@ public final class HelmetAlgorithm implements Algorithm {
       default -> throw l.error(key, "must be tight or paper. Provided value: " + l.string(key, ""));
     };
   }
-
-  @Override
-  public String legacyExperimentSection() {
-    return "helmet";
-  }
-
-  /**
-   * The old {@code helmet:} section, {@code {learners: [...], grid: {LEARNER: {lambda, radius,
-   * epochs}}}}: one variant per learner, {@code helmet-LEARNER}, with the papers' continuous Gaussian
-   * noise and sums in the clear, as experiments ran them.
-   */
-  @Override
-  public List<ExperimentVariant> legacyExperimentVariants(StrictNode h) {
-    h.allow("learners", "grid");
-    StrictNode g = h.child("grid");
-    List<String> learners = h.strings("learners").stream().map(l -> l.toLowerCase(Locale.ROOT)).toList();
-    g.allow(new java.util.TreeSet<>(learners).toArray(String[]::new));
-    List<ExperimentVariant> out = new java.util.ArrayList<>();
-    for (String l : learners) {
-      try {
-        LearnerKind.parse(l);
-      } catch (IllegalArgumentException e) {
-        throw h.error("learners", e.getMessage());
-      }
-      StrictNode lg = g.child(l);
-      lg.allow("lambda", "radius", "epochs");
-      ObjectNode settings = JsonNodeFactory.instance.objectNode().put("noise", NoiseKind.GAUSSIAN.id());
-      ObjectNode learner = settings.putObject("learner").put("kind", l);
-      for (String k : new String[] {"lambda", "radius", "epochs"}) {
-        if (lg.has(k)) {
-          learner.set(k, lg.json().get(k));
-        }
-      }
-      out.add(new ExperimentVariant("helmet-" + l, "plain", settings));
-    }
-    return out;
-  }
-
 }
