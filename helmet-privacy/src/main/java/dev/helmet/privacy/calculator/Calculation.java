@@ -35,8 +35,8 @@ public interface Calculation {
     return x;
   }
 
-  /** The parameter as given to {@code privacy epsilon}, checked; refused, naming its option, when absent. */
-  double given(CalculatorInput in);
+  /** The parameter as given to {@code privacy epsilon} (the bound options), checked; refused, naming its option, when absent. */
+  double given();
 
   /** The refusal of a value whose eps is infinite (too little noise for the accountant's theorem). */
   default String noEpsilon(double value) {

@@ -115,7 +115,7 @@ final class CpSgdCalculator implements PrivacyCalculator {
       }
 
       @Override
-      public double given(CalculatorInput ignored) {
+      public double given() {
         Long trials = in.whole(TRIALS);
         Checks.require(trials != null, "--accountant cpsgd needs --binomial-trials N");
         Checks.require(trials >= 2 && trials % 2 == 0, "--binomial-trials must be even and at least 2. Provided "

@@ -139,8 +139,8 @@ final class GaussianCalculator implements PrivacyCalculator {
     }
 
     @Override
-    public double given(CalculatorInput input) {
-      Double sigma = input.real(SIGMA);
+    public double given() {
+      Double sigma = in.real(SIGMA);
       if (sigma == null) {
         throw new IllegalArgumentException("--noise-multiplier is required (or --accountant smm with --skellam-lambda)");
       }

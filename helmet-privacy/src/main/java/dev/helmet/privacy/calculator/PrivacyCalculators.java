@@ -85,7 +85,7 @@ public final class PrivacyCalculators {
   /** {@code privacy epsilon}: the eps of the parameter given in {@code in}. */
   public static Report epsilon(String name, CalculatorInput in) {
     Calculation c = bind(name, in);
-    double value = c.given(in);
+    double value = c.given();
     double eps = Calibration.epsilon(c.event(value), c.accountants(), c.delta());
     if (!(eps < Double.POSITIVE_INFINITY)) {
       throw new IllegalArgumentException(c.noEpsilon(value));

@@ -115,7 +115,7 @@ final class SmmCalculator implements PrivacyCalculator {
       }
 
       @Override
-      public double given(CalculatorInput ignored) {
+      public double given() {
         Double lambda = in.real(LAMBDA);
         if (lambda == null) {
           throw new IllegalArgumentException("--accountant smm needs --skellam-lambda L");
