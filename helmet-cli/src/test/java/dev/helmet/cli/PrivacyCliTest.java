@@ -148,4 +148,15 @@ class PrivacyCliTest {
         "noise multiplier must be > 0");
     assertInvalid(Cli.run("privacy", "epsilon", "--noise-multiplier", "abc", "--delta", "1e-5"), "abc");
   }
+
+  /** The --accountant help names every registered calculator, so a new one cannot be left out of it. */
+  @Test
+  void theAccountantHelpNamesEveryRegisteredCalculator() {
+    for (String sub : new String[] {"epsilon", "noise"}) {
+      Cli help = Cli.run("privacy", sub, "--help");
+      String flat = help.out.replaceAll("\\s+", " ");
+      assertTrue(flat.contains(dev.helmet.privacy.calculator.PrivacyCalculators.summaries()
+          + ". Default: gaussian without sampling, rdp with it."), flat);
+    }
+  }
 }

@@ -6,13 +6,14 @@ import java.util.function.DoubleFunction;
 import java.util.function.Supplier;
 
 /**
- * One calibration routine for every mechanism and accountant: the smallest noise multiplier whose
- * event meets a target (eps, delta). It needs only that more noise never costs more privacy.
+ * One calibration routine for every mechanism and accountant: the smallest noise multiplier (or
+ * other free parameter, {@link Search}) whose event meets a target (eps, delta). It needs only that
+ * more noise never costs more privacy.
  */
 public final class Calibration {
   /** Relative margin added to every calibrated noise multiplier (see {@link #noiseMultiplier}). */
   public static final double SAFETY = 1e-9;
-  /** The search's range of noise multipliers. */
+  /** The search's range of noise multipliers (the upper end is {@link Search#max()} in general). */
   private static final double MIN_SIGMA = 1e-9;
   private static final double MAX_SIGMA = 1e9;
 
@@ -60,10 +61,57 @@ public final class Calibration {
    */
   public static double noiseMultiplier(DoubleFunction<DpEvent> eventForSigma, Supplier<PrivacyAccountant> accountants,
       double epsilon, double delta, double relativeTolerance) {
-    Checks.require(relativeTolerance >= 1e-12 && relativeTolerance < 0.1,
-        "relative tolerance must be in [1e-12, 0.1). Provided value: " + relativeTolerance);
+    return smallest(new Search(eventForSigma, relativeTolerance, MAX_SIGMA, null), accountants, epsilon, delta);
+  }
+
+  /**
+   * How to search a mechanism's free parameter x (a noise multiplier, a Skellam lambda, a binomial
+   * mechanism's standard deviation): its event at each x, more x never costing more privacy.
+   *
+   * @param eventAt the event at x
+   * @param relativeTolerance where the search stops, in [1e-12, 0.1) (see {@link #noiseMultiplier(
+   *     DoubleFunction, Supplier, double, double, double)})
+   * @param max the largest x tried (above 1); 1e9 for noise multipliers
+   * @param unreachable the refusal when x = max misses the target, given the target eps (null: "no
+   *     noise multiplier up to 1e9 gives epsilon ..."): a mechanism whose eps has a floor names it
+   */
+  public record Search(DoubleFunction<DpEvent> eventAt, double relativeTolerance, double max,
+      DoubleFunction<String> unreachable) {
+    public Search {
+      Checks.notNull("event", eventAt);
+      Checks.require(relativeTolerance >= 1e-12 && relativeTolerance < 0.1,
+          "relative tolerance must be in [1e-12, 0.1). Provided value: " + relativeTolerance);
+      Checks.require(max > 1 && max < Double.POSITIVE_INFINITY, "the search's largest value must be above 1 and "
+          + "finite. Provided value: " + max);
+    }
+
+    /** A search over noise multipliers in [1e-9, 1e9] at the default tolerance, 1e-10. */
+    public static Search noiseMultiplier(DoubleFunction<DpEvent> eventForSigma) {
+      return new Search(eventForSigma, 1e-10, MAX_SIGMA, null);
+    }
+
+    /** The same search stopping at another tolerance. */
+    public Search withTolerance(double tolerance) {
+      return new Search(eventAt, tolerance, max, unreachable);
+    }
+  }
+
+  /**
+   * The one calibration routine: the smallest x in [1e-9, {@code search.max()}] (rounded up, as
+   * {@link #noiseMultiplier(DoubleFunction, Supplier, double, double, double)} describes, which is
+   * this search over noise multipliers up to 1e9) whose event meets (eps, delta) according to a
+   * fresh accountant from {@code accountants}.
+   *
+   * @throws IllegalArgumentException if x = {@code search.max()} misses the target (the search's
+   *     {@code unreachable} message)
+   */
+  public static double smallest(Search search, Supplier<PrivacyAccountant> accountants, double epsilon,
+      double delta) {
     Checks.positive("epsilon", epsilon);
     Checks.openUnit("delta", delta);
+    DoubleFunction<DpEvent> eventForSigma = search.eventAt();
+    double relativeTolerance = search.relativeTolerance();
+    double max = search.max();
     double hi = 1;
     double lo;
     double fHi = gap(eventForSigma, accountants, hi, epsilon, delta);
@@ -82,13 +130,13 @@ public final class Calibration {
       } while (fLo <= 0);
     } else {
       do {
-        if (hi >= MAX_SIGMA) {
-          throw new IllegalArgumentException("no noise multiplier up to 1e9 gives epsilon " + epsilon
-              + " at delta " + delta);
+        if (hi >= max) {
+          throw new IllegalArgumentException(search.unreachable() != null ? search.unreachable().apply(epsilon)
+              : "no noise multiplier up to 1e9 gives epsilon " + epsilon + " at delta " + delta);
         }
         lo = hi;
         fLo = fHi;
-        hi = Math.min(lo * 2, MAX_SIGMA);
+        hi = Math.min(lo * 2, max);
         fHi = gap(eventForSigma, accountants, hi, epsilon, delta);
       } while (!(fHi <= 0));
     }

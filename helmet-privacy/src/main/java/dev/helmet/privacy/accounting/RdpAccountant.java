@@ -68,7 +68,12 @@ public final class RdpAccountant implements PrivacyAccountant {
     this(orders, SkellamMixtureRdp.Subsampling.GENERAL);
   }
 
-  private RdpAccountant(double[] orders, SkellamMixtureRdp.Subsampling smmSubsampling) {
+  /**
+   * An accountant over the given orders whose Poisson-subsampled Skellam mixture rounds use {@code
+   * smmSubsampling} (the Skellam mixture mechanism's own accounting, {@link SmmAccounting}, uses
+   * the integer orders 2 to 256).
+   */
+  public RdpAccountant(double[] orders, SkellamMixtureRdp.Subsampling smmSubsampling) {
     for (double a : orders) {
       Checks.require(a > 1 && a < Double.POSITIVE_INFINITY, "RDP orders must be above 1 and finite. Provided value: " + a);
     }

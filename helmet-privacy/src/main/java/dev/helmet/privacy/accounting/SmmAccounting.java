@@ -2,7 +2,11 @@ package dev.helmet.privacy.accounting;
 
 import dev.helmet.core.util.Checks;
 import dev.helmet.privacy.accounting.SkellamMixtureRdp.Subsampling;
+import dev.helmet.privacy.event.DpEvent;
+import dev.helmet.privacy.event.PoissonSampledDpEvent;
+import dev.helmet.privacy.event.SelfComposedDpEvent;
 import dev.helmet.privacy.event.SkellamMixtureDpEvent;
+import java.util.function.Supplier;
 
 /**
  * Privacy of federated training with the Skellam mixture mechanism (Bao et al., PVLDB 2022,
@@ -47,7 +51,7 @@ public final class SmmAccounting {
     }
 
     /** The same run with another total lambda. */
-    Params withLambda(double l) {
+    public Params withLambda(double l) {
       return new Params(l, c, samplingRate, steps, delta, subsampling);
     }
   }
@@ -72,6 +76,15 @@ public final class SmmAccounting {
    *     L-infinity bound of at least 1 (too little noise for the theorem)
    */
   public static Result epsilon(Params p) {
+    Result best = best(p);
+    if (best == null) {
+      throw new IllegalArgumentException(noValidOrder(p.lambda()));
+    }
+    return best;
+  }
+
+  /** The best order and its clip, or null when no order admits an L-infinity bound of at least 1. */
+  private static Result best(Params p) {
     Result best = null;
     for (int a = 2; a <= MAX_ORDER; a++) {
       int d = SkellamMixtureRdp.integerDeltaInf(a, p.lambda());
@@ -85,55 +98,71 @@ public final class SmmAccounting {
         best = new Result(Math.max(0, eps), a, SkellamMixtureRdp.deltaInfBound(a, p.lambda()), d, e);
       }
     }
-    if (best == null) {
-      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
-          "the Skellam mixture mechanism's RDP bound (Bao et al., Theorem 5) does not hold for total lambda = %.6g: "
-              + "its conditions alpha < 2 lambda/Delta + 1 and 10.9 alpha^2 - 1.8 alpha - 9.1 < 4 lambda/Delta^2 "
-              + "admit no L-infinity bound Delta >= 1 at any order >= 2 (need a total lambda, clients x lambda, of at least about 7.7: "
-              + "more noise or more clients per round)", p.lambda()));
-    }
     return best;
+  }
+
+  /** The refusal of a total lambda too small for Theorem 5 at every order. */
+  public static String noValidOrder(double lambda) {
+    return String.format(java.util.Locale.ROOT,
+        "the Skellam mixture mechanism's RDP bound (Bao et al., Theorem 5) does not hold for total lambda = %.6g: "
+            + "its conditions alpha < 2 lambda/Delta + 1 and 10.9 alpha^2 - 1.8 alpha - 9.1 < 4 lambda/Delta^2 "
+            + "admit no L-infinity bound Delta >= 1 at any order >= 2 (need a total lambda, clients x lambda, of at "
+            + "least about 7.7: more noise or more clients per round)", lambda);
+  }
+
+  /**
+   * The run as a DP event: T rounds, each Poisson-sampling clients at rate q (1: all) and releasing
+   * the mechanism with the clip of {@link #epsilon}'s best order. Accounted by {@link #accountant},
+   * it gives exactly {@link #epsilon}'s eps: tau does not depend on the clip, which only decides at
+   * which orders Theorem 5 holds, and every order valid for the chosen clip was among those tried.
+   * When no order admits a clip of at least 1, the event has clip 1 and is valid at no order: its
+   * eps is infinite (too little noise).
+   */
+  public static DpEvent event(Params p) {
+    Result best = best(p);
+    SkellamMixtureDpEvent round = best != null ? best.event() : new SkellamMixtureDpEvent(p.lambda(), p.c(), 1);
+    return new SelfComposedDpEvent(new PoissonSampledDpEvent(p.samplingRate(), round), p.steps());
+  }
+
+  /**
+   * Fresh accountants for {@link #event}: RDP over the integer orders 2 to {@link #MAX_ORDER} (the
+   * orders {@link #epsilon} tries), with the given subsampling bound.
+   */
+  public static Supplier<PrivacyAccountant> accountant(Subsampling subsampling) {
+    Checks.notNull("subsampling", subsampling);
+    return () -> new RdpAccountant(ORDERS, subsampling);
+  }
+
+  /** The largest total lambda the calibration tries, 2^50 (about 1.1e15). */
+  public static final double MAX_LAMBDA = 0x1p50;
+
+  /**
+   * The calibration's search over the total lambda of {@code p}'s run (its own lambda is ignored):
+   * up to {@link #MAX_LAMBDA}, to a relative 1e-6; a target no lambda reaches is refused naming the
+   * floor eps stays above.
+   */
+  public static Calibration.Search search(Params p) {
+    return new Calibration.Search(l -> event(p.withLambda(l)), 1e-6, MAX_LAMBDA,
+        // Noise alone cannot take eps to 0: the conversion's log(1/delta)/(a - 1) over orders up to
+        // 256 (and, for the general subsampling bound, its factor 3) leave a floor.
+        target -> "no Skellam lambda up to 1e15 gives eps = " + target + " for these parameters: however much noise "
+            + "is added, eps stays at least " + String.format(java.util.Locale.ROOT, "%.4g",
+                epsilon(p.withLambda(MAX_LAMBDA)).epsilon()) + " at this sampling rate, number of rounds and delta");
   }
 
   /**
    * The smallest total lambda (to a relative 1e-6, rounded up) for which the run is (eps, delta)-DP:
-   * bisection, eps being decreasing in lambda.
+   * {@link Calibration#smallest} over {@link #search}, eps being decreasing in lambda.
    *
-   * @throws IllegalArgumentException if no lambda up to 1e15 reaches the target
+   * @throws IllegalArgumentException if no lambda up to 2^50 reaches the target
    */
   public static Result calibrate(Params p, double targetEpsilon) {
     Checks.require(targetEpsilon > 0 && Double.isFinite(targetEpsilon), "target eps must be positive. Provided value: "
         + targetEpsilon);
-    double lo = 1;
-    double hi = 16;
-    while (!meets(p.withLambda(hi), targetEpsilon)) {
-      lo = hi;
-      hi *= 4;
-      if (hi > 1e15) {
-        // Noise alone cannot take eps to 0: the conversion's log(1/delta)/(a - 1) over orders up to
-        // 256 (and, for the general subsampling bound, its factor 3) leave a floor.
-        throw new IllegalArgumentException("no Skellam lambda up to 1e15 gives eps = " + targetEpsilon
-            + " for these parameters: however much noise is added, eps stays at least "
-            + String.format(java.util.Locale.ROOT, "%.4g", epsilon(p.withLambda(hi)).epsilon())
-            + " at this sampling rate, number of rounds and delta");
-      }
-    }
-    while (hi - lo > 1e-6 * hi) {
-      double mid = 0.5 * (lo + hi);
-      if (meets(p.withLambda(mid), targetEpsilon)) {
-        hi = mid;
-      } else {
-        lo = mid;
-      }
-    }
-    return epsilon(p.withLambda(hi));
+    double lambda = Calibration.smallest(search(p), accountant(p.subsampling()), targetEpsilon, p.delta());
+    return epsilon(p.withLambda(lambda));
   }
 
-  private static boolean meets(Params p, double target) {
-    try {
-      return epsilon(p).epsilon() <= target;
-    } catch (IllegalArgumentException e) {
-      return false; // too little noise for the theorem's conditions
-    }
-  }
+  private static final double[] ORDERS = java.util.stream.IntStream.rangeClosed(2, MAX_ORDER)
+      .asDoubleStream().toArray();
 }

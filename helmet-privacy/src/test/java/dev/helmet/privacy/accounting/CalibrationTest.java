@@ -207,4 +207,17 @@ class CalibrationTest {
       assertTrue(t.getMessage().startsWith("relative tolerance must be in [1e-12, 0.1)"), t.getMessage());
     }
   }
+
+  /** A search over another parameter stops at its own largest value and refuses with its own words. */
+  @Test
+  void aSearchStopsAtItsLargestValueWithItsOwnRefusal() {
+    Calibration.Search search = new Calibration.Search(GaussianDpEvent::new, 1e-6, 16,
+        target -> "nothing up to 16 gives " + target);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Calibration.smallest(search, GaussianAccountant::new, 0.1, 1e-5));
+    assertEquals("nothing up to 16 gives 0.1", e.getMessage());
+    double sigma = Calibration.smallest(search, GaussianAccountant::new, 1, 1e-5);
+    assertEquals(3.7306316348, sigma, 1e-5 * 3.73);
+    assertTrue(new GaussianAccountant().compose(new GaussianDpEvent(sigma)).epsilon(1e-5) <= 1);
+  }
 }
