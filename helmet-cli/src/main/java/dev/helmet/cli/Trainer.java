@@ -397,8 +397,8 @@ final class Trainer {
     return dev.helmet.privacy.ledger.Guarantee.formatLeft(v);
   }
 
-  /** A number for print ({@link LocalSession#fmt}). */
+  /** A number for print ({@link dev.helmet.core.util.Numbers#fmt}). */
   static String fmt(double v) {
-    return LocalSession.fmt(v);
+    return dev.helmet.core.util.Numbers.fmt(v);
   }
 }

@@ -160,8 +160,8 @@ final class CpSgdCalculator implements PrivacyCalculator {
         return new Report(j, String.format(Locale.ROOT, "epsilon = %.6f at delta = %s for %d round(s) of cpSGD's "
             + "binomial mechanism (q = %s; Theorem 1, Poisson amplification, the better of linear and advanced "
             + "composition), %d trials per client x %d clients, sensitivities L1 %s, L2 %s, L-infinity %s in %d "
-            + "coordinates, against %s, for neighbours that %s", eps, Text.fmt(in.delta()), in.steps(),
-            Text.fmt(in.samplingRate()), perClient, clients, Text.fmt(l1), Text.fmt(l2), Text.fmt(lInf), dimension,
+            + "coordinates, against %s, for neighbours that %s", eps, dev.helmet.core.util.Numbers.fmt(in.delta()), in.steps(),
+            dev.helmet.core.util.Numbers.fmt(in.samplingRate()), perClient, clients, dev.helmet.core.util.Numbers.fmt(l1), dev.helmet.core.util.Numbers.fmt(l2), dev.helmet.core.util.Numbers.fmt(lInf), dimension,
             ClientRounds.AGAINST, ClientRounds.RELATION));
       }
     };

@@ -154,8 +154,8 @@ final class GaussianCalculator implements PrivacyCalculator {
       j.put("epsilon", epsilon);
       j.put("noise_multiplier", sigma);
       return new Report(j, String.format("epsilon = %.6f at delta = %s for %s with noise multiplier %s, against "
-          + "%s, for neighbours that %s (sensitivity 1 per release)", epsilon, Text.fmt(in.delta()), describe(),
-          Text.fmt(sigma), AGAINST, relationWords()));
+          + "%s, for neighbours that %s (sensitivity 1 per release)", epsilon, dev.helmet.core.util.Numbers.fmt(in.delta()), describe(),
+          dev.helmet.core.util.Numbers.fmt(sigma), AGAINST, relationWords()));
     }
 
     /** The target is what is printed as epsilon: the calibrated multiplier's own eps is at most it. */
@@ -165,7 +165,7 @@ final class GaussianCalculator implements PrivacyCalculator {
       j.put("noise_multiplier", sigma);
       j.put("epsilon", target);
       return new Report(j, String.format("noise multiplier = %.6f for epsilon = %s, delta = %s over %s, against %s; "
-          + "neighbours: %s", sigma, Text.fmt(target), Text.fmt(in.delta()), describe(), AGAINST, relationWords()));
+          + "neighbours: %s", sigma, dev.helmet.core.util.Numbers.fmt(target), dev.helmet.core.util.Numbers.fmt(in.delta()), describe(), AGAINST, relationWords()));
     }
 
     private Map<String, Object> header() {
@@ -194,7 +194,7 @@ final class GaussianCalculator implements PrivacyCalculator {
 
     private String describe() {
       if (in.sampled()) {
-        return in.steps() + " steps of the Poisson-subsampled Gaussian (q = " + Text.fmt(in.samplingRate()) + ", "
+        return in.steps() + " steps of the Poisson-subsampled Gaussian (q = " + dev.helmet.core.util.Numbers.fmt(in.samplingRate()) + ", "
             + in.neighbours() + ", " + name + " accountant)";
       }
       return in.compositions() + " Gaussian release(s)" + (in.groupSize() > 1 ? " (groups of " + in.groupSize() + ")"

@@ -165,8 +165,8 @@ final class SmmCalculator implements PrivacyCalculator {
         return new Report(j, String.format(Locale.ROOT, "epsilon = %.6f at delta = %s (order %d) for %d round(s) of "
             + "the Skellam mixture mechanism (q = %s, %s subsampling bound), Skellam lambda %.6g per client x %s "
             + "clients, c = %s; L-infinity clip: ceil|x_j| <= %d (valid below %.4g), against %s%s, for neighbours "
-            + "that %s", epsilon, Text.fmt(in.delta()), res.order(), in.steps(), Text.fmt(in.samplingRate()), bound,
-            perClient, Text.fmt(clients), Text.fmt(c), res.deltaInf(), res.deltaInfBound(), ClientRounds.AGAINST,
+            + "that %s", epsilon, dev.helmet.core.util.Numbers.fmt(in.delta()), res.order(), in.steps(), dev.helmet.core.util.Numbers.fmt(in.samplingRate()), bound,
+            perClient, dev.helmet.core.util.Numbers.fmt(clients), dev.helmet.core.util.Numbers.fmt(c), res.deltaInf(), res.deltaInfBound(), ClientRounds.AGAINST,
             caveat, ClientRounds.RELATION));
       }
     };

@@ -292,17 +292,8 @@ public final class LocalSession {
     return Math.max(1, (int) Math.floor((1 - dropoutTolerance) * parties + 1e-9));
   }
 
-  /** A number for print: at most 4 decimals, trailing zeros dropped; 3 significant digits when tiny or huge. */
-  public static String fmt(double v) {
-    if (!Double.isFinite(v)) {
-      return v > 0 ? "infinity" : String.valueOf(v);
-    }
-    if (v != 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e6)) {
-      return String.format("%.3g", v);
-    }
-    String s = String.format("%.4f", v);
-    s = s.replaceAll("0+$", "");
-    return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+  private static String fmt(double v) {
+    return dev.helmet.core.util.Numbers.fmt(v);
   }
 
   private static Simulation.Result simulate(Simulation.Prepared prepared, AlgorithmSpec a, Fixed fixed,

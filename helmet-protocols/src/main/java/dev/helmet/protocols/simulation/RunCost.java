@@ -52,6 +52,6 @@ public final class RunCost {
     if (seconds < 5400) {
       return Math.round(seconds / 60) + " min";
     }
-    return LocalSession.fmt(Math.round(seconds / 360) / 10.0) + " h";
+    return dev.helmet.core.util.Numbers.fmt(Math.round(seconds / 360) / 10.0) + " h";
   }
 }
