@@ -76,10 +76,10 @@ public final class BlindAveraging implements PublicPlan {
    */
   BlindAveraging(Learner learner, Preprocessing preprocessing, int[] sizes, HelmetPrivacy privacy, NoiseKind kind,
       int ringBits, boolean secureNoise) {
-    this.kind = Checks.notNull("noise kind", kind);
     this.learner = Checks.notNull("learner", learner);
     this.preprocessing = Checks.notNull("preprocessing", preprocessing);
     this.privacy = Checks.notNull("privacy", privacy);
+    this.kind = Checks.notNull("noise kind", kind);
     this.sizes = sizes.clone();
     int w = sizes.length;
     Checks.positive("parties", w);
