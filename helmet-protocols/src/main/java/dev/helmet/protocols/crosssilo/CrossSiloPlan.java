@@ -1,26 +1,29 @@
 package dev.helmet.protocols.crosssilo;
 
 import dev.helmet.core.util.Checks;
-import dev.helmet.core.util.Memo;
-import dev.helmet.privacy.accounting.Accountants;
-import dev.helmet.privacy.accounting.Calibration;
+import dev.helmet.core.learn.Model;
+import dev.helmet.core.nn.Optimiser;
+import dev.helmet.privacy.noise.GaussianNoise;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.privacy.noise.RandomBits;
+import dev.helmet.protocols.algorithm.Aggregate;
+import dev.helmet.protocols.algorithm.Contributor;
+import dev.helmet.protocols.algorithm.Local;
+import dev.helmet.protocols.algorithm.ModelState;
+import dev.helmet.protocols.algorithm.PartySums;
+import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.protocols.algorithm.ServerRole;
+import dev.helmet.protocols.algorithm.Setup;
+import dev.helmet.protocols.algorithm.SetupParty;
 import dev.helmet.privacy.accounting.ProjectionSensitivity;
-import dev.helmet.privacy.accounting.SworAmplification;
 import dev.helmet.privacy.event.DpEvent;
-import dev.helmet.privacy.event.GaussianDpEvent;
 import dev.helmet.privacy.event.NeighbourRelation;
-import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.mechanism.GaussianProjection;
-import dev.helmet.privacy.event.SelfComposedDpEvent;
-import dev.helmet.privacy.ledger.Guarantee;
 import dev.helmet.privacy.ledger.PrivacyCharge;
 import dev.helmet.privacy.ledger.PrivacyLedger;
 import dev.helmet.protocols.algorithm.NoiseClamp;
-import dev.helmet.protocols.crosssilo.CrossSiloConfig.NoiseSplit;
 import dev.helmet.protocols.dpsgd.DpSgdModel;
-import dev.helmet.protocols.privacy.Audience;
 import dev.helmet.secagg.ring.FixedPointEncoding;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,53 +34,10 @@ import java.util.Map;
  * ring, and the guarantee. The coordinator and every party compute it with this same code, so a
  * party never takes anyone's word for its noise or its privacy charge.
  *
- * <p><b>Privacy.</b> One step releases the sum over the parties of their Poisson-sampled (rate q,
- * each party sampling its own records with its own SecureRandom) gradients clipped to L2 norm C,
- * plus the parties' Gaussian noise shares; a party whose sample is empty still sends its share.
- * For neighbouring data sets (replace one record, or add or remove one) the sum of clipped gradients
- * moves by at most C (replace-one: the pair of means +-1 relative to C, the bounded relation of
- * Koskela et al.'s accountant), so a step is the Poisson-subsampled Gaussian mechanism with noise
- * multiplier sigma when the noise that the adversary does not know has std at least sigma C. Over
- * the rounds the steps compose, accounted with the PLD (FFT) accountant. How much of the noise the
- * adversary does not know depends on the split (paper Sec. 3.2): with {@code colluders}, each of
- * the M contributors (M the fewest a step may have) adds variance sigma^2 C^2 / (M - T - 1): T
- * colluders and the observing party itself (which sees the aggregate and knows its own share)
- * remove T + 1 shares, and the M - T - 1 others still sum to sigma^2 C^2. With {@code
- * trusted-hardware} each adds sigma^2 C^2 / M, which holds only if no share leaves its enclave.
- * With {@code local} each adds the full sigma^2 C^2, so each party's message is DP by itself.
- *
- * <p><b>Sampling without replacement</b> (paper Sec. 3.4): each step's batch is a uniform subset of
- * b of all n records ({@link SworBatches}); the coalition (the T + 1 largest parties, the worst case
- * from the public sizes) knows which of its own tokens are drawn, so given m honest records in the
- * batch each honest record is in it with probability m / n_H, in a batch of fixed size m; the step
- * is accounted as the mixture over the hypergeometric m of Dong, Roth and Su's C_{m/n_H}, the bound
- * of fixed-size sampling ({@link SworAmplification}: exact, the paper's slack form, or the worst
- * case b / n_H), under replace-one neighbours only.
- *
- * <p><b>Projection</b> (Sec. 3.5, Algorithm 3), "project then clip" (design note 1.5, doubt 5):
- * parties send the sum over their sampled records of clip_{C~}(P_t^T clip_C(g_i)), P_t (d x k,
- * entries N(0, 1/k)) public and fresh each step, every record's projected gradient scaled down to
- * C~ = C r(k, delta') by itself ({@link ProjectedClippedSum}). One record therefore moves a step's
- * k-dimensional sum by at most C~ (add or remove; each of the replace-one pair's two vectors is
- * within C~), deterministically and for any P_t and any theta_t, so the step is the subsampled
- * Gaussian mechanism at multiplier sigma relative to C~, with no slack: the accounted event is the
- * same as without projection. Adversary: anyone holding the released model and every round's
- * noisy sum (the server with T colluding parties and the observing party, as above), including a
- * malicious server that picks theta_t after seeing P_t; neighbours replace-one or add-or-remove,
- * as configured. P_t's seed (projection_seed and the step) and theta_t are public and may be known
- * before the data: that is harmless, since no step of the argument uses their independence from
- * the data. What each party checks itself: it derives P_t from the session's public seed, sigma
- * and its noise share from this plan, and clips its own records' projections; nothing the server
- * sends (theta_t only) enters the bound. Theorem 2's chi^2 argument (a record's projection exceeds
- * C~ with probability delta' when P is drawn independently of it) is used only to choose C~: an
- * honest record independent of P is clipped with probability about delta', so the clip rarely
- * changes an honest run. (Before, the noise was sized for C~ with that slack charged to delta, and
- * the public, fixed seed let a crafted record reach 2-4x C~: privacy review turn 3, finding 2.)
- *
- * <p>Gaussian noise is unbounded and the ring is not: each share is clamped ({@link NoiseClamp})
- * and the tail is charged to delta.
+ * <p>The privacy argument, and how a step is accounted: {@link CrossSiloAccounting}. Under
+ * sampling without replacement the plan also holds its run's batch sampler ({@link #servesOneRun}).
  */
-final class CrossSiloPlan {
+final class CrossSiloPlan implements PublicPlan {
   private final CrossSiloConfig config;
   private final DpSgdModel model;
   private final int[] sizes;
@@ -94,6 +54,13 @@ final class CrossSiloPlan {
   private final double clipRatio;
   private final long records;
   private final long maliciousRecords;
+  /**
+   * Whether an in-process runner holds this plan: it then runs the SWOR setup for all parties
+   * itself; a networked party takes its side of the setup from {@link #contributor(int, Local,
+   * NoiseFactory, long, SetupParty)}.
+   */
+  private volatile boolean inProcess;
+  private SworBatches batches;
 
   CrossSiloPlan(CrossSiloConfig config, DpSgdModel model, int[] sizes, int minContributors, double epsilon,
       double delta, int ringBits, double honestFraction) {
@@ -111,8 +78,8 @@ final class CrossSiloPlan {
       Checks.require(n >= 1, "every party needs at least one record");
       maxLocal = Math.max(maxLocal, n);
     }
-    this.shares = honestShares(config, minContributors);
-    checkSummation(config, sizes.length, honestFraction);
+    this.shares = CrossSiloAccounting.honestShares(config, minContributors);
+    CrossSiloAccounting.checkSummation(config, sizes.length, honestFraction);
     long total = 0;
     for (int n : sizes) {
       total += n;
@@ -139,7 +106,8 @@ final class CrossSiloPlan {
     this.clipRatio = k > 0 ? ProjectionSensitivity.clipRatio(k, config.projectionSlack()) : 1;
     NoiseClamp clamp = NoiseClamp.of((double) config.rounds() * sizes.length * length, epsilon, delta);
     this.mechanismDelta = delta - clamp.deltaTail();
-    this.sigma = calibrate(config, (int) Math.min(total, Integer.MAX_VALUE), (int) known, epsilon, mechanismDelta);
+    this.sigma = CrossSiloAccounting.calibrate(config, (int) Math.min(total, Integer.MAX_VALUE), (int) known, epsilon,
+        mechanismDelta);
     this.partyStd = sigma * config.clip() * clipRatio / Math.sqrt(shares);
     // A party's signal has L2 norm at most n_i C (unprojected), or n_i C~ when projecting: each of its
     // at most n_i records adds a projection clipped to C~. So every coordinate is within that too.
@@ -147,89 +115,10 @@ final class CrossSiloPlan {
     this.encoding = FixedPointEncoding.choose(ringBits, bound, sizes.length);
   }
 
-  /**
-   * The accounted event of one step at noise multiplier {@code s} (relative to the clip, or to C~
-   * when projecting: each record's projection is clipped to C~, so the event is the same, with no
-   * slack): the Poisson-subsampled Gaussian, or under SWOR the amplification of {@link
-   * SworAmplification} for n records of which the coalition knows nKnown, each step accounted with
-   * the pair a fixed-size batch attains under replace-one (not Poisson's: privacy review turn 3,
-   * finding 1).
-   */
-  static DpEvent roundEvent(CrossSiloConfig c, int n, int nKnown, double s) {
-    DpEvent step;
-    if (c.swor() == null) {
-      step = new PoissonSampledDpEvent(c.samplingRate(), new GaussianDpEvent(s), c.neighbours());
-    } else {
-      SworAmplification.Analysis a = switch (c.swor().analysis()) {
-        case "worst-case" -> new SworAmplification.WorstCase();
-        case "slack" -> new SworAmplification.Slack(c.swor().slack());
-        default -> new SworAmplification.Exact();
-      };
-      step = new SworAmplification(n, nKnown, c.swor().batch()).event(s, a);
-    }
-    return step;
-  }
-
-  private DpEvent roundEvent(double s) {
-    return roundEvent(config, (int) Math.min(records, Integer.MAX_VALUE), (int) maliciousRecords, s);
-  }
-
-  private static double calibrate(CrossSiloConfig c, int n, int nKnown, double epsilon, double mechanismDelta) {
-    return CALIBRATIONS.get(new Calibrated(c, c.swor() == null ? 0 : n, c.swor() == null ? 0 : nKnown, epsilon,
-        mechanismDelta));
-  }
-
-  private record Calibrated(CrossSiloConfig config, int n, int nKnown, double epsilon, double mechanismDelta) {}
-
-  /** Memoised: every simulated party and the coordinator derive the same plan. */
-  private static final Memo<Calibrated, Double> CALIBRATIONS = new Memo<>(32,
-      k -> Calibration.noiseMultiplier(s -> new SelfComposedDpEvent(roundEvent(k.config(), k.n(), k.nKnown(), s),
-          k.config().rounds()), Accountants.named(k.config().accountant()), k.epsilon(), k.mechanismDelta(),
-          k.config().accountant().equals("pld") ? 1e-4 : 1e-8));
-
-  /**
-   * The number of noise shares that must sum to the full variance: M - T - 1, M or 1.
-   *
-   * @throws IllegalArgumentException if M - T - 1 < 1, saying what would do
-   */
-  static int honestShares(CrossSiloConfig c, int minContributors) {
-    return switch (c.split()) {
-      case COLLUDERS -> {
-        // A revealed group sum must be DP by itself: T colluders may all sit in the smallest group.
-        int m = c.noiseGroup() > 0 ? Math.min(c.noiseGroup(), minContributors) : minContributors;
-        int h = m - c.colluders() - 1;
-        if (h < 1) {
-          throw new IllegalArgumentException("the noise split colluders needs more contributors than colluders plus "
-              + "one: with " + m + (c.noiseGroup() > 0 ? " parties in a revealed group" : " contributors") + " and T = "
-              + c.colluders() + " colluders, M - T - 1 = " + h + " honest parties would be left to add the noise "
-              + "(lower --colluders, add parties, or choose --noise-split trusted-hardware or local)");
-        }
-        yield h;
-      }
-      case TRUSTED_HARDWARE -> c.noiseGroup() > 0 ? Math.min(c.noiseGroup(), minContributors) : minContributors;
-      case LOCAL -> 1;
-    };
-  }
-
-  /**
-   * The noise of the {@code colluders} split survives T + 1 parties with the server; the secure
-   * summation must too. The runners set the summation up for floor((1 - t) W) colluding parties
-   * (t the honest fraction), so that must be at least T + 1, or the summation would show a smaller
-   * coalition more than the noise was sized for.
-   */
-  static void checkSummation(CrossSiloConfig c, int parties, double honestFraction) {
-    if (c.split() != NoiseSplit.COLLUDERS) {
-      return;
-    }
-    int tolerated = parties - dev.helmet.protocols.shared.HonestParties.honestContributors(parties, parties,
-        honestFraction);
-    if (tolerated < c.colluders() + 1) {
-      throw new IllegalArgumentException("the secure summation is set up for " + tolerated + " colluding part"
-          + (tolerated == 1 ? "y" : "ies") + " of " + parties + " (honest fraction " + honestFraction + "), fewer than "
-          + "the T + 1 = " + (c.colluders() + 1) + " the noise is sized for (T colluders and the observing party); "
-          + "set --honest-fraction to at most " + num(1 - (double) (c.colluders() + 1) / parties) + " or lower "
-          + "--colluders");
-    }
+  /** The accounted event of one step at noise multiplier {@code s}, for this roster. */
+  DpEvent roundEvent(double s) {
+    return CrossSiloAccounting.roundEvent(config, (int) Math.min(records, Integer.MAX_VALUE), (int) maliciousRecords,
+        s);
   }
 
   CrossSiloConfig config() {
@@ -244,7 +133,8 @@ final class CrossSiloPlan {
     return sizes.clone();
   }
 
-  int minContributors() {
+  @Override
+  public int minContributors() {
     return minContributors;
   }
 
@@ -252,8 +142,20 @@ final class CrossSiloPlan {
     return sigma;
   }
 
+  /** The noise multiplier sigma (relative to C, or to C~ when projecting). */
+  @Override
+  public double noiseMultiplier() {
+    return sigma;
+  }
+
+  @Override
+  public int rounds() {
+    return config.rounds();
+  }
+
   /** The length of every input: k when projecting, else the model's. */
-  int length() {
+  @Override
+  public int length() {
     return length;
   }
 
@@ -309,8 +211,29 @@ final class CrossSiloPlan {
     return bound;
   }
 
-  FixedPointEncoding encoding() {
+  @Override
+  public FixedPointEncoding encoding() {
     return encoding;
+  }
+
+  /** The target delta. */
+  double delta() {
+    return delta;
+  }
+
+  /** The delta left to the mechanism once the noise clamp's tail is charged. */
+  double mechanismDelta() {
+    return mechanismDelta;
+  }
+
+  /** Every party's records together (public sizes). */
+  long records() {
+    return records;
+  }
+
+  /** The records the coalition (the T + 1 largest parties, the worst case) holds and so knows of. */
+  long recordsKnownToCoalition() {
+    return maliciousRecords;
   }
 
   /** The shares whose variances sum to sigma^2 C^2 (M - T - 1, M, or 1). */
@@ -319,7 +242,8 @@ final class CrossSiloPlan {
   }
 
   /** The coalition the released model's guarantee survives, besides the server. */
-  int colluders() {
+  @Override
+  public int colluders() {
     return switch (config.split()) {
       case COLLUDERS -> config.colluders() + 1;
       case TRUSTED_HARDWARE -> 0;
@@ -337,7 +261,8 @@ final class CrossSiloPlan {
         ? config.samplingRate() * contributorRecords : config.expectedBatch();
   }
 
-  PrivacyCharge charge() {
+  @Override
+  public PrivacyCharge charge() {
     return new PrivacyCharge(config.accountant(), roundEvent(sigma), config.rounds(), mechanismDelta, delta,
         config.neighbours().describe(), "record");
   }
@@ -348,7 +273,7 @@ final class CrossSiloPlan {
   }
 
   /** eps when the unknown noise has multiplier {@code s} instead of sigma (more colluders than planned). */
-  private double epsilonAt(double s) {
+  double epsilonAt(double s) {
     if (s <= 0) {
       return Double.POSITIVE_INFINITY;
     }
@@ -357,111 +282,19 @@ final class CrossSiloPlan {
         config.neighbours().describe(), "record").epsilon();
   }
 
-  /** Whom the released model's guarantee protects against, naming T and the split. */
-  String audience(String summation, boolean revealsInputs) {
-    String base = Audience.releasedModel(summation, revealsInputs, colluders());
-    return switch (config.split()) {
-      case COLLUDERS -> base + " (T = " + config.colluders() + " tolerated colluders plus the observing party: each "
-          + "of the " + minContributors + " contributors adds 1/" + shares + " of the noise variance)";
-      case TRUSTED_HARDWARE -> base + " (assumes every party's noise share stays inside trusted hardware, which "
-          + "Helmet does not provide: each party adds 1/" + shares + " of the noise variance, so one curious party "
-          + "already removes part of it)";
-      case LOCAL -> base + " (each party adds the full noise: every party's message is protected by itself)";
-    };
-  }
-
-  PrivacyLedger ledger(String summation, boolean revealsInputs) {
-    Map<String, Object> details = new LinkedHashMap<>();
-    details.put("model", model.describe());
-    details.put("optimizer", model.optimizer().id());
-    details.put("noise_split", config.split().id());
-    details.put("tolerated_colluders", config.colluders());
-    details.put("noise_shares", shares);
-    details.put("noise_multiplier", sigma);
-    details.put("party_noise_std", partyStd);
-    if (config.swor() == null) {
-      details.put("sampling", "poisson (each party samples its own records with its own SecureRandom)");
-      details.put("sampling_rate", config.samplingRate());
-    } else {
-      details.put("sampling", "without replacement from the global token list (" + (config.swor().idealMixnet()
-          ? "ideal: uniform batches drawn without running the mixnet, for experiments"
-          : "onion mixnet of X25519 and AES-GCM layers run by the parties before round 0, joint seed by "
-          + "commit-reveal") + ")");
-      details.put("batch", config.swor().batch());
-      details.put("swor_analysis", config.swor().analysis());
-      details.put("records_known_to_coalition", maliciousRecords);
-      details.put("swor_worst_case_fraction", new SworAmplification((int) records, (int) maliciousRecords,
-          config.swor().batch()).worstCaseFraction());
-    }
-    details.put("rounds", config.rounds());
-    details.put("gradient_clip", config.clip());
-    details.put("learning_rate", config.learningRate());
-    details.put("parties", sizes.length);
-    details.put("min_contributors", minContributors);
-    details.put("noise_sampler", dev.helmet.protocols.dpsgd.ContinuousNoise.SAMPLER);
-    details.put("step_normaliser", Double.isNaN(config.expectedBatch())
-        ? "q x records of the round's contributors (public under replace-one)"
-        : "expected batch size " + config.expectedBatch());
-    details.put("delta_clamp_tail", delta - mechanismDelta);
-    details.put("summation", summation);
-    details.put("summation_reveals_inputs", revealsInputs);
-    details.put("ring_bits", encoding.ringBits());
-    details.put("fractional_bits", encoding.fractionalBits());
-    if (config.projection() > 0) {
-      details.put("projection_dimension", config.projection());
-      details.put("projection_clip_ratio", clipRatio);
-      details.put("projection_clip", projectedClip());
-      details.put("projection_clip_tail", config.projectionSlack());
-      details.put("projection_clipping", "project then clip: each record's projected gradient is clipped to C~ = C "
-          + "r(k, delta') (delta' = projection_clip_tail, the chance an honest record independent of P exceeds it; "
-          + "not charged), so one record moves a step's sum by at most C~ for any P and any model");
-      details.put("projection_seed", "public (from projection_seed and the step), fixed before the data: harmless, "
-          + "the bound above does not use P's independence from the data or the model (a malicious server "
-          + "choosing the model after seeing P is covered)");
-    }
-    details.putAll(degradation());
-    double eps = epsilon();
-    String relation = config.neighbours().describe();
-    List<Guarantee> guarantees = new ArrayList<>();
-    guarantees.add(new Guarantee(audience(summation, revealsInputs) + "; covers every round's model", relation,
-        "record", eps, delta));
-    if (config.split() == NoiseSplit.LOCAL) {
-      guarantees.add(new Guarantee("anyone who sees one party's messages (the server even in the clear, or every "
-          + "other party colluding): that party's records", relation, "record", eps, delta));
-    }
-    return new PrivacyLedger("cross-silo DP-SGD (Heikkila et al. 2020): distributed Gaussian noise, one summation "
-        + "per step", relation, "record", new SelfComposedDpEvent(roundEvent(sigma), config.rounds()).describe(), config.accountant(), eps, delta,
-        details, guarantees);
-  }
-
   /**
-   * How the guarantee degrades when more parties collude than planned (paper Sec. 3.2): with T' > T
-   * colluders the unknown noise multiplier falls to sigma sqrt((M - T' - 1) / (M - T - 1)); with k
-   * enclaves of the trusted-hardware split compromised, to sigma sqrt((M - k) / M).
+   * The ledger of the released model ({@link CrossSiloAccounting#ledger}): every step summed at
+   * least the plan's minimum of contributors (the summation refuses fewer), so the accounted eps is
+   * the plan's, whatever {@code contributors} is.
    */
-  private Map<String, Object> degradation() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    if (config.split() == NoiseSplit.LOCAL) {
-      return m;
-    }
-    Map<String, Object> eps = new LinkedHashMap<>();
-    for (int extra = 1; extra <= 2; extra++) {
-      int left = config.split() == NoiseSplit.COLLUDERS ? shares - extra : minContributors - extra;
-      if (left < 1) {
-        break;
-      }
-      double s = sigma * Math.sqrt((double) left / shares);
-      String key = config.split() == NoiseSplit.COLLUDERS ? "T=" + (config.colluders() + extra)
-          : "compromised=" + extra;
-      eps.put(key, epsilonAt(s));
-    }
-    m.put(config.split() == NoiseSplit.COLLUDERS ? "epsilon_if_more_collude" : "epsilon_if_enclaves_compromised",
-        eps);
-    return m;
+  @Override
+  public PrivacyLedger ledger(int contributors, String summation, boolean revealsInputs) {
+    return CrossSiloAccounting.ledger(this, summation, revealsInputs);
   }
 
   /** The public figures for reports. */
-  Map<String, Object> summary() {
+  @Override
+  public Map<String, Object> summary() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("accountant", config.accountant());
     m.put("noise_multiplier", sigma);
@@ -490,6 +323,178 @@ final class CrossSiloPlan {
       m.put("projection_clipping", "per record, after projecting");
     }
     return m;
+  }
+
+  /** Under SWOR the plan holds its run's batch sampler (the batch of the step last asked for). */
+  @Override
+  public boolean servesOneRun() {
+    return config.swor() != null;
+  }
+
+  /** The SWOR batches, set up once (the mixnet runs on first use). */
+  private synchronized SworBatches batches() {
+    if (!inProcess) {
+      throw new IllegalArgumentException("sampling without replacement needs the token mixnet's setup: a "
+          + "networked party runs it through the coordinator's board before round 0");
+    }
+    if (batches == null) {
+      CrossSiloConfig.Swor w = config.swor();
+      batches = w.idealMixnet() ? SworBatches.ideal(sizes(), w.batch())
+          : SworBatches.mixnet(sizes(), w.batch(), Runtime.getRuntime().availableProcessors());
+    }
+    return batches;
+  }
+
+  /**
+   * Party {@code party}'s sample for {@code round}: its own Poisson draw, or its records in the SWOR
+   * batch (from its own side of the setup when it ran over a board, else from the in-process run).
+   */
+  private int[] sample(int party, int round, int size, RandomBits sampling, MixnetSetup.Party own) {
+    if (config.swor() == null) {
+      return DpSgdModel.poissonSample(size, config.samplingRate(), sampling);
+    }
+    return own != null ? own.records(round) : batches().records(party, round);
+  }
+
+  @Override
+  public Setup setup(byte[] sessionId) {
+    CrossSiloConfig.Swor w = config.swor();
+    return w == null || w.idealMixnet() ? null : new MixnetSetup(sizes(), w.batch(), sessionId);
+  }
+
+  private static RandomBits sampling(NoiseFactory noise, long seed) {
+    // The batches must stay secret (amplification by subsampling assumes no one knows them): from
+    // the party's own SecureRandom; seeded only alongside the insecure test noise.
+    return noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(seed);
+  }
+
+  private double[] unpack(byte[] state) {
+    return ModelState.unpack(state, model.length(), CrossSiloAlgorithm.ID);
+  }
+
+  /**
+   * A summation that reveals group sums is admitted when the noise was sized for groups that
+   * small ({@code crosssilo.noise_group}); each revealed sum then holds a full noise share.
+   */
+  @Override
+  public void admit(dev.helmet.secagg.summation.SecureSummation summation, int parties) {
+    inProcess = true;
+    int g = summation.smallestRevealedSum(parties);
+    int sized = config.noiseGroup() > 0 ? config.noiseGroup() : parties;
+    if (!summation.revealsInputs() && g < sized) {
+      throw new IllegalArgumentException(summation.name() + " shows the server the sum of every group of " + g
+          + " parties; size the noise for such groups with --noise-group " + g + " (crosssilo.noise_group), so "
+          + "each group's sum is DP by itself");
+    }
+  }
+
+  @Override
+  public Contributor contributor(int party, Local local, NoiseFactory noise, long seed) {
+    return contributor(party, local, noise, seed, null);
+  }
+
+  @Override
+  public Contributor contributor(int party, Local local, NoiseFactory noise, long seed, SetupParty setup) {
+    if (setup != null && !(setup instanceof MixnetSetup.Party)) {
+      throw new IllegalArgumentException("party " + party + "'s setup is not cross-silo's token mixnet");
+    }
+    MixnetSetup.Party mixnet = (MixnetSetup.Party) setup;
+    if (!(local instanceof DpSgdModel.Records rows)) {
+      throw new IllegalArgumentException("party " + party + "'s local state is not cross-silo's");
+    }
+    RandomBits sampling = sampling(noise, seed);
+    GaussianNoise own = noise.gaussian(party);
+    FixedPointEncoding enc = encoding;
+    return (round, state) -> {
+      double[] theta = unpack(state);
+      return () -> {
+        // Its sample (possibly empty) and its noise share: a party always answers with its noise.
+        int[] sample = sample(party, round, rows.size(), sampling, mixnet);
+        double[] y = signal(round, theta, rows, sample);
+        own.addTo(y, partyStd);
+        long[] e = new long[y.length];
+        for (int j = 0; j < y.length; j++) {
+          e[j] = enc.encode(Math.max(-bound, Math.min(bound, y[j])));
+        }
+        return e;
+      };
+    };
+  }
+
+  @Override
+  public ServerRole server() {
+    CrossSiloConfig c = config;
+    double[] theta = model.start();
+    Optimiser.State adam = model.adam(c.learningRate());
+    int[] sizes = sizes();
+    return new ServerRole() {
+      @Override
+      public byte[] state(int round) {
+        return ModelState.pack(theta);
+      }
+
+      @Override
+      public void step(int round, double[] sum, int[] contributors) {
+        Checks.require(sum.length == length(), "sum of length " + sum.length + ", inputs of " + length());
+        long records = 0;
+        for (int i : contributors) {
+          records += sizes[i];
+        }
+        GaussianProjection p = projection(round);
+        double[] full = p == null ? sum : p.backProject(sum);
+        DpSgdModel.descend(adam, theta, full, normaliser(records), c.learningRate());
+      }
+
+      @Override
+      public Model model() {
+        return model.model(theta);
+      }
+    };
+  }
+
+  @Override
+  public Aggregate aggregate(List<? extends Local> locals, long[] seeds, NoiseFactory noise) {
+    inProcess = true;
+    int w = locals.size();
+    DpSgdModel.Records[] rows = new DpSgdModel.Records[w];
+    RandomBits[] sampling = new RandomBits[w];
+    for (int i = 0; i < w; i++) {
+      rows[i] = (DpSgdModel.Records) locals.get(i);
+      sampling[i] = sampling(noise, seeds[i]);
+    }
+    // The sum of W independent N(0, s^2) draws is N(0, W s^2).
+    double std = partyStd * Math.sqrt(w);
+    GaussianNoise centre = noise.gaussian(w);
+    CrossSiloConfig c = config;
+    int d = model.length();
+    return new Aggregate() {
+      @Override
+      public String description() {
+        return "simulated (the parties' noise drawn as one Gaussian" + (config.projection() > 0
+            ? ", every record's gradient projected and clipped to C~ as each party does" : "") + "; no messages)";
+      }
+
+      @Override
+      public double[] sum(int round, byte[] state, int threads) {
+        double[] snapshot = unpack(state);
+        double[] y;
+        if (config.projection() > 0) {
+          // Each record's projection is clipped by itself (the parties' inputs' sum, as in
+          // contributor), so the parties' records go through one buffer: P once per batch of records.
+          ProjectedClippedSum projected = projectedSum(round);
+          for (int i = 0; i < w; i++) {
+            projected.add(model, rows[i], snapshot, c.clip(), sample(i, round, rows[i].size(), sampling[i],
+                null));
+          }
+          y = projected.sum();
+        } else {
+          y = PartySums.sum(threads, w, d, (acc, i) -> model.addClippedGradients(rows[i], snapshot,
+              c.clip(), sample(i, round, rows[i].size(), sampling[i], null), acc));
+        }
+        centre.addTo(y, std);
+        return y;
+      }
+    };
   }
 
   static String num(double v) {

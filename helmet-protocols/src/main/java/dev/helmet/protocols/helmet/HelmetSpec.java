@@ -10,24 +10,16 @@ import dev.helmet.core.learn.LinearModel;
 import dev.helmet.core.preprocess.DesignMatrix;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Checks;
-import dev.helmet.privacy.ledger.PrivacyCharge;
-import dev.helmet.privacy.ledger.PrivacyLedger;
-import dev.helmet.privacy.noise.NoiseFactory;
 import dev.helmet.protocols.algorithm.Algorithm;
 import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Common;
-import dev.helmet.protocols.algorithm.Contributor;
 import dev.helmet.protocols.algorithm.Local;
 import dev.helmet.protocols.algorithm.PublicPlan;
-import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.protocols.algorithm.Terms;
-import dev.helmet.secagg.ring.FixedPointEncoding;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.SplittableRandom;
 
-/** Blind averaging's settings, and through {@link #plan} its one-round run. */
+/** Blind averaging's settings, and through {@link #plan} its one-round run ({@link BlindAveraging}). */
 public final class HelmetSpec implements AlgorithmSpec {
   private final Algorithm algorithm;
   private final Common common;
@@ -142,105 +134,7 @@ public final class HelmetSpec implements AlgorithmSpec {
   public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
     HelmetPrivacy privacy = new HelmetPrivacy(common.epsilon(), common.delta(), common.honestFraction(),
         common.protection(), minContributors, 0, common.publishedParties());
-    return new Plan(BlindAveraging.plan(learner, preprocessing, sizes, privacy, noise, common.ringBits(), secureNoise));
-  }
-
-  /** The public plan: {@link BlindAveraging.Plan} behind the algorithm interface. */
-  private final class Plan implements PublicPlan {
-    private final BlindAveraging.Plan plan;
-
-    Plan(BlindAveraging.Plan plan) {
-      this.plan = plan;
-    }
-
-    @Override
-    public int rounds() {
-      return 1;
-    }
-
-    @Override
-    public int length() {
-      return plan.spec().length();
-    }
-
-    @Override
-    public FixedPointEncoding encoding() {
-      return plan.encoding();
-    }
-
-    @Override
-    public int minContributors() {
-      return plan.minContributors();
-    }
-
-    @Override
-    public double noiseMultiplier() {
-      return plan.noiseMultiplier();
-    }
-
-    @Override
-    public int colluders() {
-      return plan.colluders();
-    }
-
-    @Override
-    public PrivacyCharge charge() {
-      return plan.charge();
-    }
-
-    @Override
-    public PrivacyLedger ledger(int contributors, String summation, boolean revealsInputs) {
-      return plan.ledger(contributors, summation, revealsInputs);
-    }
-
-    @Override
-    public Map<String, Object> summary() {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("noise", noise.id());
-      m.put("noise_multiplier", plan.noiseMultiplier());
-      m.put("sensitivity", plan.perPartySensitivity());
-      m.put("scaled_sensitivity", plan.scaledSensitivity());
-      m.put("releases", learner.releases());
-      m.put("ring_bits", plan.encoding().ringBits());
-      return m;
-    }
-
-    @Override
-    public Contributor contributor(int party, Local local, NoiseFactory noiseSource, long seed) {
-      if (!(local instanceof Trained t)) {
-        throw new IllegalArgumentException("party " + party + "'s local state is not a trained helmet model");
-      }
-      return (round, state) -> {
-        Checks.require(round == 0, "blind averaging has one round; round " + round + " was opened");
-        Checks.require(state.length == 0, "blind averaging's round carries no state; " + state.length + " bytes came");
-        return () -> plan.input(party, t.model(), noiseSource);
-      };
-    }
-
-    @Override
-    public ServerRole server() {
-      return new ServerRole() {
-        private LinearModel model;
-
-        @Override
-        public byte[] state(int round) {
-          Checks.require(round == 0, "blind averaging has one round");
-          return new byte[0];
-        }
-
-        @Override
-        public void step(int round, double[] sum, int[] contributors) {
-          Checks.require(round == 0 && model == null, "blind averaging steps once");
-          model = plan.model(sum, contributors);
-        }
-
-        @Override
-        public LinearModel model() {
-          Checks.require(model != null, "no round has been summed");
-          return model;
-        }
-      };
-    }
+    return new BlindAveraging(learner, preprocessing, sizes, privacy, noise, common.ringBits(), secureNoise);
   }
 
   /** The same learner and hyperparameters on the pooled rows. */

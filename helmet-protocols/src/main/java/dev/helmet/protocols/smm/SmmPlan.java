@@ -4,6 +4,19 @@ import dev.helmet.protocols.shared.HonestParties;
 import dev.helmet.core.nn.Examples;
 import dev.helmet.core.nn.Mlp;
 import dev.helmet.core.util.Checks;
+import dev.helmet.core.learn.Model;
+import dev.helmet.core.nn.Adam;
+import dev.helmet.core.nn.MlpModel;
+import dev.helmet.core.nn.Optimiser;
+import dev.helmet.core.nn.Sgd;
+import dev.helmet.core.util.Parallel;
+import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.algorithm.Aggregate;
+import dev.helmet.protocols.algorithm.Contributor;
+import dev.helmet.protocols.algorithm.Local;
+import dev.helmet.protocols.algorithm.ModelState;
+import dev.helmet.protocols.algorithm.PublicPlan;
+import dev.helmet.protocols.algorithm.ServerRole;
 import dev.helmet.privacy.accounting.SmmAccounting;
 import dev.helmet.privacy.event.PoissonSampledDpEvent;
 import dev.helmet.privacy.ledger.Guarantee;
@@ -23,9 +36,10 @@ import java.util.Map;
  * Everything an SMM run derives from its public settings and the roster: the round mechanism
  * calibrated for the target (eps, delta) (the Skellam mixture mechanism's total lambda and
  * L-infinity clip, or a baseline's noise; {@link RoundMechanism}), each party's share of the noise,
- * the ring, and how a party turns its sampled records into its input. The privacy argument below is
- * written for SMM; the baselines differ only in how a record is rounded (conditionally, to a norm
- * bound) and in their noise and accountant, with the same attachment of the noise to the parties.
+ * the ring, how a party turns its sampled records into its input, and how the server steps: the
+ * run's public plan behind the algorithm interface. The privacy argument below is written for SMM;
+ * the baselines differ only in how a record is rounded (conditionally, to a norm bound) and in
+ * their noise and accountant, with the same attachment of the noise to the parties.
  *
  * <p><b>Privacy.</b> Each record is a client of the paper's analysis (Theorem 6): per round it is
  * Poisson-sampled with probability q; if sampled, its gradient is clipped to L2 norm C, rotated
@@ -43,7 +57,7 @@ import java.util.Map;
  * <p>The rounds' rotation signs and the initial model come from the public start seed; the Poisson
  * samples, the stochastic rounding and the Skellam noise from each party's own SecureRandom.
  */
-final class SmmPlan {
+final class SmmPlan implements PublicPlan {
   private final SmmConfig config;
   private final Mlp net;
   private final int[] sizes;
@@ -97,16 +111,24 @@ final class SmmPlan {
     return net;
   }
 
+  @Override
+  public int rounds() {
+    return config.rounds();
+  }
+
   /** The padded (power of two) length D of every input. */
-  int length() {
+  @Override
+  public int length() {
     return RandomizedHadamard.paddedLength(net.parameterCount());
   }
 
-  FixedPointEncoding encoding() {
+  @Override
+  public FixedPointEncoding encoding() {
     return FixedPointEncoding.integers(config.bits());
   }
 
-  int minContributors() {
+  @Override
+  public int minContributors() {
     return minContributors;
   }
 
@@ -121,8 +143,16 @@ final class SmmPlan {
   }
 
   /** The most parties that may collude with the server and leave the noise calibrated. */
-  int colluders() {
+  @Override
+  public int colluders() {
     return colluderBase - HonestParties.honestContributors(colluderBase, colluderBase, honestFraction);
+  }
+
+  /** The honest parties' total noise std over gamma C (the ring units of one record's clip norm). */
+  @Override
+  public double noiseMultiplier() {
+    SmmConfig c = config;
+    return Math.sqrt(mechanism.noiseVariance()) / (c.gamma() * c.clip());
   }
 
   /** The round's public rotation. */
@@ -179,7 +209,8 @@ final class SmmPlan {
   }
 
   /** What one released round costs, from public parameters alone. */
-  PrivacyCharge charge() {
+  @Override
+  public PrivacyCharge charge() {
     return new PrivacyCharge(accountantName(),
         config.samplingRate() < 1 ? new PoissonSampledDpEvent(config.samplingRate(), mechanism.roundEvent())
             : mechanism.roundEvent(), config.rounds(), delta, delta,
@@ -195,7 +226,13 @@ final class SmmPlan {
     return charge().epsilon();
   }
 
-  PrivacyLedger ledger(String summation, boolean revealsInputs) {
+  /**
+   * The ledger of the released model: every round summed at least the plan's minimum of
+   * contributors (the summation refuses fewer), so the accounted eps is the plan's, whatever
+   * {@code contributors} is.
+   */
+  @Override
+  public PrivacyLedger ledger(int contributors, String summation, boolean revealsInputs) {
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("mechanism", mechanism.id());
     details.putAll(mechanism.details());
@@ -248,5 +285,132 @@ final class SmmPlan {
   /** The target eps the plan was calibrated for. */
   double epsilonTarget() {
     return epsilonTarget;
+  }
+
+  /** The public figures for reports. */
+  @Override
+  public Map<String, Object> summary() {
+    SmmConfig c = config;
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("accountant", accountantName());
+    m.put("mechanism", mechanism.id());
+    m.putAll(mechanism.details());
+    m.put("gamma", c.gamma());
+    m.put("ring_bits", c.bits());
+    m.put("sampling_rate", c.samplingRate());
+    m.put("clip", c.clip());
+    m.put("learning_rate", c.learningRate());
+    m.put("mlp", net.toString());
+    m.put("noise_sampler", mechanism.noiseSampler() + " and exact stochastic rounding from SecureRandom");
+    m.put("noise_wrap_probability", noiseWrapProbability());
+    return m;
+  }
+
+  private static RandomBits secret(NoiseFactory noise, long seed) {
+    // The sample and the rounding must stay secret: the party's own SecureRandom, seeded only
+    // alongside the insecure test noise.
+    return noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(seed);
+  }
+
+  @Override
+  public Contributor contributor(int party, Local local, NoiseFactory noise, long seed) {
+    if (!(local instanceof SmmSpec.Rows rows)) {
+      throw new IllegalArgumentException("party " + party + "'s local state is not smm's");
+    }
+    RandomBits bits = secret(noise, seed);
+    DiscreteNoise own = noise.discrete(party);
+    return (round, state) -> {
+      double[] params = ModelState.unpack(state, net.parameterCount(), "smm");
+      RandomizedHadamard rotation = rotation(round);
+      return () -> input(rows.examples(), params, rotation, bits, own);
+    };
+  }
+
+  @Override
+  public ServerRole server() {
+    double[] params = net.initialise(config.startSeed());
+    SmmConfig c = config;
+    Optimiser.State optimiser = (c.adam() ? new Adam(c.learningRate()) : new Sgd(c.learningRate()))
+        .start(params.length);
+    double normaliser = normaliser();
+    return new ServerRole() {
+      @Override
+      public byte[] state(int round) {
+        return ModelState.pack(params);
+      }
+
+      @Override
+      public void step(int round, double[] sum, int[] contributors) {
+        Checks.require(sum.length == length(), "a sum of " + sum.length + " values; the plan's inputs have "
+            + length());
+        // Alg. 6: the signed sum (decoded by the ring) over gamma, rotated back: the noisy sum of
+        // the clipped gradients; over |B| it is the step's gradient estimate.
+        double[] y = new double[sum.length];
+        for (int j = 0; j < y.length; j++) {
+          y[j] = sum[j] / c.gamma();
+        }
+        double[] g = rotation(round).inverse(y);
+        for (int j = 0; j < g.length; j++) {
+          g[j] /= normaliser;
+        }
+        optimiser.update(params, g);
+      }
+
+      @Override
+      public Model model() {
+        return new MlpModel(net, params.clone());
+      }
+    };
+  }
+
+  /**
+   * For experiments: every party's sampled, rounded records summed at once and the parties' noise
+   * drawn as one Skellam of their summed parameter (Skellam is closed under sums), reduced modulo
+   * 2^b as secure aggregation would output it; no messages.
+   */
+  @Override
+  public Aggregate aggregate(List<? extends Local> locals, long[] seeds, NoiseFactory noise) {
+    int w = locals.size();
+    Examples[] rows = new Examples[w];
+    RandomBits[] bits = new RandomBits[w];
+    for (int i = 0; i < w; i++) {
+      rows[i] = ((SmmSpec.Rows) locals.get(i)).examples();
+      bits[i] = secret(noise, seeds[i]);
+    }
+    DiscreteNoise centre = noise.discrete(w);
+    return new Aggregate() {
+      @Override
+      public String description() {
+        return "simulated (summed in the clear modulo 2^" + config.bits() + ", the parties' noise shares "
+            + "drawn together; the same sum secure aggregation outputs)";
+      }
+
+      @Override
+      public double[] sum(int round, byte[] state, int threads) {
+        double[] params = ModelState.unpack(state, net.parameterCount(), "smm");
+        RandomizedHadamard rotation = rotation(round);
+        int d = length();
+        int chunks = Math.min(w, Math.max(1, threads));
+        long[][] partial = new long[chunks][d];
+        Parallel.forEach(threads, chunks, k -> {
+          for (int i = k; i < w; i += chunks) {
+            addRecords(rows[i], params, rotation, bits[i], partial[k]);
+          }
+        });
+        long[] total = new long[d];
+        mechanism.addPartiesNoise(total, centre, w);
+        for (long[] p : partial) {
+          for (int j = 0; j < d; j++) {
+            total[j] += p[j];
+          }
+        }
+        FixedPointEncoding e = encoding();
+        double[] out = new double[d];
+        for (int j = 0; j < d; j++) {
+          out[j] = e.decode(total[j] & e.mask());
+        }
+        return out;
+      }
+    };
   }
 }

@@ -133,16 +133,24 @@ final class SmmSpec implements AlgorithmSpec {
         common.honestFraction());
   }
 
+  /** A party's rows as the MLP reads them. */
+  record Rows(Examples examples) implements Local {
+    @Override
+    public int size() {
+      return examples.size();
+    }
+  }
+
   @Override
   public Local prepare(DesignMatrix data, long seed) {
     Checks.require(data.rows() > 0, "a party needs at least one record");
-    return new SmmRun.Rows(Examples.of(data));
+    return new Rows(Examples.of(data));
   }
 
   @Override
   public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
-    return new SmmRun(new SmmPlan(config, net, sizes, minContributors, common.epsilon(), common.delta(),
-        common.honestFraction(), common.publishedParties()));
+    return new SmmPlan(config, net, sizes, minContributors, common.epsilon(), common.delta(),
+        common.honestFraction(), common.publishedParties());
   }
 
   /** The non-private counterpart: the same MLP trained by Adam on the pooled rows, without clipping or noise. */

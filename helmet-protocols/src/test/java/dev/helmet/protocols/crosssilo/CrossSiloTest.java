@@ -106,7 +106,7 @@ class CrossSiloTest {
   void theGuaranteeMeetsTheTargetAndNamesTheColluders() {
     CrossSiloPlan p = plan(spec(2, c -> c.put("colluders", 2).put("rounds", 50).put("sampling_rate", 0.05)), 10);
     assertTrue(p.epsilon() <= 2 && p.epsilon() > 1.95, "eps " + p.epsilon());
-    var ledger = p.ledger("secagg+", false);
+    var ledger = p.ledger(10, "secagg+", false);
     String against = ledger.guarantees().get(0).against();
     assertTrue(against.contains("up to 3 parties") && against.contains("T = 2 tolerated colluders"), against);
     assertEquals("replace one record", ledger.neighbours());
@@ -227,7 +227,7 @@ class CrossSiloTest {
     assertEquals(2.5 * p.clipRatio(), p.projectedClip(), 0);
     assertEquals(p.sigma() * 2.5 * p.clipRatio() / Math.sqrt(9), p.partyStd(), 1e-12);
     assertTrue(p.epsilon() <= 4 && p.epsilon() > 3.9, "eps " + p.epsilon());
-    var details = p.ledger("secagg+", false).details();
+    var details = p.ledger(10, "secagg+", false).details();
     assertEquals(200, details.get("projection_dimension"));
     assertEquals(slack, (Double) details.get("projection_clip_tail"), 0);
     // A delta' that would have spent more than delta when charged is now only a tighter clip.
@@ -315,7 +315,7 @@ class CrossSiloTest {
     double worst = sigma.apply("worst-case");
     assertTrue(exact <= worst * (1 + 1e-3), exact + " vs " + worst);
     CrossSiloPlan p = plan(spec(2, c -> c.put("sampling", "swor").put("batch", 90).put("rounds", 20)), 10);
-    assertEquals(179L, p.ledger("plain", false).details().get("records_known_to_coalition"));
+    assertEquals(179L, p.ledger(10, "plain", false).details().get("records_known_to_coalition"));
     assertTrue(p.epsilon() <= 2, "eps " + p.epsilon());
     var local = assertThrows(IllegalArgumentException.class, () -> spec(2, c -> c.put("sampling", "swor")
         .put("batch", 90).put("noise_split", "local")));

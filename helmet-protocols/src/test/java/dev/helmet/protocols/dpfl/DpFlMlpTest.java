@@ -132,7 +132,7 @@ class DpFlMlpTest {
     var plan = s.plan(new int[] {449, 449, 449, 449}, 4, false);
     byte[] state = plan.server().state(0);
     DpSgdModel model = ((DpFlSpec) s).model();
-    assertArrayEquals(DpFlSpec.pack(model.net().initialise(1)), state);
+    assertArrayEquals(dev.helmet.protocols.algorithm.ModelState.pack(model.net().initialise(1)), state);
     assertArrayEquals(state, s.plan(new int[] {449, 449, 449, 449}, 4, false).server().state(0));
     byte[] other = spec(2, "kind=mlp;hidden=[16]", "rounds=3;start_seed=2").plan(new int[] {449, 449, 449, 449}, 4,
         false).server().state(0);

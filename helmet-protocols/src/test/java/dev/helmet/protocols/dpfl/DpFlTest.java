@@ -201,29 +201,29 @@ class DpFlTest {
   @Test
   void atHonestFractionOneTheOtherPartiesNoiseAloneCarriesTheCalibratedStd() {
     DpFl.Config c = addRemove(5, 1, 1.0);
-    DpFl.Plan plan = DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 4, 3, 2);
+    DpFlPlan plan = DpFlPlan.of(c, new int[] {10, 10, 10, 10}, 4, 3, 2);
     double others = plan.partyStd() * Math.sqrt(3);
     assertTrue(others >= plan.noiseMultiplier() * c.clip() * (1 - 1e-12),
         "the observer's view keeps std " + others + " < sigma C = " + plan.noiseMultiplier() * c.clip());
-    String against = plan.ledger("secagg+", false).guarantees().get(0).against();
+    String against = plan.ledger(4, "secagg+", false).guarantees().get(0).against();
     assertTrue(against.contains("any one participant, though it knows its own noise share, is covered"), against);
   }
 
   @Test
   void planRefusesNonFiniteModelsAndImpossibleSplits() {
     DpFl.Config c = addRemove(5, 1, 0.5);
-    DpFl.Plan plan = DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 4, 3, 2);
+    DpFlPlan plan = DpFlPlan.of(c, new int[] {10, 10, 10, 10}, 4, 3, 2);
     double[] theta = new double[6];
     theta[2] = Double.NaN;
     var e = assertThrows(IllegalArgumentException.class, () -> plan.checkModel(theta));
     assertTrue(e.getMessage().contains("not finite"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> plan.checkModel(new double[5]));
     // Half may collude and only half must contribute: no honest party is guaranteed.
-    var e2 = assertThrows(IllegalArgumentException.class, () -> DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 2, 3, 2));
+    var e2 = assertThrows(IllegalArgumentException.class, () -> DpFlPlan.of(c, new int[] {10, 10, 10, 10}, 2, 3, 2));
     assertTrue(e2.getMessage().contains("no honest party"), e2.getMessage());
     // More contributors than needed only add noise: the party std is sized for the minimum.
-    DpFl.Plan four = DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 4, 3, 2);
-    DpFl.Plan three = DpFl.Plan.of(c, new int[] {10, 10, 10, 10}, 3, 3, 2);
+    DpFlPlan four = DpFlPlan.of(c, new int[] {10, 10, 10, 10}, 4, 3, 2);
+    DpFlPlan three = DpFlPlan.of(c, new int[] {10, 10, 10, 10}, 3, 3, 2);
     assertTrue(three.partyStd() > four.partyStd());
   }
 
@@ -251,7 +251,7 @@ class DpFlTest {
         DpFl.NoiseSplit.HONEST, "rdp", 0, NeighbourRelation.ADD_OR_REMOVE_ONE, Double.NaN));
     assertTrue(norm.getMessage().contains("public expected batch size"), norm.getMessage());
     // Under add-or-remove one more record must not change the step (release 0.1 divided by q n).
-    DpFl.Plan plan = DpFl.Plan.of(addRemove(5, 1, 1), new int[] {10, 10}, 2, 3, 2);
+    DpFlPlan plan = DpFlPlan.of(addRemove(5, 1, 1), new int[] {10, 10}, 2, 3, 2);
     double[] a = new double[6];
     double[] b = new double[6];
     double[] sum = {1, 2, 3, 4, 5, 6};

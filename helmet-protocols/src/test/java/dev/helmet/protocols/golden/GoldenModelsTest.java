@@ -38,9 +38,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Golden digests of released models for fixed seeds (seeded noise, test only), recorded on main at
- * 418034e with the pre-interface code (BlindAveraging.trainLocal/release and DpFlSimulation.run
- * called directly, same data, partition, seeds and summations), before Helmet and DP-FL were ported
- * onto the algorithm interface. They now run through the registry and the in-process simulator,
+ * 418034e with the pre-interface code (BlindAveraging.trainLocal/release and DpFlSimulation.run, both
+ * since retired, called directly, same data, partition, seeds and summations), before Helmet and
+ * DP-FL were ported onto the algorithm interface. They now run through the registry and the in-process simulator,
  * and the port must not change a single bit of any model: each digest is SHA-256 over the model's
  * weights as little-endian IEEE-754 doubles (first 16 bytes, hex).
  *

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.helmet.core.data.Dataset;
+import dev.helmet.core.learn.Learner;
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.LinearModel;
@@ -15,30 +16,31 @@ import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.testdata.TestData;
-import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.summation.PlainSummation;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
+/** Blind averaging through the registry's spec and the in-process simulator ({@link BlindAveragingRuns}). */
 class BlindAveragingTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final Preprocessing PRE = new Preprocessing(10, true);
   private static final LearnerConfig SOFTMAX =
       new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 10, 10, SmoothnessBound.TIGHT, 0.1);
 
-  private static LocalModels locals(PartitionStrategy s, LearnerConfig c) {
+  private static Simulation.Prepared locals(PartitionStrategy s, LearnerConfig c) {
     Partition p = s.split(DIGITS, new SplittableRandom(1));
-    return BlindAveraging.trainLocal(DIGITS, p, PRE, c, 2, 2, Progress.NONE);
+    return BlindAveragingRuns.prepare(DIGITS, p, PRE, c, 2, 2);
   }
 
   /** The size-weighted mean of the local models: what the release is, up to noise and encoding. */
-  private static double[] weightedMean(LocalModels l) {
-    double[] m = new double[l.models().get(0).weights().length];
+  private static double[] weightedMean(Simulation.Prepared l) {
+    double[] m = new double[BlindAveragingRuns.local(l, 0).weights().length];
     long total = 0;
     for (int i = 0; i < l.parties(); i++) {
       total += l.sizes()[i];
-      double[] w = l.models().get(i).weights();
+      double[] w = BlindAveragingRuns.local(l, i).weights();
       for (int j = 0; j < m.length; j++) {
         m[j] += l.sizes()[i] * w[j];
       }
@@ -54,10 +56,16 @@ class BlindAveragingTest {
    * inputs' noise must reach std sigma S / W on the sum (privacy review turn 3, finding 4; at
    * a5230d4 the W shares together did, so the observer saw sqrt((W - 1) / W) of it).
    */
+  /** The learner every party of {@code l} trained with (its bounds give the sensitivities). */
+  private static Learner learner(Simulation.Prepared l) {
+    HelmetSpec s = (HelmetSpec) l.spec();
+    return new Learner(s.learner(), s.preprocessing().inputNormBound(), s.common().features(), s.common().classes());
+  }
+
   @Test
   void atHonestFractionOneTheOtherPartiesNoiseAloneReachesTheCalibratedStd() {
-    LocalModels l = locals(new PartitionStrategy.Uneven(20, 20, 3, 0.5), SOFTMAX);
-    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1, 1e-5, 1.0), new PlainSummation(),
+    Simulation.Prepared l = locals(new PartitionStrategy.Uneven(20, 20, 3, 0.5), SOFTMAX);
+    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 1.0), new PlainSummation(),
         NoiseFactory.seededForTesting(3), 64, 2);
     var d = r.ledger().details();
     int w = (int) d.get("parties");
@@ -69,11 +77,11 @@ class BlindAveragingTest {
 
   @Test
   void withNegligibleNoiseTheReleaseIsTheSizeWeightedMeanOfTheLocalModels() {
-    LocalModels l = locals(new PartitionStrategy.Uneven(20, 20, 3, 0.5), SOFTMAX);
-    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1e6, 1e-5, 1.0), new PlainSummation(),
+    Simulation.Prepared l = locals(new PartitionStrategy.Uneven(20, 20, 3, 0.5), SOFTMAX);
+    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1e6, 1e-5, 1.0), new PlainSummation(),
         NoiseFactory.seededForTesting(3), 64, 2);
     double[] mean = weightedMean(l);
-    double[] got = r.model().weights();
+    double[] got = r.model().parameters();
     double tau = (double) r.ledger().details().get("noise_std_per_coordinate");
     for (int j = 0; j < mean.length; j++) {
       // noise std on the mean is tiny at eps = 1e6; the 64-bit encoding adds < 1e-12
@@ -110,17 +118,18 @@ class BlindAveragingTest {
    */
   @Test
   void theNoiseOnTheReleaseHasTheCalibratedStandardDeviation() {
-    LocalModels l = locals(new PartitionStrategy.Iid(40, 40), SOFTMAX);
+    Simulation.Prepared l = locals(new PartitionStrategy.Iid(40, 40), SOFTMAX);
     double[] mean = weightedMean(l);
     double t = 0.5;
     double sumSq = 0;
     int m = 0;
     double expectedStd = 0;
     for (int rep = 0; rep < 30; rep++) {
-      BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1.0, 1e-5, t), new PlainSummation(),
+      Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1.0, 1e-5, t), new PlainSummation(),
           NoiseFactory.seededForTesting(100 + rep), 64, 2);
-      expectedStd = r.noiseMultiplier() * r.scaledSensitivity() / (40.0 * 40 * Math.sqrt(t));
-      double[] got = r.model().weights();
+      expectedStd = r.plan().noiseMultiplier() * BlindAveragingRuns.summary(r, "scaled_sensitivity")
+          / (40.0 * 40 * Math.sqrt(t));
+      double[] got = r.model().parameters();
       for (int j = 0; j < got.length; j++) {
         double e = got[j] - mean[j];
         sumSq += e * e;
@@ -134,8 +143,8 @@ class BlindAveragingTest {
 
   @Test
   void theLedgerRecordsTheGuaranteeAndItsInputs() {
-    LocalModels l = locals(new PartitionStrategy.Iid(30, 50), SOFTMAX);
-    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
+    Simulation.Prepared l = locals(new PartitionStrategy.Iid(30, 50), SOFTMAX);
+    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
         NoiseFactory.secure(), 0, 2);
     assertEquals(0.5, r.ledger().epsilon(), 1e-6);
     assertTrue(r.ledger().epsilon() <= 0.5 * (1 + 2e-12));
@@ -143,49 +152,53 @@ class BlindAveragingTest {
     assertEquals(1e-5, r.ledger().delta());
     assertEquals("record", r.ledger().unit());
     assertEquals(30, r.ledger().details().get("contributors"));
-    assertEquals(l.learner().sensitivity(50), r.sensitivity(), 1e-12);
+    Learner learner = learner(l);
+    assertEquals(learner.sensitivity(50), BlindAveragingRuns.summary(r, "sensitivity"), 1e-12);
+    assertEquals(learner.sensitivity(50), (double) r.ledger().details().get("sensitivity"), 1e-12);
     assertEquals("replace one record", r.ledger().neighbours());
-    assertEquals(2 * l.learner().gradientBound() / 0.5, r.scaledSensitivity(), 1e-12);
-    assertEquals(GaussianReleases.noiseMultiplier(0.5, 1e-5, 1), r.noiseMultiplier(), 1e-6);
+    assertEquals(2 * learner.gradientBound() / 0.5, BlindAveragingRuns.summary(r, "scaled_sensitivity"), 1e-12);
+    assertEquals(2 * learner.gradientBound() / 0.5, (double) r.ledger().details().get("scaled_sensitivity"), 1e-12);
+    assertEquals(GaussianReleases.noiseMultiplier(0.5, 1e-5, 1), r.plan().noiseMultiplier(), 1e-6);
+    assertEquals(r.plan().noiseMultiplier(), BlindAveragingRuns.summary(r, "noise_multiplier"));
     assertTrue(((String) r.ledger().details().get("noise_sampler")).contains("SecureRandom"));
-    assertEquals(32, r.encoding().ringBits()); // the auto choice keeps 20+ fractional bits here
+    assertEquals(32, r.plan().encoding().ringBits()); // the auto choice keeps 20+ fractional bits here
   }
 
   @Test
   void oneVsRestCountsOneReleasePerClass() {
     LearnerConfig svm = new LearnerConfig(LearnerKind.SVM, 0.5, 1, 5, 10, SmoothnessBound.TIGHT, 0.1);
-    LocalModels l = locals(new PartitionStrategy.Iid(20, 50), svm);
-    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1, 1e-5, 1), new PlainSummation(),
+    Simulation.Prepared l = locals(new PartitionStrategy.Iid(20, 50), svm);
+    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 1), new PlainSummation(),
         NoiseFactory.seededForTesting(1), 0, 2);
     assertEquals(10, r.ledger().details().get("releases"));
-    assertEquals(GaussianReleases.noiseMultiplier(1, 1e-5, 10), r.noiseMultiplier(), 1e-6);
+    assertEquals(GaussianReleases.noiseMultiplier(1, 1e-5, 10), r.plan().noiseMultiplier(), 1e-6);
     assertEquals(1.0, r.ledger().epsilon(), 1e-6);
   }
 
   @Test
   void seededNoiseIsMarkedNotSecureInTheLedger() {
-    LocalModels l = locals(new PartitionStrategy.Iid(10, 20), SOFTMAX);
-    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1, 1e-5, 1), new PlainSummation(),
+    Simulation.Prepared l = locals(new PartitionStrategy.Iid(10, 20), SOFTMAX);
+    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 1), new PlainSummation(),
         NoiseFactory.seededForTesting(1), 0, 1);
     assertTrue(((String) r.ledger().details().get("noise_sampler")).contains("NOT SECURE"));
   }
 
   @Test
   void noGuaranteedHonestNoiseIsRefused() {
-    LocalModels l = locals(new PartitionStrategy.Iid(10, 20), SOFTMAX);
+    Simulation.Prepared l = locals(new PartitionStrategy.Iid(10, 20), SOFTMAX);
     HelmetPrivacy p = new HelmetPrivacy(1, 1e-5, 0.5, Protection.record(), 5, 0); // 5 - 0.5 * 10 = 0
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> BlindAveraging.release(l, p, new PlainSummation(), NoiseFactory.secure(), 0, 1));
+        () -> BlindAveragingRuns.release(l, p, new PlainSummation(), NoiseFactory.secure(), 0, 1));
     assertTrue(e.getMessage().contains("no honest party's noise is guaranteed"), e.getMessage());
   }
 
   @Test
   void trainingDoesNotDependOnTheThreadCount() {
     Partition p = new PartitionStrategy.Iid(12, 30).split(DIGITS, new SplittableRandom(1));
-    LocalModels one = BlindAveraging.trainLocal(DIGITS, p, PRE, SOFTMAX, 5, 1, Progress.NONE);
-    LocalModels two = BlindAveraging.trainLocal(DIGITS, p, PRE, SOFTMAX, 5, 2, Progress.NONE);
+    Simulation.Prepared one = BlindAveragingRuns.prepare(DIGITS, p, PRE, SOFTMAX, 5, 1);
+    Simulation.Prepared two = BlindAveragingRuns.prepare(DIGITS, p, PRE, SOFTMAX, 5, 2);
     for (int i = 0; i < 12; i++) {
-      assertEquals(one.models().get(i), two.models().get(i));
+      assertEquals(BlindAveragingRuns.local(one, i), BlindAveragingRuns.local(two, i));
     }
   }
 
@@ -193,10 +206,10 @@ class BlindAveragingTest {
   void theModelIsNotReprojectedAfterNoise() {
     // SPEC 1.3: summing then post-processing is sound; re-projecting each noised model is not. With
     // large noise the released mean exceeds the radius, which it could not after a re-projection.
-    LocalModels l = locals(new PartitionStrategy.Iid(5, 20), SOFTMAX);
-    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(0.01, 1e-5, 0.5), new PlainSummation(),
+    Simulation.Prepared l = locals(new PartitionStrategy.Iid(5, 20), SOFTMAX);
+    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(0.01, 1e-5, 0.5), new PlainSummation(),
         NoiseFactory.seededForTesting(9), 64, 1);
-    LinearModel m = r.model();
+    LinearModel m = r.model().linear();
     assertTrue(m.norm() > SOFTMAX.radius(), "norm " + m.norm());
   }
 
@@ -208,21 +221,21 @@ class BlindAveragingTest {
    */
   @Test
   void inTheClearTheServersPerPartyGuaranteeIsReportedBesideTheModels() {
-    LocalModels l = locals(new PartitionStrategy.Iid(40, 30), SOFTMAX);
-    BlindAveraging.Release plain = BlindAveraging.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
+    Simulation.Prepared l = locals(new PartitionStrategy.Iid(40, 30), SOFTMAX);
+    Simulation.Result plain = BlindAveragingRuns.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
         NoiseFactory.seededForTesting(5), NoiseKind.GAUSSIAN, 0, 2);
     var gs = plain.ledger().guarantees();
     assertEquals(2, gs.size(), gs::toString);
     assertEquals(plain.ledger().epsilon(), gs.get(0).epsilon());
     assertTrue(gs.get(0).against().contains("not the server"), gs.get(0).against());
     assertTrue(gs.get(1).against().contains("server"), gs.get(1).against());
-    double sigma = plain.noiseMultiplier();
+    double sigma = plain.plan().noiseMultiplier();
     assertEquals(GaussianReleases.epsilon(sigma / Math.sqrt(20), 1, 1e-5 - (double) plain.ledger().details()
         .get("delta_clamp_tail")), gs.get(1).epsilon(), 1e-9);
     assertTrue(gs.get(1).epsilon() > 5 * gs.get(0).epsilon(), gs.get(1).epsilon() + " vs " + gs.get(0).epsilon());
     assertEquals("replace one record", gs.get(1).neighbours());
 
-    var secure = BlindAveraging.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5),
+    var secure = BlindAveragingRuns.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5),
         new dev.helmet.secagg.protocol.InProcessSecAgg(dev.helmet.secagg.protocol.InProcessSecAgg.Variant.SECAGG_PLUS,
             0.5, dev.helmet.secagg.protocol.InProcessSecAgg.DROPOUTS_FROM_THRESHOLD,
             dev.helmet.secagg.summation.DropoutPlan.NONE, 2),

@@ -8,8 +8,8 @@ import dev.helmet.core.eval.Evaluation;
 import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.preprocess.DesignMatrix;
-import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.summation.PlainSummation;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * <p>Accuracy varies with the noise draw (measured: mean 79.95 %, sd 1.0 points over 14 runs), so
  * one draw is a coin with a few per cent chance of landing under 78 %. The test is deterministic
  * instead: three releases of the same local models with seeded test-only noise, and it checks their
- * mean against 78 % and each against 76 %.
+ * mean against 78 % and each against 76 %. Trained and released as the runners do: the registry's
+ * spec through the in-process simulator ({@link BlindAveragingRuns}).
  */
 @org.junit.jupiter.api.Tag("integration")
 class MnistAcceptanceTest {
@@ -30,12 +31,12 @@ class MnistAcceptanceTest {
   void thousandPartiesOfSixtyMnistImagesReach78PercentAtEpsilonHalf() {
     BuiltinDataset.TrainTest mnist = BuiltinDataset.MNIST.load(BuiltinDataset.defaultCache());
     var partition = new PartitionStrategy.Iid(1000, 60).split(mnist.train(), new SplittableRandom(1));
-    LocalModels locals = BlindAveraging.trainLocal(mnist.train(), partition, CommonDefaults.preprocessing(),
-        HelmetDefaults.learner(LearnerKind.SOFTMAX), 2, Runtime.getRuntime().availableProcessors(), Progress.NONE);
+    Simulation.Prepared locals = BlindAveragingRuns.prepare(mnist.train(), partition, CommonDefaults.preprocessing(),
+        HelmetDefaults.learner(LearnerKind.SOFTMAX), 2, Runtime.getRuntime().availableProcessors());
     DesignMatrix test = CommonDefaults.preprocessing().design(mnist.test());
     double sum = 0;
     for (int draw = 0; draw < 3; draw++) {
-      BlindAveraging.Release r = BlindAveraging.release(locals, HelmetPrivacy.of(0.5, 1e-5, 0.5),
+      Simulation.Result r = BlindAveragingRuns.release(locals, HelmetPrivacy.of(0.5, 1e-5, 0.5),
           new PlainSummation(), NoiseFactory.seededForTesting(draw), 0, 2);
       double acc = Evaluation.of(test.labels(), r.model().predict(test), 10).accuracy();
       System.out.printf("MNIST 1000 x 60, softmax, eps 0.5: draw %d test accuracy %.4f%n", draw, acc);

@@ -14,36 +14,39 @@ import dev.helmet.core.partition.Partition;
 import dev.helmet.core.partition.PartitionStrategy;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.testdata.TestData;
-import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.noise.NoiseFactory;
+import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.summation.DropoutPlan;
 import dev.helmet.secagg.summation.PlainSummation;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Blind averaging through the real secure-aggregation protocol, with the exact discrete Gaussian. */
+/**
+ * Blind averaging through the real secure-aggregation protocol, with the exact discrete Gaussian
+ * (the registry's spec and the in-process simulator: {@link BlindAveragingRuns}).
+ */
 class SecureReleaseTest {
   private static final Dataset DIGITS = TestData.digits();
   private static final Preprocessing PRE = new Preprocessing(10, true);
   private static final LearnerConfig SOFTMAX =
       new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 10, 10, SmoothnessBound.TIGHT, 0.1);
 
-  private static LocalModels locals(int parties, int perParty) {
+  private static Simulation.Prepared locals(int parties, int perParty) {
     Partition p = new PartitionStrategy.Iid(parties, perParty).split(DIGITS, new SplittableRandom(1));
-    return BlindAveraging.trainLocal(DIGITS, p, PRE, SOFTMAX, 2, 2, Progress.NONE);
+    return BlindAveragingRuns.prepare(DIGITS, p, PRE, SOFTMAX, 2, 2);
   }
 
   @Test
   void secAggPlusReleasesBitForBitTheModelThePlainSumReleases() {
-    LocalModels l = locals(30, 40);
+    Simulation.Prepared l = locals(30, 40);
     for (NoiseKind kind : NoiseKind.values()) {
-      BlindAveraging.Release plain = BlindAveraging.release(l, HelmetPrivacy.of(1, 1e-5, 0.5), new PlainSummation(),
+      Simulation.Result plain = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 0.5), new PlainSummation(),
           NoiseFactory.seededForTesting(5), kind, 0, 2);
-      BlindAveraging.Release secure = BlindAveraging.release(l, HelmetPrivacy.of(1, 1e-5, 0.5),
+      Simulation.Result secure = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 0.5),
           new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0.1, DropoutPlan.NONE, 2),
           NoiseFactory.seededForTesting(5), kind, 0, 2);
-      assertArrayEquals(plain.model().weights(), secure.model().weights(), 0.0, kind.id());
+      assertArrayEquals(plain.model().parameters(), secure.model().parameters(), 0.0, kind.id());
       assertEquals(false, secure.ledger().details().get("summation_reveals_inputs"));
       assertEquals("secagg+", secure.ledger().details().get("summation"));
     }
@@ -57,10 +60,10 @@ class SecureReleaseTest {
    */
   @Test
   void theDiscreteNoiseHasTheCalibratedScale() {
-    LocalModels l = locals(40, 40);
-    double[] mean = new double[l.models().get(0).weights().length];
+    Simulation.Prepared l = locals(40, 40);
+    double[] mean = new double[BlindAveragingRuns.local(l, 0).weights().length];
     for (int i = 0; i < l.parties(); i++) {
-      double[] w = l.models().get(i).weights();
+      double[] w = BlindAveragingRuns.local(l, i).weights();
       for (int j = 0; j < mean.length; j++) {
         mean[j] += w[j] / l.parties();
       }
@@ -69,12 +72,12 @@ class SecureReleaseTest {
     int m = 0;
     double want = 0;
     for (int rep = 0; rep < 30; rep++) {
-      BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(1, 1e-5, 0.5), new PlainSummation(),
+      Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 0.5), new PlainSummation(),
           NoiseFactory.seededForTesting(200 + rep), NoiseKind.DISCRETE_GAUSSIAN, 0, 2);
       long sigma2 = (Long) r.ledger().details().get("discrete_sigma_squared");
-      double grid = Math.scalb(1.0, r.encoding().fractionalBits());
+      double grid = Math.scalb(1.0, r.plan().encoding().fractionalBits());
       want = 40.0 * sigma2 / (grid * grid * 40 * 40);
-      double[] got = r.model().weights();
+      double[] got = r.model().parameters();
       for (int j = 0; j < got.length; j++) {
         sumSq += (got[j] - mean[j]) * (got[j] - mean[j]);
         m++;
@@ -85,8 +88,8 @@ class SecureReleaseTest {
 
   @Test
   void theDiscreteLedgerUsesTheDistributedDiscreteGaussianBound() {
-    LocalModels l = locals(30, 40);
-    BlindAveraging.Release r = BlindAveraging.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
+    Simulation.Prepared l = locals(30, 40);
+    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
         NoiseFactory.secure(), NoiseKind.DISCRETE_GAUSSIAN, 0, 2);
     assertTrue(r.ledger().epsilon() <= 0.5 && r.ledger().epsilon() > 0.45, String.valueOf(r.ledger().epsilon()));
     assertTrue(r.ledger().event().startsWith("distributed discrete Gaussian"), r.ledger().event());
@@ -100,22 +103,23 @@ class SecureReleaseTest {
 
   @Test
   void dropoutsLeaveContributorsAboveTheMinimumAndTheLedgerReportsTheAchievedEpsilon() {
-    LocalModels l = locals(40, 40);
+    Simulation.Prepared l = locals(40, 40);
     HelmetPrivacy p = new HelmetPrivacy(1, 1e-5, 0.5, Protection.record(), 34, 0);
-    BlindAveraging.Release r = BlindAveraging.release(l, p,
+    Simulation.Result r = BlindAveragingRuns.release(l, p,
         new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0.15, DropoutPlan.random(0.15, -1, 9), 2),
         NoiseFactory.secure(), NoiseKind.DISCRETE_GAUSSIAN, 0, 2);
     int contributors = (int) r.ledger().details().get("contributors");
     assertTrue(contributors >= 34 && contributors <= 40, String.valueOf(contributors));
     assertTrue(r.ledger().epsilon() <= 1.0 + 1e-9, "at least the calibrated number contributed");
-    assertEquals(contributors, r.summation().contributors().size());
+    assertEquals(contributors, r.last().contributors().size());
+    assertEquals(contributors, r.contributors());
   }
 
   @Test
   void dropoutsBelowTheMinimumAbortAndReleaseNothing() {
-    LocalModels l = locals(20, 40);
+    Simulation.Prepared l = locals(20, 40);
     int[] leaving = {1, 2, 3};
-    IllegalStateException e = assertThrows(IllegalStateException.class, () -> BlindAveraging.release(l,
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> BlindAveragingRuns.release(l,
         HelmetPrivacy.of(1, 1e-5, 0.5), // min contributors = all 20
         new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, 0.3, DropoutPlan.of(leaving, 2), 2), NoiseFactory.secure(),
         NoiseKind.DISCRETE_GAUSSIAN, 0, 2));

@@ -154,8 +154,7 @@ class SmmTest {
     double eps = plan.ledger(4, "secagg+", false).epsilon();
     assertTrue(eps <= 3 + 1e-9 && eps > 2.9, "eps " + eps);
     assertEquals(eps, plan.charge().epsilon(), 1e-12);
-    SmmRun run = (SmmRun) plan;
-    SmmPlan p = planOf(run);
+    SmmPlan p = (SmmPlan) plan;
     int honest = 4 - (int) Math.floor(0.5 * 4);
     assertEquals(honest, p.honest());
     var details = p.mechanism().details();
@@ -190,7 +189,7 @@ class SmmTest {
       PublicPlan plan = s.plan(sizes, w, false);
       double printed = plan.ledger(w, "secagg+", false).epsilon();
       assertTrue(printed <= 3 + 1e-9, "printed " + printed);
-      SmmPlan p = planOf((SmmRun) plan);
+      SmmPlan p = (SmmPlan) plan;
       assertEquals(w - 1, p.honest(), "the observing participant's share is not counted");
       var details = p.mechanism().details();
       double others = (double) details.get("party_skellam_lambda") * (w - 1);
@@ -233,16 +232,6 @@ class SmmTest {
     String general = spec(3, 0.5, "bits=8,sampling_rate=0.05,rounds=40").plan(sizes, 4, false)
         .ledger(4, "secagg+", false).guarantees().get(0).describe();
     assertTrue(!general.contains("UNPROVEN"), general);
-  }
-
-  private static SmmPlan planOf(SmmRun run) {
-    try {
-      var f = SmmRun.class.getDeclaredField("plan");
-      f.setAccessible(true);
-      return (SmmPlan) f.get(run);
-    } catch (ReflectiveOperationException e) {
-      throw new AssertionError(e);
-    }
   }
 
   /**
