@@ -1,15 +1,10 @@
 package dev.helmet.protocols.helmet;
 
 import dev.helmet.protocols.shared.HonestParties;
-import dev.helmet.core.data.Dataset;
 import dev.helmet.core.learn.Learner;
-import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LinearModel;
-import dev.helmet.core.partition.Partition;
 import dev.helmet.core.preprocess.Preprocessing;
 import dev.helmet.core.util.Checks;
-import dev.helmet.core.util.Parallel;
-import dev.helmet.core.util.Progress;
 import dev.helmet.privacy.event.DpEvent;
 import dev.helmet.privacy.ledger.Guarantee;
 import dev.helmet.privacy.ledger.PrivacyCharge;
@@ -25,7 +20,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 /**
  * Distributed DP-Helmet's blind averaging (Helmet Alg. 3; SPEC 1.3) as the public plan of one run:
@@ -45,7 +39,7 @@ import java.util.SplittableRandom;
  * size-weighted average of the noised local models. It is not re-projected per party (SPEC 1.3:
  * that would break the argument).
  */
-public final class BlindAveraging implements PublicPlan {
+final class BlindAveraging implements PublicPlan {
   /**
    * Least noise tail width, in standard deviations, of the per-coordinate clamp. A clamp that fires
    * makes the mechanism differ from the unclamped one, so the union bound over all clamped values is
@@ -322,28 +316,6 @@ public final class BlindAveraging implements PublicPlan {
         return model;
       }
     };
-  }
-
-  /**
-   * Trains every party's model on its own rows, in parallel on {@code threads} threads, as the
-   * simulator's {@code Simulation.prepare} does, and keeps nothing (a benchmark's timing).
-   *
-   * @deprecated kept only for BenchCommand until it is moved; do not use (runs go through
-   *     {@code Simulation.prepare} with the spec of {@code Algorithms.named("helmet")})
-   */
-  @Deprecated
-  public static void trainLocal(Dataset data, Partition partition, Preprocessing pre, LearnerConfig config, long seed,
-      int threads, Progress progress) {
-    Checks.positive("threads", threads);
-    Learner learner = new Learner(config, pre.inputNormBound(), data.dimension(), data.numClasses());
-    int w = partition.count();
-    long[] seeds = partition.partySeeds(seed);
-    progress.start("training " + w + " local models", w);
-    Parallel.forEach(threads, w, i -> {
-      learner.train(pre.design(data, partition.indices(i)), new SplittableRandom(seeds[i]));
-      progress.advance(1);
-    });
-    progress.finish();
   }
 
   static int maxOf(int[] sizes) {
