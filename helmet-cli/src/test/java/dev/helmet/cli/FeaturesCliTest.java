@@ -83,7 +83,7 @@ class FeaturesCliTest {
     assertEquals(0, Cli.run(concat(base, "-o", tuned.toString())).exit);
     assertEquals(0, Cli.run(concat(base, "--lambda", "0.7", "--epochs", "3", "-o", mine.toString())).exit);
     JsonNode t = JSON.readTree(tuned.toFile()).get("algorithm").get("settings").get("learner");
-    // HelmetDefaults.softmaxFor("hog"): chosen on the MNIST validation holdout (docs/defaults.md).
+    // BlindAveragingDefaults.softmaxFor("hog"): chosen on the MNIST validation holdout (docs/defaults.md).
     assertEquals(1.0, t.get("lambda").asDouble());
     assertEquals(1.0, t.get("radius").asDouble());
     assertEquals(100, t.get("epochs").asInt());

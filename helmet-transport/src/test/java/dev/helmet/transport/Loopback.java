@@ -83,7 +83,7 @@ final class Loopback {
   /** A learner with the configuration's settings, for tests that train outside a participant. */
   static dev.helmet.core.learn.Learner learner(SessionConfig config) {
     var spec = SessionPlan.spec(config);
-    return new dev.helmet.core.learn.Learner(((dev.helmet.protocols.helmet.HelmetSpec) spec).learner(), spec.preprocessing().inputNormBound(),
+    return new dev.helmet.core.learn.Learner(((dev.helmet.protocols.blind.BlindAveragingSpec) spec).learner(), spec.preprocessing().inputNormBound(),
         (int) config.getFeatures(), config.getLabelsCount());
   }
 

@@ -21,8 +21,8 @@ import dev.helmet.protocols.algorithm.Algorithms;
 import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.config.StrictNode;
 import dev.helmet.protocols.simulation.Simulation;
-import dev.helmet.protocols.helmet.HelmetPrivacy;
-import dev.helmet.protocols.helmet.NoiseKind;
+import dev.helmet.protocols.blind.BlindAveragingPrivacy;
+import dev.helmet.protocols.blind.NoiseKind;
 import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.secagg.protocol.InProcessSecAgg;
 import dev.helmet.secagg.servers.ComputeServerSummation;
@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Golden digests of released models for fixed seeds (seeded noise, test only), recorded on main at
- * 418034e with the pre-interface code (BlindAveraging.trainLocal/release and DpFlSimulation.run, both
+ * 418034e with the pre-interface code (BlindAveragingPlan.trainLocal/release and DpFlSimulation.run, both
  * since retired, called directly, same data, partition, seeds and summations), before Helmet and
  * DP-FL were ported onto the algorithm interface. They now run through the registry and the in-process simulator,
  * and the port must not change a single bit of any model: each digest is SHA-256 over the model's
@@ -112,7 +112,7 @@ class GoldenModelsTest {
    * Blind averaging of 20 parties x 50 digits, trained with seed 2, noised with seeded noise 5,
    * through the algorithm registry and the in-process simulator.
    */
-  static String helmet(LearnerConfig learner, NoiseKind noise, String summation, HelmetPrivacy privacy,
+  static String helmet(LearnerConfig learner, NoiseKind noise, String summation, BlindAveragingPrivacy privacy,
       DropoutPlan drops) {
     Partition p = new PartitionStrategy.Iid(20, 50).split(DIGITS, new SplittableRandom(1));
     Common common = new Common(privacy.epsilon(), privacy.delta(), privacy.honestFraction(), privacy.protection(), 0,
@@ -140,7 +140,7 @@ class GoldenModelsTest {
         .parameters());
   }
 
-  private static final HelmetPrivacy PRIVACY = HelmetPrivacy.of(1, 1e-5, 0.5);
+  private static final BlindAveragingPrivacy PRIVACY = BlindAveragingPrivacy.of(1, 1e-5, 0.5);
 
   @Test
   void helmetDiscreteThroughEverySummation() {
@@ -163,9 +163,9 @@ class GoldenModelsTest {
     // one observing participant too (h = w - 1, not w; privacy review turn 3, finding 4), so each
     // party's share grew. Before: 827fa04a2c6931c2....
     assertEquals("5affb52f894d8515790ba8438063f7c3", helmet(SOFTMAX, NoiseKind.DISCRETE_GAUSSIAN, "plain",
-        new HelmetPrivacy(2, 1e-5, 1, Protection.group(3), 0, 0), DropoutPlan.NONE), "group");
+        new BlindAveragingPrivacy(2, 1e-5, 1, Protection.group(3), 0, 0), DropoutPlan.NONE), "group");
     assertEquals("fbff43c6ecd075ac460e806247dbca23", helmet(SOFTMAX, NoiseKind.DISCRETE_GAUSSIAN, "secagg+",
-        new HelmetPrivacy(1, 1e-5, 0.5, Protection.record(), 16, 0), DropoutPlan.of(new int[] {3, 11}, 2)),
+        new BlindAveragingPrivacy(1, 1e-5, 0.5, Protection.record(), 16, 0), DropoutPlan.of(new int[] {3, 11}, 2)),
         "dropouts");
   }
 

@@ -18,7 +18,7 @@ import dev.helmet.protocols.algorithm.AlgorithmSpec;
 import dev.helmet.protocols.algorithm.Common;
 import dev.helmet.protocols.algorithm.OptimalityGap;
 import dev.helmet.protocols.config.StrictNode;
-import dev.helmet.protocols.helmet.HelmetAlgorithm;
+import dev.helmet.protocols.blind.BlindAveragingAlgorithm;
 import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.protocols.simulation.Simulation;
 import dev.helmet.secagg.summation.PlainSummation;
@@ -62,7 +62,7 @@ class WdDpRegressionTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> spec(1, "squared", false));
     assertTrue(e.getMessage().contains("target_bounds") && e.getMessage().contains("--target-bounds"),
         e.getMessage());
-    IllegalArgumentException h = assertThrows(IllegalArgumentException.class, () -> new HelmetAlgorithm().configure(
+    IllegalArgumentException h = assertThrows(IllegalArgumentException.class, () -> new BlindAveragingAlgorithm().configure(
         new StrictNode("test", JsonNodeFactory.instance.objectNode(), IllegalArgumentException::new), common(1)));
     assertTrue(h.getMessage().contains("--algorithm wd-dp"), h.getMessage());
     assertTrue(spec(1, "squared", true).describe().contains("linreg (squared loss, R 1)"));

@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.core.learn.LearnerConfig;
 import dev.helmet.core.learn.LearnerKind;
@@ -9,8 +9,8 @@ import dev.helmet.protocols.shared.LearnerDefaults;
  * LearnerDefaults} (the per-learner defaults every algorithm shares) on MNIST validation data, never
  * the test set (docs/defaults.md).
  */
-public final class HelmetDefaults {
-  private HelmetDefaults() {}
+public final class BlindAveragingDefaults {
+  private BlindAveragingDefaults() {}
 
   /** Mini-batch size: {@link LearnerDefaults#BATCH_SIZE}. */
   public static final int BATCH_SIZE = LearnerDefaults.BATCH_SIZE;

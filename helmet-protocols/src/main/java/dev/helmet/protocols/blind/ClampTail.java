@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.learn.Learner;
@@ -48,7 +48,7 @@ import java.util.SplittableRandom;
  *     tail is at most 2 phi(k) / k (Mills' ratio)
  */
 record ClampTail(double stds, double delta) {
-  static ClampTail of(HelmetPrivacy privacy, double count, double minStds, boolean discrete) {
+  static ClampTail of(BlindAveragingPrivacy privacy, double count, double minStds, boolean discrete) {
     double eps = privacy.epsilon();
     // log((1 + e^eps) count), stable for any eps >= 0
     double logCharge = Math.log(count) + eps + Math.log1p(Math.exp(-eps));

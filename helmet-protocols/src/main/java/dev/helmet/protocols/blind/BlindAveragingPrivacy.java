@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.protocols.shared.HonestParties;
 import dev.helmet.protocols.privacy.Protection;
@@ -19,10 +19,10 @@ import dev.helmet.core.util.Checks;
  * @param publishedParties the parties the honest fraction is a fraction of: a networked session's
  *     published number (colluders floor((1 - t) P), whatever roster is enrolled: T3-3); 0: the roster
  */
-public record HelmetPrivacy(
+public record BlindAveragingPrivacy(
     double epsilon, double delta, double honestFraction, Protection protection, int minContributors,
     double dropoutTolerance, int publishedParties) {
-  public HelmetPrivacy {
+  public BlindAveragingPrivacy {
     Checks.positive("epsilon", epsilon);
     Checks.openUnit("delta", delta);
     Checks.halfOpenUnit("honest fraction", honestFraction);
@@ -34,7 +34,7 @@ public record HelmetPrivacy(
   }
 
   /** The target with the roster as the base of the honest fraction. */
-  public HelmetPrivacy(double epsilon, double delta, double honestFraction, Protection protection, int minContributors,
+  public BlindAveragingPrivacy(double epsilon, double delta, double honestFraction, Protection protection, int minContributors,
       double dropoutTolerance) {
     this(epsilon, delta, honestFraction, protection, minContributors, dropoutTolerance, 0);
   }
@@ -53,7 +53,7 @@ public record HelmetPrivacy(
   }
 
   /** Record-level protection with every party contributing. */
-  public static HelmetPrivacy of(double epsilon, double delta, double honestFraction) {
-    return new HelmetPrivacy(epsilon, delta, honestFraction, Protection.record(), 0, 0);
+  public static BlindAveragingPrivacy of(double epsilon, double delta, double honestFraction) {
+    return new BlindAveragingPrivacy(epsilon, delta, honestFraction, Protection.record(), 0, 0);
   }
 }

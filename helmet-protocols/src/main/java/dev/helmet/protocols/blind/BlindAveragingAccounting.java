@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.protocols.privacy.Protection;
 import dev.helmet.core.learn.Learner;
@@ -30,8 +30,8 @@ import dev.helmet.core.util.Checks;
  * w}: the Gaussian mechanism with multiplier sigma, once per release ({@link Learner#releases()}:
  * K for one-vs-rest, 1 for softmax). The coalition's noise is post-processing.
  */
-public final class HelmetAccounting {
-  private HelmetAccounting() {}
+public final class BlindAveragingAccounting {
+  private BlindAveragingAccounting() {}
 
   /** The scaled sensitivity S: the largest {@code n_i} times party i's per-release sensitivity. */
   public static double scaledSensitivity(Learner learner, Protection protection, int[] localSizes) {

@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.protocols.shared.CommonDefaults;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,11 +32,11 @@ class MnistAcceptanceTest {
     BuiltinDataset.TrainTest mnist = BuiltinDataset.MNIST.load(BuiltinDataset.defaultCache());
     var partition = new PartitionStrategy.Iid(1000, 60).split(mnist.train(), new SplittableRandom(1));
     Simulation.Prepared locals = BlindAveragingRuns.prepare(mnist.train(), partition, CommonDefaults.preprocessing(),
-        HelmetDefaults.learner(LearnerKind.SOFTMAX), 2, Runtime.getRuntime().availableProcessors());
+        BlindAveragingDefaults.learner(LearnerKind.SOFTMAX), 2, Runtime.getRuntime().availableProcessors());
     DesignMatrix test = CommonDefaults.preprocessing().design(mnist.test());
     double sum = 0;
     for (int draw = 0; draw < 3; draw++) {
-      Simulation.Result r = BlindAveragingRuns.release(locals, HelmetPrivacy.of(0.5, 1e-5, 0.5),
+      Simulation.Result r = BlindAveragingRuns.release(locals, BlindAveragingPrivacy.of(0.5, 1e-5, 0.5),
           new PlainSummation(), NoiseFactory.seededForTesting(draw), 0, 2);
       double acc = Evaluation.of(test.labels(), r.model().predict(test), 10).accuracy();
       System.out.printf("MNIST 1000 x 60, softmax, eps 0.5: draw %d test accuracy %.4f%n", draw, acc);

@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.learn.Learner;

@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.protocols.privacy.Protection;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -41,9 +41,9 @@ class SecureReleaseTest {
   void secAggPlusReleasesBitForBitTheModelThePlainSumReleases() {
     Simulation.Prepared l = locals(30, 40);
     for (NoiseKind kind : NoiseKind.values()) {
-      Simulation.Result plain = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 0.5), new PlainSummation(),
+      Simulation.Result plain = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(1, 1e-5, 0.5), new PlainSummation(),
           NoiseFactory.seededForTesting(5), kind, 0, 2);
-      Simulation.Result secure = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 0.5),
+      Simulation.Result secure = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(1, 1e-5, 0.5),
           new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0.1, DropoutPlan.NONE, 2),
           NoiseFactory.seededForTesting(5), kind, 0, 2);
       assertArrayEquals(plain.model().parameters(), secure.model().parameters(), 0.0, kind.id());
@@ -72,7 +72,7 @@ class SecureReleaseTest {
     int m = 0;
     double want = 0;
     for (int rep = 0; rep < 30; rep++) {
-      Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 0.5), new PlainSummation(),
+      Simulation.Result r = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(1, 1e-5, 0.5), new PlainSummation(),
           NoiseFactory.seededForTesting(200 + rep), NoiseKind.DISCRETE_GAUSSIAN, 0, 2);
       long sigma2 = (Long) r.ledger().details().get("discrete_sigma_squared");
       double grid = Math.scalb(1.0, r.plan().encoding().fractionalBits());
@@ -89,7 +89,7 @@ class SecureReleaseTest {
   @Test
   void theDiscreteLedgerUsesTheDistributedDiscreteGaussianBound() {
     Simulation.Prepared l = locals(30, 40);
-    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
+    Simulation.Result r = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
         NoiseFactory.secure(), NoiseKind.DISCRETE_GAUSSIAN, 0, 2);
     assertTrue(r.ledger().epsilon() <= 0.5 && r.ledger().epsilon() > 0.45, String.valueOf(r.ledger().epsilon()));
     assertTrue(r.ledger().event().startsWith("distributed discrete Gaussian"), r.ledger().event());
@@ -104,7 +104,7 @@ class SecureReleaseTest {
   @Test
   void dropoutsLeaveContributorsAboveTheMinimumAndTheLedgerReportsTheAchievedEpsilon() {
     Simulation.Prepared l = locals(40, 40);
-    HelmetPrivacy p = new HelmetPrivacy(1, 1e-5, 0.5, Protection.record(), 34, 0);
+    BlindAveragingPrivacy p = new BlindAveragingPrivacy(1, 1e-5, 0.5, Protection.record(), 34, 0);
     Simulation.Result r = BlindAveragingRuns.release(l, p,
         new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG_PLUS, 0.15, DropoutPlan.random(0.15, -1, 9), 2),
         NoiseFactory.secure(), NoiseKind.DISCRETE_GAUSSIAN, 0, 2);
@@ -120,7 +120,7 @@ class SecureReleaseTest {
     Simulation.Prepared l = locals(20, 40);
     int[] leaving = {1, 2, 3};
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> BlindAveragingRuns.release(l,
-        HelmetPrivacy.of(1, 1e-5, 0.5), // min contributors = all 20
+        BlindAveragingPrivacy.of(1, 1e-5, 0.5), // min contributors = all 20
         new InProcessSecAgg(InProcessSecAgg.Variant.SECAGG, 0.3, DropoutPlan.of(leaving, 2), 2), NoiseFactory.secure(),
         NoiseKind.DISCRETE_GAUSSIAN, 0, 2));
     assertTrue(e.getMessage().contains("nothing was released"), e.getMessage());

@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -48,12 +48,12 @@ final class BlindAveragingRuns {
 
   /** The registry's helmet spec for these settings on rows of {@code features} features and {@code classes} classes. */
   static AlgorithmSpec spec(int features, int classes, LearnerConfig learner, Preprocessing pre, NoiseKind noise,
-      HelmetPrivacy privacy, int ringBits) {
+      BlindAveragingPrivacy privacy, int ringBits) {
     Common common = new Common(privacy.epsilon(), privacy.delta(), privacy.honestFraction(), privacy.protection(),
         ringBits, features, classes);
     AlgorithmSpec spec = Algorithms.named("helmet").configure(new StrictNode("test", config(learner, pre, noise),
         IllegalArgumentException::new), common);
-    if (!((HelmetSpec) spec).learner().equals(learner) || !spec.preprocessing().equals(pre)) {
+    if (!((BlindAveragingSpec) spec).learner().equals(learner) || !spec.preprocessing().equals(pre)) {
       throw new AssertionError("the configuration did not read back: " + spec.describe());
     }
     return spec;
@@ -67,13 +67,13 @@ final class BlindAveragingRuns {
   static Simulation.Prepared prepare(Dataset data, Partition partition, Preprocessing pre, LearnerConfig learner,
       long seed, int threads) {
     AlgorithmSpec spec = spec(data.dimension(), data.numClasses(), learner, pre, NoiseKind.GAUSSIAN,
-        HelmetPrivacy.of(1, 1e-5, 1), 0);
+        BlindAveragingPrivacy.of(1, 1e-5, 1), 0);
     return Simulation.prepare(spec, data, partition, seed, threads, Progress.NONE);
   }
 
   /** Party {@code party}'s trained, not yet noised model. */
   static LinearModel local(Simulation.Prepared p, int party) {
-    return ((HelmetSpec.Trained) p.locals().get(party)).model();
+    return ((BlindAveragingSpec.Trained) p.locals().get(party)).model();
   }
 
   /**
@@ -82,17 +82,17 @@ final class BlindAveragingRuns {
    *
    * @throws IllegalStateException if the summation aborted (nothing is released)
    */
-  static Simulation.Result release(Simulation.Prepared p, HelmetPrivacy privacy, SecureSummation summation,
+  static Simulation.Result release(Simulation.Prepared p, BlindAveragingPrivacy privacy, SecureSummation summation,
       NoiseFactory noiseSource, NoiseKind noise, int ringBits, int threads) {
     AlgorithmSpec base = p.spec();
-    AlgorithmSpec spec = spec(base.common().features(), base.common().classes(), ((HelmetSpec) base).learner(),
+    AlgorithmSpec spec = spec(base.common().features(), base.common().classes(), ((BlindAveragingSpec) base).learner(),
         base.preprocessing(), noise, privacy, ringBits);
     Simulation.Prepared under = new Simulation.Prepared(spec, p.locals(), p.sizes(), p.seeds(), p.partition());
     return Simulation.run(under, privacy.minContributors(p.parties()), summation, noiseSource, threads, Progress.NONE);
   }
 
   /** As {@link #release}, with continuous Gaussian noise (the papers' mechanism). */
-  static Simulation.Result release(Simulation.Prepared p, HelmetPrivacy privacy, SecureSummation summation,
+  static Simulation.Result release(Simulation.Prepared p, BlindAveragingPrivacy privacy, SecureSummation summation,
       NoiseFactory noiseSource, int ringBits, int threads) {
     return release(p, privacy, summation, noiseSource, NoiseKind.GAUSSIAN, ringBits, threads);
   }

@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.privacy.accounting.GaussianReleases;
 import dev.helmet.protocols.privacy.Protection;
@@ -58,14 +58,14 @@ class BlindAveragingTest {
    */
   /** The learner every party of {@code l} trained with (its bounds give the sensitivities). */
   private static Learner learner(Simulation.Prepared l) {
-    HelmetSpec s = (HelmetSpec) l.spec();
+    BlindAveragingSpec s = (BlindAveragingSpec) l.spec();
     return new Learner(s.learner(), s.preprocessing().inputNormBound(), s.common().features(), s.common().classes());
   }
 
   @Test
   void atHonestFractionOneTheOtherPartiesNoiseAloneReachesTheCalibratedStd() {
     Simulation.Prepared l = locals(new PartitionStrategy.Uneven(20, 20, 3, 0.5), SOFTMAX);
-    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 1.0), new PlainSummation(),
+    Simulation.Result r = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(1, 1e-5, 1.0), new PlainSummation(),
         NoiseFactory.seededForTesting(3), 64, 2);
     var d = r.ledger().details();
     int w = (int) d.get("parties");
@@ -78,7 +78,7 @@ class BlindAveragingTest {
   @Test
   void withNegligibleNoiseTheReleaseIsTheSizeWeightedMeanOfTheLocalModels() {
     Simulation.Prepared l = locals(new PartitionStrategy.Uneven(20, 20, 3, 0.5), SOFTMAX);
-    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1e6, 1e-5, 1.0), new PlainSummation(),
+    Simulation.Result r = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(1e6, 1e-5, 1.0), new PlainSummation(),
         NoiseFactory.seededForTesting(3), 64, 2);
     double[] mean = weightedMean(l);
     double[] got = r.model().parameters();
@@ -96,16 +96,16 @@ class BlindAveragingTest {
    */
   @Test
   void clampTailIsChargedToDeltaAndWidensOnlyAtHugeEpsilon() {
-    ClampTail ordinary = ClampTail.of(HelmetPrivacy.of(1, 1e-5, 1.0), 1e7, 10, false);
+    ClampTail ordinary = ClampTail.of(BlindAveragingPrivacy.of(1, 1e-5, 1.0), 1e7, 10, false);
     assertEquals(10, ordinary.stds());
     double exact = 1e7 * (1 + Math.E) * 1.5240e-23;
     assertTrue(ordinary.delta() >= exact && ordinary.delta() < 1.01 * exact, "charge " + ordinary.delta());
 
-    ClampTail huge = ClampTail.of(HelmetPrivacy.of(1e6, 1e-5, 1.0), 1e7, 10, false);
+    ClampTail huge = ClampTail.of(BlindAveragingPrivacy.of(1e6, 1e-5, 1.0), 1e7, 10, false);
     assertTrue(huge.stds() > 1000 && huge.stds() < 1500, "width " + huge.stds());
     assertTrue(huge.delta() > 0 && huge.delta() <= 1e-7, "charge " + huge.delta());
 
-    ClampTail discrete = ClampTail.of(HelmetPrivacy.of(1, 1e-5, 1.0), 1e7, 12, true);
+    ClampTail discrete = ClampTail.of(BlindAveragingPrivacy.of(1, 1e-5, 1.0), 1e7, 12, true);
     assertEquals(12, discrete.stds());
     assertEquals(1e7 * (1 + Math.E) * 2 * Math.exp(-72), discrete.delta(), 1e-6 * discrete.delta());
   }
@@ -125,7 +125,7 @@ class BlindAveragingTest {
     int m = 0;
     double expectedStd = 0;
     for (int rep = 0; rep < 30; rep++) {
-      Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1.0, 1e-5, t), new PlainSummation(),
+      Simulation.Result r = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(1.0, 1e-5, t), new PlainSummation(),
           NoiseFactory.seededForTesting(100 + rep), 64, 2);
       expectedStd = r.plan().noiseMultiplier() * BlindAveragingRuns.summary(r, "scaled_sensitivity")
           / (40.0 * 40 * Math.sqrt(t));
@@ -144,7 +144,7 @@ class BlindAveragingTest {
   @Test
   void theLedgerRecordsTheGuaranteeAndItsInputs() {
     Simulation.Prepared l = locals(new PartitionStrategy.Iid(30, 50), SOFTMAX);
-    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
+    Simulation.Result r = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
         NoiseFactory.secure(), 0, 2);
     assertEquals(0.5, r.ledger().epsilon(), 1e-6);
     assertTrue(r.ledger().epsilon() <= 0.5 * (1 + 2e-12));
@@ -168,7 +168,7 @@ class BlindAveragingTest {
   void oneVsRestCountsOneReleasePerClass() {
     LearnerConfig svm = new LearnerConfig(LearnerKind.SVM, 0.5, 1, 5, 10, SmoothnessBound.TIGHT, 0.1);
     Simulation.Prepared l = locals(new PartitionStrategy.Iid(20, 50), svm);
-    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 1), new PlainSummation(),
+    Simulation.Result r = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(1, 1e-5, 1), new PlainSummation(),
         NoiseFactory.seededForTesting(1), 0, 2);
     assertEquals(10, r.ledger().details().get("releases"));
     assertEquals(GaussianReleases.noiseMultiplier(1, 1e-5, 10), r.plan().noiseMultiplier(), 1e-6);
@@ -178,7 +178,7 @@ class BlindAveragingTest {
   @Test
   void seededNoiseIsMarkedNotSecureInTheLedger() {
     Simulation.Prepared l = locals(new PartitionStrategy.Iid(10, 20), SOFTMAX);
-    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(1, 1e-5, 1), new PlainSummation(),
+    Simulation.Result r = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(1, 1e-5, 1), new PlainSummation(),
         NoiseFactory.seededForTesting(1), 0, 1);
     assertTrue(((String) r.ledger().details().get("noise_sampler")).contains("NOT SECURE"));
   }
@@ -186,7 +186,7 @@ class BlindAveragingTest {
   @Test
   void noGuaranteedHonestNoiseIsRefused() {
     Simulation.Prepared l = locals(new PartitionStrategy.Iid(10, 20), SOFTMAX);
-    HelmetPrivacy p = new HelmetPrivacy(1, 1e-5, 0.5, Protection.record(), 5, 0); // 5 - 0.5 * 10 = 0
+    BlindAveragingPrivacy p = new BlindAveragingPrivacy(1, 1e-5, 0.5, Protection.record(), 5, 0); // 5 - 0.5 * 10 = 0
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> BlindAveragingRuns.release(l, p, new PlainSummation(), NoiseFactory.secure(), 0, 1));
     assertTrue(e.getMessage().contains("no honest party's noise is guaranteed"), e.getMessage());
@@ -207,7 +207,7 @@ class BlindAveragingTest {
     // SPEC 1.3: summing then post-processing is sound; re-projecting each noised model is not. With
     // large noise the released mean exceeds the radius, which it could not after a re-projection.
     Simulation.Prepared l = locals(new PartitionStrategy.Iid(5, 20), SOFTMAX);
-    Simulation.Result r = BlindAveragingRuns.release(l, HelmetPrivacy.of(0.01, 1e-5, 0.5), new PlainSummation(),
+    Simulation.Result r = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(0.01, 1e-5, 0.5), new PlainSummation(),
         NoiseFactory.seededForTesting(9), 64, 1);
     LinearModel m = r.model().linear();
     assertTrue(m.norm() > SOFTMAX.radius(), "norm " + m.norm());
@@ -222,7 +222,7 @@ class BlindAveragingTest {
   @Test
   void inTheClearTheServersPerPartyGuaranteeIsReportedBesideTheModels() {
     Simulation.Prepared l = locals(new PartitionStrategy.Iid(40, 30), SOFTMAX);
-    Simulation.Result plain = BlindAveragingRuns.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
+    Simulation.Result plain = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(0.5, 1e-5, 0.5), new PlainSummation(),
         NoiseFactory.seededForTesting(5), NoiseKind.GAUSSIAN, 0, 2);
     var gs = plain.ledger().guarantees();
     assertEquals(2, gs.size(), gs::toString);
@@ -235,7 +235,7 @@ class BlindAveragingTest {
     assertTrue(gs.get(1).epsilon() > 5 * gs.get(0).epsilon(), gs.get(1).epsilon() + " vs " + gs.get(0).epsilon());
     assertEquals("replace one record", gs.get(1).neighbours());
 
-    var secure = BlindAveragingRuns.release(l, HelmetPrivacy.of(0.5, 1e-5, 0.5),
+    var secure = BlindAveragingRuns.release(l, BlindAveragingPrivacy.of(0.5, 1e-5, 0.5),
         new dev.helmet.secagg.protocol.InProcessSecAgg(dev.helmet.secagg.protocol.InProcessSecAgg.Variant.SECAGG_PLUS,
             0.5, dev.helmet.secagg.protocol.InProcessSecAgg.DROPOUTS_FROM_THRESHOLD,
             dev.helmet.secagg.summation.DropoutPlan.NONE, 2),

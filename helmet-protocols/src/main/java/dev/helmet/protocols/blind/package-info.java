@@ -3,4 +3,4 @@
  * regularised linear model locally, adds calibrated noise once, and one secure summation averages
  * the models. One package behind the algorithm interface.
  */
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;

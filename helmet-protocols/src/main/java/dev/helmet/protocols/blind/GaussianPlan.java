@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.privacy.accounting.GaussianReleases;
 import dev.helmet.core.data.Dataset;
@@ -50,7 +50,7 @@ final class GaussianPlan implements NoisePlan {
   private final int releases;
   private final FixedPointEncoding encoding;
 
-  GaussianPlan(Learner learner, int[] sizes, HelmetPrivacy privacy, double scaled, double plannedHonest,
+  GaussianPlan(Learner learner, int[] sizes, BlindAveragingPrivacy privacy, double scaled, double plannedHonest,
       boolean secureNoise, int ringBits) {
     this.sizes = sizes;
     this.secureNoise = secureNoise;
@@ -61,18 +61,18 @@ final class GaussianPlan implements NoisePlan {
     // delta is split: the clamp below may fire on some of the w * d noised values with total
     // probability at most deltaTail; the Gaussian mechanism gets the rest.
     ClampTail tail = ClampTail.of(privacy, (double) w * learner.outputRows() * learner.inputDimension(),
-        BlindAveraging.TAIL_STDS, false);
+        BlindAveragingPlan.TAIL_STDS, false);
     this.deltaTail = tail.delta();
-    BlindAveraging.requireTailFits(deltaTail, privacy.delta(), w);
+    BlindAveragingPlan.requireTailFits(deltaTail, privacy.delta(), w);
     this.sigma = GaussianReleases.noiseMultiplier(privacy.epsilon(), privacy.delta() - deltaTail, releases);
     // Per-coordinate std of the noise on each scaled contribution (n_i / w) f_priv.
     this.tau = sigma * scaled / (w * Math.sqrt(plannedHonest));
-    this.bound = (double) BlindAveraging.maxOf(sizes) / w * learner.config().radius() + tail.stds() * tau;
+    this.bound = (double) BlindAveragingPlan.maxOf(sizes) / w * learner.config().radius() + tail.stds() * tau;
     // Round to a grid at least 2^10 times coarser than the floating-point resolution of the
     // values (ulp(bound) = 2^(exponent - 52)), so the low-order bits of the floating-point noise,
     // which can leak the unnoised value (Mironov 2012), do not survive encoding.
     int maxFractionalBits = 42 - Math.getExponent(bound);
-    this.encoding = BlindAveraging.chooseEncoding(ringBits, bound, w, maxFractionalBits);
+    this.encoding = BlindAveragingPlan.chooseEncoding(ringBits, bound, w, maxFractionalBits);
   }
 
   @Override
@@ -107,7 +107,7 @@ final class GaussianPlan implements NoisePlan {
 
   @Override
   public DpEvent achievedEvent(double honest) {
-    double s = HelmetAccounting.achievedNoiseMultiplier(sigma, plannedHonest, honest);
+    double s = BlindAveragingAccounting.achievedNoiseMultiplier(sigma, plannedHonest, honest);
     return s == 0 ? null : GaussianReleases.event(s, releases);
   }
 

@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.protocols.shared.HonestParties;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -19,8 +19,8 @@ import dev.helmet.protocols.algorithm.Terms;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
-/** Blind averaging's settings, and through {@link #plan} its one-round run ({@link BlindAveraging}). */
-public final class HelmetSpec implements AlgorithmSpec {
+/** Blind averaging's settings, and through {@link #plan} its one-round run ({@link BlindAveragingPlan}). */
+public final class BlindAveragingSpec implements AlgorithmSpec {
   private final Algorithm algorithm;
   private final Common common;
   private final LearnerConfig learnerConfig;
@@ -28,7 +28,7 @@ public final class HelmetSpec implements AlgorithmSpec {
   private final NoiseKind noise;
   private final Learner learner;
 
-  HelmetSpec(Algorithm algorithm, Common common, LearnerConfig learner, Preprocessing preprocessing, NoiseKind noise) {
+  BlindAveragingSpec(Algorithm algorithm, Common common, LearnerConfig learner, Preprocessing preprocessing, NoiseKind noise) {
     this.algorithm = algorithm;
     this.common = common;
     this.learnerConfig = learner;
@@ -132,9 +132,9 @@ public final class HelmetSpec implements AlgorithmSpec {
 
   @Override
   public PublicPlan plan(int[] sizes, int minContributors, boolean secureNoise) {
-    HelmetPrivacy privacy = new HelmetPrivacy(common.epsilon(), common.delta(), common.honestFraction(),
+    BlindAveragingPrivacy privacy = new BlindAveragingPrivacy(common.epsilon(), common.delta(), common.honestFraction(),
         common.protection(), minContributors, 0, common.publishedParties());
-    return new BlindAveraging(learner, preprocessing, sizes, privacy, noise, common.ringBits(), secureNoise);
+    return new BlindAveragingPlan(learner, preprocessing, sizes, privacy, noise, common.ringBits(), secureNoise);
   }
 
   /** The same learner and hyperparameters on the pooled rows. */

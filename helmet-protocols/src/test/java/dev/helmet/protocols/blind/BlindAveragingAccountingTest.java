@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.privacy.accounting.GaussianReleases;
 import dev.helmet.protocols.shared.HonestParties;
@@ -12,7 +12,7 @@ import dev.helmet.core.learn.LearnerKind;
 import dev.helmet.core.learn.SmoothnessBound;
 import org.junit.jupiter.api.Test;
 
-class HelmetAccountingTest {
+class BlindAveragingAccountingTest {
   private final Learner learner = new Learner(
       new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 1, 1, SmoothnessBound.TIGHT, 0.1), Math.sqrt(101), 784, 10);
 
@@ -20,22 +20,22 @@ class HelmetAccountingTest {
   void partiesWhoseSizeTheBatchDoesNotDivideRaiseTheScaledSensitivity() {
     Learner b5 = new Learner(new LearnerConfig(LearnerKind.SOFTMAX, 0.5, 2, 1, 5, SmoothnessBound.TIGHT, 0.1),
         Math.sqrt(101), 784, 10);
-    double even = HelmetAccounting.scaledSensitivity(b5, Protection.record(), new int[] {60});
-    double odd = HelmetAccounting.scaledSensitivity(b5, Protection.record(), new int[] {60, 52});
+    double even = BlindAveragingAccounting.scaledSensitivity(b5, Protection.record(), new int[] {60});
+    double odd = BlindAveragingAccounting.scaledSensitivity(b5, Protection.record(), new int[] {60, 52});
     assertEquals(2 * b5.gradientBound() / 0.5, even, 1e-9);
     assertEquals(52 * 2 * b5.gradientBound() / (0.5 * 44), odd, 1e-9); // 11 batches of >= 4 points
   }
 
   @Test
   void theNeighbourRelationNamesTheProtectedUnit() {
-    assertEquals("replace one record", HelmetAccounting.neighbours(Protection.record()));
-    assertEquals("replace one party's whole data set", HelmetAccounting.neighbours(Protection.user()));
+    assertEquals("replace one record", BlindAveragingAccounting.neighbours(Protection.record()));
+    assertEquals("replace one party's whole data set", BlindAveragingAccounting.neighbours(Protection.user()));
   }
 
   @Test
   void scaledSensitivityIsTwoLOverLambdaForRecordsWhateverTheLocalSize() {
     // batch size 1 divides every n: n s(n) = 2L/Lambda exactly
-    double s = HelmetAccounting.scaledSensitivity(learner, Protection.record(), new int[] {60, 7, 60});
+    double s = BlindAveragingAccounting.scaledSensitivity(learner, Protection.record(), new int[] {60, 7, 60});
     assertEquals(2 * learner.gradientBound() / 0.5, s, 1e-9);
     assertEquals(learner.sensitivity(60) * 60, s, 1e-9);
   }
@@ -43,20 +43,20 @@ class HelmetAccountingTest {
   @Test
   void groupsTakeTheSmallerOfUpsilonTimesSAndTwoR() {
     int[] sizes = {60, 40};
-    double record = HelmetAccounting.scaledSensitivity(learner, Protection.record(), sizes);
-    assertEquals(3 * record, HelmetAccounting.scaledSensitivity(learner, Protection.group(3), sizes), 1e-9);
-    assertEquals(2 * 2 * 60, HelmetAccounting.scaledSensitivity(learner, Protection.group(1000), sizes), 1e-9);
-    assertEquals(2 * 2 * 60, HelmetAccounting.scaledSensitivity(learner, Protection.user(), sizes), 1e-9);
+    double record = BlindAveragingAccounting.scaledSensitivity(learner, Protection.record(), sizes);
+    assertEquals(3 * record, BlindAveragingAccounting.scaledSensitivity(learner, Protection.group(3), sizes), 1e-9);
+    assertEquals(2 * 2 * 60, BlindAveragingAccounting.scaledSensitivity(learner, Protection.group(1000), sizes), 1e-9);
+    assertEquals(2 * 2 * 60, BlindAveragingAccounting.scaledSensitivity(learner, Protection.user(), sizes), 1e-9);
   }
 
   @Test
   void achievedNoiseShrinksWithFewerHonestContributors() {
     int planned = HonestParties.honestContributors(100, 100, 0.5);
     assertEquals(50, planned);
-    assertEquals(7.0, HelmetAccounting.achievedNoiseMultiplier(7, planned, planned), 0);
+    assertEquals(7.0, BlindAveragingAccounting.achievedNoiseMultiplier(7, planned, planned), 0);
     int fewer = HonestParties.honestContributors(80, 100, 0.5); // 30
-    assertEquals(7 * Math.sqrt(30.0 / 50), HelmetAccounting.achievedNoiseMultiplier(7, planned, fewer), 1e-9);
-    assertEquals(0, HelmetAccounting.achievedNoiseMultiplier(7, planned, -3));
+    assertEquals(7 * Math.sqrt(30.0 / 50), BlindAveragingAccounting.achievedNoiseMultiplier(7, planned, fewer), 1e-9);
+    assertEquals(0, BlindAveragingAccounting.achievedNoiseMultiplier(7, planned, -3));
     assertTrue(GaussianReleases.epsilon(7 * Math.sqrt(0.6), 1, 1e-5) > GaussianReleases.epsilon(7, 1, 1e-5));
   }
 

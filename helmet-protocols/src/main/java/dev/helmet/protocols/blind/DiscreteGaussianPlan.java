@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.core.data.Dataset;
 import dev.helmet.core.learn.Learner;
@@ -59,7 +59,7 @@ final class DiscreteGaussianPlan implements NoisePlan {
   private final double gridScale;
   private final FixedPointEncoding encoding;
 
-  DiscreteGaussianPlan(Learner learner, int[] sizes, HelmetPrivacy privacy, double scaled, double plannedHonest,
+  DiscreteGaussianPlan(Learner learner, int[] sizes, BlindAveragingPrivacy privacy, double scaled, double plannedHonest,
       boolean secureNoise, int ringBits) {
     this.sizes = sizes;
     this.secureNoise = secureNoise;
@@ -78,14 +78,14 @@ final class DiscreteGaussianPlan implements NoisePlan {
     }
     ClampTail tail = ClampTail.of(privacy, (double) w * dimension, TAIL_STDS_DISCRETE, true);
     this.deltaTail = tail.delta();
-    BlindAveraging.requireTailFits(deltaTail, privacy.delta(), w);
+    BlindAveragingPlan.requireTailFits(deltaTail, privacy.delta(), w);
     // The KLS bound holds for sigma >= 1/2; below that the search sees sigma = 1/2 (constant, so the
     // search stays monotone), and the integer sigma^2 >= 1 used below is never smaller.
     double sigma = Calibration.noiseMultiplier(s -> new DistributedDiscreteGaussianDpEvent(Math.max(s, 0.5),
         honest, l2, l1, dimension), RdpAccountant::new, privacy.epsilon(), privacy.delta() - deltaTail);
     // Integer sigma^2, rounded up: a little more noise, never less.
     this.sigma2 = Math.max(1, (long) Math.ceil(sigma * sigma));
-    double signal = Math.ceil((double) BlindAveraging.maxOf(sizes) / w * learner.config().radius() * gridScale) + 1;
+    double signal = Math.ceil((double) BlindAveragingPlan.maxOf(sizes) / w * learner.config().radius() * gridScale) + 1;
     double b = Math.ceil(signal + tail.stds() * Math.sqrt((double) sigma2));
     if (b >= 0x1.0p53) {
       throw new dev.helmet.secagg.ring.RingOverflowException("the noised values would exceed 2^53 grid units ("

@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.protocols.shared.LearnerDefaults;
 import dev.helmet.protocols.shared.LinearInputs;
@@ -23,7 +23,7 @@ import java.util.Set;
  * locally, noises its model once and one summation averages the models. Its settings sit under
  * {@code learner:} (the local learner and the public preprocessing) and {@code noise:}.
  */
-public final class HelmetAlgorithm implements Algorithm {
+public final class BlindAveragingAlgorithm implements Algorithm {
   public static final String ID = "helmet";
 
   @Override
@@ -68,12 +68,12 @@ public final class HelmetAlgorithm implements Algorithm {
   }
 
   /**
-   * The softmax learner's settings tuned for {@code features} ({@link HelmetDefaults#softmaxFor}:
+   * The softmax learner's settings tuned for {@code features} ({@link BlindAveragingDefaults#softmaxFor}:
    * scatter and HOG), wherever {@code config} leaves them unset and trains softmax.
    */
   @Override
   public ObjectNode withFeatureDefaults(ObjectNode config, String features) {
-    HelmetDefaults.Tuned t = HelmetDefaults.softmaxFor(features);
+    BlindAveragingDefaults.Tuned t = BlindAveragingDefaults.softmaxFor(features);
     if (t == null) {
       return config;
     }
@@ -130,7 +130,7 @@ public final class HelmetAlgorithm implements Algorithm {
     } catch (IllegalArgumentException e) {
       throw config.error("noise", e.getMessage());
     }
-    return new HelmetSpec(this, common, learner, pre, noise);
+    return new BlindAveragingSpec(this, common, learner, pre, noise);
   }
 
   /** A learner setting that is "tight" (the default) or "paper". */

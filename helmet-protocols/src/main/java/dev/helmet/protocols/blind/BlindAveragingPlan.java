@@ -1,4 +1,4 @@
-package dev.helmet.protocols.helmet;
+package dev.helmet.protocols.blind;
 
 import dev.helmet.protocols.shared.HonestParties;
 import dev.helmet.core.learn.Learner;
@@ -23,7 +23,7 @@ import java.util.Map;
 
 /**
  * Distributed DP-Helmet's blind averaging (Helmet Alg. 3; SPEC 1.3) as the public plan of one run:
- * every party trains locally (phase I, {@link HelmetSpec#prepare}), adds calibrated Gaussian noise
+ * every party trains locally (phase I, {@link BlindAveragingSpec#prepare}), adds calibrated Gaussian noise
  * once, and one summation averages the noised models (phase II, {@link #contributor} and {@link
  * #server}). Nothing else is communicated.
  *
@@ -39,7 +39,7 @@ import java.util.Map;
  * size-weighted average of the noised local models. It is not re-projected per party (SPEC 1.3:
  * that would break the argument).
  */
-final class BlindAveraging implements PublicPlan {
+final class BlindAveragingPlan implements PublicPlan {
   /**
    * Least noise tail width, in standard deviations, of the per-coordinate clamp. A clamp that fires
    * makes the mechanism differ from the unclamped one, so the union bound over all clamped values is
@@ -51,7 +51,7 @@ final class BlindAveraging implements PublicPlan {
   private final Learner learner;
   private final Preprocessing preprocessing;
   private final int[] sizes;
-  private final HelmetPrivacy privacy;
+  private final BlindAveragingPrivacy privacy;
   private final int minContributors;
   private final int plannedHonest;
   private final NoiseKind kind;
@@ -68,7 +68,7 @@ final class BlindAveraging implements PublicPlan {
    *     the ledger's description)
    * @throws IllegalArgumentException if no honest party's noise is guaranteed, or the target cannot be met
    */
-  BlindAveraging(Learner learner, Preprocessing preprocessing, int[] sizes, HelmetPrivacy privacy, NoiseKind kind,
+  BlindAveragingPlan(Learner learner, Preprocessing preprocessing, int[] sizes, BlindAveragingPrivacy privacy, NoiseKind kind,
       int ringBits, boolean secureNoise) {
     this.learner = Checks.notNull("learner", learner);
     this.preprocessing = Checks.notNull("preprocessing", preprocessing);
@@ -91,7 +91,7 @@ final class BlindAveraging implements PublicPlan {
           "with %d of %d parties contributing and honest fraction %s, no honest party's noise is "
               + "guaranteed; raise the honest fraction or the minimum number of contributors", minContributors, w, t));
     }
-    double scaled = HelmetAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
+    double scaled = BlindAveragingAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
     this.noise = kind == NoiseKind.GAUSSIAN
         ? new GaussianPlan(learner, this.sizes, privacy, scaled, plannedHonest, secureNoise, ringBits)
         : new DiscreteGaussianPlan(learner, this.sizes, privacy, scaled, plannedHonest, secureNoise, ringBits);
@@ -136,7 +136,7 @@ final class BlindAveraging implements PublicPlan {
   @Override
   public PrivacyCharge charge() {
     return new PrivacyCharge(noise.accountantId(), noise.achievedEvent(plannedHonest), 1,
-        privacy.delta() - noise.deltaTail(), privacy.delta(), HelmetAccounting.neighbours(privacy.protection()),
+        privacy.delta() - noise.deltaTail(), privacy.delta(), BlindAveragingAccounting.neighbours(privacy.protection()),
         privacy.protection().describe());
   }
 
@@ -180,14 +180,14 @@ final class BlindAveraging implements PublicPlan {
 
   /** The sensitivity of the sum of the scaled contributions. */
   double scaledSensitivity() {
-    return HelmetAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
+    return BlindAveragingAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
   }
 
   /** The largest per-party sensitivity of one release, before the n_i / w scaling. */
   double perPartySensitivity() {
     double s = 0;
     for (int n : sizes) {
-      s = Math.max(s, HelmetAccounting.scaledSensitivity(learner, privacy.protection(), new int[] {n}) / n);
+      s = Math.max(s, BlindAveragingAccounting.scaledSensitivity(learner, privacy.protection(), new int[] {n}) / n);
     }
     return s;
   }
@@ -214,7 +214,7 @@ final class BlindAveraging implements PublicPlan {
       minSize = Math.min(minSize, n);
       maxSize = Math.max(maxSize, n);
     }
-    double scaled = HelmetAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
+    double scaled = BlindAveragingAccounting.scaledSensitivity(learner, privacy.protection(), sizes);
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("target_epsilon", privacy.epsilon());
     details.put("noise_multiplier", noise.noiseMultiplier());
@@ -241,7 +241,7 @@ final class BlindAveraging implements PublicPlan {
     details.put("summation_reveals_inputs", summationRevealsInputs);
     details.put("ring_bits", encoding.ringBits());
     details.put("fractional_bits", encoding.fractionalBits());
-    String relation = HelmetAccounting.neighbours(privacy.protection());
+    String relation = BlindAveragingAccounting.neighbours(privacy.protection());
     String unit = privacy.protection().describe();
     List<Guarantee> guarantees = new ArrayList<>();
     guarantees.add(new Guarantee(Audience.releasedModel(summationName, summationRevealsInputs, colluders()),
@@ -279,10 +279,10 @@ final class BlindAveraging implements PublicPlan {
     return m;
   }
 
-  /** Party {@code party}'s one input: its trained model ({@link HelmetSpec#prepare}) noised once. */
+  /** Party {@code party}'s one input: its trained model ({@link BlindAveragingSpec#prepare}) noised once. */
   @Override
   public Contributor contributor(int party, Local local, NoiseFactory noiseSource, long seed) {
-    if (!(local instanceof HelmetSpec.Trained t)) {
+    if (!(local instanceof BlindAveragingSpec.Trained t)) {
       throw new IllegalArgumentException("party " + party + "'s local state is not a trained helmet model");
     }
     return (round, state) -> {
@@ -307,7 +307,7 @@ final class BlindAveraging implements PublicPlan {
       @Override
       public void step(int round, double[] sum, int[] contributors) {
         Checks.require(round == 0 && model == null, "blind averaging steps once");
-        model = BlindAveraging.this.model(sum, contributors);
+        model = BlindAveragingPlan.this.model(sum, contributors);
       }
 
       @Override
