@@ -30,7 +30,7 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** DP-FL (federated DP-SGD) over the network: the same DpFl.Plan as the in-process simulation. */
+/** DP-FL (federated DP-SGD) over the network: the same DpFlPlan as the in-process simulation. */
 @org.junit.jupiter.api.Tag("integration")
 class NetworkedDpFlTest {
   private static final Dataset DIGITS = TestData.digits();
