@@ -27,34 +27,22 @@ final class ExperimentCommand extends GroupCommand {
 
   /** Runs one experiment (resumable). */
   @Command(name = "run", mixinStandardHelpOptions = true,
-      description = "Run an experiment from a YAML or JSON file, or a built-in preset (fig5: accuracy vs parties; "
-          + "fig6: accuracy vs eps; table2: IID vs one class per party). Cells already in --out are kept, so an "
+      description = "Run an experiment from a YAML or JSON file, or a built-in preset (--preset). Cells already in "
+          + "--out are kept, so an "
           + "interrupted run continues where it stopped. Writes results.csv, PNG and SVG plots and report.md.")
   static final class Run implements Callable<Integer> {
     @Parameters(paramLabel = "CONFIG", arity = "0..1", description = "The experiment file (see docs/experiments.md).")
     Path config;
 
-    @Option(names = "--preset", paramLabel = "NAME",
-        description = "fig5, fig6, table2 (the Helmet papers), wd-dp-eps or wd-dp-imbalance (WD-DP against Jayaraman "
-            + "et al. and Wang et al. over eps, and as the parties' sizes grow uneven), or wd-dp-pl (the "
-            + "Polyak-Lojasiewicz regression loss over eps and imbalance), smm-sum (distributed sum estimation in a "
-            + "b-bit ring: the Skellam mixture mechanism against its baselines), smm-fl (the MLP over eps for b = 6, "
-            + "8, 10: SMM, DDG, Skellam, central DP-SGD), smm-fl-batch or smm-fl-gamma (the same at eps 3 against "
-            + "|B| or gamma / m), crosssilo-sampling (Heikkila et al.'s Fig. 1: the effective sampling fraction of "
-            + "Poisson and without-replacement sampling against the records of malicious parties; no training), "
-            + "crosssilo-eps (their Fig. 2: the cross-silo MLP over eps for the colluders T = 0 and 3, "
-            + "trusted-hardware and local noise splits, and sampling without replacement), crosssilo-projection (their "
-            + "Fig. 4's accuracy: the MLP at eps 1.6 against the projection dimension k), crosssilo-nodes (their Fig. "
-            + "3: running time of one DCA summation against M compute nodes and plain summation, 100 parties of "
-            + "1,001,794 values) or crosssilo-groups (their Fig. 5: running time of pairwise masking against parties N "
-            + "and group size g, with the honest noise factor of disjoint groups); both timing presets run every party "
-            + "and node in this one process and measure computation and bytes, not a network; instead of a file.")
+    @Option(names = "--preset", paramLabel = "NAME", completionCandidates = PresetIds.class,
+        description = "A built-in experiment instead of a file, one of: ${COMPLETION-CANDIDATES}. Each reproduces "
+            + "a figure or table of the papers; docs/experiments.md says what each runs, on which data sets, and "
+            + "how long it takes.")
     String preset;
 
     @Option(names = "--dataset", paramLabel = "NAME",
-        description = "With --preset: mnist or fashion-mnist (fig5, fig6, table2; default mnist), a tabular "
-            + "set (wd-dp-eps, wd-dp-imbalance: any, default breast-cancer; wd-dp-pl: a regression set, default "
-            + "boston-housing), mnist or fashion-mnist (smm-fl*, crosssilo-eps, crosssilo-projection; default mnist).")
+        description = "With --preset: the data set, where the preset takes one (each has its default and the data "
+            + "sets it accepts: docs/experiments.md; an image preset takes mnist or fashion-mnist).")
     String dataset;
 
     @Option(names = "--quick", description = "With --preset: a small grid that finishes in about two minutes.")
@@ -82,18 +70,17 @@ final class ExperimentCommand extends GroupCommand {
             + "different one is an error (edit the file instead), so the file always says what ran.")
     String features;
 
-    @Option(names = "--network", description = "With --preset crosssilo-nodes or crosssilo-projection: time "
-        + "cross-silo training of the 784-536-536-536-10 MLP over the network (each compute node its own `helmet "
-        + "compute-node` process on loopback, the coordinator and the participants in this JVM, mutual TLS): "
-        + "Fig. 3's total running time against M, over DCA through one node (no encryption), or Fig. 4's against "
-        + "the projection dimension k through 8 nodes.")
+    @Option(names = "--network", completionCandidates = NetworkedPresetIds.class,
+        description = "With a preset that has a networked form (${COMPLETION-CANDIDATES}): run it over the network "
+            + "instead, each compute node its own `helmet compute-node` process on loopback, the coordinator and "
+            + "the participants in this JVM, mutual TLS (docs/experiments.md).")
     boolean network;
 
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "Where the results go (created).")
     Path out;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Worker threads. Default: all cores (the timing "
-        + "presets crosssilo-nodes and crosssilo-groups: 1, like their sequential plain-summation baseline).")
+    @Option(names = "--threads", paramLabel = "N", description = "Worker threads. Default: all cores (a timing "
+        + "preset sets its own, e.g. 1 like a sequential baseline; docs/experiments.md).")
     Integer threads;
 
     @Option(names = "--cache-dir", paramLabel = "DIR", description = "Default: $HELMET_CACHE or ~/.cache/helmet.")
@@ -386,6 +373,22 @@ final class ExperimentCommand extends GroupCommand {
         pw.printf("  plot      %s.png, .svg%n", p);
       }
       pw.flush();
+    }
+  }
+
+  /** The registered presets' ids, for --preset's help. */
+  static final class PresetIds implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      return Presets.ALL.iterator();
+    }
+  }
+
+  /** The ids of the presets with a networked form, for --network's help. */
+  static final class NetworkedPresetIds implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      return Presets.networked().iterator();
     }
   }
 }
