@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The feature-set results table of the README (docs/features.md): test accuracy of blind averaging
+# The feature-set results table of docs/results.md (Better features; docs/features.md): test accuracy of blind averaging
 # with softmax and each feature set's tuned defaults, for MNIST and Fashion-MNIST, at several eps and
 # two party shapes; continuous Gaussian noise summed in the clear (--protocol plain; the secure
 # default gives about the same accuracy, see docs/results.md), DRAWS noise draws (default 5) on the

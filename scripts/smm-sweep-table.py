@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# The compact tables of docs/smm.md for the smm-fl sweeps (|B| or gamma / m, at eps 3), from the
+# The compact tables of the smm-fl sweeps (docs/experiments/<preset>/report-notes.md; |B| or gamma / m, at eps 3), from the
 # results.csv that `helmet experiment run --preset smm-fl-batch|smm-fl-gamma` writes: per b a row,
 # per mechanism a column of "v1 / v2 / ..." (one value per swept setting, in increasing order), each
 # the mean over the repeats of the validation-selected test accuracy in %, rounded half up to one

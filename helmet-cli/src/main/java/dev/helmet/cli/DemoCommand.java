@@ -102,7 +102,7 @@ final class DemoCommand implements Callable<Integer> {
     Trainer.train(s, spec.commandLine().getOut(), spec.commandLine().getErr());
     if (!run.json && !spec.commandLine().getParseResult().hasMatchedOption("--features")) {
       spec.commandLine().getOut().println("  more              --features scatter: slightly more accurate on average "
-          + "(README, Results), about 1.5 min the first time; --features raw: raw pixels, as the papers");
+          + "(docs/results.md), about 1.5 min the first time; --features raw: raw pixels, as the papers");
       spec.commandLine().getOut().flush();
     }
     return Main.OK;
