@@ -15,6 +15,15 @@ public interface NoiseFactory {
   /** Whether the samplers draw from a cryptographically secure source. */
   boolean isSecure();
 
+  /**
+   * Random bits a party must keep secret beside its noise (which records it samples, how it rounds):
+   * from its own SecureRandom when the noise is secure, seeded from {@code seed} only alongside the
+   * insecure test noise, so a test run repeats and a real one never does.
+   */
+  default RandomBits secretBits(long seed) {
+    return isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(seed);
+  }
+
   /** A fresh SecureRandom DRBG per party. */
   static NoiseFactory secure() {
     return new NoiseFactory() {

@@ -362,12 +362,6 @@ final class CrossSiloPlan implements PublicPlan {
     return w == null || w.idealMixnet() ? null : new MixnetSetup(sizes(), w.batch(), sessionId);
   }
 
-  private static RandomBits sampling(NoiseFactory noise, long seed) {
-    // The batches must stay secret (amplification by subsampling assumes no one knows them): from
-    // the party's own SecureRandom; seeded only alongside the insecure test noise.
-    return noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(seed);
-  }
-
   private double[] unpack(byte[] state) {
     return ModelState.unpack(state, model.length(), CrossSiloAlgorithm.ID);
   }
@@ -402,7 +396,7 @@ final class CrossSiloPlan implements PublicPlan {
     if (!(local instanceof DpSgdModel.Records rows)) {
       throw new IllegalArgumentException("party " + party + "'s local state is not cross-silo's");
     }
-    RandomBits sampling = sampling(noise, seed);
+    RandomBits sampling = noise.secretBits(seed);
     GaussianNoise own = noise.gaussian(party);
     FixedPointEncoding enc = encoding;
     return (round, state) -> {
@@ -460,7 +454,7 @@ final class CrossSiloPlan implements PublicPlan {
     RandomBits[] sampling = new RandomBits[w];
     for (int i = 0; i < w; i++) {
       rows[i] = (DpSgdModel.Records) locals.get(i);
-      sampling[i] = sampling(noise, seeds[i]);
+      sampling[i] = noise.secretBits(seeds[i]);
     }
     // The sum of W independent N(0, s^2) draws is N(0, W s^2).
     double std = partyStd * Math.sqrt(w);

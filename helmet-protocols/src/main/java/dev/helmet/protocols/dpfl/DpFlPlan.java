@@ -344,18 +344,12 @@ final class DpFlPlan implements PublicPlan {
     return m;
   }
 
-  private static RandomBits sampling(NoiseFactory noise, long seed) {
-    // The batches must stay secret (amplification by subsampling assumes no one knows them): from
-    // the party's own SecureRandom; seeded only alongside the insecure test noise.
-    return noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(seed);
-  }
-
   @Override
   public Contributor contributor(int party, Local local, NoiseFactory noise, long seed) {
     if (!(local instanceof DpSgdModel.Records rows)) {
       throw new IllegalArgumentException("party " + party + "'s local state is not dp-fl's");
     }
-    RandomBits sampling = sampling(noise, seed);
+    RandomBits sampling = noise.secretBits(seed);
     GaussianNoise own = noise.gaussian(party);
     return (round, state) -> {
       double[] theta = ModelState.unpack(state, length(), "dp-fl");
@@ -396,7 +390,7 @@ final class DpFlPlan implements PublicPlan {
     RandomBits[] sampling = new RandomBits[w];
     for (int i = 0; i < w; i++) {
       rows[i] = (DpSgdModel.Records) locals.get(i);
-      sampling[i] = sampling(noise, seeds[i]);
+      sampling[i] = noise.secretBits(seeds[i]);
     }
     // The sum of W independent N(0, s^2) draws is N(0, W s^2).
     double std = partyStd * Math.sqrt(w);

@@ -306,18 +306,12 @@ final class SmmPlan implements PublicPlan {
     return m;
   }
 
-  private static RandomBits secret(NoiseFactory noise, long seed) {
-    // The sample and the rounding must stay secret: the party's own SecureRandom, seeded only
-    // alongside the insecure test noise.
-    return noise.isSecure() ? RandomBits.secure() : RandomBits.insecureForTesting(seed);
-  }
-
   @Override
   public Contributor contributor(int party, Local local, NoiseFactory noise, long seed) {
     if (!(local instanceof SmmSpec.Rows rows)) {
       throw new IllegalArgumentException("party " + party + "'s local state is not smm's");
     }
-    RandomBits bits = secret(noise, seed);
+    RandomBits bits = noise.secretBits(seed);
     DiscreteNoise own = noise.discrete(party);
     return (round, state) -> {
       double[] params = ModelState.unpack(state, net.parameterCount(), "smm");
@@ -375,7 +369,7 @@ final class SmmPlan implements PublicPlan {
     RandomBits[] bits = new RandomBits[w];
     for (int i = 0; i < w; i++) {
       rows[i] = ((SmmSpec.Rows) locals.get(i)).examples();
-      bits[i] = secret(noise, seeds[i]);
+      bits[i] = noise.secretBits(seeds[i]);
     }
     DiscreteNoise centre = noise.discrete(w);
     return new Aggregate() {
